@@ -1,0 +1,102 @@
+"""Exceptions of the shell: syntax errors, fatal errors, limits and control flow.
+
+Control flow (break, continue, return, exit) travels as exceptions because it crosses any number
+of compiled closures; none of these ever reaches a caller of `Interpreter.run`.
+"""
+from __future__ import annotations
+
+
+class ShellSyntaxError(Exception):
+    """A script that does not parse. `line` and `col` are 1-based."""
+
+    def __init__(self, message: str, line: int, col: int, source_line: str = "", eof: bool = False):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.col = col
+        self.source_line = source_line
+        self.eof = eof          # the script ended too early (an interactive front-end may wait)
+
+    def render(self, prefix: str = "bash") -> str:
+        text = f"{prefix}: line {self.line}: {self.message} (column {self.col})\n"
+        if self.source_line:
+            text += f"{prefix}: line {self.line}: `{self.source_line}'\n"
+        return text
+
+
+class FatalError(Exception):
+    """An error that ends the current (sub)shell, as bash ends a non-interactive shell on it:
+    a failed expansion (`${x:?}`, bad substitution, arithmetic errors in words), a readonly
+    assignment, an unbound variable under `set -u`."""
+
+    def __init__(self, message: str, status: int = 1):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+class ArithError(Exception):
+    """An arithmetic error; the caller decides whether it is fatal (words) or a status 1 (`(( ))`)."""
+
+    def __init__(self, expr: str, message: str, token: str = ""):
+        super().__init__(message)
+        self.expr = expr
+        self.message = message
+        self.token = token
+
+    def render(self) -> str:
+        return f"{self.expr}: {self.message} (error token is \"{self.token}\")"
+
+
+class LimitExceeded(Exception):
+    """An `ExecutionLimits` bound was hit: the whole execution stops, output so far is kept."""
+
+    def __init__(self, limit: str, message: str):
+        super().__init__(message)
+        self.limit = limit
+        self.message = message
+
+
+class Cancelled(Exception):
+    """The front-end asked the execution to stop (interrupt, timeout)."""
+
+    def __init__(self, message: str = "execution cancelled", status: int = 130):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+class BreakLoop(Exception):
+    __slots__ = ("levels",)
+
+    def __init__(self, levels: int):
+        self.levels = levels
+
+
+class ContinueLoop(Exception):
+    __slots__ = ("levels",)
+
+    def __init__(self, levels: int):
+        self.levels = levels
+
+
+class ReturnSignal(Exception):
+    __slots__ = ("status",)
+
+    def __init__(self, status: int):
+        self.status = status
+
+
+class ExitSignal(Exception):
+    __slots__ = ("status",)
+
+    def __init__(self, status: int):
+        self.status = status
+
+
+class ErrexitSignal(Exception):
+    """`set -e` ends the shell: raised where a command failed outside a tested context."""
+    __slots__ = ("status",)
+
+    def __init__(self, status: int):
+        self.status = status

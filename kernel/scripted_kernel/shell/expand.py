@@ -1,0 +1,831 @@
+"""Word expansion, compiled: each Word becomes closures that expand it in one context.
+
+Contexts: `fields` (command arguments: brace expansion, IFS splitting, "$@"), `string` (assignment
+values, here-strings, `[[ ]]` operands: no splitting), `pattern` (case, `[[ == ]]`, `${x#p}`:
+quoted characters are escaped with a backslash) and `regex` (`=~`: quoted characters escaped).
+
+A compiled part returns a `str`; parts that can produce several fields ("$@", "${a[@]}",
+`${x:-a b}` unquoted) return a list: a plain `list` whose elements are split further when
+unquoted, or `Fields`, whose elements are final.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from .ast import (ArithSub, CommandSub, DoubleQuoted, Lit, ParamExp, ProcessSub, SingleQuoted,
+                  Tilde, Word)
+from .errors import ArithError, FatalError, LimitExceeded
+from . import patterns
+from .state import IndexedArray
+
+DEFAULT_IFS = " \t\n"
+SPLIT, QUOTED = 1, 0
+
+
+class Fields(list):
+    """Fields already split (an unquoted `${x:-a "b c"}`): joined at the edges, never re-split."""
+
+
+class Disabled(Exception):
+    """A construct logic mode refuses (process substitution)."""
+
+
+# ---------------------------------------------------------------- IFS splitting
+
+def split_fields(items, ifs: str) -> list[str]:
+    """items: (value, splittable) pairs; value is str or list (multi-field). → fields."""
+    fields: list[str] = []
+    cur: list[str] = []
+    started = False
+    ws = "".join(c for c in ifs if c in " \t\n")
+    other = "".join(c for c in ifs if c not in " \t\n")
+    for value, splittable in items:
+        if type(value) is str:
+            if not splittable:
+                cur.append(value)
+                started = True
+            elif value:
+                started = _split_into(value, ifs, ws, other, cur, started, fields)
+            continue
+        if not value:           # a list: several fields
+            continue
+        if type(value) is Fields or not splittable:
+            cur.append(value[0])
+            started = True
+            for v in value[1:]:
+                fields.append("".join(cur))
+                cur.clear()
+                cur.append(v)
+            continue
+        for k, v in enumerate(value):
+            if k and started:
+                fields.append("".join(cur))
+                cur.clear()
+                started = False
+            if v:
+                started = _split_into(v, ifs, ws, other, cur, started, fields)
+    if started:
+        fields.append("".join(cur))
+    return fields
+
+
+def _split_into(value: str, ifs: str, ws: str, other: str, cur: list, started: bool,
+                fields: list) -> bool:
+    """Split `value` onto the field being built in `cur` (emitting finished fields).
+    Returns whether a field is still open."""
+    if not ifs:
+        cur.append(value)
+        return True
+    if not other:
+        pieces = value.split() if ws == DEFAULT_IFS else [p for p in re.split(
+            "[" + re.escape(ws) + "]+", value) if p]
+        if not pieces:
+            if started:
+                fields.append("".join(cur))
+                cur.clear()
+            return False
+        if started and value[0] in ws:
+            fields.append("".join(cur))
+            cur.clear()
+        cur.append(pieces[0])
+        for piece in pieces[1:]:
+            fields.append("".join(cur))
+            cur.clear()
+            cur.append(piece)
+        if value[-1] in ws:
+            fields.append("".join(cur))
+            cur.clear()
+            return False
+        return True
+    i, n = 0, len(value)
+    in_field = started
+    while i < n:
+        c = value[i]
+        if c in ws:
+            while i < n and value[i] in ws:
+                i += 1
+            if i < n and value[i] in other:       # "ws : ws" is one delimiter
+                fields.append("".join(cur))
+                cur.clear()
+                in_field = False
+                i += 1
+                while i < n and value[i] in ws:
+                    i += 1
+            elif in_field:
+                fields.append("".join(cur))
+                cur.clear()
+                in_field = False
+            continue
+        if c in other:
+            fields.append("".join(cur))
+            cur.clear()
+            in_field = False
+            i += 1
+            while i < n and value[i] in ws:
+                i += 1
+            continue
+        j = i
+        while j < n and value[j] not in ifs:
+            j += 1
+        cur.append(value[i:j])
+        in_field = True
+        i = j
+    return in_field
+
+
+# ---------------------------------------------------------------- brace expansion
+
+_SEQ = re.compile(r"^(-?[0-9]+)\.\.(-?[0-9]+)(?:\.\.(-?[0-9]+))?$|^([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?[0-9]+))?$")
+
+
+def has_braces(word: Word) -> bool:
+    return any(type(p) is Lit and not p.escaped and "{" in p.text for p in word.parts)
+
+
+def brace_expand(word: Word, limit: int) -> list[Word]:
+    """Expand {a,b} and {x..y} in the unquoted literal parts of a word (bash's first expansion)."""
+    seq = []
+    for p in word.parts:
+        if type(p) is Lit and not p.escaped:
+            seq.extend(p.text)
+        else:
+            seq.append(p)
+    results = _brace_seq(seq, limit)
+    words = []
+    for items in results:
+        parts, text = [], []
+        for it in items:
+            if type(it) is str:
+                text.append(it)
+            else:
+                if text:
+                    parts.append(Lit(word.pos, "".join(text)))
+                    text = []
+                parts.append(it)
+        if text:
+            parts.append(Lit(word.pos, "".join(text)))
+        words.append(Word(word.pos, parts))
+    return words
+
+
+def _brace_seq(seq: list, limit: int) -> list[list]:
+    i = 0
+    n = len(seq)
+    while i < n:
+        if seq[i] == "{" and not (i > 0 and seq[i - 1] == "$"):
+            depth, j, commas = 0, i, []
+            while j < n:
+                c = seq[j]
+                if c == "{":
+                    depth += 1
+                elif c == "}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                elif c == "," and depth == 1:
+                    commas.append(j)
+                j += 1
+            if j >= n:
+                return [seq]
+            prefix, body, suffix = seq[:i], seq[i + 1:j], seq[j + 1:]
+            if commas:
+                alts, start = [], i + 1
+                for c in commas + [j]:
+                    alts.append(seq[start:c])
+                    start = c + 1
+                expanded = []
+                for alt in alts:
+                    expanded.extend(_brace_seq(alt, limit))
+            else:
+                text = "".join(x for x in body if type(x) is str) if all(type(x) is str for x in body) else None
+                items = _sequence(text, limit) if text is not None else None
+                if items is None:
+                    rest = _brace_seq(seq[i + 1:], limit)
+                    return [seq[:i + 1] + r for r in rest]
+                expanded = [list(s) for s in items]
+            tails = _brace_seq(suffix, limit)
+            if len(expanded) * len(tails) > limit:
+                raise LimitExceeded("max_brace_expansion",
+                                    f"brace expansion: more than {limit} words (max_brace_expansion)")
+            return [prefix + e + t for e in expanded for t in tails]
+        i += 1
+    return [seq]
+
+
+def _sequence(text: str, limit: int):
+    m = _SEQ.match(text)
+    if not m:
+        return None
+    if m.group(1) is not None:
+        a, b = int(m.group(1)), int(m.group(2))
+        step = abs(int(m.group(3))) if m.group(3) else 1
+        step = step or 1
+        count = abs(b - a) // step + 1
+        if count > limit:
+            raise LimitExceeded("max_brace_expansion",
+                                f"brace expansion: {{{text}}} makes {count} words, more than {limit} "
+                                f"(max_brace_expansion)")
+        width = 0
+        sa, sb = m.group(1).lstrip("-"), m.group(2).lstrip("-")
+        if (len(sa) > 1 and sa[0] == "0") or (len(sb) > 1 and sb[0] == "0"):
+            width = max(len(m.group(1)), len(m.group(2)))
+        rng = range(a, b + 1, step) if a <= b else range(a, b - 1, -step)
+        if width:
+            return [(f"-{str(abs(v)).zfill(width - 1)}" if v < 0 else str(v).zfill(width)) for v in rng]
+        return [str(v) for v in rng]
+    a, b = ord(m.group(4)), ord(m.group(5))
+    step = abs(int(m.group(6))) if m.group(6) else 1
+    step = step or 1
+    rng = range(a, b + 1, step) if a <= b else range(a, b - 1, -step)
+    return [chr(v) for v in rng]
+
+
+# ---------------------------------------------------------------- quoting helpers
+
+def quote_for_reuse(value: str) -> str:
+    """${x@Q}: single-quoted, or $'...' when the value holds control characters."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        return "$'" + _ansi_c_escape(value) + "'"
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def _ansi_c_escape(value: str) -> str:
+    out = []
+    table = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\a": "\\a", "\b": "\\b", "\f": "\\f",
+             "\v": "\\v", "\x1b": "\\E", "'": "\\'", "\\": "\\\\"}
+    for c in value:
+        if c in table:
+            out.append(table[c])
+        elif ord(c) < 32 or ord(c) == 127:
+            out.append("\\%03o" % ord(c))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def printf_q(value: str) -> str:
+    """printf %q: backslash quoting, $'...' for control characters, '' for empty."""
+    if value == "":
+        return "''"
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        return "$'" + _ansi_c_escape(value) + "'"
+    return re.sub(r"([^A-Za-z0-9_./,:@%^+=-])", r"\\\1", value) if not value.startswith("~") \
+        else "\\~" + re.sub(r"([^A-Za-z0-9_./,:@%^+=-])", r"\\\1", value[1:])
+
+
+# ---------------------------------------------------------------- compiling words
+
+class WordCompiler:
+    """Turns Words into closures. `run_sub(sh, node) -> str` runs a command substitution."""
+
+    def __init__(self, compile_command: Callable):
+        self.compile_command = compile_command
+
+    # -- public entry points
+
+    def fields(self, word: Word) -> Callable:
+        """fn(sh) -> list[str]: brace expansion, expansion, splitting, quote removal."""
+        if has_braces(word):
+            return self._brace_fields(word)
+        return self._fields_no_brace(word)
+
+    def fields_list(self, words: list) -> Callable:
+        """fn(sh) -> list[str] for a list of words (command arguments, for-in lists)."""
+        fns = [self.fields(w) for w in words]
+        statics = [self._static_text(w) for w in words]
+        if all(s is not None for s in statics) and not any(has_braces(w) for w in words):
+            const = list(statics)
+            return lambda sh: list(const)
+        if len(fns) == 1:
+            return fns[0]
+
+        def run(sh):
+            out = []
+            for fn in fns:
+                out.extend(fn(sh))
+            return out
+        return run
+
+    def string(self, word: Word) -> Callable:
+        """fn(sh) -> str: expansion without splitting (assignments, here-strings, [[ ]])."""
+        static = self._static_text(word)
+        if static is not None:
+            return lambda sh: static
+        parts = [self._part(p, quoted=False, ctx="string") for p in word.parts]
+        if len(parts) == 1:
+            fn, _ = parts[0]
+            return lambda sh: _as_string(fn(sh), sh)
+
+        def run(sh):
+            return "".join(_as_string(fn(sh), sh) for fn, _ in parts)
+        return run
+
+    def pattern(self, word: Word) -> Callable:
+        """fn(sh) -> str: a glob pattern in which quoted characters are backslash-escaped."""
+        return self._escaped(word, patterns.escape_glob)
+
+    def regex(self, word: Word) -> Callable:
+        return self._escaped(word, re.escape)
+
+    def replacement(self, word: Word) -> Callable:
+        """fn(sh) -> str for ${x/p/REPLACEMENT}: quoted `&` and `\\` are escaped."""
+        return self._escaped(word, lambda t: t.replace("\\", "\\\\").replace("&", "\\&"),
+                             escape_lit_backslash=False)
+
+    # -- internals
+
+    def _static_text(self, word: Word):
+        text = []
+        for p in word.parts:
+            t = type(p)
+            if t is Lit or t is SingleQuoted:
+                text.append(p.text)
+            elif t is DoubleQuoted and all(type(q) is Lit for q in p.parts):
+                text.append("".join(q.text for q in p.parts))
+            else:
+                return None
+        return "".join(text)
+
+    def _escaped(self, word: Word, escape: Callable, escape_lit_backslash: bool = True) -> Callable:
+        pieces = []
+        for p in word.parts:
+            t = type(p)
+            if t is Lit:
+                text = escape(p.text) if p.escaped else p.text
+                pieces.append((lambda text: lambda sh: text)(text))
+            elif t is SingleQuoted:
+                text = escape(p.text)
+                pieces.append((lambda text: lambda sh: text)(text))
+            elif t is DoubleQuoted:
+                inner = [self._part(q, quoted=True, ctx="string") for q in p.parts]
+                pieces.append((lambda inner: lambda sh: escape(
+                    "".join(_as_string(fn(sh), sh) for fn, _ in inner)))(inner))
+            else:
+                fn, _ = self._part(p, quoted=False, ctx="string")
+                pieces.append((lambda fn: lambda sh: _as_string(fn(sh), sh))(fn))
+        if len(pieces) == 1:
+            return pieces[0]
+        return lambda sh: "".join(f(sh) for f in pieces)
+
+    def _brace_fields(self, word: Word) -> Callable:
+        cache = []
+
+        def run(sh):
+            if not cache:
+                words = brace_expand(word, sh.limits.max_brace_expansion)
+                cache.append([self._fields_no_brace(w) for w in words])
+            elif len(cache[0]) > sh.limits.max_brace_expansion:
+                raise LimitExceeded("max_brace_expansion", "brace expansion: too many words")
+            out = []
+            for fn in cache[0]:
+                out.extend(fn(sh))
+            return out
+        return run
+
+    def _fields_no_brace(self, word: Word) -> Callable:
+        static = self._static_text(word)
+        if static is not None:
+            return lambda sh: [static]
+        parts = [self._part(p, quoted=False, ctx="fields") for p in word.parts]
+        if len(parts) == 1:
+            fn, splittable = parts[0]
+            if not splittable:
+                def one_quoted(sh):
+                    v = fn(sh)
+                    if type(v) is str:
+                        return [v]
+                    return list(v)
+                return one_quoted
+
+            def one_split(sh):
+                v = fn(sh)
+                if type(v) is str:
+                    if not v:
+                        return []
+                    ifs = sh.ifs
+                    if ifs == DEFAULT_IFS:
+                        return v.split()
+                return split_fields([(v, True)], sh.ifs)
+            return one_split
+
+        def run(sh):
+            return split_fields([(fn(sh), s) for fn, s in parts], sh.ifs)
+        return run
+
+    def _part(self, p, quoted: bool, ctx: str):
+        """(fn(sh) -> str | list, splittable)."""
+        t = type(p)
+        if t is Lit or t is SingleQuoted:
+            text = p.text
+            return (lambda sh: text), False
+        if t is DoubleQuoted:
+            return self._double_quoted(p), False
+        if t is ParamExp:
+            return self.param(p, quoted), not quoted
+        if t is CommandSub:
+            body = self.compile_command(p.body)
+            return (lambda sh: sh.command_substitution(body)), not quoted
+        if t is ArithSub:
+            expr = self.string(p.expr)
+            return (lambda sh: str(sh.arith_eval(expr(sh)))), not quoted
+        if t is Tilde:
+            user = p.user
+            return (lambda sh: sh.tilde(user)), False
+        if t is ProcessSub:
+            def refuse(sh):
+                raise Disabled(f"process substitution {p.direction}(...) is disabled")
+            return refuse, False
+        raise TypeError(f"unknown word part {t.__name__}")
+
+    def _double_quoted(self, dq: DoubleQuoted) -> Callable:
+        parts = [self._part(q, quoted=True, ctx="fields") for q in dq.parts]
+        if not parts:
+            return lambda sh: ""
+        multi = any(type(q) is ParamExp and _is_multi(q) for q in dq.parts)
+        if len(parts) == 1:
+            fn = parts[0][0]
+            if multi:
+                return lambda sh: _dq_single(fn(sh))
+            return fn
+        if not multi:
+            fns = [fn for fn, _ in parts]
+            return lambda sh: "".join([f(sh) for f in fns])
+
+        def run(sh):
+            # "pre$@post": the first field gets pre, the last gets post
+            out, cur = [], []
+            for fn, _ in parts:
+                v = fn(sh)
+                if type(v) is str:
+                    cur.append(v)
+                elif v:
+                    cur.append(v[0])
+                    for x in v[1:]:
+                        out.append("".join(cur))
+                        cur = [x]
+            out.append("".join(cur))
+            return Fields(out)
+        return run
+
+    # -- parameters
+
+    def param(self, p: ParamExp, quoted: bool) -> Callable:
+        name = p.name
+        if p.prefix_list:
+            star = p.prefix_list == "*"
+
+            def names(sh):
+                found = sorted(n for n in sh.all_var_names() if n.startswith(name))
+                if star and quoted:
+                    return sh.ifs[:1].join(found)
+                return found
+            return names
+        if p.length:
+            return self._length(p)
+        base = self._base(p, quoted)
+        if p.op is None:
+            if not p.braced or p.index is None and not p.indirect:
+                return base
+            return base
+        return self._operator(p, base, quoted)
+
+    def _base(self, p: ParamExp, quoted: bool) -> Callable:
+        """fn(sh) -> value: str, None (unset) or list (multi)."""
+        name = p.name
+        index = p.index
+        nounset_ok = p.op in ("-", ":-", "=", ":=", "+", ":+", "?", ":?")
+        if p.indirect:
+            if index is not None:
+                key = index.literal()
+                if key in ("@", "*"):     # ${!a[@]}: the keys
+                    star_joined = key == "*" and quoted
+
+                    def keys(sh):
+                        var = sh.lookup(name)
+                        ks = var.keys() if var is not None else []
+                        return sh.ifs[:1].join(ks) if star_joined else ks
+                    return keys
+
+            def indirect(sh):
+                target = sh.get_value(name)
+                var = sh.lookup(name)
+                if var is not None and var.attrs & 32:    # nameref: ${!ref} is the target name
+                    return var.value
+                if target is None:
+                    if sh.nounset:
+                        raise FatalError(f"{name}: unbound variable")
+                    return None
+                return sh.resolve_reference(target, quoted)
+            return indirect
+        if index is not None:
+            key = index.literal()
+            if key in ("@", "*"):
+                star_joined = key == "*" and quoted
+
+                def all_values(sh):
+                    var = sh.lookup(name)
+                    if var is None or var.value is None:
+                        if sh.nounset and not nounset_ok:
+                            raise FatalError(f"{name}[{key}]: unbound variable")
+                        return "" if star_joined else []
+                    vals = var.values()
+                    return sh.ifs[:1].join(vals) if star_joined else vals
+                return all_values
+            key_str = self.string(index)
+
+            def element(sh):
+                v = sh.get_element(name, key_str(sh))
+                if v is None and sh.nounset and not nounset_ok:
+                    raise FatalError(f"{name}[{key_str(sh)}]: unbound variable")
+                return v
+            return element
+        if name in ("@", "*"):
+            if name == "*" and quoted:
+                return lambda sh: sh.ifs[:1].join(sh.positional)
+            return lambda sh: list(sh.positional)
+        if name.isdigit() or name in "#?$!-":
+            special = sh_special(name)
+            if name.isdigit() and name != "0":
+                def positional(sh):
+                    v = special(sh)
+                    if v is None and sh.nounset and not nounset_ok:
+                        raise FatalError(f"{name}: unbound variable")
+                    return v
+                return positional
+            return special
+
+        def scalar(sh):
+            v = sh.get_value(name)
+            if v is None and sh.nounset and not nounset_ok:
+                raise FatalError(f"{name}: unbound variable")
+            return v
+        return scalar
+
+    def _length(self, p: ParamExp) -> Callable:
+        name = p.name
+        if p.index is not None and p.index.literal() in ("@", "*"):
+            def count(sh):
+                var = sh.lookup(name)
+                return str(len(var.values())) if var is not None else "0"
+            return count
+        if name in ("@", "*", "#"):
+            if name == "#":
+                return lambda sh: str(len(str(len(sh.positional))))
+            return lambda sh: str(len(sh.positional))
+        base = self._base(ParamExp(p.pos, name, index=p.index), True)
+
+        def length(sh):
+            v = base(sh)
+            return str(len(v)) if v is not None else "0"
+        return length
+
+    def _operator(self, p: ParamExp, base: Callable, quoted: bool) -> Callable:
+        op = p.op
+        name = p.name
+        multi = _is_multi(p)
+        if op in ("-", ":-", "+", ":+", "=", ":=", "?", ":?"):
+            colon = op.startswith(":")
+            kind = op[-1]
+            alt = self._alternative(p.arg, quoted)
+            assign_str = self.string(p.arg) if kind == "=" else None
+            message = self.string(p.arg) if kind == "?" else None
+
+            def test(sh):
+                v = base(sh)
+                if type(v) is list or type(v) is Fields:
+                    is_set = bool(v)
+                    is_null = not v or (len(v) == 1 and v[0] == "")
+                else:
+                    is_set = v is not None
+                    is_null = not v
+                missing = (not is_set) or (colon and is_null)
+                if kind == "+":
+                    return v if missing and False else (alt(sh) if not missing else "")
+                if not missing:
+                    return v
+                if kind == "-":
+                    return alt(sh)
+                if kind == "=":
+                    value = assign_str(sh)
+                    sh.assign_from_expansion(p, value)
+                    return value
+                text = message(sh) if p.arg and p.arg.parts else ""
+                what = name if p.index is None else f"{name}[{p.index.literal() or ''}]"
+                raise FatalError(f"{what}: {text or ('parameter null or not set' if colon or True else '')}",
+                                 status=127 if not sh.in_subshell else 1)
+            return test
+        if op in ("#", "##", "%", "%%"):
+            pat = self.pattern(p.arg) if p.arg and p.arg.parts else (lambda sh: "")
+            longest = len(op) == 2
+            remove = patterns.remove_prefix if op[0] == "#" else patterns.remove_suffix
+
+            def strip(sh):
+                v = base(sh)
+                pattern = pat(sh)
+                return _map(v, lambda s: remove(s, pattern, longest))
+            return strip
+        if op in ("/", "//", "/#", "/%"):
+            pat = self.pattern(p.arg) if p.arg and p.arg.parts else (lambda sh: "")
+            rep = self.replacement(p.arg2) if p.arg2 is not None else (lambda sh: "")
+
+            def substitute(sh):
+                v = base(sh)
+                pattern = pat(sh)
+                template = rep(sh)
+                fn = _replacement_fn(template)
+                return _map(v, lambda s: patterns.replace(s, pattern, fn, op))
+            return substitute
+        if op in ("^", "^^", ",", ",,"):
+            pat = self.pattern(p.arg) if p.arg and p.arg.parts else None
+            upper = op[0] == "^"
+            all_chars = len(op) == 2
+
+            def case(sh):
+                v = base(sh)
+                pattern = pat(sh) if pat else None
+                return _map(v, lambda s: _change_case(s, upper, all_chars, pattern))
+            return case
+        if op == ":":
+            return self._slice(p, base, quoted)
+        if op == "@":
+            letter = p.arg.parts[0].text
+
+            def transform(sh):
+                v = base(sh)
+                return _map(v, lambda s: sh.transform(s, letter, p))
+            return transform
+        raise FatalError(f"${{{name}{op}}}: bad substitution")
+
+    def _alternative(self, arg, quoted: bool) -> Callable:
+        if arg is None or not arg.parts:
+            return lambda sh: ""
+        if quoted:
+            return self.string(arg)
+        fields = self._fields_no_brace(arg)
+        return lambda sh: Fields(fields(sh))
+
+    def _slice(self, p: ParamExp, base: Callable, quoted: bool) -> Callable:
+        offset_fn = self.string(p.arg)
+        length_fn = self.string(p.arg2) if p.arg2 is not None else None
+        name = p.name
+        positional = name in ("@", "*") and p.index is None
+        array_all = p.index is not None and p.index.literal() in ("@", "*")
+        star_joined = quoted and ((name == "*" and p.index is None) or
+                                  (p.index is not None and p.index.literal() == "*"))
+
+        def sliced(sh):
+            offset = sh.arith_eval(offset_fn(sh))
+            length = sh.arith_eval(length_fn(sh)) if length_fn else None
+            if positional:
+                items = ["bash"] + sh.positional
+                result = _slice_list(items, offset, length, sh, p)
+            elif array_all:
+                var = sh.lookup(name)
+                if var is None or var.value is None:
+                    result = []
+                elif type(var.value) is IndexedArray:
+                    arr = var.value
+                    keys = arr.keys()
+                    if offset < 0:
+                        offset += arr.top
+                        if offset < 0:
+                            return "" if star_joined else []
+                    sel = [arr.d[k] for k in keys if k >= offset]
+                    result = _slice_list(sel, 0, length, sh, p)
+                else:
+                    result = _slice_list(var.values(), offset, length, sh, p)
+            else:
+                v = base(sh)
+                if v is None:
+                    return None if False else ""
+                return _slice_str(v, offset, length, p)
+            return sh.ifs[:1].join(result) if star_joined else result
+        return sliced
+
+
+def _is_multi(p: ParamExp) -> bool:
+    if p.length:
+        return False
+    if p.prefix_list == "@":
+        return True
+    if p.name in ("@", "*") and p.index is None:
+        return p.name == "@"
+    return p.index is not None and p.index.literal() == "@"
+
+
+def _dq_single(v):
+    if type(v) is str:
+        return v
+    return Fields(v)
+
+
+def _as_string(v, sh) -> str:
+    if type(v) is str:
+        return v
+    if v is None:
+        return ""
+    return " ".join(v)
+
+
+def _map(v, fn):
+    if v is None:
+        return fn("")
+    if type(v) is str:
+        return fn(v)
+    return type(v)(fn(x) for x in v) if type(v) is Fields else [fn(x) for x in v]
+
+
+def _replacement_fn(template: str):
+    if "&" not in template and "\\" not in template:
+        return lambda match: template
+    pieces = []
+    lit = []
+    i = 0
+    while i < len(template):
+        c = template[i]
+        if c == "\\" and i + 1 < len(template):
+            lit.append(template[i + 1])
+            i += 2
+            continue
+        if c == "&":
+            pieces.append("".join(lit))
+            lit = []
+            pieces.append(None)
+        else:
+            lit.append(c)
+        i += 1
+    pieces.append("".join(lit))
+    return lambda match: "".join(match if x is None else x for x in pieces)
+
+
+def _change_case(s: str, upper: bool, all_chars: bool, pattern) -> str:
+    def conv(c):
+        return c.upper() if upper else c.lower()
+    if pattern is None:
+        if all_chars:
+            return s.upper() if upper else s.lower()
+        return conv(s[:1]) + s[1:]
+    out = []
+    for k, c in enumerate(s):
+        if (all_chars or k == 0) and patterns.glob_match(pattern, c):
+            out.append(conv(c))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _slice_str(v: str, offset: int, length, p) -> str:
+    n = len(v)
+    if offset < 0:
+        offset += n
+        if offset < 0:
+            return ""
+    if offset > n:
+        return ""
+    if length is None:
+        return v[offset:]
+    if length < 0:
+        end = n + length
+        if end < offset:
+            raise FatalError(f"{length}: substring expression < 0")
+        return v[offset:end]
+    return v[offset:offset + length]
+
+
+def _slice_list(items: list, offset: int, length, sh, p) -> list:
+    n = len(items)
+    if offset < 0:
+        offset += n
+        if offset < 0:
+            return []
+    if length is None:
+        return items[offset:]
+    if length < 0:
+        raise FatalError(f"{length}: substring expression < 0")
+    return items[offset:offset + length]
+
+
+def sh_special(name: str) -> Callable:
+    if name == "?":
+        return lambda sh: str(sh.status)
+    if name == "#":
+        return lambda sh: str(len(sh.positional))
+    if name == "$":
+        return lambda sh: str(sh.pid)
+    if name == "!":
+        return lambda sh: None
+    if name == "-":
+        return lambda sh: sh.option_letters()
+    if name == "0":
+        return lambda sh: sh.script_name
+    k = int(name)
+
+    def positional(sh):
+        pos = sh.positional
+        return pos[k - 1] if k <= len(pos) else None
+    return positional
+
+
+__all__ = ["WordCompiler", "Fields", "Disabled", "split_fields", "quote_for_reuse", "printf_q",
+           "ArithError"]

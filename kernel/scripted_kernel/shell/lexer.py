@@ -1,0 +1,798 @@
+"""Source text → tokens, and the parts of each word.
+
+Bash's lexing depends on where the parser is (command position, `[[ ]]`, a `${...}` argument,
+a here-document), so the parser asks for tokens in a mode and the lexer scans words into typed
+parts (literals, quotes, expansions). Command substitutions are parsed by a nested parser on
+the same source, which is how bash itself finds where `$(...)` ends.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from typing import Callable, Optional
+
+from .ast import (ArithSub, Assign, ArrayElem, CommandSub, DoubleQuoted, HereDoc, Lit, ParamExp,
+                  ProcessSub, SingleQuoted, Tilde, Word)
+from .errors import ShellSyntaxError
+
+OPERATORS = (";;&", ";;", ";&", "&&", "||", "|&", "&>>", "&>", ">>", ">|", ">&", "<<<", "<<-",
+             "<<", "<&", "<>", "<", ">", "|", "&", ";", "(", ")")
+REDIRECT_OPS = frozenset(("<", ">", ">>", ">|", "<>", "<&", ">&", "&>", "&>>", "<<", "<<-", "<<<"))
+META = frozenset(" \t\n;&|<>()")
+EXTGLOB_PREFIX = frozenset("?*+@!")
+
+# Runs of characters with no special meaning, per context.
+_PLAIN_NORMAL = re.compile(r"[^ \t\n;&|<>()\\'\"$`?*+@!]+")
+_PLAIN_DQ = re.compile(r"[^\\\"$`]+")
+_PLAIN_HEREDOC = re.compile(r"[^\\$`]+")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGN_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[|\+?=)")
+_DIGITS = re.compile(r"[0-9]+")
+SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
+
+_C_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
+              "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def decode_ansi_c(text: str) -> str:
+    """Decode the body of $'...' (also used by `echo -e` and `printf %b` with small differences)."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c != "\\" or i + 1 >= n:
+            out.append(c)
+            i += 1
+            continue
+        e = text[i + 1]
+        i += 2
+        if e in _C_ESCAPES:
+            out.append(_C_ESCAPES[e])
+        elif e in "01234567":
+            j = i - 1
+            while j < n and j < i + 2 and text[j] in "01234567":
+                j += 1
+            out.append(chr(int(text[i - 1:j], 8) & 0xFF))
+            i = j
+        elif e == "x":
+            m = re.match(r"[0-9A-Fa-f]{1,2}", text[i:])
+            if m:
+                out.append(chr(int(m.group(), 16)))
+                i += m.end()
+            else:
+                out.append("\\x")
+        elif e in "uU":
+            m = re.match(r"[0-9A-Fa-f]{1,%d}" % (4 if e == "u" else 8), text[i:])
+            if m:
+                cp = int(m.group(), 16)
+                out.append(chr(cp) if cp < 0x110000 else "\ufffd")
+                i += m.end()
+            else:
+                out.append("\\" + e)
+        elif e == "c" and i < n:
+            out.append(chr(ord(text[i]) & 0x1F))
+            i += 1
+        else:
+            out.append("\\" + e)
+    return "".join(out)
+
+
+class Source:
+    """The script text with a line index, for positions in messages and `$LINENO`."""
+    __slots__ = ("text", "line_starts", "base_line")
+
+    def __init__(self, text: str, base_line: int = 0):
+        self.text = text
+        self.base_line = base_line
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line_of(self, pos: int) -> int:
+        return bisect.bisect_right(self.line_starts, pos) + self.base_line
+
+    def line_col(self, pos: int) -> tuple[int, int]:
+        idx = bisect.bisect_right(self.line_starts, pos) - 1
+        return idx + 1 + self.base_line, pos - self.line_starts[idx] + 1
+
+    def line_text(self, pos: int) -> str:
+        idx = bisect.bisect_right(self.line_starts, pos) - 1
+        end = self.text.find("\n", self.line_starts[idx])
+        return self.text[self.line_starts[idx]:end if end >= 0 else len(self.text)]
+
+
+class Token:
+    __slots__ = ("kind", "value", "pos", "end", "word", "assign", "mode")
+
+    def __init__(self, kind: str, value, pos: int, end: int, word=None, assign=None, mode=0):
+        self.kind = kind      # WORD, ASSIGN, OP, NEWLINE, IONUMBER, EOF
+        self.value = value    # operator text, literal text of a word (or None), fd number
+        self.pos = pos
+        self.end = end
+        self.word = word
+        self.assign = assign
+        self.mode = mode
+
+    def __repr__(self):
+        return f"Token({self.kind}, {self.value!r}, {self.pos})"
+
+
+class Lexer:
+    def __init__(self, source: Source, parse_nested: Callable[[int, str], tuple], depth: int = 0):
+        self.source = source
+        self.src = source.text
+        self.pos = 0
+        self.parse_nested = parse_nested   # (pos, closer) -> (node, end_pos): a $( ) body
+        self.pending_heredocs: list[HereDoc] = []
+        self.peeked: Optional[Token] = None
+        self.depth = depth
+
+    # ------------------------------------------------------------ errors
+
+    def error(self, message: str, pos: Optional[int] = None, eof: bool = False) -> ShellSyntaxError:
+        pos = self.pos if pos is None else pos
+        pos = min(pos, len(self.src))
+        line, col = self.source.line_col(pos)
+        return ShellSyntaxError(message, line, col, self.source.line_text(pos), eof=eof)
+
+    def unexpected_eof(self, what: str) -> ShellSyntaxError:
+        return self.error(f"unexpected EOF while looking for matching `{what}'", len(self.src), eof=True)
+
+    # ------------------------------------------------------------ tokens
+
+    def peek(self, mode: int = 0) -> Token:
+        """mode 1: a command-prefix position, where `name=value` is an assignment."""
+        tok = self.peeked
+        if tok is not None:
+            if tok.mode == mode or tok.kind not in ("WORD", "ASSIGN"):
+                return tok
+            self.pos = tok.pos
+        tok = self._scan_token(mode)
+        self.peeked = tok
+        return tok
+
+    def advance(self) -> Token:
+        tok = self.peeked if self.peeked is not None else self._scan_token(0)
+        self.peeked = None
+        self.pos = tok.end
+        if tok.kind == "NEWLINE" and self.pending_heredocs:
+            self.read_heredoc_bodies()
+        return tok
+
+    def skip_blanks(self):
+        src, n = self.src, len(self.src)
+        pos = self.pos
+        while pos < n:
+            c = src[pos]
+            if c == " " or c == "\t":
+                pos += 1
+            elif c == "\\" and src.startswith("\\\n", pos):
+                pos += 2
+            elif c == "#":
+                end = src.find("\n", pos)
+                pos = n if end < 0 else end
+            else:
+                break
+        self.pos = pos
+
+    def _scan_token(self, mode: int) -> Token:
+        self.skip_blanks()
+        src, pos = self.src, self.pos
+        if pos >= len(src):
+            if self.pending_heredocs:
+                self.read_heredoc_bodies()
+            return Token("EOF", None, pos, pos)
+        c = src[pos]
+        if c == "\n":
+            return Token("NEWLINE", "\n", pos, pos + 1)
+        if c in "<>" and src.startswith("(", pos + 1):
+            return self._scan_word(mode)   # process substitution: a word part
+        if c in ";&|<>()":
+            for op in OPERATORS:
+                if src.startswith(op, pos):
+                    return Token("OP", op, pos, pos + len(op))
+        if c.isdigit():
+            m = _DIGITS.match(src, pos)
+            if m.end() < len(src) and src[m.end()] in "<>":
+                return Token("IONUMBER", int(m.group()), pos, m.end())
+        if mode == 1:
+            m = _ASSIGN_HEAD.match(src, pos)
+            if m:
+                tok = self._scan_assignment(m)
+                if tok is not None:
+                    return tok
+        return self._scan_word(mode)
+
+    def _scan_word(self, mode: int) -> Token:
+        start = self.pos
+        parts = self.scan_parts(0, start)
+        if not parts and self.pos == start:
+            raise self.error(f"syntax error near unexpected token `{self.src[start]}'")
+        word = Word(start, parts)
+        return Token("WORD", word.literal(), start, self.pos, word=word, mode=mode)
+
+    # ------------------------------------------------------------ assignments
+
+    def _scan_assignment(self, m) -> Optional[Token]:
+        start = self.pos
+        name = m.group(1)
+        index = None
+        pos = m.end()
+        if m.group(2) == "[":
+            close = self._find_bracket_close(pos)
+            if close < 0:
+                return None
+            after = close + 1
+            if self.src.startswith("=", after):
+                op_end = after + 1
+            elif self.src.startswith("+=", after):
+                op_end = after + 2
+            else:
+                return None
+            index = self.sub_word(pos, close)
+            append = self.src[after] == "+"
+            pos = op_end
+        else:
+            append = m.group(2) == "+="
+        self.pos = pos
+        if self.src.startswith("(", pos) and index is None:
+            array = self.scan_array_literal()
+            assign = Assign(start, name, None, append, None, array)
+        else:
+            value_parts = self.scan_parts(0, pos, assignment=True)
+            assign = Assign(start, name, index, append, Word(pos, value_parts))
+        return Token("ASSIGN", None, start, self.pos, assign=assign, mode=1)
+
+    def _find_bracket_close(self, pos: int) -> int:
+        """The `]` closing an array subscript that starts at pos, or -1."""
+        src, depth = self.src, 0
+        while pos < len(src):
+            c = src[pos]
+            if c == "\\":
+                pos += 2
+                continue
+            if c in "'\"":
+                end = src.find(c, pos + 1)
+                if end < 0:
+                    return -1
+                pos = end + 1
+                continue
+            if c == "[":
+                depth += 1
+            elif c == "]":
+                if depth == 0:
+                    return pos
+                depth -= 1
+            elif c in " \t\n;|&<>" and depth == 0:
+                return -1
+            pos += 1
+        return -1
+
+    def sub_word(self, start: int, end: int) -> Word:
+        """Scan src[start:end] as a word in which blanks are literal (subscripts, arithmetic)."""
+        saved = self.pos
+        self.pos = start
+        parts = self.scan_parts(3, start, limit=end)
+        self.pos = saved
+        return Word(start, parts)
+
+    def scan_array_literal(self) -> list:
+        src = self.src
+        self.pos += 1      # (
+        elems = []
+        while True:
+            self.skip_blanks_and_newlines()
+            if self.pos >= len(src):
+                raise self.unexpected_eof(")")
+            if src[self.pos] == ")":
+                self.pos += 1
+                return elems
+            start = self.pos
+            if src[start] == "[":
+                close = self._find_bracket_close(start + 1)
+                if close >= 0 and (src.startswith("=", close + 1) or src.startswith("+=", close + 1)):
+                    key = self.sub_word(start + 1, close)
+                    append = src[close + 1] == "+"
+                    self.pos = close + (3 if append else 2)
+                    value = Word(self.pos, self.scan_parts(0, self.pos))
+                    elems.append(ArrayElem(start, key, value, append))
+                    continue
+            parts = self.scan_parts(0, start)
+            if self.pos == start:
+                raise self.error(f"syntax error near unexpected token `{src[start]}'")
+            elems.append(ArrayElem(start, None, Word(start, parts)))
+
+    def skip_blanks_and_newlines(self):
+        while True:
+            self.skip_blanks()
+            if self.pos < len(self.src) and self.src[self.pos] == "\n":
+                self.pos += 1
+                if self.pending_heredocs:
+                    self.read_heredoc_bodies()
+                continue
+            return
+
+    # ------------------------------------------------------------ word parts
+
+    def scan_parts(self, mode: int, start: int, limit: int = -1, stops: str = "",
+                   assignment: bool = False) -> list:
+        """Scan word parts from self.pos.
+
+        mode 0: an ordinary word, ended by a metacharacter;
+        mode 3: everything up to `limit` (or a char of `stops` outside quotes), blanks literal;
+        ${...} arguments use mode 3 with stops such as '}' or '/}'.
+        """
+        src = self.src
+        n = len(src) if limit < 0 else limit
+        parts: list = []
+        lit: list = []
+
+        def flush():
+            if lit:
+                parts.append(Lit(self.pos, "".join(lit)))
+                lit.clear()
+
+        pos = self.pos
+        if mode == 0 and pos < n and src[pos] == "~":
+            pos = self._scan_tilde(pos, parts)
+        while pos < n:
+            c = src[pos]
+            if mode == 0:
+                if c in META:
+                    if c in "<>" and src.startswith("(", pos + 1):
+                        flush()
+                        self.pos = pos
+                        parts.append(self._scan_process_sub())
+                        pos = self.pos
+                        continue
+                    break
+                m = _PLAIN_NORMAL.match(src, pos)
+                if m:
+                    lit.append(m.group())
+                    pos = m.end()
+                    if assignment and pos < n and src[pos - 1] == ":" and src[pos] == "~":
+                        flush()
+                        self.pos = pos
+                        pos = self._scan_tilde(pos, parts)
+                    continue
+                if c in EXTGLOB_PREFIX:
+                    if src.startswith("(", pos + 1):
+                        end = self._find_extglob_end(pos + 2)
+                        lit.append(src[pos:end])
+                        pos = end
+                    else:
+                        lit.append(c)
+                        pos += 1
+                    continue
+            elif c in stops:
+                break
+            if c == "\\":
+                if pos + 1 >= n:
+                    lit.append("\\")
+                    pos += 1
+                elif src[pos + 1] == "\n":
+                    pos += 2
+                else:
+                    flush()
+                    parts.append(Lit(pos, src[pos + 1], escaped=True))
+                    pos += 2
+            elif c == "'":
+                end = src.find("'", pos + 1)
+                if end < 0 or end >= n and limit >= 0:
+                    raise self.unexpected_eof("'")
+                flush()
+                parts.append(SingleQuoted(pos, src[pos + 1:end]))
+                pos = end + 1
+            elif c == '"':
+                flush()
+                self.pos = pos + 1
+                inner = self.scan_double_quoted(n)
+                parts.append(DoubleQuoted(pos, inner))
+                pos = self.pos
+            elif c == "$":
+                flush()
+                self.pos = pos
+                part = self.scan_dollar(quoted=False)
+                if part is None:
+                    lit.append("$")
+                    pos += 1
+                else:
+                    parts.append(part)
+                    pos = self.pos
+            elif c == "`":
+                flush()
+                self.pos = pos
+                parts.append(self.scan_backtick(False))
+                pos = self.pos
+            else:
+                lit.append(c)
+                pos += 1
+        self.pos = pos
+        flush()
+        return parts
+
+    def _scan_tilde(self, pos: int, parts: list) -> int:
+        m = re.compile(r"~([A-Za-z0-9_.+-]*)").match(self.src, pos)
+        end = m.end()
+        if end >= len(self.src) or self.src[end] in "/: \t\n;&|<>()":
+            parts.append(Tilde(pos, m.group(1)))
+            return end
+        return pos
+
+    def _find_extglob_end(self, pos: int) -> int:
+        src, depth = self.src, 1
+        while pos < len(src):
+            c = src[pos]
+            if c == "\\":
+                pos += 2
+                continue
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+                if depth == 0:
+                    return pos + 1
+            elif c == "\n":
+                break
+            pos += 1
+        raise self.unexpected_eof(")")
+
+    def _scan_process_sub(self):
+        start = self.pos
+        body, end = self.parse_nested(start + 2, ")")
+        self.pos = end
+        return ProcessSub(start, body, self.src[start])
+
+    def scan_double_quoted(self, limit: int) -> list:
+        """Parts of "..." from self.pos (after the opening quote) to the closing quote."""
+        src = self.src
+        parts: list = []
+        lit: list = []
+        pos = self.pos
+        while True:
+            if pos >= len(src):
+                raise self.unexpected_eof('"')
+            c = src[pos]
+            if c == '"':
+                break
+            m = _PLAIN_DQ.match(src, pos)
+            if m:
+                lit.append(m.group())
+                pos = m.end()
+                continue
+            if c == "\\":
+                nxt = src[pos + 1:pos + 2]
+                if nxt == "\n":
+                    pos += 2
+                elif nxt in ("$", "`", '"', "\\"):
+                    lit.append(nxt)
+                    pos += 2
+                else:
+                    lit.append("\\")
+                    pos += 1
+            elif c == "$":
+                self.pos = pos
+                part = self.scan_dollar(quoted=True)
+                if part is None:
+                    lit.append("$")
+                    pos += 1
+                else:
+                    if lit:
+                        parts.append(Lit(pos, "".join(lit)))
+                        lit.clear()
+                    parts.append(part)
+                    pos = self.pos
+            else:   # backtick
+                if lit:
+                    parts.append(Lit(pos, "".join(lit)))
+                    lit.clear()
+                self.pos = pos
+                parts.append(self.scan_backtick(True))
+                pos = self.pos
+        if lit:
+            parts.append(Lit(pos, "".join(lit)))
+        self.pos = pos + 1
+        return parts
+
+    def scan_heredoc_text(self, text_start: int, text_end: int) -> Word:
+        """An unquoted here-document body: only $, ` and \\ are special."""
+        src = self.src
+        parts: list = []
+        lit: list = []
+        pos = text_start
+        while pos < text_end:
+            c = src[pos]
+            m = _PLAIN_HEREDOC.match(src, pos, text_end)
+            if m:
+                lit.append(m.group())
+                pos = m.end()
+                continue
+            if c == "\\":
+                nxt = src[pos + 1:pos + 2]
+                if nxt == "\n":
+                    pos += 2
+                elif nxt in ("$", "`", "\\"):
+                    lit.append(nxt)
+                    pos += 2
+                else:
+                    lit.append("\\")
+                    pos += 1
+                continue
+            self.pos = pos
+            part = self.scan_dollar(quoted=True) if c == "$" else self.scan_backtick(True)
+            if part is None:
+                lit.append("$")
+                pos += 1
+                continue
+            if lit:
+                parts.append(Lit(pos, "".join(lit)))
+                lit.clear()
+            parts.append(part)
+            pos = self.pos
+        if lit:
+            parts.append(Lit(pos, "".join(lit)))
+        return Word(text_start, [DoubleQuoted(text_start, parts)])
+
+    def scan_regex_word(self) -> Word:
+        """The right side of `[[ x =~ re ]]`: parentheses and `|` belong to the regex."""
+        src, start = self.src, self.pos
+        parts: list = []
+        depth = 0
+        while self.pos < len(src):
+            c = src[self.pos]
+            if c in " \t\n" and depth == 0:
+                break
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif c in " \t\n|":
+                pass
+            elif c in "&;<>" and depth == 0:
+                break
+            else:
+                parts.extend(self.scan_parts(3, self.pos, stops=" \t\n()|&;<>"))
+                continue
+            parts.append(Lit(self.pos, c))
+            self.pos += 1
+        if not parts:
+            raise self.error("syntax error in conditional expression", start)
+        return Word(start, parts)
+
+    # ------------------------------------------------------------ $ forms
+
+    def scan_dollar(self, quoted: bool):
+        """At a `$`: return the expansion part, or None when the `$` is literal."""
+        src, pos = self.src, self.pos
+        nxt = src[pos + 1:pos + 2]
+        if nxt == "(":
+            if src.startswith("((", pos + 1):
+                arith = self._try_arith(pos + 3)
+                if arith is not None:
+                    return ArithSub(pos, arith)
+            body, end = self.parse_nested(pos + 2, ")")
+            self.pos = end
+            return CommandSub(pos, body)
+        if nxt == "{":
+            return self._scan_braced_param(pos)
+        if nxt == "'" and not quoted:
+            end = self._find_ansi_c_end(pos + 2)
+            self.pos = end + 1
+            return SingleQuoted(pos, decode_ansi_c(src[pos + 2:end]))
+        if nxt == '"' and not quoted:
+            self.pos = pos + 2
+            return DoubleQuoted(pos, self.scan_double_quoted(len(src)))
+        if nxt == "[":   # obsolete $[ expr ]
+            close = src.find("]", pos + 2)
+            if close > 0:
+                self.pos = close + 1
+                return ArithSub(pos, self.sub_word(pos + 2, close))
+        m = _NAME.match(src, pos + 1)
+        if m:
+            self.pos = m.end()
+            return ParamExp(pos, m.group(), braced=False)
+        if nxt and nxt in SPECIAL_PARAMS:
+            self.pos = pos + 2
+            return ParamExp(pos, nxt, braced=False)
+        return None
+
+    def _find_ansi_c_end(self, pos: int) -> int:
+        src = self.src
+        while pos < len(src):
+            c = src[pos]
+            if c == "\\":
+                pos += 2
+                continue
+            if c == "'":
+                return pos
+            pos += 1
+        raise self.unexpected_eof("'")
+
+    def _try_arith(self, start: int):
+        """$(( ... )): the expression word if the parentheses balance to `))`, else None
+        (then it is a command substitution starting with a subshell)."""
+        src, depth, pos = self.src, 0, start
+        while pos < len(src):
+            c = src[pos]
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                if depth == 0:
+                    if src.startswith("))", pos):
+                        word = self.sub_word(start, pos)
+                        self.pos = pos + 2
+                        return word
+                    return None
+                depth -= 1
+            elif c == "\\":
+                pos += 1
+            elif c in "'\"":
+                end = src.find(c, pos + 1)
+                if end < 0:
+                    return None
+                pos = end
+            elif c == "$" and src.startswith("$(", pos) and not src.startswith("$((", pos):
+                try:
+                    _, end = self.parse_nested(pos + 2, ")")
+                except ShellSyntaxError:
+                    return None
+                pos = end
+                continue
+            pos += 1
+        return None
+
+    def scan_backtick(self, quoted: bool) -> CommandSub:
+        src, start = self.src, self.pos
+        pos = start + 1
+        body = []
+        while True:
+            if pos >= len(src):
+                raise self.unexpected_eof("`")
+            c = src[pos]
+            if c == "`":
+                break
+            if c == "\\" and pos + 1 < len(src) and (src[pos + 1] in "$`\\" or
+                                                     (quoted and src[pos + 1] == '"')):
+                body.append(src[pos + 1])
+                pos += 2
+                continue
+            body.append(c)
+            pos += 1
+        self.pos = pos + 1
+        from .parser import parse_backtick
+        node = parse_backtick("".join(body), self.source.line_of(start) - 1, self.depth + 1)
+        return CommandSub(start, node, backtick=True)
+
+    def _scan_braced_param(self, start: int) -> ParamExp:
+        src = self.src
+        pos = start + 2
+        n = len(src)
+
+        def bad():
+            close = self._skip_to_brace_close(start + 2)
+            return self.error(f"${{{src[start + 2:close]}}}: bad substitution", start)
+
+        length = indirect = False
+        if src.startswith("#", pos) and pos + 1 < n and src[pos + 1] not in "}":
+            # ${#x} is a length unless it reads as ${#} followed by an operator
+            if _NAME.match(src, pos + 1) or src[pos + 1] in SPECIAL_PARAMS:
+                length = True
+                pos += 1
+        elif src.startswith("!", pos) and pos + 1 < n and src[pos + 1] != "}":
+            if _NAME.match(src, pos + 1) or src[pos + 1] in "@*#?$-0123456789":
+                indirect = True
+                pos += 1
+        m = _NAME.match(src, pos)
+        if m:
+            name = m.group()
+            pos = m.end()
+        elif pos < n and src[pos] in SPECIAL_PARAMS:
+            if src[pos].isdigit():
+                m = _DIGITS.match(src, pos)
+                name, pos = m.group(), m.end()
+            else:
+                name, pos = src[pos], pos + 1
+        else:
+            raise bad()
+        node = ParamExp(start, name, length=length, indirect=indirect)
+        if pos < n and src[pos] == "[" and m and name:
+            close = self._find_bracket_close(pos + 1)
+            if close < 0:
+                raise bad()
+            node.index = self.sub_word(pos + 1, close)
+            pos = close + 1
+        if pos >= n:
+            raise self.unexpected_eof("}")
+        c = src[pos]
+        if c == "}":
+            self.pos = pos + 1
+            return node
+        if length:
+            raise bad()
+        if indirect and c in "*@" and src.startswith("}", pos + 1) and node.index is None:
+            node.indirect = False
+            node.prefix_list = c
+            self.pos = pos + 2
+            return node
+        op = None
+        for cand in (":-", ":=", ":?", ":+", "-", "=", "?", "+", "##", "#", "%%", "%", "//", "/#",
+                     "/%", "/", "^^", "^", ",,", ",", ":", "@"):
+            if src.startswith(cand, pos):
+                op = cand
+                break
+        if op is None:
+            raise bad()
+        node.op = op
+        pos += len(op)
+        self.pos = pos
+        if op == "@":
+            if pos + 1 < n and src[pos] in "QEPAKaUuLk" and src[pos + 1] == "}":
+                node.arg = Word(pos, [Lit(pos, src[pos])])
+                self.pos = pos + 2
+                return node
+            raise bad()
+        if op in ("/", "//", "/#", "/%"):
+            node.arg = Word(pos, self.scan_parts(3, pos, stops="/}"))
+            if self.pos < n and src[self.pos] == "/":
+                self.pos += 1
+                node.arg2 = Word(self.pos, self.scan_parts(3, self.pos, stops="}"))
+        elif op == ":":
+            node.arg = Word(pos, self.scan_parts(3, pos, stops=":}"))
+            if self.pos < n and src[self.pos] == ":":
+                self.pos += 1
+                node.arg2 = Word(self.pos, self.scan_parts(3, self.pos, stops="}"))
+        else:
+            node.arg = Word(pos, self.scan_parts(3, pos, stops="}"))
+        if self.pos >= n or src[self.pos] != "}":
+            raise self.unexpected_eof("}")
+        self.pos += 1
+        return node
+
+    def _skip_to_brace_close(self, pos: int) -> int:
+        end = self.src.find("}", pos)
+        return len(self.src) if end < 0 else end
+
+    # ------------------------------------------------------------ here-documents
+
+    def read_heredoc_bodies(self):
+        docs, self.pending_heredocs = self.pending_heredocs, []
+        src = self.src
+        for doc in docs:
+            start = pos = self.pos
+            body_end = None
+            while pos <= len(src):
+                nl = src.find("\n", pos)
+                line_end = len(src) if nl < 0 else nl
+                line = src[pos:line_end]
+                check = line.lstrip("\t") if doc.strip_tabs else line
+                if check == doc.delimiter:
+                    body_end = pos
+                    self.pos = line_end + 1 if nl >= 0 else line_end
+                    break
+                if nl < 0:
+                    body_end = len(src)
+                    self.pos = len(src)
+                    break
+                pos = nl + 1
+            text = src[start:body_end]
+            if doc.strip_tabs:
+                text = "".join(line.lstrip("\t") for line in text.splitlines(keepends=True))
+                doc.body = Word(start, [SingleQuoted(start, text)]) if doc.quoted else \
+                    self._heredoc_word_from_text(text, start)
+            elif doc.quoted:
+                doc.body = Word(start, [SingleQuoted(start, text)])
+            else:
+                doc.body = self.scan_heredoc_text(start, start + len(text))
+            self.peeked = None
+
+    def _heredoc_word_from_text(self, text: str, start: int) -> Word:
+        sub = Lexer(Source(text, self.source.line_of(start) - 1), self.parse_nested_text(text),
+                    self.depth + 1)
+        return sub.scan_heredoc_text(0, len(text))
+
+    def parse_nested_text(self, text: str):
+        from .parser import Parser
+
+        def nested(pos, closer):
+            return Parser(text, depth=self.depth + 1).parse_nested(pos, closer)
+        return nested

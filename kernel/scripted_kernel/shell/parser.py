@@ -1,0 +1,610 @@
+"""Tokens → syntax tree: a recursive-descent parser for the bash grammar of DESIGN.md."""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from .ast import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case, CaseItem, CommandList,
+                  CondAndOr, CondBinary, CondCommand, CondNot, CondUnary, CondWord, DoubleQuoted,
+                  For, FunctionDef, HereDoc, If, Lit, Pipeline, Redirect, SimpleCommand,
+                  SingleQuoted, Subshell, While, Word, COMPOUND_NODES)
+from .errors import ShellSyntaxError
+from .lexer import REDIRECT_OPS, Lexer, Source
+
+DEFAULT_MAX_DEPTH = 100
+
+RESERVED = frozenset(("if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while",
+                      "until", "for", "in", "function", "select", "{", "}", "[[", "]]", "!", "time",
+                      "coproc"))
+DECLARATION_BUILTINS = frozenset(("declare", "typeset", "local", "export", "readonly"))
+COND_UNARY = frozenset("-a -b -c -d -e -f -g -h -k -p -r -s -t -u -w -x -G -L -N -O -S -z -n -o "
+                       "-v -R".split())
+COND_BINARY = frozenset("== = != =~ < > -eq -ne -lt -le -gt -ge -nt -ot -ef".split())
+_FUNC_PARENS = re.compile(r"[ \t]*\([ \t]*\)")
+_VALID_FUNC_NAME = re.compile(r"[^\s$`'\"\\|&;()<>]+")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class Parser:
+    def __init__(self, text: str, depth: int = 0, base_line: int = 0,
+                 max_depth: int = DEFAULT_MAX_DEPTH, source: Optional[Source] = None):
+        self.source = source or Source(text, base_line)
+        self.lex = Lexer(self.source, self.parse_nested, depth)
+        self.depth = depth
+        self.max_depth = max_depth
+
+    # ------------------------------------------------------------ entry points
+
+    def parse_program(self) -> CommandList:
+        body = self.parse_list(frozenset())
+        tok = self.lex.peek()
+        if tok.kind != "EOF":
+            raise self.unexpected(tok)
+        return body
+
+    def parse_nested(self, pos: int, closer: str):
+        """The body of `$(` (or `<(`) starting at pos, up to its `)`: (node, end offset)."""
+        if self.depth + 1 > self.max_depth:
+            raise self.lex.error("nesting too deep: the parser's depth limit was reached", pos)
+        sub = Parser("", self.depth + 1, max_depth=self.max_depth, source=self.source)
+        sub.lex.pos = pos
+        body = sub.parse_list(frozenset())
+        tok = sub.lex.peek()
+        if tok.kind == "EOF":
+            raise sub.lex.unexpected_eof(closer)
+        if tok.kind != "OP" or tok.value != closer:
+            raise sub.unexpected(tok)
+        return body, tok.end
+
+    # ------------------------------------------------------------ helpers
+
+    def unexpected(self, tok) -> ShellSyntaxError:
+        if tok.kind == "EOF":
+            return self.lex.error("syntax error: unexpected end of file", tok.pos, eof=True)
+        if tok.kind == "NEWLINE":
+            text = "newline"
+        elif tok.kind == "WORD":
+            text = self.source.text[tok.pos:tok.end]
+        else:
+            text = str(tok.value) if tok.kind != "IONUMBER" else self.source.text[tok.pos:tok.end]
+        return self.lex.error(f"syntax error near unexpected token `{text}'", tok.pos)
+
+    def is_word(self, tok, text: str) -> bool:
+        return tok.kind == "WORD" and tok.value == text
+
+    def expect_word(self, text: str):
+        tok = self.lex.peek(1)
+        if not self.is_word(tok, text):
+            raise self.unexpected(tok)
+        self.lex.advance()
+
+    def skip_newlines(self):
+        while True:
+            tok = self.lex.peek(1)
+            if tok.kind != "NEWLINE":
+                return
+            self.lex.advance()
+
+    def enter(self, pos: int):
+        self.depth += 1
+        if self.depth > self.max_depth:
+            raise self.lex.error("nesting too deep: the parser's depth limit was reached", pos)
+
+    # ------------------------------------------------------------ lists
+
+    def parse_list(self, stop_words: frozenset) -> CommandList:
+        items = []
+        self.skip_newlines()
+        start = self.lex.peek(1).pos
+        while True:
+            tok = self.lex.peek(1)
+            if tok.kind == "EOF":
+                break
+            if tok.kind == "WORD" and tok.value in stop_words:
+                break
+            if tok.kind == "OP" and tok.value in (")", ";;", ";&", ";;&"):
+                break
+            node = self.parse_and_or()
+            tok = self.lex.peek()
+            if tok.kind == "OP" and tok.value in (";", "&"):
+                self.lex.advance()
+                if tok.value == "&":
+                    node = Background(node.pos, node)
+                items.append(node)
+            elif tok.kind == "NEWLINE":
+                self.lex.advance()
+                items.append(node)
+            else:
+                items.append(node)
+                break
+            self.skip_newlines()
+        return CommandList(start, items)
+
+    def parse_and_or(self):
+        first = self.parse_pipeline()
+        rest = []
+        while True:
+            tok = self.lex.peek()
+            if tok.kind == "OP" and tok.value in ("&&", "||"):
+                self.lex.advance()
+                self.skip_newlines()
+                rest.append((tok.value, self.parse_pipeline()))
+            else:
+                break
+        return AndOr(first.pos, first, rest) if rest else first
+
+    def parse_pipeline(self):
+        tok = self.lex.peek(1)
+        start = tok.pos
+        negate = timed = False
+        if self.is_word(tok, "time"):
+            timed = True
+            self.lex.advance()
+            tok = self.lex.peek(1)
+            if self.is_word(tok, "-p"):
+                self.lex.advance()
+                tok = self.lex.peek(1)
+        while self.is_word(tok, "!"):
+            negate = not negate
+            self.lex.advance()
+            tok = self.lex.peek(1)
+        if timed and (tok.kind in ("NEWLINE", "EOF") or (tok.kind == "OP" and tok.value in (";", "&&", "||"))):
+            return Pipeline(start, [], negate, timed)
+        commands = [self.parse_command()]
+        stderr_too = []
+        while True:
+            tok = self.lex.peek()
+            if tok.kind == "OP" and tok.value in ("|", "|&"):
+                self.lex.advance()
+                self.skip_newlines()
+                stderr_too.append(tok.value == "|&")
+                commands.append(self.parse_command())
+            else:
+                break
+        if len(commands) == 1 and not negate and not timed:
+            return commands[0]
+        return Pipeline(start, commands, negate, timed, stderr_too)
+
+    # ------------------------------------------------------------ commands
+
+    def parse_command(self):
+        tok = self.lex.peek(1)
+        if tok.kind == "OP":
+            if tok.value == "(":
+                if self.source.text.startswith("((", tok.pos):
+                    node = self.try_arith_command(tok.pos)
+                    if node is not None:
+                        return self.with_redirects(node)
+                return self.with_redirects(self.parse_subshell())
+            if tok.value in REDIRECT_OPS:
+                return self.parse_simple_command()
+            raise self.unexpected(tok)
+        if tok.kind == "WORD" and tok.value in RESERVED:
+            word = tok.value
+            handler = {
+                "if": self.parse_if, "while": self.parse_while, "until": self.parse_while,
+                "for": self.parse_for, "case": self.parse_case, "{": self.parse_brace_group,
+                "[[": self.parse_cond_command, "function": self.parse_function_keyword,
+            }.get(word)
+            if handler is None:
+                if word == "select" or word == "coproc":
+                    raise self.lex.error(f"`{word}' is not supported", tok.pos)
+                raise self.unexpected(tok)
+            node = handler()
+            if isinstance(node, FunctionDef):
+                return node
+            return self.with_redirects(node)
+        if tok.kind in ("EOF", "NEWLINE"):
+            raise self.unexpected(tok)
+        if tok.kind == "WORD" and tok.value is not None and _FUNC_PARENS.match(self.source.text, tok.end):
+            return self.parse_function_parens(tok)
+        return self.parse_simple_command()
+
+    def with_redirects(self, node):
+        redirects = node.redirects
+        while True:
+            tok = self.lex.peek()
+            if tok.kind == "IONUMBER" or (tok.kind == "OP" and tok.value in REDIRECT_OPS):
+                redirects.append(self.parse_redirect())
+            else:
+                return node
+
+    def parse_simple_command(self) -> SimpleCommand:
+        start = self.lex.peek(1).pos
+        assigns, words, redirects = [], [], []
+        declaration = False
+        while True:
+            tok = self.lex.peek(1 if (not words or declaration) else 0)
+            kind = tok.kind
+            if kind == "WORD":
+                self.lex.advance()
+                words.append(tok.word)
+                if len(words) == 1 and tok.value in DECLARATION_BUILTINS:
+                    declaration = True
+            elif kind == "ASSIGN":
+                self.lex.advance()
+                (words if words else assigns).append(tok.assign)
+            elif kind == "IONUMBER" or (kind == "OP" and tok.value in REDIRECT_OPS):
+                redirects.append(self.parse_redirect())
+            else:
+                break
+        if not (assigns or words or redirects):
+            raise self.unexpected(self.lex.peek())
+        return SimpleCommand(start, assigns, words, redirects)
+
+    def parse_redirect(self) -> Redirect:
+        tok = self.lex.advance()
+        fd = None
+        start = tok.pos
+        if tok.kind == "IONUMBER":
+            fd = tok.value
+            tok = self.lex.advance()
+        op = tok.value
+        target = self.lex.peek()
+        if target.kind != "WORD":
+            raise self.unexpected(target)
+        self.lex.advance()
+        if op in ("<<", "<<-"):
+            delimiter, quoted = heredoc_delimiter(target.word)
+            doc = HereDoc(target.pos, delimiter, quoted, op == "<<-")
+            self.lex.pending_heredocs.append(doc)
+            return Redirect(start, fd, op, doc)
+        return Redirect(start, fd, op, target.word)
+
+    # ------------------------------------------------------------ compound commands
+
+    def parse_brace_group(self) -> BraceGroup:
+        tok = self.lex.advance()
+        self.enter(tok.pos)
+        body = self.parse_list(frozenset(("}",)))
+        self.expect_word("}")
+        self.depth -= 1
+        return BraceGroup(tok.pos, body)
+
+    def parse_subshell(self) -> Subshell:
+        tok = self.lex.advance()
+        self.enter(tok.pos)
+        body = self.parse_list(frozenset())
+        close = self.lex.peek()
+        if not (close.kind == "OP" and close.value == ")"):
+            raise self.unexpected(close)
+        self.lex.advance()
+        self.depth -= 1
+        return Subshell(tok.pos, body)
+
+    def try_arith_command(self, pos: int) -> Optional[ArithCommand]:
+        lex = self.lex
+        lex.peeked = None
+        lex.pos = pos + 2
+        expr = lex._try_arith(pos + 2)
+        if expr is None:
+            lex.pos = pos
+            return None
+        return ArithCommand(pos, expr)
+
+    def parse_if(self) -> If:
+        tok = self.lex.advance()
+        self.enter(tok.pos)
+        clauses = []
+        cond = self.parse_list(frozenset(("then",)))
+        self.expect_word("then")
+        body = self.parse_list(frozenset(("elif", "else", "fi")))
+        clauses.append((cond, body))
+        else_body = None
+        while True:
+            nxt = self.lex.peek(1)
+            if self.is_word(nxt, "elif"):
+                self.lex.advance()
+                cond = self.parse_list(frozenset(("then",)))
+                self.expect_word("then")
+                clauses.append((cond, self.parse_list(frozenset(("elif", "else", "fi")))))
+            elif self.is_word(nxt, "else"):
+                self.lex.advance()
+                else_body = self.parse_list(frozenset(("fi",)))
+                self.expect_word("fi")
+                break
+            else:
+                self.expect_word("fi")
+                break
+        self.depth -= 1
+        for cond, body in clauses:
+            self.require_nonempty(cond)
+        return If(tok.pos, clauses, else_body)
+
+    def require_nonempty(self, body: CommandList):
+        if not body.items:
+            raise self.unexpected(self.lex.peek(1))
+
+    def parse_do_group(self):
+        self.skip_newlines()
+        tok = self.lex.peek(1)
+        if self.is_word(tok, "{"):
+            return self.parse_brace_group()
+        self.expect_word("do")
+        body = self.parse_list(frozenset(("done",)))
+        self.expect_word("done")
+        return body
+
+    def parse_while(self) -> While:
+        tok = self.lex.advance()
+        self.enter(tok.pos)
+        cond = self.parse_list(frozenset(("do",)))
+        self.require_nonempty(cond)
+        self.expect_word("do")
+        body = self.parse_list(frozenset(("done",)))
+        self.expect_word("done")
+        self.depth -= 1
+        return While(tok.pos, cond, body, until=tok.value == "until")
+
+    def parse_for(self):
+        tok = self.lex.advance()
+        self.enter(tok.pos)
+        lex = self.lex
+        lex.skip_blanks()
+        if self.source.text.startswith("((", lex.pos):
+            node = self.parse_arith_for(tok.pos)
+        else:
+            name_tok = lex.peek()
+            if name_tok.kind != "WORD" or name_tok.value is None or not _NAME.match(name_tok.value):
+                raise lex.error(f"`{self.source.text[name_tok.pos:name_tok.end]}': not a valid identifier",
+                                name_tok.pos)
+            lex.advance()
+            words = None
+            self.skip_newlines()
+            nxt = lex.peek(1)
+            if self.is_word(nxt, "in"):
+                lex.advance()
+                words = []
+                while True:
+                    w = lex.peek()
+                    if w.kind == "WORD":
+                        lex.advance()
+                        words.append(w.word)
+                    else:
+                        break
+                if w.kind == "OP" and w.value == ";":
+                    lex.advance()
+                elif w.kind not in ("NEWLINE",):
+                    raise self.unexpected(w)
+            elif nxt.kind == "OP" and nxt.value == ";":
+                lex.advance()
+            body = self.parse_do_group()
+            node = For(tok.pos, name_tok.value, words, body)
+        self.depth -= 1
+        return node
+
+    def parse_arith_for(self, pos: int) -> ArithFor:
+        lex = self.lex
+        start = lex.pos + 2
+        src = self.source.text
+        depth, i, semis = 0, start, []
+        while i < len(src):
+            c = src[i]
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif c == ";" and depth == 0:
+                semis.append(i)
+            i += 1
+        if i >= len(src) or not src.startswith("))", i) or len(semis) != 2:
+            raise lex.error("syntax error: `((...))' in for: expected `(( init; cond; step ))'", pos)
+        bounds = [(start, semis[0]), (semis[0] + 1, semis[1]), (semis[1] + 1, i)]
+        exprs = [lex.sub_word(a, b) if src[a:b].strip() else None for a, b in bounds]
+        lex.peeked = None
+        lex.pos = i + 2
+        tok = lex.peek()
+        if tok.kind == "OP" and tok.value == ";":
+            lex.advance()
+        body = self.parse_do_group()
+        return ArithFor(pos, exprs[0], exprs[1], exprs[2], body)
+
+    def parse_case(self) -> Case:
+        tok = self.lex.advance()
+        self.enter(tok.pos)
+        lex = self.lex
+        subject = lex.peek()
+        if subject.kind != "WORD":
+            raise self.unexpected(subject)
+        lex.advance()
+        self.skip_newlines()
+        self.expect_word("in")
+        items = []
+        while True:
+            self.skip_newlines()
+            nxt = lex.peek(1)
+            if self.is_word(nxt, "esac"):
+                lex.advance()
+                break
+            if nxt.kind == "EOF":
+                raise self.unexpected(nxt)
+            item_pos = nxt.pos
+            if nxt.kind == "OP" and nxt.value == "(":
+                lex.advance()
+            patterns = []
+            while True:
+                p = lex.peek()
+                if p.kind != "WORD":
+                    raise self.unexpected(p)
+                lex.advance()
+                patterns.append(p.word)
+                sep = lex.peek()
+                if sep.kind == "OP" and sep.value == "|":
+                    lex.advance()
+                    continue
+                if sep.kind == "OP" and sep.value == ")":
+                    lex.advance()
+                    break
+                raise self.unexpected(sep)
+            body = self.parse_list(frozenset(("esac",)))
+            term = lex.peek(1)
+            if term.kind == "OP" and term.value in (";;", ";&", ";;&"):
+                lex.advance()
+                items.append(CaseItem(item_pos, patterns, body, term.value))
+            elif self.is_word(term, "esac"):
+                items.append(CaseItem(item_pos, patterns, body, ";;"))
+            else:
+                raise self.unexpected(term)
+        self.depth -= 1
+        return Case(tok.pos, subject.word, items)
+
+    def parse_function_parens(self, name_tok) -> FunctionDef:
+        name = name_tok.value
+        self.lex.advance()
+        m = _FUNC_PARENS.match(self.source.text, self.lex.pos)
+        self.lex.peeked = None
+        self.lex.pos = m.end()
+        return self.parse_function_body(name_tok.pos, name)
+
+    def parse_function_keyword(self) -> FunctionDef:
+        tok = self.lex.advance()
+        name_tok = self.lex.peek()
+        if name_tok.kind != "WORD" or name_tok.value is None:
+            raise self.unexpected(name_tok)
+        self.lex.advance()
+        m = _FUNC_PARENS.match(self.source.text, self.lex.pos)
+        if m:
+            self.lex.peeked = None
+            self.lex.pos = m.end()
+        return self.parse_function_body(tok.pos, name_tok.value)
+
+    def parse_function_body(self, pos: int, name: str) -> FunctionDef:
+        if not _VALID_FUNC_NAME.fullmatch(name) or name in RESERVED - {"{", "}", "!"}:
+            raise self.lex.error(f"`{name}': not a valid identifier", pos)
+        self.enter(pos)
+        self.skip_newlines()
+        body = self.parse_command()
+        if not isinstance(body, COMPOUND_NODES):
+            raise self.lex.error("syntax error: a function body must be a compound command", body.pos)
+        self.depth -= 1
+        return FunctionDef(pos, name, body)
+
+    # ------------------------------------------------------------ [[ ]]
+
+    def parse_cond_command(self) -> CondCommand:
+        tok = self.lex.advance()
+        self.enter(tok.pos)
+        expr = self.cond_or()
+        end = self.cond_peek()
+        if not self.is_word(end, "]]"):
+            raise self.unexpected(end)
+        self.lex.advance()
+        self.depth -= 1
+        return CondCommand(tok.pos, expr)
+
+    def cond_peek(self):
+        while True:
+            tok = self.lex.peek()
+            if tok.kind != "NEWLINE":
+                return tok
+            self.lex.advance()
+
+    def cond_or(self):
+        left = self.cond_and()
+        while True:
+            tok = self.cond_peek()
+            if tok.kind == "OP" and tok.value == "||":
+                self.lex.advance()
+                left = CondAndOr(tok.pos, "||", left, self.cond_and())
+            else:
+                return left
+
+    def cond_and(self):
+        left = self.cond_not()
+        while True:
+            tok = self.cond_peek()
+            if tok.kind == "OP" and tok.value == "&&":
+                self.lex.advance()
+                left = CondAndOr(tok.pos, "&&", left, self.cond_not())
+            else:
+                return left
+
+    def cond_not(self):
+        tok = self.cond_peek()
+        if self.is_word(tok, "!"):
+            self.lex.advance()
+            return CondNot(tok.pos, self.cond_not())
+        return self.cond_primary()
+
+    def cond_primary(self):
+        lex = self.lex
+        tok = self.cond_peek()
+        if tok.kind == "OP" and tok.value == "(":
+            lex.advance()
+            self.enter(tok.pos)
+            inner = self.cond_or()
+            close = self.cond_peek()
+            if not (close.kind == "OP" and close.value == ")"):
+                raise self.unexpected(close)
+            lex.advance()
+            self.depth -= 1
+            return inner
+        if tok.kind != "WORD" or self.is_word(tok, "]]"):
+            raise self.cond_error(tok)
+        lex.advance()
+        if tok.value in COND_UNARY:
+            operand = self.cond_peek()
+            if operand.kind == "WORD" and not self.is_word(operand, "]]"):
+                lex.advance()
+                return CondUnary(tok.pos, tok.value, operand.word)
+            if not (operand.kind == "OP" and operand.value in ("&&", "||", ")")) \
+                    and not self.is_word(operand, "]]"):
+                raise self.cond_error(operand)
+            return CondWord(tok.pos, tok.word)
+        op_tok = self.cond_peek()
+        op = None
+        if op_tok.kind == "WORD" and op_tok.value in COND_BINARY:
+            op = op_tok.value
+        elif op_tok.kind == "OP" and op_tok.value in ("<", ">"):
+            op = op_tok.value
+        if op is None:
+            if op_tok.kind == "WORD" and not self.is_word(op_tok, "]]"):
+                raise self.lex.error(f"syntax error in conditional expression: unexpected token "
+                                     f"`{self.source.text[op_tok.pos:op_tok.end]}'", op_tok.pos)
+            return CondWord(tok.pos, tok.word)
+        lex.advance()
+        if op == "=~":
+            lex.peeked = None
+            lex.skip_blanks()
+            right = lex.scan_regex_word()
+        else:
+            r = self.cond_peek()
+            if r.kind != "WORD":
+                raise self.cond_error(r)
+            lex.advance()
+            right = r.word
+        return CondBinary(tok.pos, op, tok.word, right)
+
+    def cond_error(self, tok) -> ShellSyntaxError:
+        if tok.kind == "EOF":
+            return self.unexpected(tok)
+        text = self.source.text[tok.pos:tok.end]
+        return self.lex.error(f"syntax error in conditional expression: unexpected token `{text}'", tok.pos)
+
+
+def heredoc_delimiter(word: Word) -> tuple[str, bool]:
+    text, quoted = [], False
+    for part in word.parts:
+        if type(part) is Lit:
+            text.append(part.text)
+            quoted = quoted or part.escaped
+        elif type(part) is SingleQuoted:
+            text.append(part.text)
+            quoted = True
+        elif type(part) is DoubleQuoted:
+            quoted = True
+            for inner in part.parts:
+                text.append(inner.text if type(inner) is Lit else "$")
+        else:
+            text.append("$")
+    return "".join(text), quoted
+
+
+def parse(text: str, max_depth: int = DEFAULT_MAX_DEPTH) -> CommandList:
+    return Parser(text, max_depth=max_depth).parse_program()
+
+
+def parse_backtick(text: str, base_line: int, depth: int) -> CommandList:
+    return Parser(text, depth=depth, base_line=base_line).parse_program()

@@ -1,0 +1,304 @@
+"""Shell patterns (glob with extglob) and `=~` regular expressions, translated to Python regex.
+
+A pattern arrives as text in which a backslash quotes the next character (the expander escapes
+quoted parts that way), so one translation serves `case`, `[[ == ]]`, `${x#pat}` and `${x/pat/}`.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+POSIX_CLASSES = {
+    "alpha": r"a-zA-Z", "digit": r"0-9", "alnum": r"a-zA-Z0-9", "upper": r"A-Z", "lower": r"a-z",
+    "space": r" \t\n\r\f\v", "blank": r" \t", "punct": r"!-/:-@\[-`{-~", "xdigit": r"0-9A-Fa-f",
+    "word": r"\w", "cntrl": r"\x00-\x1f\x7f", "print": r"\x20-\x7e", "graph": r"\x21-\x7e",
+}
+GLOB_CHARS = frozenset("*?[\\")
+EXTGLOB_CHARS = frozenset("?*+@!")
+
+
+def escape_glob(text: str) -> str:
+    """Quote text so that it matches itself as a pattern."""
+    if not any(c in text for c in "*?[]\\()|+@!"):
+        return text
+    return re.sub(r"([*?\[\]\\()|+@!])", r"\\\1", text)
+
+
+def has_glob(text: str) -> bool:
+    return any(c in GLOB_CHARS for c in text)
+
+
+def _bracket(p: str, i: int) -> tuple[Optional[str], int]:
+    """Translate a bracket expression starting after '['; (regex, next index) or (None, i)."""
+    j = i
+    negate = False
+    if j < len(p) and p[j] in "!^":
+        negate = True
+        j += 1
+    items = []
+    first = True
+    while j < len(p):
+        c = p[j]
+        if c == "]" and not first:
+            body = "".join(items)
+            return ("[^" if negate else "[") + body + "]", j + 1
+        first = False
+        if c == "[" and p.startswith("[:", j):
+            end = p.find(":]", j + 2)
+            if end > 0 and p[j + 2:end] in POSIX_CLASSES:
+                items.append(POSIX_CLASSES[p[j + 2:end]])
+                j = end + 2
+                continue
+        if c == "\\" and j + 1 < len(p):
+            items.append(re.escape(p[j + 1]))
+            j += 2
+            continue
+        if c == "-" and items and j + 1 < len(p) and p[j + 1] != "]":
+            items.append("-")
+            j += 1
+            continue
+        items.append("\\" + c if c in "\\]^-[" else c)
+        j += 1
+    return None, i
+
+
+def glob_to_regex(p: str, extglob: bool = True) -> str:
+    out = []
+    i, n = 0, len(p)
+    while i < n:
+        c = p[i]
+        if extglob and c in EXTGLOB_CHARS and p.startswith("(", i + 1):
+            end = _group_end(p, i + 2)
+            if end > 0:
+                alts = [glob_to_regex(a, extglob) for a in _split_alternatives(p[i + 2:end - 1])]
+                group = "(?:" + "|".join(alts) + ")"
+                if c == "?":
+                    out.append(group + "?")
+                elif c == "*":
+                    out.append(group + "*")
+                elif c == "+":
+                    out.append(group + "+")
+                elif c == "@":
+                    out.append(group)
+                else:
+                    rest = glob_to_regex(p[end:], extglob)
+                    out.append(f"(?:(?!{group}(?:{rest})\\Z).*?)")
+                    out.append(rest)
+                    return "".join(out)
+                i = end
+                continue
+        if c == "*":
+            while i + 1 < n and p[i + 1] == "*":
+                i += 1
+            out.append(".*")
+        elif c == "?":
+            out.append(".")
+        elif c == "[":
+            rx, j = _bracket(p, i + 1)
+            if rx is None:
+                out.append(r"\[")
+            else:
+                out.append(rx)
+                i = j
+                continue
+        elif c == "\\":
+            if i + 1 < n:
+                out.append(re.escape(p[i + 1]))
+                i += 1
+            else:
+                out.append(r"\\")
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def _group_end(p: str, i: int) -> int:
+    depth = 1
+    while i < len(p):
+        c = p[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
+
+
+def _split_alternatives(body: str) -> list[str]:
+    alts, depth, start, i = [], 0, 0, 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            alts.append(body[start:i])
+            start = i + 1
+        i += 1
+    alts.append(body[start:])
+    return alts
+
+
+_compiled: dict = {}
+
+
+def compile_glob(pattern: str, nocase: bool = False) -> re.Pattern:
+    key = (pattern, nocase)
+    rx = _compiled.get(key)
+    if rx is None:
+        if len(_compiled) > 4096:
+            _compiled.clear()
+        rx = re.compile(glob_to_regex(pattern), re.S | (re.I if nocase else 0))
+        _compiled[key] = rx
+    return rx
+
+
+def glob_match(pattern: str, text: str, nocase: bool = False) -> bool:
+    if not nocase and not any(c in pattern for c in "*?[\\+@!"):
+        return pattern == text
+    return compile_glob(pattern, nocase).fullmatch(text) is not None
+
+
+def unescape_glob(pattern: str) -> str:
+    return re.sub(r"\\(.)", r"\1", pattern, flags=re.S)
+
+
+# ---------------------------------------------------------------- removal and replacement
+
+def remove_prefix(value: str, pattern: str, longest: bool) -> str:
+    if not has_glob(pattern) and not any(c in pattern for c in "+@!"):
+        return value[len(pattern):] if value.startswith(pattern) else value
+    rx = compile_glob(pattern)
+    rng = range(len(value), -1, -1) if longest else range(0, len(value) + 1)
+    for i in rng:
+        if rx.fullmatch(value, 0, i):
+            return value[i:]
+    return value
+
+
+def remove_suffix(value: str, pattern: str, longest: bool) -> str:
+    if not has_glob(pattern) and not any(c in pattern for c in "+@!"):
+        return value[:len(value) - len(pattern)] if pattern and value.endswith(pattern) else value
+    rx = compile_glob(pattern)
+    n = len(value)
+    rng = range(0, n + 1) if longest else range(n, -1, -1)
+    for i in rng:
+        if rx.fullmatch(value, i, n):
+            return value[:i]
+    return value
+
+
+def replace(value: str, pattern: str, replacement, mode: str) -> str:
+    """${v/p/r} (mode '/'), ${v//p/r} ('//'), ${v/#p/r} ('/#'), ${v/%p/r} ('/%').
+
+    `replacement` is a function of the matched text (bash 5.2 puts the match in for `&`)."""
+    rx_text = glob_to_regex(pattern)
+    if mode == "/#":
+        m = re.compile(rx_text, re.S).match(value)
+        if m is None:
+            return value
+        end = _longest_end(rx_text, value, 0) if m else 0
+        return replacement(value[:end]) + value[end:]
+    if mode == "/%":
+        rx = re.compile(rx_text, re.S)
+        for i in range(0, len(value) + 1):
+            if rx.fullmatch(value, i):
+                return value[:i] + replacement(value[i:])
+        return value
+    if pattern == "":
+        return value
+    rx = re.compile(rx_text, re.S)
+    out = []
+    pos = 0
+    n = len(value)
+    while pos <= n:
+        m = rx.search(value, pos)
+        if m is None:
+            break
+        start = m.start()
+        end = _longest_end(rx_text, value, start)
+        if end == start:
+            # an empty match replaces nothing; bash moves on one character
+            out.append(value[pos:start + 1])
+            pos = start + 1
+            if mode != "//":
+                out.append(value[pos:])
+                return "".join(out)
+            continue
+        out.append(value[pos:start])
+        out.append(replacement(value[start:end]))
+        pos = end
+        if mode != "//":
+            break
+    out.append(value[pos:])
+    return "".join(out)
+
+
+_anchored: dict = {}
+
+
+def _longest_end(rx_text: str, value: str, start: int) -> int:
+    """The end of the longest match of the pattern starting at `start` (glob semantics)."""
+    rx = _anchored.get(rx_text)
+    if rx is None:
+        rx = re.compile(rx_text, re.S)
+        _anchored[rx_text] = rx
+    m = rx.match(value, start)
+    best = m.end() if m else start
+    # Greedy backtracking finds the longest match for plain globs; extglob alternations may not.
+    if "(?:" in rx_text:
+        for end in range(len(value), best, -1):
+            if rx.fullmatch(value, start, end):
+                return end
+    return best
+
+
+# ---------------------------------------------------------------- [[ =~ ]]
+
+def ere_to_python(ere: str) -> str:
+    """POSIX extended regular expression → Python regex (bracket classes, literal braces)."""
+    out = []
+    i, n = 0, len(ere)
+    while i < n:
+        c = ere[i]
+        if c == "\\" and i + 1 < n:
+            out.append(ere[i:i + 2])
+            i += 2
+            continue
+        if c == "[":
+            rx, j = _bracket(ere, i + 1)
+            if rx is not None:
+                out.append(rx)
+                i = j
+                continue
+            out.append(r"\[")
+        elif c == "{" and not re.match(r"\{[0-9]+(,[0-9]*)?\}", ere[i:]):
+            out.append(r"\{")
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+_ere_cache: dict = {}
+
+
+def compile_ere(ere: str, nocase: bool = False) -> re.Pattern:
+    key = (ere, nocase)
+    rx = _ere_cache.get(key)
+    if rx is None:
+        rx = re.compile(ere_to_python(ere), re.I if nocase else 0)
+        if len(_ere_cache) > 1024:
+            _ere_cache.clear()
+        _ere_cache[key] = rx
+    return rx
