@@ -287,6 +287,7 @@ class Parser:
         self.enter(tok.pos)
         clauses = []
         cond = self.parse_list(frozenset(("then",)))
+        self.require_nonempty(cond)
         self.expect_word("then")
         body = self.parse_list(frozenset(("elif", "else", "fi")))
         clauses.append((cond, body))
@@ -296,6 +297,7 @@ class Parser:
             if self.is_word(nxt, "elif"):
                 self.lex.advance()
                 cond = self.parse_list(frozenset(("then",)))
+                self.require_nonempty(cond)
                 self.expect_word("then")
                 clauses.append((cond, self.parse_list(frozenset(("elif", "else", "fi")))))
             elif self.is_word(nxt, "else"):
@@ -307,8 +309,6 @@ class Parser:
                 self.expect_word("fi")
                 break
         self.depth -= 1
-        for cond, body in clauses:
-            self.require_nonempty(cond)
         return If(tok.pos, clauses, else_body)
 
     def require_nonempty(self, body: CommandList):

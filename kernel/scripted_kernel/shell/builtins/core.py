@@ -1,0 +1,405 @@
+"""Control flow and introspection builtins: : true false return exit break continue eval let
+shift getopts type command builtin trap wait cd pwd source exec."""
+from __future__ import annotations
+
+import re
+
+from . import builtin
+from ..errors import (ArithError, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal,
+                      ShellSyntaxError)
+from ..parser import RESERVED
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+@builtin(":", "true")
+def true(sh, argv):
+    return 0
+
+
+@builtin("false")
+def false(sh, argv):
+    return 1
+
+
+def _status_arg(sh, argv, cmd: str):
+    """The numeric argument of exit/return: None (absent), an int, or raises on a bad one."""
+    if len(argv) < 2:
+        return None
+    text = argv[1]
+    if text == "--" and len(argv) > 2:
+        text = argv[2]
+    if re.fullmatch(r"\s*[-+]?[0-9]+\s*", text):
+        return int(text) & 0xFF
+    sh.error(f"{cmd}: {text}: numeric argument required")
+    return -1
+
+
+@builtin("exit")
+def exit_builtin(sh, argv):
+    code = _status_arg(sh, argv, "exit")
+    if code == -1:
+        raise ExitSignal(2)
+    if len(argv) > 2 and argv[1] != "--":
+        sh.error("exit: too many arguments")
+        return 1
+    raise ExitSignal(sh.status if code is None else code)
+
+
+@builtin("return")
+def return_builtin(sh, argv):
+    if not sh.funcnames:
+        sh.error("return: can only `return' from a function or sourced script")
+        return 1
+    code = _status_arg(sh, argv, "return")
+    if code == -1:
+        raise ReturnSignal(2)
+    raise ReturnSignal(sh.status if code is None else code)
+
+
+def _loop_levels(sh, argv, cmd: str):
+    if sh.loop_depth == 0:
+        sh.error(f"{cmd}: only meaningful in a `for', `while', or `until' loop")
+        return None
+    if len(argv) < 2:
+        return 1
+    try:
+        n = int(argv[1])
+    except ValueError:
+        sh.error(f"{cmd}: {argv[1]}: numeric argument required")
+        raise ExitSignal(128)
+    if n < 1:
+        sh.error(f"{cmd}: {argv[1]}: loop count out of range")
+        return -1
+    return min(n, sh.loop_depth)
+
+
+@builtin("break")
+def break_builtin(sh, argv):
+    n = _loop_levels(sh, argv, "break")
+    if n is None:
+        return 0
+    if n < 0:
+        return 1
+    raise BreakLoop(n)
+
+
+@builtin("continue")
+def continue_builtin(sh, argv):
+    n = _loop_levels(sh, argv, "continue")
+    if n is None:
+        return 0
+    if n < 0:
+        return 1
+    raise ContinueLoop(n)
+
+
+@builtin("eval")
+def eval_builtin(sh, argv):
+    args = argv[1:]
+    if args and args[0] == "--":
+        args = args[1:]
+    text = " ".join(args)
+    if not text.strip():
+        return 0
+    try:
+        fn = sh.compile_script(text)
+    except ShellSyntaxError as e:
+        sh.err(f"bash: eval: line {e.line}: {e.message}\n")
+        if e.source_line:
+            sh.err(f"bash: eval: line {e.line}: `{e.source_line}'\n")
+        return 2
+    saved_line = sh.lineno
+    try:
+        return fn(sh)
+    finally:
+        sh.lineno = saved_line
+
+
+@builtin("let")
+def let(sh, argv):
+    if len(argv) < 2:
+        sh.error("let: expression expected")
+        return 1
+    value = 0
+    for expr in argv[1:]:
+        try:
+            from ..arith import compile_arith
+            value = compile_arith(expr)(sh)
+        except ArithError as e:
+            sh.error(f"let: {e.render()}")
+            return 1
+    return 0 if value else 1
+
+
+@builtin("shift")
+def shift(sh, argv):
+    n = 1
+    if len(argv) > 1:
+        try:
+            n = int(argv[1])
+        except ValueError:
+            sh.error(f"shift: {argv[1]}: numeric argument required")
+            return 1
+        if n < 0:
+            sh.error(f"shift: {argv[1]}: shift count out of range")
+            return 1
+    if n > len(sh.positional):
+        return 1
+    sh.positional = sh.positional[n:]
+    return 0
+
+
+@builtin("getopts")
+def getopts(sh, argv):
+    if len(argv) < 3:
+        sh.error("getopts: usage: getopts optstring name [arg ...]")
+        return 2
+    spec, name = argv[1], argv[2]
+    args = argv[3:] if len(argv) > 3 else sh.positional
+    silent = spec.startswith(":")
+    if silent:
+        spec = spec[1:]
+    try:
+        optind = int(sh.get_value("OPTIND") or "1")
+    except ValueError:
+        optind = 1
+    state = getattr(sh, "_getopts_state", (0, 0))
+    char_pos = state[1] if state[0] == optind else 0
+    if optind < 1:
+        optind = 1
+    if optind > len(args):
+        sh.set_var(name, "?")
+        sh.unset_var("OPTARG")
+        return 1
+    current = args[optind - 1]
+    if char_pos == 0:
+        if current == "--":
+            sh.set_var("OPTIND", str(optind + 1))
+            sh.set_var(name, "?")
+            return 1
+        if not current.startswith("-") or current == "-":
+            sh.set_var(name, "?")
+            return 1
+        char_pos = 1
+    opt = current[char_pos]
+    char_pos += 1
+    at_end = char_pos >= len(current)
+    idx = spec.find(opt)
+    if idx < 0 or opt == ":":
+        if silent:
+            sh.set_var("OPTARG", opt)
+        else:
+            sh.err(f"bash: line {sh.lineno}: illegal option -- {opt}\n" if False else
+                   f"{sh.script_name}: illegal option -- {opt}\n")
+            sh.unset_var("OPTARG")
+        sh.set_var(name, "?")
+        _advance(sh, optind, char_pos, at_end)
+        return 0
+    if idx + 1 < len(spec) and spec[idx + 1] == ":":
+        if not at_end:
+            sh.set_var("OPTARG", current[char_pos:])
+            optind += 1
+        elif optind < len(args):
+            sh.set_var("OPTARG", args[optind])
+            optind += 2
+        else:
+            if silent:
+                sh.set_var(name, ":")
+                sh.set_var("OPTARG", opt)
+            else:
+                sh.err(f"{sh.script_name}: option requires an argument -- {opt}\n")
+                sh.set_var(name, "?")
+                sh.unset_var("OPTARG")
+            sh.set_var("OPTIND", str(optind + 1))
+            sh._getopts_state = (0, 0)
+            return 0
+        sh.set_var(name, opt)
+        sh.set_var("OPTIND", str(optind))
+        sh._getopts_state = (0, 0)
+        return 0
+    sh.set_var(name, opt)
+    sh.unset_var("OPTARG")
+    _advance(sh, optind, char_pos, at_end)
+    return 0
+
+
+def _advance(sh, optind, char_pos, at_end):
+    if at_end:
+        sh.set_var("OPTIND", str(optind + 1))
+        sh._getopts_state = (0, 0)
+    else:
+        sh.set_var("OPTIND", str(optind))
+        sh._getopts_state = (optind, char_pos)
+
+
+def describe_command(sh, name: str):
+    """(kind, text) for type/command -v: keyword, function, builtin, file, or None."""
+    if name in RESERVED:
+        return "keyword", name
+    if name in sh.functions:
+        return "function", name
+    if name in sh.builtins:
+        return "builtin", name
+    if name in sh.commands:
+        return "file", name
+    return None, None
+
+
+@builtin("type")
+def type_builtin(sh, argv):
+    args = argv[1:]
+    flags = set()
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        flags.update(args[0][1:])
+        args = args[1:]
+    status = 0
+    for name in args:
+        kind, _ = describe_command(sh, name)
+        if kind is None:
+            if "t" not in flags and "p" not in flags and "P" not in flags:
+                sh.error(f"type: {name}: not found")
+            status = 1
+            continue
+        if "t" in flags:
+            sh.out(kind + "\n")
+        elif "p" in flags or "P" in flags:
+            if kind == "file":
+                sh.out(name + "\n")
+        elif kind == "keyword":
+            sh.out(f"{name} is a shell keyword\n")
+        elif kind == "function":
+            from ..printer import function_source
+            sh.out(f"{name} is a function\n{function_source(sh.functions[name])}\n")
+        elif kind == "builtin":
+            sh.out(f"{name} is a shell builtin\n")
+        else:
+            sh.out(f"{name} is {name}\n")
+    return status
+
+
+@builtin("command")
+def command_builtin(sh, argv):
+    args = argv[1:]
+    flags = set()
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        if args[0] == "--":
+            args = args[1:]
+            break
+        flags.update(args[0][1:])
+        args = args[1:]
+    if "v" in flags or "V" in flags:
+        status = 0
+        for name in args:
+            kind, _ = describe_command(sh, name)
+            if kind is None:
+                if "V" in flags:
+                    sh.error(f"command: {name}: not found")
+                status = 1
+            elif "V" in flags:
+                text = {"keyword": "a shell keyword", "function": "a function",
+                        "builtin": "a shell builtin", "file": name}[kind]
+                sh.out(f"{name} is {text}\n")
+            else:
+                sh.out(name + "\n")
+        return status
+    if not args:
+        return 0
+    name = args[0]
+    if name in sh.builtins:
+        return sh.builtins[name](sh, args)
+    if name in sh.commands:
+        return sh.commands[name](sh, args)
+    from ..compile import command_not_found
+    return command_not_found(sh, name)
+
+
+@builtin("builtin")
+def builtin_builtin(sh, argv):
+    if len(argv) < 2:
+        return 0
+    fn = sh.builtins.get(argv[1])
+    if fn is None:
+        sh.error(f"builtin: {argv[1]}: not a shell builtin")
+        return 1
+    return fn(sh, argv[1:])
+
+
+@builtin("trap")
+def trap(sh, argv):
+    args = argv[1:]
+    if args and args[0] == "--":
+        args = args[1:]
+    if not args or args[0] in ("-p", "-l"):
+        for sig, action in sh.traps.items():
+            sh.out(f"trap -- '{action}' {sig}\n")
+        return 0
+    if len(args) == 1:
+        args = ["-", args[0]]
+    action, signals = args[0], args[1:]
+    for sig in signals:
+        sig = sig.upper()
+        sig = sig[3:] if sig.startswith("SIG") else sig
+        if sig == "0":
+            sig = "EXIT"
+        if action == "-":
+            sh.traps.pop(sig, None)
+        else:
+            sh.traps[sig] = action
+    return 0
+
+
+@builtin("wait")
+def wait(sh, argv):
+    return 0 if len(argv) == 1 else 127
+
+
+@builtin("cd", "pushd", "popd", "dirs")
+def cd(sh, argv):
+    sh.error(f"{argv[0]}: changing directories is disabled in logic mode (there is no file system)")
+    return 1
+
+
+@builtin("pwd")
+def pwd(sh, argv):
+    sh.out((sh.get_value("PWD") or "/home/user") + "\n")
+    return 0
+
+
+@builtin("source", ".")
+def source(sh, argv):
+    target = argv[1] if len(argv) > 1 else ""
+    if not target:
+        sh.error(f"{argv[0]}: filename argument required")
+        return 2
+    sh.error(f"{argv[0]}: {target}: reading script files is disabled in logic mode")
+    return 1
+
+
+@builtin("exec")
+def exec_builtin(sh, argv):
+    if len(argv) == 1:
+        return 0
+    from ..compile import _dispatch
+    raise ExitSignal(_dispatch(sh, argv[1], argv[1:]))
+
+
+@builtin("times")
+def times(sh, argv):
+    sh.out("0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n")
+    return 0
+
+
+@builtin("hash", "umask", "ulimit", "enable", "alias", "unalias", "set_prompt", "caller",
+         "disown", "suspend", "logout", "history", "fc", "jobs", "bg", "fg", "kill", "compgen",
+         "complete", "compopt", "bind", "help_bash")
+def unsupported(sh, argv):
+    sh.error(f"{argv[0]}: not available in logic mode")
+    return 1
+
+
+def raise_fatal(message: str):
+    raise FatalError(message)
+
+
+__all__ = ["describe_command"]

@@ -1,0 +1,280 @@
+"""printf and echo, byte-for-byte like bash's builtins."""
+from __future__ import annotations
+
+import re
+import time
+
+from . import builtin
+from ..expand import printf_q
+
+_SPEC = re.compile(r"%([-+ #0']*)(\*|[0-9]+)?(?:\.(\*|[0-9]*))?(?:hh|h|ll|l|L|q|j|z|t)?"
+                   r"([diouxXfFeEgGaAcsbq%]|\([^)]*\)T)")
+_INT = re.compile(r"\s*([-+]?)(0[xX][0-9A-Fa-f]+|0[0-7]*|[1-9][0-9]*)")
+INT_MAX = (1 << 63) - 1
+INT_MIN = -(1 << 63)
+
+_FORMAT_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
+                   "r": "\r", "t": "\t", "v": "\v", "\\": "\\", '"': '"', "'": "'", "?": "?"}
+
+
+class StopOutput(Exception):
+    """\\c in %b or echo -e: print nothing more."""
+
+
+def decode_escapes(text: str, *, in_format: bool) -> str:
+    """Backslash escapes of printf's format (in_format) or of %b / echo -e arguments."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c != "\\" or i + 1 >= n:
+            out.append(c)
+            i += 1
+            continue
+        e = text[i + 1]
+        if e in _FORMAT_ESCAPES and not (e in "'\"?" and not in_format):
+            out.append(_FORMAT_ESCAPES[e])
+            i += 2
+        elif e == "c" and not in_format:
+            raise StopOutput("".join(out))
+        elif e in "01234567" and (in_format or e == "0"):
+            j = i + 1
+            if not in_format:
+                j += 1       # \0NNN: up to three digits after the 0
+            k = j
+            while k < n and k < j + 3 and text[k] in "01234567":
+                k += 1
+            out.append(chr(int(text[i + 1:k] if in_format else (text[j:k] or "0"), 8) & 0xFF))
+            i = k
+        elif e == "x":
+            m = re.match(r"[0-9A-Fa-f]{1,2}", text[i + 2:])
+            if m:
+                out.append(chr(int(m.group(), 16)))
+                i += 2 + m.end()
+            else:
+                out.append("\\x")
+                i += 2
+        elif e in "uU":
+            m = re.match(r"[0-9A-Fa-f]{1,%d}" % (4 if e == "u" else 8), text[i + 2:])
+            if m:
+                cp = int(m.group(), 16)
+                out.append(chr(cp) if cp < 0x110000 else "\ufffd")
+                i += 2 + m.end()
+            else:
+                out.append("\\" + e)
+                i += 2
+        else:
+            out.append("\\" + e)
+            i += 2
+    return "".join(out)
+
+
+def parse_int(sh, arg: str, errors: list) -> int:
+    if not arg:
+        return 0
+    if arg[0] in "'\"":
+        return ord(arg[1]) if len(arg) > 1 else 0
+    m = _INT.match(arg)
+    if not m:
+        errors.append(f"{arg}: invalid number")
+        return 0
+    digits = m.group(2)
+    value = int(digits, 16) if digits[:2] in ("0x", "0X") else (int(digits, 8) if digits[0] == "0" else int(digits))
+    if m.group(1) == "-":
+        value = -value
+    if m.end() != len(arg) and arg[m.end():].strip():
+        errors.append(f"{arg}: invalid number")
+    elif value > INT_MAX or value < INT_MIN:
+        errors.append(f"{arg}: Numerical result out of range")
+        value = INT_MAX if value > 0 else INT_MIN
+    return value
+
+
+def parse_float(arg: str, errors: list) -> float:
+    if not arg:
+        return 0.0
+    if arg[0] in "'\"":
+        return float(ord(arg[1])) if len(arg) > 1 else 0.0
+    try:
+        return float(arg)
+    except ValueError:
+        m = re.match(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", arg)
+        errors.append(f"{arg}: invalid number")
+        return float(m.group()) if m else 0.0
+
+
+def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, int, bool]:
+    """Apply the format once from args[pos:]. (text, new pos, stop) — stop after \\c."""
+    out = []
+    i, n = 0, len(fmt)
+
+    def next_arg():
+        nonlocal pos
+        if pos < len(args):
+            pos += 1
+            return args[pos - 1]
+        return None
+
+    while i < n:
+        c = fmt[i]
+        if c == "\\":
+            j = fmt.find("%", i)
+            chunk = fmt[i:j if j >= 0 else n]
+            # decode up to the next conversion; escapes never contain '%'
+            out.append(decode_escapes(chunk, in_format=True))
+            i = j if j >= 0 else n
+            continue
+        if c != "%":
+            j = i
+            while j < n and fmt[j] not in "%\\":
+                j += 1
+            out.append(fmt[i:j])
+            i = j
+            continue
+        m = _SPEC.match(fmt, i)
+        if not m:
+            rest = fmt[i + 1:i + 2]
+            sh.error(f"printf: `{rest or '%'}': invalid format character" if rest else
+                     "printf: `%': missing format character")
+            return "".join(out), pos, True
+        i = m.end()
+        flags, width, precision, conv = m.groups()
+        if conv == "%":
+            out.append("%")
+            continue
+        flags = flags.replace("'", "")
+        if width == "*":
+            width = str(parse_int(sh, next_arg() or "", errors))
+        if precision == "*":
+            precision = str(parse_int(sh, next_arg() or "", errors))
+        if width and width.startswith("-"):
+            flags += "-"
+            width = width[1:]
+        if width and int(width) > 10_000_000:
+            raise _too_wide(sh)
+        arg = next_arg()
+        spec = "%" + flags + (width or "") + ("." + precision if precision is not None else "")
+        if conv.endswith("T"):
+            tfmt = conv[1:-2] or "%X"
+            stamp = parse_int(sh, arg, errors) if arg not in (None, "", "-1", "-2") else int(time.time())
+            out.append(("%" + flags + (width or "") + "s") % time.strftime(tfmt, time.localtime(stamp)))
+            continue
+        if conv == "s":
+            out.append((spec + "s") % (arg or "") if (flags or width or precision is not None) else (arg or ""))
+        elif conv == "b":
+            try:
+                text = decode_escapes(arg or "", in_format=False)
+            except StopOutput as stop:
+                out.append(_pad(spec, str(stop)))
+                return "".join(out), pos, True
+            out.append(_pad(spec, text))
+        elif conv == "q":
+            out.append(_pad(spec, printf_q(arg or "")))
+        elif conv == "c":
+            out.append(_pad("%" + flags + (width or ""), (arg or "")[:1]))
+        elif conv in "di":
+            out.append((spec + "d") % parse_int(sh, arg or "", errors))
+        elif conv in "ouxX":
+            v = parse_int(sh, arg or "", errors)
+            if v < 0:
+                v += 1 << 64
+            out.append((spec + conv) % v if conv != "u" else (spec + "d") % v)
+        else:
+            v = parse_float(arg or "", errors)
+            if conv in "aA":
+                out.append(v.hex())
+            else:
+                out.append((spec + conv) % v)
+    return "".join(out), pos, False
+
+
+def _pad(spec: str, text: str) -> str:
+    m = re.match(r"%([-+ #0]*)([0-9]*)(?:\.([0-9]*))?", spec)
+    flags, width, precision = m.groups()
+    if precision is not None:
+        text = text[:int(precision or 0)]
+    if width:
+        text = text.ljust(int(width)) if "-" in flags else text.rjust(int(width))
+    return text
+
+
+def _too_wide(sh):
+    from ..errors import LimitExceeded
+    return LimitExceeded("max_string_length", "printf: field width too large (max_string_length)")
+
+
+@builtin("printf")
+def printf(sh, argv):
+    args = argv[1:]
+    var = None
+    while args and args[0].startswith("-") and args[0] != "-":
+        if args[0] == "--":
+            args = args[1:]
+            break
+        if args[0] == "-v" and len(args) > 1:
+            var = args[1]
+            args = args[2:]
+            continue
+        if args[0].startswith("-v") and len(args[0]) > 2:
+            var = args[0][2:]
+            args = args[1:]
+            continue
+        sh.error(f"printf: {args[0]}: invalid option")
+        sh.err("printf: usage: printf [-v var] format [arguments]\n")
+        return 2
+    if not args:
+        sh.err("printf: usage: printf [-v var] format [arguments]\n")
+        return 2
+    fmt, rest = args[0], args[1:]
+    errors: list = []
+    chunks = []
+    pos = 0
+    while True:
+        text, new_pos, stop = format_once(sh, fmt, rest, pos, errors)
+        chunks.append(text)
+        if stop or new_pos >= len(rest) or new_pos == pos:
+            break
+        pos = new_pos
+        if sum(len(c) for c in chunks) > sh.limits.max_string_length:
+            raise _too_wide(sh)
+    output = "".join(chunks)
+    for e in errors:
+        sh.error(f"printf: {e}")
+    if var is not None:
+        if var.endswith("]") and "[" in var:
+            name, _, key = var[:-1].partition("[")
+            sh.set_element(name, key, output)
+        else:
+            sh.set_var(var, output)
+    else:
+        sh.out(output)
+    return 1 if errors else 0
+
+
+@builtin("echo")
+def echo(sh, argv):
+    newline = True
+    escapes = False
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if len(a) > 1 and a[0] == "-" and all(c in "neE" for c in a[1:]):
+            for c in a[1:]:
+                if c == "n":
+                    newline = False
+                elif c == "e":
+                    escapes = True
+                else:
+                    escapes = False
+            i += 1
+        else:
+            break
+    text = " ".join(argv[i:])
+    if escapes:
+        try:
+            text = decode_escapes(text, in_format=False)
+        except StopOutput as stop:
+            sh.out(str(stop))
+            return 0
+    sh.out(text + "\n" if newline else text)
+    return 0

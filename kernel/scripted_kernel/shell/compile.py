@@ -1,0 +1,894 @@
+"""Syntax tree → closures. Each command node is resolved once into `fn(sh) -> status`, so a
+loop body runs as direct Python calls with no dispatch on node types at run time."""
+from __future__ import annotations
+
+import re
+import time
+from typing import Callable
+
+from . import ast as A
+from . import patterns
+from .arith import compile_arith
+from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, FatalError,
+                     LimitExceeded, ReturnSignal)
+from .expand import Disabled, WordCompiler
+from .lexer import Source
+from .runtime import Function, InputStream, discard
+
+NOT_FOUND = 127
+NOT_ALLOWED = 126
+
+
+class RedirectError(Exception):
+    pass
+
+
+def xtrace_quote(arg: str) -> str:
+    if arg and re.fullmatch(r"[A-Za-z0-9_./,:@%^+=-]+", arg):
+        return arg
+    if "'" not in arg and not any(ord(c) < 32 for c in arg):
+        return "'" + arg + "'"
+    from .expand import quote_for_reuse
+    return quote_for_reuse(arg)
+
+
+class Compiler:
+    def __init__(self):
+        self.words = WordCompiler(self.compile)
+        self.source: Source | None = None
+
+    def line(self, pos: int) -> int:
+        return self.source.line_of(pos) if self.source is not None else 0
+
+    def compile_program(self, node, source: Source) -> Callable:
+        saved = self.source
+        self.source = source
+        try:
+            return self.compile(node)
+        finally:
+            self.source = saved
+
+    def compile(self, node) -> Callable:
+        method = getattr(self, "c_" + type(node).__name__)
+        return method(node)
+
+    # ------------------------------------------------------------ lists
+
+    def c_CommandList(self, node: A.CommandList) -> Callable:
+        fns = [self.compile(item) for item in node.items]
+        if not fns:
+            return lambda sh: sh.status
+        if len(fns) == 1:
+            return fns[0]
+
+        def run(sh):
+            status = 0
+            for fn in fns:
+                status = fn(sh)
+            return status
+        return run
+
+    def c_Background(self, node: A.Background) -> Callable:
+        line = self.line(node.pos)
+
+        def run(sh):
+            sh.lineno = line
+            sh.error("background jobs (&) are disabled in logic mode")
+            sh.status = 1
+            return 1
+        return run
+
+    def c_AndOr(self, node: A.AndOr) -> Callable:
+        first = self.compile(node.first)
+        rest = [(op == "&&", self.compile(n)) for op, n in node.rest]
+        last = len(rest) - 1
+
+        def run(sh):
+            sh.errexit_suppressed += 1
+            try:
+                status = first(sh)
+            finally:
+                sh.errexit_suppressed -= 1
+            for k, (is_and, fn) in enumerate(rest):
+                if (status == 0) != is_and:
+                    continue
+                if k == last:
+                    status = fn(sh)
+                else:
+                    sh.errexit_suppressed += 1
+                    try:
+                        status = fn(sh)
+                    finally:
+                        sh.errexit_suppressed -= 1
+            sh.status = status
+            return status
+        return run
+
+    def c_Pipeline(self, node: A.Pipeline) -> Callable:
+        stages = [self.compile(c) for c in node.commands]
+        direct = [self._runs_in_place(c) for c in node.commands]
+        negate = node.negate
+        stderr_too = node.stderr_too + [False]
+        timed = node.timed
+        line = self.line(node.pos)
+
+        def run(sh):
+            start = time.monotonic() if timed else 0.0
+            if negate:
+                sh.errexit_suppressed += 1
+            try:
+                statuses = []
+                stdin = sh.stdin
+                n = len(stages)
+                for k in range(n):
+                    last = k == n - 1
+                    if direct[k] is not None and direct[k](sh):
+                        target = sh
+                    else:
+                        target = sh.subshell()
+                    saved = (target.stdin, target.out, target.err)
+                    target.stdin = stdin
+                    buf = None
+                    if not last:
+                        buf = []
+                        target.out = buf.append
+                        if stderr_too[k]:
+                            target.err = buf.append
+                    try:
+                        if target is sh:
+                            try:
+                                status = stages[k](sh)
+                            except ErrexitSignal as e:
+                                status = e.status
+                        else:
+                            status = target.run_subshell(stages[k])
+                    finally:
+                        target.stdin, target.out, target.err = saved
+                    statuses.append(status)
+                    if buf is not None:
+                        stdin = InputStream("".join(buf))
+            finally:
+                if negate:
+                    sh.errexit_suppressed -= 1
+            if sh.pipefail:
+                status = next((s for s in reversed(statuses) if s), 0)
+            else:
+                status = statuses[-1] if statuses else 0
+            if timed:
+                elapsed = time.monotonic() - start
+                sh.err(f"\nreal\t{int(elapsed // 60)}m{elapsed % 60:.3f}s\nuser\t0m0.000s\nsys\t0m0.000s\n")
+            sh.pipestatus = statuses or [0]
+            if negate:
+                status = 0 if status else 1
+            sh.status = status
+            if status and not negate and sh.errexit and not sh.errexit_suppressed:
+                raise ErrexitSignal(status)
+            sh.lineno = line if not stages else sh.lineno
+            return status
+        if not stages:
+            def only_time(sh):
+                sh.err("\nreal\t0m0.000s\nuser\t0m0.000s\nsys\t0m0.000s\n")
+                sh.status = 1 if negate else 0
+                return sh.status
+            return only_time
+        return run
+
+    def _runs_in_place(self, node):
+        """A pipeline stage that cannot change shell state need not be a subshell: a simple
+        command naming a registered command (or echo/printf) with side-effect-free words."""
+        if type(node) is not A.SimpleCommand or node.assigns or not node.words:
+            return None
+        name = node.words[0].literal()
+        if name is None or not all(_pure_word(w) for w in node.words):
+            return None
+
+        def check(sh):
+            if name in sh.functions:
+                return False
+            if name in ("echo", "printf", "true", "false", ":", "test", "["):
+                return not (name == "printf" and len(node.words) > 1 and node.words[1].literal() == "-v")
+            return name in sh.commands and name not in sh.builtins
+        return check
+
+    # ------------------------------------------------------------ simple commands
+
+    def c_SimpleCommand(self, node: A.SimpleCommand) -> Callable:
+        line = self.line(node.pos)
+        assigns = [self.assignment(a) for a in node.assigns]
+        redirects = [self.redirect(r) for r in node.redirects]
+        if not node.words:
+            return self._assignment_only(line, assigns, redirects)
+        argv_fn = self._argv(node.words)
+        is_exec_redirect = node.words[0].literal() == "exec" and len(node.words) == 1
+
+        def run(sh):
+            sh.lineno = line
+            sh.budget.check()
+            sh.cmdsub_status = 0
+            try:
+                argv = argv_fn(sh)
+            except Disabled as e:
+                sh.error(str(e))
+                sh.status = 1
+                return 1
+            if not argv:
+                status = _apply_assignments(sh, assigns) if assigns else sh.cmdsub_status
+                if redirects:
+                    status = _with_redirects(sh, redirects, lambda: status)
+                sh.status = status
+                return status
+            if sh.xtrace:
+                _trace(sh, argv)
+            if is_exec_redirect:
+                try:
+                    for r in redirects:
+                        r(sh)
+                    status = 0
+                except RedirectError as e:
+                    sh.error(str(e))
+                    status = 1
+            elif redirects:
+                status = _with_redirects(sh, redirects, lambda: _invoke(sh, argv, assigns))
+            else:
+                status = _invoke(sh, argv, assigns)
+            sh.status = status
+            if status and sh.errexit and not sh.errexit_suppressed:
+                raise ErrexitSignal(status)
+            return status
+        return run
+
+    def _argv(self, words: list) -> Callable:
+        fns = []
+        for w in words:
+            if type(w) is A.Assign:        # declare x=(...) etc.
+                fns.append(self._declaration_arg(w))
+            else:
+                fns.append(self.words.fields(w))
+        if all(type(w) is not A.Assign for w in words):
+            return self.words.fields_list(words)
+
+        def run(sh):
+            out = []
+            for fn in fns:
+                out.extend(fn(sh))
+            return out
+        return run
+
+    def _declaration_arg(self, a: A.Assign) -> Callable:
+        """An argument of declare/local/export/readonly that looks like an assignment."""
+        apply = self.assignment(a)
+        name, append = a.name, a.append
+        index = self.words.string(a.index) if a.index is not None else None
+        value = self.words.string(a.value) if a.value is not None else None
+
+        def run(sh):
+            if a.array is not None:
+                return [DeclarationArg(name, None, append, None, apply)]
+            key = index(sh) if index else None
+            return [DeclarationArg(name, key, append, value(sh) if value else "", None)]
+        return run
+
+    def _assignment_only(self, line, assigns, redirects) -> Callable:
+        def run(sh):
+            sh.lineno = line
+            sh.budget.check()
+            sh.cmdsub_status = 0
+            try:
+                if redirects:
+                    status = _with_redirects(sh, redirects, lambda: _apply_assignments(sh, assigns))
+                else:
+                    status = _apply_assignments(sh, assigns)
+            except Disabled as e:
+                sh.error(str(e))
+                status = 1
+            sh.status = status
+            if status and sh.errexit and not sh.errexit_suppressed:
+                raise ErrexitSignal(status)
+            return status
+        return run
+
+    def assignment(self, a: A.Assign) -> Callable:
+        """fn(sh) performing the assignment."""
+        name, append = a.name, a.append
+        if a.array is not None:
+            elems = []
+            for e in a.array:
+                if e.key is not None:
+                    elems.append((self.words.string(e.key), self.words.string(e.value), e.append))
+                else:
+                    elems.append((None, self.words.fields(e.value), False))
+
+            def assign_array(sh):
+                items = []
+                for key, value, elem_append in elems:
+                    if key is None:
+                        for v in value(sh):
+                            items.append((None, v, False))
+                    else:
+                        items.append((key(sh), value(sh), elem_append))
+                sh.set_array(name, items, append=append)
+            return assign_array
+        value = self.words.string(a.value) if a.value is not None else (lambda sh: "")
+        if a.index is not None:
+            index = self.words.string(a.index)
+
+            def assign_element(sh):
+                sh.set_element(name, index(sh), value(sh), append)
+            return assign_element
+        if not append:
+            def assign(sh):
+                sh.set_var(name, value(sh))
+            return assign
+
+        def assign_append(sh):
+            sh.set_var(name, value(sh), True)
+        return assign_append
+
+    # ------------------------------------------------------------ redirections
+
+    def redirect(self, r: A.Redirect) -> Callable:
+        op, fd = r.op, r.fd
+        if op in ("<<", "<<-"):
+            doc = r.target
+            body = self.words.string(doc.body) if doc.body is not None else (lambda sh: "")
+            target_fd = 0 if fd is None else fd
+
+            def heredoc(sh):
+                if target_fd == 0:
+                    sh.stdin = InputStream(body(sh))
+            return heredoc
+        if op == "<<<":
+            text = self.words.string(r.target)
+            target_fd = 0 if fd is None else fd
+
+            def herestring(sh):
+                if target_fd == 0:
+                    sh.stdin = InputStream(text(sh) + "\n")
+            return herestring
+        target = self.words.string(r.target)
+        if op in (">&", "<&"):
+            default_fd = 1 if op == ">&" else 0
+
+            def dup(sh):
+                t = target(sh)
+                src_fd = default_fd if fd is None else fd
+                if t == "-":
+                    _set_fd(sh, src_fd, None)
+                    return
+                if t.endswith("-") and t[:-1].isdigit():
+                    _set_fd(sh, src_fd, _get_fd(sh, int(t[:-1])))
+                    _set_fd(sh, int(t[:-1]), None)
+                    return
+                if not t.isdigit():
+                    if op == ">&" and fd is None:
+                        _redirect_file(sh, t, 1, ">")
+                        _redirect_file(sh, t, 2, ">")
+                        return
+                    raise RedirectError(f"{t}: ambiguous redirect")
+                _set_fd(sh, src_fd, _get_fd(sh, int(t)))
+            return dup
+
+        def to_file(sh):
+            t = target(sh)
+            if op in ("&>", "&>>"):
+                _redirect_file(sh, t, 1, ">")
+                _redirect_file(sh, t, 2, ">")
+            else:
+                _redirect_file(sh, t, (0 if op in ("<", "<>") else 1) if fd is None else fd, op)
+        return to_file
+
+    def with_redirects(self, fn: Callable, redirects: list) -> Callable:
+        if not redirects:
+            return fn
+        rs = [self.redirect(r) for r in redirects]
+
+        def run(sh):
+            return _with_redirects(sh, rs, lambda: fn(sh))
+        return run
+
+    # ------------------------------------------------------------ compound commands
+
+    def c_BraceGroup(self, node: A.BraceGroup) -> Callable:
+        return self.with_redirects(self.compile(node.body), node.redirects)
+
+    def c_Subshell(self, node: A.Subshell) -> Callable:
+        body = self.compile(node.body)
+
+        def run(sh):
+            status = sh.subshell().run_subshell(body)
+            sh.status = status
+            if status and sh.errexit and not sh.errexit_suppressed:
+                raise ErrexitSignal(status)
+            return status
+        return self.with_redirects(run, node.redirects)
+
+    def c_If(self, node: A.If) -> Callable:
+        clauses = [(self.compile(c), self.compile(b)) for c, b in node.clauses]
+        else_body = self.compile(node.else_body) if node.else_body is not None else None
+
+        def run(sh):
+            for cond, body in clauses:
+                sh.errexit_suppressed += 1
+                try:
+                    status = cond(sh)
+                finally:
+                    sh.errexit_suppressed -= 1
+                if status == 0:
+                    return body(sh)
+            if else_body is not None:
+                return else_body(sh)
+            sh.status = 0
+            return 0
+        return self.with_redirects(run, node.redirects)
+
+    def c_While(self, node: A.While) -> Callable:
+        cond = self.compile(node.cond)
+        body = self.compile(node.body)
+        until = node.until
+
+        def run(sh):
+            status = 0
+            iterations = 0
+            max_iter = sh.limits.max_loop_iterations
+            sh.loop_depth += 1
+            try:
+                while True:
+                    sh.errexit_suppressed += 1
+                    try:
+                        c = cond(sh)
+                    finally:
+                        sh.errexit_suppressed -= 1
+                    if (c == 0) == until:
+                        break
+                    iterations += 1
+                    if iterations > max_iter:
+                        raise _loop_limit(max_iter)
+                    try:
+                        status = body(sh)
+                    except BreakLoop as b:
+                        if b.levels > 1:
+                            b.levels -= 1
+                            raise
+                        status = 0
+                        break
+                    except ContinueLoop as c:
+                        if c.levels > 1:
+                            c.levels -= 1
+                            raise
+                        status = 0
+            finally:
+                sh.loop_depth -= 1
+            sh.status = status
+            return status
+        return self.with_redirects(run, node.redirects)
+
+    def c_For(self, node: A.For) -> Callable:
+        body = self.compile(node.body)
+        var = node.var
+        words = self.words.fields_list(node.words) if node.words is not None else None
+        line = self.line(node.pos)
+
+        def run(sh):
+            sh.lineno = line
+            items = words(sh) if words is not None else list(sh.positional)
+            status = 0
+            if len(items) > sh.limits.max_loop_iterations:
+                raise _loop_limit(sh.limits.max_loop_iterations)
+            sh.loop_depth += 1
+            set_var = sh.set_var
+            try:
+                for item in items:
+                    set_var(var, item)
+                    try:
+                        status = body(sh)
+                    except BreakLoop as b:
+                        if b.levels > 1:
+                            b.levels -= 1
+                            raise
+                        status = 0
+                        break
+                    except ContinueLoop as c:
+                        if c.levels > 1:
+                            c.levels -= 1
+                            raise
+                        status = 0
+            finally:
+                sh.loop_depth -= 1
+            sh.status = status
+            return status
+        return self.with_redirects(run, node.redirects)
+
+    def c_ArithFor(self, node: A.ArithFor) -> Callable:
+        init = self._arith(node.init) if node.init else None
+        cond = self._arith(node.cond) if node.cond else None
+        step = self._arith(node.step) if node.step else None
+        body = self.compile(node.body)
+        line = self.line(node.pos)
+
+        def run(sh):
+            sh.lineno = line
+            status = 0
+            iterations = 0
+            max_iter = sh.limits.max_loop_iterations
+            try:
+                if init:
+                    init(sh)
+                sh.loop_depth += 1
+                try:
+                    while cond is None or cond(sh):
+                        iterations += 1
+                        if iterations > max_iter:
+                            raise _loop_limit(max_iter)
+                        try:
+                            status = body(sh)
+                        except BreakLoop as b:
+                            if b.levels > 1:
+                                b.levels -= 1
+                                raise
+                            status = 0
+                            break
+                        except ContinueLoop as c:
+                            if c.levels > 1:
+                                c.levels -= 1
+                                raise
+                            status = 0
+                        if step:
+                            step(sh)
+                finally:
+                    sh.loop_depth -= 1
+            except ArithError as e:
+                sh.error(e.render())
+                status = 1
+            sh.status = status
+            return status
+        return self.with_redirects(run, node.redirects)
+
+    def _arith(self, word: A.Word) -> Callable:
+        """fn(sh) -> int for an arithmetic word; raises ArithError (callers decide)."""
+        static = self.words._static_text(word)
+        if static is not None:
+            try:
+                fn = compile_arith(static)
+                return fn
+            except ArithError:
+                pass
+        text = self.words.string(word)
+        return lambda sh: compile_arith(text(sh))(sh)
+
+    def c_ArithCommand(self, node: A.ArithCommand) -> Callable:
+        expr = self._arith(node.expr)
+        line = self.line(node.pos)
+
+        def run(sh):
+            sh.lineno = line
+            sh.budget.check()
+            try:
+                status = 0 if expr(sh) else 1
+            except ArithError as e:
+                sh.error(f"((: {e.render()}")
+                status = 1
+            sh.status = status
+            if status and sh.errexit and not sh.errexit_suppressed:
+                raise ErrexitSignal(status)
+            return status
+        return self.with_redirects(run, node.redirects)
+
+    def c_Case(self, node: A.Case) -> Callable:
+        subject = self.words.string(node.word)
+        items = []
+        for item in node.items:
+            pats = [self.words.pattern(p) for p in item.patterns]
+            body = self.compile(item.body) if item.body is not None else (lambda sh: 0)
+            items.append((pats, body, item.terminator))
+        line = self.line(node.pos)
+
+        def run(sh):
+            sh.lineno = line
+            value = subject(sh)
+            nocase = sh.shopts["nocasematch"]
+            status = 0
+            k = 0
+            n = len(items)
+            matched_fallthrough = False
+            while k < n:
+                pats, body, term = items[k]
+                if matched_fallthrough or any(patterns.glob_match(p(sh), value, nocase) for p in pats):
+                    status = body(sh)
+                    if term == ";;":
+                        break
+                    if term == ";&":
+                        matched_fallthrough = True
+                        k += 1
+                        continue
+                    matched_fallthrough = False   # ;;& tests the next patterns
+                k += 1
+            sh.status = status
+            return status
+        return self.with_redirects(run, node.redirects)
+
+    def c_CondCommand(self, node: A.CondCommand) -> Callable:
+        test = self.cond(node.expr)
+        line = self.line(node.pos)
+
+        def run(sh):
+            sh.lineno = line
+            sh.budget.check()
+            try:
+                status = 0 if test(sh) else 1
+            except CondError as e:
+                sh.error(str(e))
+                status = 2
+            sh.status = status
+            if status and sh.errexit and not sh.errexit_suppressed:
+                raise ErrexitSignal(status)
+            return status
+        return self.with_redirects(run, node.redirects)
+
+    def cond(self, e) -> Callable:
+        t = type(e)
+        if t is A.CondAndOr:
+            left, right = self.cond(e.left), self.cond(e.right)
+            if e.op == "&&":
+                return lambda sh: left(sh) and right(sh)
+            return lambda sh: left(sh) or right(sh)
+        if t is A.CondNot:
+            inner = self.cond(e.operand)
+            return lambda sh: not inner(sh)
+        if t is A.CondWord:
+            w = self.words.string(e.word)
+            return lambda sh: w(sh) != ""
+        if t is A.CondUnary:
+            from .builtins.test import unary_test
+            operand = self.words.string(e.operand)
+            op = e.op
+            return lambda sh: unary_test(sh, op, operand(sh))
+        op = e.op
+        left = self.words.string(e.left)
+        if op in ("==", "=", "!="):
+            right = self.words.pattern(e.right)
+            negate = op == "!="
+
+            def match(sh):
+                return patterns.glob_match(right(sh), left(sh), sh.shopts["nocasematch"]) != negate
+            return match
+        if op == "=~":
+            right = self.words.regex(e.right)
+
+            def regex(sh):
+                value = left(sh)
+                try:
+                    rx = patterns.compile_ere(right(sh), sh.shopts["nocasematch"])
+                except re.error:
+                    raise CondError("=~: invalid regular expression") from None
+                m = rx.search(value)
+                if m is None:
+                    sh.set_array("BASH_REMATCH", [])
+                    return False
+                groups = [m.group(0)] + [g if g is not None else "" for g in m.groups()]
+                sh.set_array("BASH_REMATCH", [(None, g, False) for g in groups])
+                return True
+            return regex
+        right = self.words.string(e.right)
+        from .builtins.test import binary_test
+
+        def binary(sh):
+            try:
+                return binary_test(sh, op, left(sh), right(sh), arith=True)
+            except ValueError as err:
+                raise CondError(str(err)) from None
+        return binary
+
+    def _body_text(self, body) -> str:
+        if self.source is None:
+            return ""
+        text = self.source.text
+        start = body.pos
+        depth = 0
+        if text[start:start + 1] in "{(":
+            opener = text[start]
+            closer = "}" if opener == "{" else ")"
+            # the body ends at the matching closer; quotes and nesting are rare in this text
+            for k in range(start, len(text)):
+                if text[k] == opener:
+                    depth += 1
+                elif text[k] == closer:
+                    depth -= 1
+                    if depth == 0:
+                        return text[start:k + 1]
+        return text[start:text.find("\n", start) if "\n" in text[start:] else len(text)]
+
+    def c_FunctionDef(self, node: A.FunctionDef) -> Callable:
+        body = self.with_redirects(self.compile(node.body), node.redirects)
+        name = node.name
+        func = Function(name, body, node, self._body_text(node.body))
+
+        def define(sh):
+            existing = sh.functions.get(name)
+            if existing is not None and getattr(existing, "readonly", False):
+                sh.error(f"{name}: readonly function")
+                return 1
+            sh.functions[name] = func
+            sh.status = 0
+            return 0
+        return define
+
+
+class CondError(Exception):
+    pass
+
+
+class DeclarationArg:
+    """`name=value` given to declare/local/export/readonly, kept apart from plain strings."""
+    __slots__ = ("name", "index", "append", "value", "apply_array")
+
+    def __init__(self, name, index, append, value, apply_array):
+        self.name = name
+        self.index = index
+        self.append = append
+        self.value = value
+        self.apply_array = apply_array
+
+    def __str__(self):
+        return f"{self.name}={self.value or ''}"
+
+
+def _loop_limit(max_iter: int) -> LimitExceeded:
+    return LimitExceeded("max_loop_iterations",
+                         f"loop iteration limit exceeded: more than {max_iter} iterations "
+                         f"(max_loop_iterations)")
+
+
+def _pure_word(w) -> bool:
+    if type(w) is A.Assign:
+        return False
+    for p in w.parts:
+        t = type(p)
+        if t is A.DoubleQuoted:
+            if not all(_pure_part(q) for q in p.parts):
+                return False
+        elif not _pure_part(p):
+            return False
+    return True
+
+
+def _pure_part(p) -> bool:
+    t = type(p)
+    if t is A.ParamExp:
+        return p.op not in ("=", ":=")
+    if t is A.ArithSub:
+        text = "".join(q.text for q in p.expr.parts if type(q) is A.Lit)
+        return "=" not in text.replace("==", "").replace("!=", "").replace("<=", "").replace(">=", "") \
+            and "++" not in text and "--" not in text
+    return True
+
+
+def _apply_assignments(sh, assigns) -> int:
+    for a in assigns:
+        a(sh)
+    return sh.cmdsub_status
+
+
+def _trace(sh, argv):
+    prefix = sh.get_value("PS4")
+    prefix = "+ " if prefix is None else prefix
+    sh.err(prefix + " ".join(xtrace_quote(a) for a in argv) + "\n")
+
+
+def _invoke(sh, argv: list, assigns: list) -> int:
+    """Run a command by name: function, builtin, registered command; with prefix assignments
+    as a temporary scope (bash's temporary environment)."""
+    name = argv[0]
+    if assigns:
+        sh.scopes.append({})
+        from .state import EXPORT
+        try:
+            for a in assigns:
+                a(sh)
+            for var in sh.scopes[-1].values():
+                var.attrs |= EXPORT
+        except Exception:
+            sh.scopes.pop()
+            raise
+        try:
+            return _dispatch(sh, name, argv)
+        finally:
+            sh.scopes.pop()
+    return _dispatch(sh, name, argv)
+
+
+def _dispatch(sh, name: str, argv: list) -> int:
+    func = sh.functions.get(name)
+    if func is not None:
+        return sh.run_function(func, argv)
+    builtin = sh.builtins.get(name)
+    if builtin is not None:
+        return builtin(sh, argv)
+    command = sh.commands.get(name)
+    if command is not None:
+        return command(sh, argv)
+    return command_not_found(sh, name)
+
+
+def command_not_found(sh, name: str) -> int:
+    if "/" in name:
+        sh.error(f"{name}: running programs by path is disabled in logic mode")
+        return NOT_ALLOWED
+    hint = suggest(name, list(sh.commands) + list(sh.builtins) + list(sh.functions))
+    sh.error(f"{name}: command not found" + (f" (did you mean '{hint}'?)" if hint else ""))
+    return NOT_FOUND
+
+
+def suggest(name: str, candidates: list) -> str | None:
+    import difflib
+    matches = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
+    return matches[0] if matches else None
+
+
+def _with_redirects(sh, redirects, body) -> int:
+    saved = (sh.out, sh.err, sh.stdin, sh.extra_fds)
+    sh.extra_fds = dict(sh.extra_fds)
+    try:
+        try:
+            for r in redirects:
+                r(sh)
+        except RedirectError as e:
+            sh.out, sh.err, sh.stdin, sh.extra_fds = saved
+            sh.error(str(e))
+            return 1
+        except Disabled as e:
+            sh.out, sh.err, sh.stdin, sh.extra_fds = saved
+            sh.error(str(e))
+            return 1
+        return body()
+    finally:
+        sh.out, sh.err, sh.stdin, sh.extra_fds = saved
+
+
+def _get_fd(sh, n: int):
+    if n == 1:
+        return sh.out
+    if n == 2:
+        return sh.err
+    if n == 0:
+        return sh.stdin
+    w = sh.extra_fds.get(n)
+    if w is None:
+        raise RedirectError(f"{n}: Bad file descriptor")
+    return w
+
+
+def _set_fd(sh, n: int, writer):
+    if n == 1:
+        sh.out = writer if writer is not None else discard
+    elif n == 2:
+        sh.err = writer if writer is not None else discard
+    elif n == 0:
+        sh.stdin = writer if isinstance(writer, InputStream) else InputStream("")
+    elif writer is None:
+        sh.extra_fds.pop(n, None)
+    else:
+        sh.extra_fds[n] = writer
+
+
+def _redirect_file(sh, path: str, fd: int, op: str):
+    if path == "/dev/null":
+        if fd == 0:
+            sh.stdin = InputStream("")
+        else:
+            _set_fd(sh, fd, discard)
+        return
+    if path in ("/dev/stdout", "/dev/fd/1"):
+        _set_fd(sh, fd, sh.out)
+        return
+    if path in ("/dev/stderr", "/dev/fd/2"):
+        _set_fd(sh, fd, sh.err)
+        return
+    if path in ("/dev/stdin", "/dev/fd/0") and fd == 0:
+        return
+    if path == "":
+        raise RedirectError(": No such file or directory")
+    raise RedirectError(f"{path}: file redirection is disabled in logic mode "
+                        f"(only /dev/null, /dev/stdout and /dev/stderr)")
+
+
+COMPILER = Compiler()

@@ -1,0 +1,183 @@
+"""Running a script: parse (cached), compile, execute in a fresh shell, collect the output.
+
+Every way a script can end (normally, `exit`, `set -e`, a fatal expansion error, a syntax
+error, a limit, a timeout, a cancel) produces an `ExecResult` with the output so far; no
+Python exception or traceback leaves `execute`.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from .builtins import load as load_builtins
+from .compile import COMPILER
+from .errors import (Cancelled, ErrexitSignal, ExitSignal, FatalError, LimitExceeded,
+                     ShellSyntaxError, BreakLoop, ContinueLoop, ReturnSignal)
+from .expand import Disabled
+from .lexer import Source
+from .limits import Budget, CancelToken, ExecutionLimits
+from .parser import Parser
+from .runtime import InputStream, Shell
+
+# Deep but bounded recursion (nested functions, subshells) needs more than Python's default.
+if sys.getrecursionlimit() < 20000:
+    sys.setrecursionlimit(20000)
+
+DEBUG = os.environ.get("SCRIPTED_KERNEL_DEBUG") == "1"
+
+
+@dataclass(slots=True)
+class ExecResult:
+    stdout: str
+    stderr: str
+    exit_code: int
+    error: Optional[str] = None          # None, or what stopped the script: a limit, timeout, cancel
+    stdout_truncated: bool = False
+
+
+class OutputSink:
+    """The top-level stdout or stderr: keeps the text, streams it, enforces the output limit."""
+    __slots__ = ("chunks", "size", "limit", "truncated", "stream", "on_output", "shared")
+
+    def __init__(self, stream: str, limit: int, on_output: Optional[Callable], shared: list):
+        self.chunks: list[str] = []
+        self.size = 0
+        self.limit = limit
+        self.truncated = False
+        self.stream = stream
+        self.on_output = on_output
+        self.shared = shared          # [total bytes of stdout and stderr]
+
+    def write(self, text: str):
+        if not text:
+            return
+        n = len(text)
+        if n > 256 or not text.isascii():
+            n = len(text.encode("utf-8", "surrogateescape"))
+        total = self.shared[0] + n
+        if total > self.limit:
+            room = max(0, self.limit - self.shared[0])
+            cut = text.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore")
+            if cut:
+                self._emit(cut)
+            self.shared[0] = self.limit
+            self.truncated = True
+            raise LimitExceeded("max_output_bytes",
+                                f"output limit exceeded: more than {self.limit} bytes "
+                                f"(max_output_bytes); output truncated")
+        self.shared[0] = total
+        self._emit(text)
+
+    def _emit(self, text: str):
+        self.chunks.append(text)
+        if self.on_output is not None:
+            self.on_output(self.stream, text)
+
+    def text(self) -> str:
+        return "".join(self.chunks)
+
+
+class ScriptCache:
+    """Compiled scripts by text (LRU): a script run again, or an `eval` in a loop, compiles once."""
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self.entries: OrderedDict = OrderedDict()
+
+    def get(self, text: str, max_depth: int) -> Callable:
+        key = (text, max_depth)
+        fn = self.entries.get(key)
+        if fn is not None:
+            self.entries.move_to_end(key)
+            return fn
+        source = Source(text)
+        tree = Parser(text, max_depth=max_depth, source=source).parse_program()
+        fn = COMPILER.compile_program(tree, source)
+        self.entries[key] = fn
+        if len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+        return fn
+
+
+SCRIPT_CACHE = ScriptCache()
+BUILTINS = load_builtins()
+
+
+def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict] = None,
+            limits: Optional[ExecutionLimits] = None, stdin: str = "",
+            cancel: Optional[CancelToken] = None, on_output: Optional[Callable] = None,
+            builtins: Optional[dict] = None, shell_setup: Optional[Callable] = None) -> ExecResult:
+    """Run `script` in a fresh shell. `commands` maps names to `fn(sh, argv) -> status`."""
+    limits = limits or ExecutionLimits()
+    cancel = cancel or CancelToken()
+    shared = [0]
+    out = OutputSink("stdout", limits.max_output_bytes, on_output, shared)
+    err = OutputSink("stderr", limits.max_output_bytes, on_output, shared)
+    error = None
+    if len(script) > limits.max_script_bytes or len(script.encode("utf-8", "surrogateescape")) > limits.max_script_bytes:
+        err.chunks.append(f"bash: script too large: more than {limits.max_script_bytes} bytes "
+                          f"(max_script_bytes)\n")
+        return ExecResult("", err.text(), 2, "limit:max_script_bytes")
+    try:
+        fn = SCRIPT_CACHE.get(script, limits.max_parser_depth)
+    except ShellSyntaxError as e:
+        err.chunks.append(e.render())
+        return ExecResult("", err.text(), 2, None)
+    except RecursionError:
+        err.chunks.append("bash: syntax error: nesting too deep\n")
+        return ExecResult("", err.text(), 2, "limit:max_parser_depth")
+
+    budget = Budget(limits, cancel)
+    sh = Shell(budget, commands if commands is not None else {}, builtins or BUILTINS, env,
+               out=out.write, err=err.write, stdin=InputStream(stdin),
+               compile_script=lambda text: SCRIPT_CACHE.get(text, limits.max_parser_depth))
+    if shell_setup is not None:
+        shell_setup(sh)
+    status, error = run_shell(sh, fn)
+    return ExecResult(out.text(), err.text(), status, error, out.truncated)
+
+
+def run_shell(sh: Shell, fn: Callable) -> tuple[int, Optional[str]]:
+    """Run a compiled script at the top level of `sh`: (exit status, what stopped it)."""
+    error = None
+    try:
+        try:
+            status = fn(sh)
+        except (ExitSignal, ErrexitSignal) as e:
+            status = e.status
+        except (BreakLoop, ContinueLoop):
+            status = 0
+        except ReturnSignal as e:
+            status = e.status
+        except FatalError as e:
+            sh.error(e.message)
+            status = e.status
+        except Disabled as e:
+            sh.error(str(e))
+            status = 1
+        status = sh.run_exit_trap(status)
+    except LimitExceeded as e:
+        status, error = 1, f"limit:{e.limit}"
+        _report(sh, e.message)
+    except Cancelled as e:
+        status, error = e.status, ("timeout" if e.status == 124 else "cancelled")
+        _report(sh, e.message)
+    except RecursionError:
+        status, error = 1, "limit:recursion"
+        _report(sh, "maximum nesting depth exceeded")
+    except Exception as e:        # an engine defect: report it without a traceback or host paths
+        if DEBUG:
+            raise
+        status, error = 1, "internal"
+        _report(sh, f"internal error ({type(e).__name__})")
+    return status, error
+
+
+def _report(sh: Shell, message: str):
+    try:
+        sh.err(f"bash: {message}\n")
+    except LimitExceeded:
+        pass

@@ -1,0 +1,711 @@
+"""The state of one running shell (variables, functions, options, I/O) and the operations the
+compiled closures, the expander and the builtins call on it."""
+from __future__ import annotations
+
+import random
+import time
+from typing import Callable, Optional
+
+from . import arith as arith_mod
+from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
+                     LimitExceeded, ReturnSignal)
+from .state import (CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray, Var)
+
+HOME = "/home/user"
+DEFAULT_IFS = " \t\n"
+BASH_VERSION = "5.2.15(1)-release"
+
+
+class InputStream:
+    """A command's standard input: text consumed from the front (by `read`, `cat`, ...)."""
+    __slots__ = ("data", "pos")
+
+    def __init__(self, data: str = ""):
+        self.data = data
+        self.pos = 0
+
+    def read_all(self) -> str:
+        s = self.data[self.pos:] if self.pos else self.data
+        self.pos = len(self.data)
+        return s
+
+    def read_until(self, delim: str) -> Optional[str]:
+        """Up to and including `delim` (or the rest); None at end of input."""
+        if self.pos >= len(self.data):
+            return None
+        end = self.data.find(delim, self.pos) if delim else -1
+        end = len(self.data) if end < 0 else end + len(delim)
+        s = self.data[self.pos:end]
+        self.pos = end
+        return s
+
+    def read_chars(self, n: int) -> str:
+        s = self.data[self.pos:self.pos + n]
+        self.pos += len(s)
+        return s
+
+    def at_eof(self) -> bool:
+        return self.pos >= len(self.data)
+
+
+EMPTY_INPUT = InputStream("")
+
+
+def discard(_text: str):
+    pass
+
+
+class Function:
+    __slots__ = ("name", "body", "node", "source")
+
+    def __init__(self, name: str, body: Callable, node, source: str = ""):
+        self.name = name
+        self.body = body
+        self.node = node
+        self.source = source    # the body's text, for `type` and `declare -f`
+
+
+OPTION_NAMES = {"e": "errexit", "u": "nounset", "x": "xtrace", "f": "noglob", "C": "noclobber",
+                "a": "allexport", "v": "verbose", "n": "noexec", "h": "hashall", "B": "braceexpand"}
+LONG_ONLY_OPTIONS = ("pipefail", "posix", "emacs", "vi", "ignoreeof", "interactive-comments",
+                     "monitor", "notify", "nolog", "functrace", "errtrace", "histexpand", "history",
+                     "keyword", "onecmd", "physical", "privileged")
+SHOPT_DEFAULTS = {"extglob": False, "nullglob": False, "failglob": False, "nocasematch": False,
+                  "nocaseglob": False, "dotglob": False, "globstar": False, "lastpipe": False,
+                  "expand_aliases": False, "inherit_errexit": False, "patsub_replacement": True,
+                  "extquote": True, "sourcepath": True, "xpg_echo": False, "globasciiranges": True,
+                  "assoc_expand_once": False, "localvar_inherit": False, "localvar_unset": False,
+                  "shift_verbose": False, "checkwinsize": False, "interactive_comments": True,
+                  "login_shell": False, "progcomp": True, "promptvars": True, "hostcomplete": False,
+                  "nullglob_dummy": False, "noexpand_translation": False, "varredir_close": False,
+                  "cmdhist": True, "lithist": False, "compat31": False, "compat32": False,
+                  "compat40": False, "compat41": False, "compat42": False, "compat43": False,
+                  "compat44": False, "complete_fullquote": True, "direxpand": False,
+                  "dirspell": False, "execfail": False, "extdebug": False, "force_fignore": True,
+                  "gnu_errfmt": False, "histappend": False, "histreedit": False,
+                  "histverify": False, "huponexit": False, "mailwarn": False,
+                  "no_empty_cmd_completion": False, "restricted_shell": False, "cdable_vars": False,
+                  "cdspell": False, "checkhash": False, "checkjobs": False}
+
+
+class Shell:
+    """One shell: the top level of a script, or a subshell copied from its parent."""
+
+    def __init__(self, budget, commands: dict, builtins: dict, env: Optional[dict] = None,
+                 out: Callable = discard, err: Callable = discard, stdin: InputStream = EMPTY_INPUT,
+                 compile_script: Optional[Callable] = None):
+        self.budget = budget
+        self.limits = budget.limits
+        self.commands = commands
+        self.builtins = builtins
+        self.compile_script = compile_script
+        self.globals: dict[str, Var] = {}
+        self.scopes: list[dict[str, Var]] = []
+        self.functions: dict[str, Function] = {}
+        self.positional: list[str] = []
+        self.status = 0
+        self.lineno = 0
+        self.out = out
+        self.err = err
+        self.stdin = stdin
+        self.extra_fds: dict[int, Callable] = {}
+        self.errexit = self.nounset = self.xtrace = self.pipefail = False
+        self.noclobber = self.allexport = self.noglob = self.noexec = self.verbose = False
+        self.posix = False
+        self.shopts = dict(SHOPT_DEFAULTS)
+        self.errexit_suppressed = 0
+        self.subshell_level = 0
+        self.funcnames: list[str] = []
+        self.call_depth = 0
+        self.loop_depth = 0
+        self.cmdsub_status = 0
+        self.traps: dict[str, str] = {}
+        self.script_name = "bash"
+        self.pid = 4242
+        self.random = random.Random()
+        self.started = time.time()
+        self.pipestatus = [0]
+        self.in_subshell = False
+        self._init_variables(env or {})
+
+    def _init_variables(self, env: dict):
+        g = self.globals
+        for name, value in env.items():
+            g[name] = Var(str(value), EXPORT)
+        defaults = {"HOME": HOME, "PWD": HOME, "IFS": DEFAULT_IFS, "PS4": "+ ", "OPTIND": "1",
+                    "BASH_VERSION": BASH_VERSION, "BASH": "/bin/bash", "HOSTNAME": "sandbox",
+                    "SHELL": "/bin/bash", "USER": "user", "UID": "1000", "EUID": "1000",
+                    "PPID": "4241", "SHLVL": "1", "OSTYPE": "linux-gnu", "HOSTTYPE": "x86_64",
+                    "MACHTYPE": "x86_64-pc-linux-gnu", "OPTERR": "1"}
+        for name, value in defaults.items():
+            if name not in g:
+                g[name] = Var(value, EXPORT if name in ("HOME", "PWD", "SHELL", "USER", "SHLVL",
+                                                        "HOSTNAME") else 0)
+        g["BASH_VERSINFO"] = Var(IndexedArray(["5", "2", "15", "1", "release",
+                                               "x86_64-pc-linux-gnu"]), READONLY)
+
+    # ------------------------------------------------------------ subshells
+
+    def subshell(self) -> "Shell":
+        """A copy for ( ), pipeline stages and command substitution: changes stay inside it."""
+        if self.subshell_level >= self.limits.max_subshell_depth:
+            raise LimitExceeded("max_subshell_depth",
+                                f"subshell nesting deeper than {self.limits.max_subshell_depth} "
+                                f"(max_subshell_depth)")
+        child = object.__new__(Shell)
+        d = child.__dict__
+        d.update(self.__dict__)
+        child.globals = {k: v.copy() for k, v in self.globals.items()}
+        child.scopes = [{k: v.copy() for k, v in s.items()} for s in self.scopes]
+        child.functions = dict(self.functions)
+        child.positional = list(self.positional)
+        child.shopts = dict(self.shopts)
+        child.extra_fds = dict(self.extra_fds)
+        child.funcnames = list(self.funcnames)
+        child.traps = {}
+        child.subshell_level = self.subshell_level + 1
+        child.in_subshell = True
+        return child
+
+    def run_subshell(self, fn: Callable) -> int:
+        """Run fn in this (sub)shell; exit, errexit and fatal errors end only this shell."""
+        try:
+            status = fn(self)
+        except ExitSignal as e:
+            status = e.status
+        except ErrexitSignal as e:
+            status = e.status
+        except FatalError as e:
+            self.error(e.message)
+            status = e.status
+        except (BreakLoop, ContinueLoop):
+            status = 0
+        except ReturnSignal as e:
+            status = e.status
+        return self.run_exit_trap(status)
+
+    def run_exit_trap(self, status: int) -> int:
+        action = self.traps.pop("EXIT", None)
+        if action:
+            self.status = status
+            try:
+                self.eval_string(action)
+            except ExitSignal as e:
+                status = e.status
+        return status
+
+    def command_substitution(self, body: Callable) -> str:
+        child = self.subshell()
+        buf: list[str] = []
+        child.out = buf.append
+        if not self.shopts["inherit_errexit"]:
+            child.errexit = False
+        child.status = self.status
+        status = child.run_subshell(body)
+        self.cmdsub_status = status
+        self.status = status
+        text = "".join(buf)
+        if len(text) > self.limits.max_string_length:
+            raise LimitExceeded("max_string_length", "command substitution output exceeds "
+                                f"{self.limits.max_string_length} characters (max_string_length)")
+        return text.rstrip("\n")
+
+    # ------------------------------------------------------------ messages
+
+    def error(self, message: str):
+        """A diagnostic as bash prints it for a script: `bash: line N: message`."""
+        self.err(f"bash: line {self.lineno}: {message}\n")
+
+    # ------------------------------------------------------------ variables
+
+    def lookup(self, name: str) -> Optional[Var]:
+        if self.scopes:
+            for scope in reversed(self.scopes):
+                var = scope.get(name)
+                if var is not None:
+                    break
+            else:
+                var = self.globals.get(name)
+        else:
+            var = self.globals.get(name)
+        if var is None:
+            dyn = DYNAMIC_VARS.get(name)
+            return dyn(self) if dyn is not None else None
+        if var.attrs & NAMEREF and var.value:
+            return self._follow_nameref(var)
+        return var
+
+    def _follow_nameref(self, var: Var) -> Optional[Var]:
+        for _ in range(8):
+            target = var.value
+            if "[" in target:
+                return None
+            nxt = self.lookup_raw(target)
+            if nxt is None:
+                return None
+            if not nxt.attrs & NAMEREF or not nxt.value:
+                return nxt
+            var = nxt
+        return None
+
+    def lookup_raw(self, name: str) -> Optional[Var]:
+        for scope in reversed(self.scopes):
+            var = scope.get(name)
+            if var is not None:
+                return var
+        return self.globals.get(name)
+
+    def resolve_name(self, name: str) -> str:
+        """The variable an assignment to `name` writes: namerefs followed."""
+        for _ in range(8):
+            var = self.lookup_raw(name)
+            if var is None or not var.attrs & NAMEREF or not var.value:
+                return name
+            name = var.value
+        return name
+
+    def get_value(self, name: str) -> Optional[str]:
+        var = self.lookup(name)
+        if var is None:
+            return None
+        v = var.value
+        if type(v) is str:
+            return v
+        return var.scalar()
+
+    @property
+    def ifs(self) -> str:
+        var = self.lookup("IFS")
+        if var is None:
+            return DEFAULT_IFS
+        v = var.value
+        return v if type(v) is str else (var.scalar() or "")
+
+    def all_var_names(self) -> list[str]:
+        names = set(self.globals)
+        for scope in self.scopes:
+            names.update(scope)
+        return [n for n in names if self.lookup(n) is not None and self.lookup(n).value is not None]
+
+    def exported_env(self) -> dict[str, str]:
+        env = {}
+        for scope in [self.globals] + self.scopes:
+            for name, var in scope.items():
+                if var.attrs & EXPORT and type(var.value) is str:
+                    env[name] = var.value
+                elif name in env and not var.attrs & EXPORT:
+                    del env[name]
+        return env
+
+    def get_element(self, name: str, key: str) -> Optional[str]:
+        var = self.lookup(name)
+        if var is None:
+            return None
+        v = var.value
+        if type(v) is dict:
+            return v.get(key)
+        index = self.arith_eval(key) if key else 0
+        if type(v) is IndexedArray:
+            return v.get(index)
+        if v is None:
+            return None
+        return v if index == 0 or index == -1 else None
+
+    def resolve_reference(self, target: str, quoted: bool):
+        """${!x}: the value of the variable named by x's value (which may be `a[1]` or `@`)."""
+        if target in ("@", "*"):
+            return list(self.positional) if not (quoted and target == "*") else \
+                self.ifs[:1].join(self.positional)
+        if target.isdigit():
+            k = int(target)
+            return self.script_name if k == 0 else (self.positional[k - 1] if k <= len(self.positional) else None)
+        if target in ("#", "?"):
+            return str(len(self.positional)) if target == "#" else str(self.status)
+        if target.endswith("]") and "[" in target:
+            name, _, key = target[:-1].partition("[")
+            if key in ("@", "*"):
+                var = self.lookup(name)
+                vals = var.values() if var is not None else []
+                return self.ifs[:1].join(vals) if (key == "*" and quoted) else vals
+            if not _valid_name(name):
+                raise FatalError(f"{target}: invalid variable name")
+            return self.get_element(name, key)
+        if not _valid_name(target):
+            raise FatalError(f"{target}: invalid indirect expansion" if target else
+                             "invalid indirect expansion")
+        return self.get_value(target)
+
+    def check_string(self, value: str):
+        if len(value) > self.limits.max_string_length:
+            raise LimitExceeded("max_string_length",
+                                f"string longer than {self.limits.max_string_length} characters "
+                                f"(max_string_length)")
+
+    def _writable(self, name: str, create_local: bool = False) -> Var:
+        var = None
+        if self.scopes:
+            for scope in reversed(self.scopes):
+                var = scope.get(name)
+                if var is not None:
+                    break
+        if var is None:
+            var = self.globals.get(name)
+            if var is None:
+                var = Var(None, EXPORT if self.allexport else 0)
+                self.globals[name] = var
+                return var
+        if var.attrs & NAMEREF and var.value and "[" not in var.value:
+            return self._writable(self.resolve_name(name))
+        if var.attrs & READONLY:
+            raise FatalError(f"{name}: readonly variable")
+        return var
+
+    def set_var(self, name: str, value: str, append: bool = False):
+        """name=value (or name+=value) with the variable's attributes applied."""
+        var = self._writable(name)
+        attrs = var.attrs
+        if attrs:
+            value = self._apply_attrs(var, value, append)
+        elif append:
+            old = var.value
+            if type(old) is str:
+                value = old + value
+            elif old is not None:
+                self._set_element_of(var, name, "0", value, True)
+                return
+        if len(value) > 4096:
+            self.check_string(value)
+        v = var.value
+        if v is None or type(v) is str:
+            var.value = value
+        else:
+            self._set_element_of(var, name, "0", value, False)
+
+    def _apply_attrs(self, var: Var, value: str, append: bool) -> str:
+        attrs = var.attrs
+        old = var.scalar() if append else None
+        if attrs & INTEGER:
+            n = self.arith_eval(value) if value.strip() else 0
+            if append:
+                n = arith_mod.wrap(self.arith_eval(old or "0") + n)
+            value = str(n)
+        elif append:
+            value = (old or "") + value
+        if attrs & LOWER:
+            value = value.lower()
+        elif attrs & UPPER:
+            value = value.upper()
+        elif attrs & CAPITALIZE:
+            value = value[:1].upper() + value[1:].lower()
+        return value
+
+    def set_element(self, name: str, key: str, value: str, append: bool = False):
+        var = self._writable(name)
+        self._set_element_of(var, name, key, value, append)
+
+    def _set_element_of(self, var: Var, name: str, key: str, value: str, append: bool):
+        v = var.value
+        if v is None or type(v) is str:
+            arr = IndexedArray()
+            if type(v) is str:
+                arr.set(0, v)
+            var.value = v = arr
+        if var.attrs & (INTEGER | LOWER | UPPER | CAPITALIZE):
+            old = self.get_element_of(var, key)
+            tmp = Var(old, var.attrs)
+            value = self._apply_attrs(tmp, value, append)
+            append = False
+        if type(v) is dict:
+            if append:
+                value = v.get(key, "") + value
+            v[key] = value
+            return
+        index = self.arith_eval(key) if key.strip() else 0
+        if index < 0:
+            real = index + v.top
+            if real < 0:
+                raise FatalError(f"{name}[{index}]: bad array subscript")
+            index = real
+        if append:
+            value = (v.d.get(index) or "") + value
+        if index not in v.d and len(v.d) >= self.limits.max_array_length:
+            raise LimitExceeded("max_array_length",
+                                f"array {name} longer than {self.limits.max_array_length} elements "
+                                f"(max_array_length)")
+        if len(value) > 4096:
+            self.check_string(value)
+        v.set(index, value)
+
+    def get_element_of(self, var: Var, key: str) -> Optional[str]:
+        v = var.value
+        if type(v) is dict:
+            return v.get(key)
+        if type(v) is IndexedArray:
+            return v.get(self.arith_eval(key) if key else 0)
+        return v
+
+    def set_array(self, name: str, items: list, assoc_pairs: Optional[list] = None, append: bool = False):
+        """name=(items...) or name+=(...): items are (key or None, value, append) triples."""
+        var = self._writable(name)
+        existing = var.value
+        if type(existing) is dict or (existing is None and assoc_pairs is not None):
+            target = existing if (append and type(existing) is dict) else {}
+            var.value = target
+            pending = None
+            for key, value, elem_append in items:
+                if key is None:
+                    if pending is None:
+                        pending = value
+                    else:
+                        target[pending] = value
+                        pending = None
+                    continue
+                target[key] = (target.get(key, "") + value) if elem_append else value
+            if pending is not None:
+                target[pending] = ""
+            return
+        if append and type(existing) is IndexedArray:
+            arr = existing
+        else:
+            arr = IndexedArray()
+            if append and type(existing) is str:
+                arr.set(0, existing)
+        var.value = arr
+        for key, value, elem_append in items:
+            if key is None:
+                if len(arr.d) >= self.limits.max_array_length:
+                    raise LimitExceeded("max_array_length",
+                                        f"array {name} longer than {self.limits.max_array_length} "
+                                        f"elements (max_array_length)")
+                if var.attrs & (INTEGER | LOWER | UPPER):
+                    value = self._apply_attrs(Var(None, var.attrs), value, False)
+                arr.append(value)
+            else:
+                self._set_element_of(var, name, key, value, elem_append)
+
+    def unset_var(self, name: str) -> bool:
+        for scope in reversed(self.scopes):
+            var = scope.get(name)
+            if var is not None:
+                if var.attrs & READONLY:
+                    raise FatalError(f"{name}: cannot unset: readonly variable")
+                if var.attrs & NAMEREF and var.value:
+                    return self.unset_var(var.value)
+                # bash: unsetting a local reveals nothing; the name stays local and unset
+                var.value = None
+                var.attrs &= ~(INTEGER | LOWER | UPPER)
+                return True
+        var = self.globals.get(name)
+        if var is not None:
+            if var.attrs & READONLY:
+                raise FatalError(f"{name}: cannot unset: readonly variable")
+            if var.attrs & NAMEREF and var.value:
+                return self.unset_var(var.value)
+            del self.globals[name]
+        return True
+
+    def declare_local(self, name: str) -> Var:
+        scope = self.scopes[-1]
+        var = scope.get(name)
+        if var is None:
+            var = Var(None, 0)
+            scope[name] = var
+        return var
+
+    def assign_from_expansion(self, p, value: str):
+        """${x:=value}"""
+        if p.name in ("@", "*", "#", "?", "-", "$", "!") or p.name.isdigit():
+            raise FatalError(f"${p.name}: cannot assign in this way")
+        if p.index is not None:
+            self.set_element(p.name, _expand_index(self, p.index), value)
+        else:
+            self.set_var(p.name, value)
+
+    # ------------------------------------------------------------ arithmetic
+
+    def arith_eval(self, text: str) -> int:
+        try:
+            return arith_mod.compile_arith(text)(self)
+        except ArithError as e:
+            raise FatalError(e.render()) from None
+        except RecursionError:
+            raise FatalError(f"{text}: expression recursion level exceeded") from None
+
+    def arith_get(self, name: str, index) -> int:
+        if index is None:
+            var = self.lookup(name)
+            if var is None:
+                if self.nounset:
+                    raise FatalError(f"{name}: unbound variable")
+                return 0
+            v = var.value
+            if type(v) is not str:
+                v = var.scalar()
+                if v is None:
+                    if self.nounset:
+                        raise FatalError(f"{name}: unbound variable")
+                    return 0
+        else:
+            var = self.lookup(name)
+            if var is None:
+                return 0
+            val = var.value
+            if type(val) is dict:
+                v = val.get(str(index))
+            elif type(val) is IndexedArray:
+                v = val.get(index)
+            else:
+                v = val if index == 0 else None
+            if v is None:
+                return 0
+        try:
+            return int(v)
+        except ValueError:
+            pass
+        v = v.strip()
+        if not v:
+            return 0
+        self.call_depth += 1
+        try:
+            if self.call_depth > 1024:
+                raise ArithError(v, "expression recursion level exceeded", v)
+            return arith_mod.compile_arith(v)(self)
+        finally:
+            self.call_depth -= 1
+
+    def arith_set(self, name: str, index, value: int):
+        text = str(value)
+        if index is None:
+            self.set_var(name, text)
+        else:
+            var = self.lookup(name)
+            if var is not None and type(var.value) is dict:
+                self.set_element(name, str(index), text)
+            else:
+                self.set_element(name, text and str(index), text)
+
+    # ------------------------------------------------------------ misc
+
+    def tilde(self, user: str) -> str:
+        if user == "":
+            return self.get_value("HOME") or HOME
+        if user == "+":
+            return self.get_value("PWD") or HOME
+        if user == "-":
+            return self.get_value("OLDPWD") or "~-"
+        if user in ("user",):
+            return HOME
+        return "~" + user
+
+    def option_letters(self) -> str:
+        letters = "h"
+        for letter, name in (("e", "errexit"), ("u", "nounset"), ("x", "xtrace"), ("f", "noglob"),
+                             ("C", "noclobber"), ("a", "allexport")):
+            if getattr(self, name):
+                letters += letter
+        return letters + "B"
+
+    def transform(self, value: str, letter: str, p) -> str:
+        from .expand import quote_for_reuse
+        from .lexer import decode_ansi_c
+        if letter == "Q":
+            return quote_for_reuse(value)
+        if letter == "E":
+            return decode_ansi_c(value)
+        if letter == "P":
+            return value
+        if letter == "U":
+            return value.upper()
+        if letter == "u":
+            return value[:1].upper() + value[1:]
+        if letter == "L":
+            return value.lower()
+        if letter == "a":
+            var = self.lookup(p.name)
+            return attribute_letters(var) if var is not None else ""
+        if letter == "A":
+            return f"{p.name}={quote_for_reuse(value)}"
+        if letter == "K":
+            return quote_for_reuse(value)
+        return value
+
+    def eval_string(self, text: str, name: str = "eval") -> int:
+        fn = self.compile_script(text)
+        return fn(self)
+
+    def run_function(self, func: Function, argv: list) -> int:
+        if self.call_depth >= self.limits.max_function_depth:
+            raise LimitExceeded("max_function_depth",
+                                f"{func.name}: maximum function nesting level exceeded "
+                                f"({self.limits.max_function_depth}, max_function_depth)")
+        saved_positional = self.positional
+        self.positional = argv[1:]
+        self.funcnames.append(func.name)
+        self.scopes.append({})
+        self.call_depth += 1
+        saved_loop = self.loop_depth
+        self.loop_depth = 0
+        try:
+            return func.body(self)
+        except ReturnSignal as r:
+            return r.status
+        finally:
+            self.call_depth -= 1
+            self.loop_depth = saved_loop
+            self.scopes.pop()
+            self.funcnames.pop()
+            self.positional = saved_positional
+
+
+def _valid_name(name: str) -> bool:
+    return bool(name) and (name[0].isalpha() or name[0] == "_") and \
+        all(c.isalnum() or c == "_" for c in name)
+
+
+def _expand_index(sh: Shell, index_word) -> str:
+    from .compile import COMPILER
+    return COMPILER.words.string(index_word)(sh)
+
+
+def attribute_letters(var: Var) -> str:
+    letters = ""
+    if var.is_array:
+        letters += "a"
+    if var.is_assoc:
+        letters += "A"
+    if var.attrs & INTEGER:
+        letters += "i"
+    if var.attrs & LOWER:
+        letters += "l"
+    if var.attrs & NAMEREF:
+        letters += "n"
+    if var.attrs & READONLY:
+        letters += "r"
+    if var.attrs & UPPER:
+        letters += "u"
+    if var.attrs & EXPORT:
+        letters += "x"
+    return letters
+
+
+def _funcname(sh: Shell) -> Optional[Var]:
+    if not sh.funcnames:
+        return None
+    return Var(IndexedArray(list(reversed(sh.funcnames)) + ["main"]))
+
+
+DYNAMIC_VARS: dict[str, Callable[[Shell], Optional[Var]]] = {
+    "RANDOM": lambda sh: Var(str(sh.random.randrange(32768))),
+    "LINENO": lambda sh: Var(str(sh.lineno)),
+    "SECONDS": lambda sh: Var(str(int(time.time() - sh.started))),
+    "EPOCHSECONDS": lambda sh: Var(str(int(time.time()))),
+    "EPOCHREALTIME": lambda sh: Var(f"{time.time():.6f}"),
+    "BASHPID": lambda sh: Var(str(sh.pid + sh.subshell_level)),
+    "FUNCNAME": _funcname,
+    "PIPESTATUS": lambda sh: Var(IndexedArray([str(s) for s in sh.pipestatus])),
+    "SHELLOPTS": lambda sh: Var(":".join(n for n in ("braceexpand", "errexit", "hashall",
+                                                       "interactive-comments", "nounset", "pipefail",
+                                                       "xtrace")
+                                         if n in ("braceexpand", "hashall", "interactive-comments")
+                                         or getattr(sh, n, False))),
+}
