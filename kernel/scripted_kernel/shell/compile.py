@@ -13,7 +13,8 @@ from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, FatalEr
                      LimitExceeded, ReturnSignal)
 from .expand import Disabled, WordCompiler
 from .lexer import Source
-from .runtime import Function, InputStream, discard
+from .runtime import Function, InputStream, TempScope, discard
+from .state import EXPORT, Var
 
 NOT_FOUND = 127
 NOT_ALLOWED = 126
@@ -40,11 +41,11 @@ class Compiler:
     def line(self, pos: int) -> int:
         return self.source.line_of(pos) if self.source is not None else 0
 
-    def compile_program(self, node, source: Source) -> Callable:
+    def compile_program(self, node: A.CommandList, source: Source) -> "CompiledScript":
         saved = self.source
         self.source = source
         try:
-            return self.compile(node)
+            return CompiledScript([self.compile(unit) for unit in node.items])
         finally:
             self.source = saved
 
@@ -122,7 +123,7 @@ class Compiler:
                 n = len(stages)
                 for k in range(n):
                     last = k == n - 1
-                    if direct[k] is not None and direct[k](sh):
+                    if n == 1 or (direct[k] is not None and direct[k](sh)):
                         target = sh
                     else:
                         target = sh.subshell()
@@ -288,7 +289,12 @@ class Compiler:
         return run
 
     def assignment(self, a: A.Assign) -> Callable:
-        """fn(sh) performing the assignment."""
+        """fn(sh) performing the assignment; fn.target is the variable's name."""
+        fn = self._assignment(a)
+        fn.target = a.name
+        return fn
+
+    def _assignment(self, a: A.Assign) -> Callable:
         name, append = a.name, a.append
         if a.array is not None:
             elems = []
@@ -713,6 +719,20 @@ class Compiler:
         return define
 
 
+class CompiledScript:
+    """A script's top-level commands (one per line), each a closure."""
+    __slots__ = ("units",)
+
+    def __init__(self, units: list):
+        self.units = units
+
+    def __call__(self, sh) -> int:
+        status = sh.status
+        for unit in self.units:
+            status = unit(sh)
+        return status
+
+
 class CondError(Exception):
     pass
 
@@ -779,14 +799,14 @@ def _invoke(sh, argv: list, assigns: list) -> int:
     as a temporary scope (bash's temporary environment)."""
     name = argv[0]
     if assigns:
-        sh.scopes.append({})
-        from .state import EXPORT
+        scope = TempScope()
+        sh.scopes.append(scope)
         try:
             for a in assigns:
+                if a.target not in scope:
+                    scope[a.target] = Var(None, EXPORT)
                 a(sh)
-            for var in sh.scopes[-1].values():
-                var.attrs |= EXPORT
-        except Exception:
+        except BaseException:
             sh.scopes.pop()
             raise
         try:

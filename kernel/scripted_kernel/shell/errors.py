@@ -25,14 +25,20 @@ class ShellSyntaxError(Exception):
 
 
 class FatalError(Exception):
-    """An error that ends the current (sub)shell, as bash ends a non-interactive shell on it:
-    a failed expansion (`${x:?}`, bad substitution, arithmetic errors in words), a readonly
-    assignment, an unbound variable under `set -u`."""
+    """An error that abandons the rest of the current top-level command (the line being run),
+    as bash does for a failed expansion (bad substitution, arithmetic errors in words) or a
+    readonly assignment; a subshell ends with status 1. With `exits`, the whole shell exits
+    (status 127: an unbound variable under `set -u`, `${x:?message}`)."""
 
-    def __init__(self, message: str, status: int = 1):
+    def __init__(self, message: str, status: int = 1, exits: bool = False):
         super().__init__(message)
         self.message = message
         self.status = status
+        self.exits = exits
+
+
+def unbound(name: str) -> FatalError:
+    return FatalError(f"{name}: unbound variable", status=127, exits=True)
 
 
 class ArithError(Exception):

@@ -15,7 +15,7 @@ from typing import Callable
 
 from .ast import (ArithSub, CommandSub, DoubleQuoted, Lit, ParamExp, ProcessSub, SingleQuoted,
                   Tilde, Word)
-from .errors import ArithError, FatalError, LimitExceeded
+from .errors import ArithError, FatalError, LimitExceeded, unbound
 from . import patterns
 from .state import IndexedArray
 
@@ -483,11 +483,21 @@ class WordCompiler:
             return names
         if p.length:
             return self._length(p)
+        if p.op is None and p.index is None and not p.indirect and _is_plain_name(name):
+            def scalar(sh):
+                v = sh.get_value(name)
+                if v is None:
+                    if sh.nounset:
+                        raise unbound(name)
+                    return ""
+                return v
+            return scalar
         base = self._base(p, quoted)
         if p.op is None:
-            if not p.braced or p.index is None and not p.indirect:
-                return base
-            return base
+            def not_none(sh):
+                v = base(sh)
+                return "" if v is None else v
+            return not_none
         return self._operator(p, base, quoted)
 
     def _base(self, p: ParamExp, quoted: bool) -> Callable:
@@ -514,7 +524,7 @@ class WordCompiler:
                     return var.value
                 if target is None:
                     if sh.nounset:
-                        raise FatalError(f"{name}: unbound variable")
+                        raise unbound(f"{name}")
                     return None
                 return sh.resolve_reference(target, quoted)
             return indirect
@@ -527,7 +537,7 @@ class WordCompiler:
                     var = sh.lookup(name)
                     if var is None or var.value is None:
                         if sh.nounset and not nounset_ok:
-                            raise FatalError(f"{name}[{key}]: unbound variable")
+                            raise unbound(f"{name}[{key}]")
                         return "" if star_joined else []
                     vals = var.values()
                     return sh.ifs[:1].join(vals) if star_joined else vals
@@ -537,7 +547,7 @@ class WordCompiler:
             def element(sh):
                 v = sh.get_element(name, key_str(sh))
                 if v is None and sh.nounset and not nounset_ok:
-                    raise FatalError(f"{name}[{key_str(sh)}]: unbound variable")
+                    raise unbound(f"{name}[{key_str(sh)}]")
                 return v
             return element
         if name in ("@", "*"):
@@ -550,7 +560,7 @@ class WordCompiler:
                 def positional(sh):
                     v = special(sh)
                     if v is None and sh.nounset and not nounset_ok:
-                        raise FatalError(f"{name}: unbound variable")
+                        raise unbound(f"{name}")
                     return v
                 return positional
             return special
@@ -558,7 +568,7 @@ class WordCompiler:
         def scalar(sh):
             v = sh.get_value(name)
             if v is None and sh.nounset and not nounset_ok:
-                raise FatalError(f"{name}: unbound variable")
+                raise unbound(f"{name}")
             return v
         return scalar
 
@@ -612,8 +622,8 @@ class WordCompiler:
                     return value
                 text = message(sh) if p.arg and p.arg.parts else ""
                 what = name if p.index is None else f"{name}[{p.index.literal() or ''}]"
-                raise FatalError(f"{what}: {text or ('parameter null or not set' if colon or True else '')}",
-                                 status=127 if not sh.in_subshell else 1)
+                raise FatalError(f"{what}: {text or 'parameter null or not set'}", status=127,
+                                 exits=True)
             return test
         if op in ("#", "##", "%", "%%"):
             pat = self.pattern(p.arg) if p.arg and p.arg.parts else (lambda sh: "")
@@ -702,6 +712,10 @@ class WordCompiler:
                 return _slice_str(v, offset, length, p)
             return sh.ifs[:1].join(result) if star_joined else result
         return sliced
+
+
+def _is_plain_name(name: str) -> bool:
+    return name[0].isalpha() or name[0] == "_"
 
 
 def _is_multi(p: ParamExp) -> bool:

@@ -143,21 +143,26 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
 def run_shell(sh: Shell, fn: Callable) -> tuple[int, Optional[str]]:
     """Run a compiled script at the top level of `sh`: (exit status, what stopped it)."""
     error = None
+    status = 0
     try:
         try:
-            status = fn(sh)
+            for unit in fn.units:
+                try:
+                    status = unit(sh)
+                except FatalError as e:
+                    sh.error(e.message)
+                    status = sh.status = e.status
+                    if e.exits:
+                        break
+                except Disabled as e:
+                    sh.error(str(e))
+                    status = sh.status = 1
+                except (BreakLoop, ContinueLoop):
+                    status = sh.status = 0
         except (ExitSignal, ErrexitSignal) as e:
             status = e.status
-        except (BreakLoop, ContinueLoop):
-            status = 0
         except ReturnSignal as e:
             status = e.status
-        except FatalError as e:
-            sh.error(e.message)
-            status = e.status
-        except Disabled as e:
-            sh.error(str(e))
-            status = 1
         status = sh.run_exit_trap(status)
     except LimitExceeded as e:
         status, error = 1, f"limit:{e.limit}"

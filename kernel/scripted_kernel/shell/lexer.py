@@ -261,7 +261,7 @@ class Lexer:
                 if depth == 0:
                     return pos
                 depth -= 1
-            elif c in " \t\n;|&<>" and depth == 0:
+            elif c in "\n;|&<>" and depth == 0:
                 return -1
             pos += 1
         return -1

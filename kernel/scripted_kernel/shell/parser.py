@@ -36,11 +36,29 @@ class Parser:
     # ------------------------------------------------------------ entry points
 
     def parse_program(self) -> CommandList:
-        body = self.parse_list(frozenset())
-        tok = self.lex.peek()
-        if tok.kind != "EOF":
-            raise self.unexpected(tok)
-        return body
+        """The script as a list of top-level commands, one per line (bash's unit of execution:
+        an error that abandons a command abandons the rest of its line, not the script)."""
+        units = []
+        self.skip_newlines()
+        while self.lex.peek(1).kind != "EOF":
+            items = []
+            while True:
+                node = self.parse_and_or()
+                tok = self.lex.peek()
+                if tok.kind == "OP" and tok.value in (";", "&"):
+                    self.lex.advance()
+                    items.append(Background(node.pos, node) if tok.value == "&" else node)
+                    nxt = self.lex.peek(1)
+                    if nxt.kind in ("NEWLINE", "EOF"):
+                        break
+                    continue
+                items.append(node)
+                if tok.kind == "NEWLINE" or tok.kind == "EOF":
+                    break
+                raise self.unexpected(tok)
+            units.append(CommandList(items[0].pos, items))
+            self.skip_newlines()
+        return CommandList(0, units)
 
     def parse_nested(self, pos: int, closer: str):
         """The body of `$(` (or `<(`) starting at pos, up to its `)`: (node, end offset)."""

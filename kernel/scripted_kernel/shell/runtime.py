@@ -7,7 +7,7 @@ import time
 from typing import Callable, Optional
 
 from . import arith as arith_mod
-from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
+from .errors import (unbound, ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
                      LimitExceeded, ReturnSignal)
 from .state import (CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray, Var)
 
@@ -53,6 +53,10 @@ EMPTY_INPUT = InputStream("")
 
 def discard(_text: str):
     pass
+
+
+class TempScope(dict):
+    """The variables of `NAME=value command`: visible to the command, gone after it."""
 
 
 class Function:
@@ -489,6 +493,9 @@ class Shell:
             if var is not None:
                 if var.attrs & READONLY:
                     raise FatalError(f"{name}: cannot unset: readonly variable")
+                if type(scope) is TempScope:
+                    del scope[name]
+                    return True
                 if var.attrs & NAMEREF and var.value:
                     return self.unset_var(var.value)
                 # bash: unsetting a local reveals nothing; the name stays local and unset
@@ -536,14 +543,14 @@ class Shell:
             var = self.lookup(name)
             if var is None:
                 if self.nounset:
-                    raise FatalError(f"{name}: unbound variable")
+                    raise unbound(name)
                 return 0
             v = var.value
             if type(v) is not str:
                 v = var.scalar()
                 if v is None:
                     if self.nounset:
-                        raise FatalError(f"{name}: unbound variable")
+                        raise unbound(name)
                     return 0
         else:
             var = self.lookup(name)

@@ -165,7 +165,7 @@ def _reparse_array(sh, name: str, value: str, append: bool):
     from ..compile import COMPILER
     from ..parser import Parser
     node = Parser(f"{name}{'+=' if append else '='}{value}").parse_program()
-    cmd = node.items[0]
+    cmd = node.items[0].items[0]
     return COMPILER.assignment(cmd.assigns[0])
 
 
