@@ -123,7 +123,8 @@ class Compiler:
                 n = len(stages)
                 for k in range(n):
                     last = k == n - 1
-                    if n == 1 or (direct[k] is not None and direct[k](sh)):
+                    if n == 1 or (last and sh.shopts["lastpipe"]) or (
+                            direct[k] is not None and direct[k](sh)):
                         target = sh
                     else:
                         target = sh.subshell()
@@ -720,16 +721,26 @@ class Compiler:
 
 
 class CompiledScript:
-    """A script's top-level commands (one per line), each a closure."""
-    __slots__ = ("units",)
+    """A script's top-level commands (one per line), each a closure; `syntax_error` is the
+    error that ended the parse early, reported after the commands before it have run."""
+    __slots__ = ("units", "syntax_error")
 
     def __init__(self, units: list):
         self.units = units
+        self.syntax_error = None
 
     def __call__(self, sh) -> int:
+        """Run as `eval` does: errors propagate to the caller's top-level command."""
         status = sh.status
         for unit in self.units:
             status = unit(sh)
+        if self.syntax_error is not None:
+            e = self.syntax_error
+            sh.err(f"bash: eval: line {e.line}: {e.message}\n")
+            if e.source_line:
+                sh.err(f"bash: eval: line {e.line}: `{e.source_line}'\n")
+            status = sh.status if e.keeps_status else 2
+            sh.status = status
         return status
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from .builtins import load as load_builtins
-from .compile import COMPILER
+from .compile import COMPILER, CompiledScript
 from .errors import (Cancelled, ErrexitSignal, ExitSignal, FatalError, LimitExceeded,
                      ShellSyntaxError, BreakLoop, ContinueLoop, ReturnSignal)
 from .expand import Disabled
@@ -87,15 +87,21 @@ class ScriptCache:
         self.size = size
         self.entries: OrderedDict = OrderedDict()
 
-    def get(self, text: str, max_depth: int) -> Callable:
+    def get(self, text: str, max_depth: int) -> CompiledScript:
+        """The compiled script; one with a syntax error keeps the commands before it."""
         key = (text, max_depth)
         fn = self.entries.get(key)
         if fn is not None:
             self.entries.move_to_end(key)
             return fn
         source = Source(text)
-        tree = Parser(text, max_depth=max_depth, source=source).parse_program()
+        try:
+            tree = Parser(text, max_depth=max_depth, source=source).parse_program()
+            error = None
+        except ShellSyntaxError as e:
+            tree, error = e.partial, e
         fn = COMPILER.compile_program(tree, source)
+        fn.syntax_error = error
         self.entries[key] = fn
         if len(self.entries) > self.size:
             self.entries.popitem(last=False)
@@ -123,9 +129,6 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
         return ExecResult("", err.text(), 2, "limit:max_script_bytes")
     try:
         fn = SCRIPT_CACHE.get(script, limits.max_parser_depth)
-    except ShellSyntaxError as e:
-        err.chunks.append(e.render())
-        return ExecResult("", err.text(), 2, None)
     except RecursionError:
         err.chunks.append("bash: syntax error: nesting too deep\n")
         return ExecResult("", err.text(), 2, "limit:max_parser_depth")
@@ -159,6 +162,12 @@ def run_shell(sh: Shell, fn: Callable) -> tuple[int, Optional[str]]:
                     status = sh.status = 1
                 except (BreakLoop, ContinueLoop):
                     status = sh.status = 0
+                if sh.noexec:
+                    break
+            else:
+                if fn.syntax_error is not None:
+                    sh.err(fn.syntax_error.render())
+                    status = sh.status if fn.syntax_error.keeps_status else 2
         except (ExitSignal, ErrexitSignal) as e:
             status = e.status
         except ReturnSignal as e:

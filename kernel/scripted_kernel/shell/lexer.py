@@ -14,6 +14,7 @@ from typing import Callable, Optional
 from .ast import (ArithSub, Assign, ArrayElem, CommandSub, DoubleQuoted, HereDoc, Lit, ParamExp,
                   ProcessSub, SingleQuoted, Tilde, Word)
 from .errors import ShellSyntaxError
+from .escapes import decode as decode_escapes
 
 OPERATORS = (";;&", ";;", ";&", "&&", "||", "|&", "&>>", "&>", ">>", ">|", ">&", "<<<", "<<-",
              "<<", "<&", "<>", "<", ">", "|", "&", ";", "(", ")")
@@ -30,51 +31,8 @@ _ASSIGN_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[|\+?=)")
 _DIGITS = re.compile(r"[0-9]+")
 SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
 
-_C_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
-              "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
-
-
 def decode_ansi_c(text: str) -> str:
-    """Decode the body of $'...' (also used by `echo -e` and `printf %b` with small differences)."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c != "\\" or i + 1 >= n:
-            out.append(c)
-            i += 1
-            continue
-        e = text[i + 1]
-        i += 2
-        if e in _C_ESCAPES:
-            out.append(_C_ESCAPES[e])
-        elif e in "01234567":
-            j = i - 1
-            while j < n and j < i + 2 and text[j] in "01234567":
-                j += 1
-            out.append(chr(int(text[i - 1:j], 8) & 0xFF))
-            i = j
-        elif e == "x":
-            m = re.match(r"[0-9A-Fa-f]{1,2}", text[i:])
-            if m:
-                out.append(chr(int(m.group(), 16)))
-                i += m.end()
-            else:
-                out.append("\\x")
-        elif e in "uU":
-            m = re.match(r"[0-9A-Fa-f]{1,%d}" % (4 if e == "u" else 8), text[i:])
-            if m:
-                cp = int(m.group(), 16)
-                out.append(chr(cp) if cp < 0x110000 else "\ufffd")
-                i += m.end()
-            else:
-                out.append("\\" + e)
-        elif e == "c" and i < n:
-            out.append(chr(ord(text[i]) & 0x1F))
-            i += 1
-        else:
-            out.append("\\" + e)
-    return "".join(out)
+    return decode_escapes(text, "ansi_c")
 
 
 class Source:

@@ -39,6 +39,14 @@ class Parser:
         """The script as a list of top-level commands, one per line (bash's unit of execution:
         an error that abandons a command abandons the rest of its line, not the script)."""
         units = []
+        try:
+            self._parse_units(units)
+        except ShellSyntaxError as e:
+            e.partial = CommandList(0, units)
+            raise
+        return CommandList(0, units)
+
+    def _parse_units(self, units: list):
         self.skip_newlines()
         while self.lex.peek(1).kind != "EOF":
             items = []
@@ -58,7 +66,6 @@ class Parser:
                 raise self.unexpected(tok)
             units.append(CommandList(items[0].pos, items))
             self.skip_newlines()
-        return CommandList(0, units)
 
     def parse_nested(self, pos: int, closer: str):
         """The body of `$(` (or `<(`) starting at pos, up to its `)`: (node, end offset)."""
@@ -567,10 +574,7 @@ class Parser:
             if operand.kind == "WORD" and not self.is_word(operand, "]]"):
                 lex.advance()
                 return CondUnary(tok.pos, tok.value, operand.word)
-            if not (operand.kind == "OP" and operand.value in ("&&", "||", ")")) \
-                    and not self.is_word(operand, "]]"):
-                raise self.cond_error(operand)
-            return CondWord(tok.pos, tok.word)
+            raise self.cond_error(operand)
         op_tok = self.cond_peek()
         op = None
         if op_tok.kind == "WORD" and op_tok.value in COND_BINARY:
@@ -579,17 +583,20 @@ class Parser:
             op = op_tok.value
         if op is None:
             if op_tok.kind == "WORD" and not self.is_word(op_tok, "]]"):
-                raise self.lex.error(f"syntax error in conditional expression: unexpected token "
-                                     f"`{self.source.text[op_tok.pos:op_tok.end]}'", op_tok.pos)
+                raise self.cond_error(op_tok)
+            if op_tok.kind not in ("WORD", "NEWLINE") and not (
+                    op_tok.kind == "OP" and op_tok.value in ("&&", "||", ")")):
+                raise self.cond_error(op_tok)
             return CondWord(tok.pos, tok.word)
         lex.advance()
         if op == "=~":
+            lex.pos = op_tok.end
             lex.peeked = None
             lex.skip_blanks()
             right = lex.scan_regex_word()
         else:
             r = self.cond_peek()
-            if r.kind != "WORD":
+            if r.kind != "WORD" or self.is_word(r, "]]"):
                 raise self.cond_error(r)
             lex.advance()
             right = r.word
@@ -599,7 +606,9 @@ class Parser:
         if tok.kind == "EOF":
             return self.unexpected(tok)
         text = self.source.text[tok.pos:tok.end]
-        return self.lex.error(f"syntax error in conditional expression: unexpected token `{text}'", tok.pos)
+        err = self.lex.error(f"syntax error in conditional expression: unexpected token `{text}'", tok.pos)
+        err.keeps_status = True
+        return err
 
 
 def heredoc_delimiter(word: Word) -> tuple[str, bool]:

@@ -239,11 +239,29 @@ class Shell:
             return self._follow_nameref(var)
         return var
 
+    def subscript(self, text: str) -> str:
+        """A subscript that arrives as text at run time (`unset 'a[$k]'`, `printf -v 'a["k"]'`,
+        `${!ref}`, namerefs): expanded as a word, as bash does."""
+        fn = _SUBSCRIPTS.get(text)
+        if fn is None:
+            from .compile import COMPILER
+            from .parser import Parser
+            word = Parser(text).lex.sub_word(0, len(text))
+            fn = COMPILER.words.string(word)
+            if len(_SUBSCRIPTS) > 1024:
+                _SUBSCRIPTS.clear()
+            _SUBSCRIPTS[text] = fn
+        return fn(self)
+
     def _follow_nameref(self, var: Var) -> Optional[Var]:
         for _ in range(8):
             target = var.value
+            if type(target) is not str:
+                return var
             if "[" in target:
-                return None
+                base, _, key = target.partition("[")
+                value = self.get_element(base, self.subscript(key[:-1]))
+                return Var(value) if value is not None else None
             nxt = self.lookup_raw(target)
             if nxt is None:
                 return None
@@ -333,7 +351,7 @@ class Shell:
                 return self.ifs[:1].join(vals) if (key == "*" and quoted) else vals
             if not _valid_name(name):
                 raise FatalError(f"{target}: invalid variable name")
-            return self.get_element(name, key)
+            return self.get_element(name, self.subscript(key))
         if not _valid_name(target):
             raise FatalError(f"{target}: invalid indirect expansion" if target else
                              "invalid indirect expansion")
@@ -358,7 +376,9 @@ class Shell:
                 var = Var(None, EXPORT if self.allexport else 0)
                 self.globals[name] = var
                 return var
-        if var.attrs & NAMEREF and var.value and "[" not in var.value:
+        if var.attrs & NAMEREF and type(var.value) is str and var.value:
+            if "[" in var.value:
+                raise _ElementTarget(var.value)
             return self._writable(self.resolve_name(name))
         if var.attrs & READONLY:
             raise FatalError(f"{name}: readonly variable")
@@ -366,7 +386,12 @@ class Shell:
 
     def set_var(self, name: str, value: str, append: bool = False):
         """name=value (or name+=value) with the variable's attributes applied."""
-        var = self._writable(name)
+        try:
+            var = self._writable(name)
+        except _ElementTarget as ref:
+            base, _, key = ref.target.partition("[")
+            self.set_element(base, self.subscript(key[:-1]), value, append)
+            return
         attrs = var.attrs
         if attrs:
             value = self._apply_attrs(var, value, append)
@@ -610,7 +635,7 @@ class Shell:
                              ("C", "noclobber"), ("a", "allexport")):
             if getattr(self, name):
                 letters += letter
-        return letters + "B"
+        return letters + "Bc"
 
     def transform(self, value: str, letter: str, p) -> str:
         from .expand import quote_for_reuse
@@ -662,6 +687,16 @@ class Shell:
             self.scopes.pop()
             self.funcnames.pop()
             self.positional = saved_positional
+
+
+_SUBSCRIPTS: dict = {}
+
+
+class _ElementTarget(Exception):
+    """A nameref names an array element: the assignment goes to that element."""
+
+    def __init__(self, target: str):
+        self.target = target
 
 
 def _valid_name(name: str) -> bool:

@@ -73,6 +73,29 @@ class IndexedArray:
         return len(self.d)
 
 
+def _fnv1(key: str) -> int:
+    h = 2166136261
+    for b in key.encode("utf-8", "surrogateescape"):
+        h = ((h * 16777619) & 0xFFFFFFFF) ^ b
+    return h
+
+
+def assoc_order(d: dict) -> list:
+    """The keys of an associative array in the order bash lists them: bash keeps them in a hash
+    table (FNV-1, 1024 buckets, growing 4x at 2 entries a bucket) with the newest key first in
+    its bucket."""
+    n = len(d)
+    if n < 2:
+        return list(d)
+    buckets = 1024
+    while n >= buckets * 2:
+        buckets *= 4
+    mask = buckets - 1
+    keyed = [(_fnv1(k) & mask, -i, k) for i, k in enumerate(d)]
+    keyed.sort()
+    return [k for _, _, k in keyed]
+
+
 class Var:
     """One variable. `value` is a str (scalar), an IndexedArray, a dict (associative array),
     or None (declared but unset, e.g. `local x`)."""
@@ -115,7 +138,7 @@ class Var:
             return [v]
         if type(v) is IndexedArray:
             return v.values()
-        return list(v.values())
+        return [v[k] for k in assoc_order(v)]
 
     def keys(self) -> list:
         v = self.value
@@ -125,4 +148,4 @@ class Var:
             return ["0"]
         if type(v) is IndexedArray:
             return [str(k) for k in v.keys()]
-        return list(v.keys())
+        return assoc_order(v)

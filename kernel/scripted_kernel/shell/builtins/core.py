@@ -102,13 +102,7 @@ def eval_builtin(sh, argv):
     text = " ".join(args)
     if not text.strip():
         return 0
-    try:
-        fn = sh.compile_script(text)
-    except ShellSyntaxError as e:
-        sh.err(f"bash: eval: line {e.line}: {e.message}\n")
-        if e.source_line:
-            sh.err(f"bash: eval: line {e.line}: `{e.source_line}'\n")
-        return 2
+    fn = sh.compile_script(text)
     saved_line = sh.lineno
     try:
         return fn(sh)

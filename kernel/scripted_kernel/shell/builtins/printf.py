@@ -5,6 +5,7 @@ import re
 import time
 
 from . import builtin
+from ..escapes import StopOutput, decode
 from ..expand import printf_q
 
 _SPEC = re.compile(r"%([-+ #0']*)(\*|[0-9]+)?(?:\.(\*|[0-9]*))?(?:hh|h|ll|l|L|q|j|z|t)?"
@@ -13,63 +14,11 @@ _INT = re.compile(r"\s*([-+]?)(0[xX][0-9A-Fa-f]+|0[0-7]*|[1-9][0-9]*)")
 INT_MAX = (1 << 63) - 1
 INT_MIN = -(1 << 63)
 
-_FORMAT_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
-                   "r": "\r", "t": "\t", "v": "\v", "\\": "\\", '"': '"', "'": "'", "?": "?"}
 
 
-class StopOutput(Exception):
-    """\\c in %b or echo -e: print nothing more."""
-
-
-def decode_escapes(text: str, *, in_format: bool) -> str:
-    """Backslash escapes of printf's format (in_format) or of %b / echo -e arguments."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c != "\\" or i + 1 >= n:
-            out.append(c)
-            i += 1
-            continue
-        e = text[i + 1]
-        if e in _FORMAT_ESCAPES and not (e in "'\"?" and not in_format):
-            out.append(_FORMAT_ESCAPES[e])
-            i += 2
-        elif e == "c" and not in_format:
-            raise StopOutput("".join(out))
-        elif e in "01234567" and (in_format or e == "0"):
-            j = i + 1
-            if not in_format:
-                j += 1       # \0NNN: up to three digits after the 0
-            k = j
-            while k < n and k < j + 3 and text[k] in "01234567":
-                k += 1
-            out.append(chr(int(text[i + 1:k] if in_format else (text[j:k] or "0"), 8) & 0xFF))
-            i = k
-        elif e == "x":
-            m = re.match(r"[0-9A-Fa-f]{1,2}", text[i + 2:])
-            if m:
-                out.append(chr(int(m.group(), 16)))
-                i += 2 + m.end()
-            else:
-                out.append("\\x")
-                i += 2
-        elif e in "uU":
-            m = re.match(r"[0-9A-Fa-f]{1,%d}" % (4 if e == "u" else 8), text[i + 2:])
-            if m:
-                cp = int(m.group(), 16)
-                out.append(chr(cp) if cp < 0x110000 else "\ufffd")
-                i += 2 + m.end()
-            else:
-                out.append("\\" + e)
-                i += 2
-        else:
-            out.append("\\" + e)
-            i += 2
-    return "".join(out)
-
-
-def parse_int(sh, arg: str, errors: list) -> int:
+def parse_int(sh, arg: str, errors: list, unsigned: bool = False) -> int:
+    """strtoimax (or strtoumax) as bash's printf uses it: clamps on overflow, reports
+    trailing garbage (trailing blanks included) but keeps the number read so far."""
     if not arg:
         return 0
     if arg[0] in "'\"":
@@ -80,14 +29,14 @@ def parse_int(sh, arg: str, errors: list) -> int:
         return 0
     digits = m.group(2)
     value = int(digits, 16) if digits[:2] in ("0x", "0X") else (int(digits, 8) if digits[0] == "0" else int(digits))
+    if m.end() != len(arg):
+        errors.append(f"{arg}: invalid number")
+    if unsigned:
+        value = min(value, (1 << 64) - 1)
+        return ((1 << 64) - value) % (1 << 64) if m.group(1) == "-" else value
     if m.group(1) == "-":
         value = -value
-    if m.end() != len(arg) and arg[m.end():].strip():
-        errors.append(f"{arg}: invalid number")
-    elif value > INT_MAX or value < INT_MIN:
-        errors.append(f"{arg}: Numerical result out of range")
-        value = INT_MAX if value > 0 else INT_MIN
-    return value
+    return max(INT_MIN, min(INT_MAX, value))
 
 
 def parse_float(arg: str, errors: list) -> float:
@@ -121,7 +70,7 @@ def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, 
             j = fmt.find("%", i)
             chunk = fmt[i:j if j >= 0 else n]
             # decode up to the next conversion; escapes never contain '%'
-            out.append(decode_escapes(chunk, in_format=True))
+            out.append(decode(chunk, "format"))
             i = j if j >= 0 else n
             continue
         if c != "%":
@@ -133,9 +82,10 @@ def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, 
             continue
         m = _SPEC.match(fmt, i)
         if not m:
-            rest = fmt[i + 1:i + 2]
-            sh.error(f"printf: `{rest or '%'}': invalid format character" if rest else
+            rest = re.match(r"%[-+ #0']*[0-9*]*(?:\.[0-9*]*)?(.?)", fmt[i:]).group(1)
+            sh.error(f"printf: `{rest}': invalid format character" if rest else
                      "printf: `%': missing format character")
+            errors.append(None)
             return "".join(out), pos, True
         i = m.end()
         flags, width, precision, conv = m.groups()
@@ -155,15 +105,13 @@ def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, 
         arg = next_arg()
         spec = "%" + flags + (width or "") + ("." + precision if precision is not None else "")
         if conv.endswith("T"):
-            tfmt = conv[1:-2] or "%X"
-            stamp = parse_int(sh, arg, errors) if arg not in (None, "", "-1", "-2") else int(time.time())
-            out.append(("%" + flags + (width or "") + "s") % time.strftime(tfmt, time.localtime(stamp)))
+            out.append(_pad(spec, _strftime(sh, conv[1:-2] or "%X", arg, errors)))
             continue
         if conv == "s":
             out.append((spec + "s") % (arg or "") if (flags or width or precision is not None) else (arg or ""))
         elif conv == "b":
             try:
-                text = decode_escapes(arg or "", in_format=False)
+                text = decode(arg or "", "b")
             except StopOutput as stop:
                 out.append(_pad(spec, str(stop)))
                 return "".join(out), pos, True
@@ -175,10 +123,8 @@ def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, 
         elif conv in "di":
             out.append((spec + "d") % parse_int(sh, arg or "", errors))
         elif conv in "ouxX":
-            v = parse_int(sh, arg or "", errors)
-            if v < 0:
-                v += 1 << 64
-            out.append((spec + conv) % v if conv != "u" else (spec + "d") % v)
+            v = parse_int(sh, arg or "", errors, unsigned=True)
+            out.append(_format_unsigned(spec, conv, v))
         else:
             v = parse_float(arg or "", errors)
             if conv in "aA":
@@ -186,6 +132,36 @@ def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, 
             else:
                 out.append((spec + conv) % v)
     return "".join(out), pos, False
+
+
+def _strftime(sh, fmt: str, arg, errors) -> str:
+    """%(fmt)T in the script's TZ (UTC unless the script exports TZ; never the host's zone)."""
+    import datetime
+    stamp = parse_int(sh, arg, errors) if arg not in (None, "", "-1", "-2") else int(time.time())
+    tz = datetime.timezone.utc
+    name = sh.exported_env().get("TZ")
+    if name:
+        try:
+            from zoneinfo import ZoneInfo
+            tz = ZoneInfo(name)
+        except Exception:
+            pass
+    return datetime.datetime.fromtimestamp(stamp, tz).strftime(fmt)
+
+
+def _format_unsigned(spec: str, conv: str, v: int) -> str:
+    """%o %u %x %X with C's alternate form: # adds 0 / 0x only to non-zero values."""
+    alternate = "#" in spec
+    spec = spec.replace("#", "")
+    if conv == "u":
+        return (spec + "d") % v
+    text = (spec + conv) % v
+    if alternate and v:
+        prefix = {"o": "0", "x": "0x", "X": "0X"}[conv]
+        digits = format(v, {"o": "o", "x": "x", "X": "X"}[conv])
+        return (spec.replace("%", "%", 1) + "s") % (prefix + digits) if "0" not in spec.lstrip("%-+ ")[:1] \
+            else prefix + digits.rjust(len(text) - len(prefix), "0")
+    return text
 
 
 def _pad(spec: str, text: str) -> str:
@@ -239,11 +215,12 @@ def printf(sh, argv):
             raise _too_wide(sh)
     output = "".join(chunks)
     for e in errors:
-        sh.error(f"printf: {e}")
+        if e is not None:
+            sh.error(f"printf: {e}")
     if var is not None:
         if var.endswith("]") and "[" in var:
             name, _, key = var[:-1].partition("[")
-            sh.set_element(name, key, output)
+            sh.set_element(name, sh.subscript(key), output)
         else:
             sh.set_var(var, output)
     else:
@@ -272,7 +249,7 @@ def echo(sh, argv):
     text = " ".join(argv[i:])
     if escapes:
         try:
-            text = decode_escapes(text, in_format=False)
+            text = decode(text, "echo")
         except StopOutput as stop:
             sh.out(str(stop))
             return 0

@@ -12,10 +12,10 @@ _INT = re.compile(r"\s*[-+]?[0-9]+\s*\Z")
 
 
 def _integer(sh, text: str, arith: bool) -> int:
-    if _INT.match(text):
-        return int(text)
     if arith:        # [[ ]] evaluates integer operands arithmetically
         return sh.arith_eval(text) if text.strip() else 0
+    if _INT.match(text):
+        return int(text)
     raise ValueError(f"{text}: integer expression expected")
 
 
@@ -30,7 +30,7 @@ def unary_test(sh, op: str, operand: str) -> bool:
             if key in ("@", "*"):
                 var = sh.lookup(name)
                 return var is not None and bool(var.values())
-            return sh.get_element(name, key) is not None
+            return sh.get_element(name, sh.subscript(key)) is not None
         var = sh.lookup(operand)
         return var is not None and var.value is not None and \
             (type(var.value) is str or var.scalar() is not None)

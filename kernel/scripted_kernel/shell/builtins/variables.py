@@ -6,7 +6,7 @@ import re
 from . import builtin
 from ..errors import FatalError
 from ..runtime import attribute_letters
-from ..state import (CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray,
+from ..state import (assoc_order, CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray,
                      Var)
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -28,7 +28,7 @@ def describe(name: str, var: Var) -> str:
         body = " ".join(f"[{k}]={quote_value(v.d[k])}" for k in v.keys())
         return f"declare {flags} {name}=({body})"
     if type(v) is dict:
-        body = "".join(f"[{_assoc_key(k)}]={quote_value(x)} " for k, x in v.items())
+        body = "".join(f"[{_assoc_key(k)}]={quote_value(v[k])} " for k in assoc_order(v))
         return f"declare {flags} {name}=({body})"
     if v is None:
         return f"declare {flags} {name}"
@@ -148,7 +148,8 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
         if apply_array is not None:
             apply_array(sh)
         elif index is not None:
-            sh.set_element(name, index, value, append)
+            sh.set_element(name, index if isinstance(arg, DeclarationArg) else sh.subscript(index),
+                           value, append)
         elif bits & NAMEREF:
             var.value = value
         else:
@@ -209,7 +210,7 @@ def _declare_functions(sh, names, names_only: bool) -> int:
             status = 1
             continue
         if names_only:
-            sh.out(f"declare -f {name}\n")
+            sh.out(f"declare -f {name}\n" if not names else f"{name}\n")
         else:
             from ..printer import function_source
             sh.out(function_source(func) + "\n")
@@ -311,7 +312,7 @@ def unset(sh, argv):
             try:
                 if var.attrs & READONLY:
                     raise FatalError(f"{base}: cannot unset: readonly variable")
-                _unset_element(sh, var, base, key)
+                _unset_element(sh, var, base, sh.subscript(key))
             except FatalError as e:
                 sh.error(f"unset: {e.message}")
                 status = 1
