@@ -341,16 +341,14 @@ class Compiler:
             target_fd = 0 if fd is None else fd
 
             def heredoc(sh):
-                if target_fd == 0:
-                    sh.stdin = InputStream(body(sh))
+                _set_fd(sh, target_fd, InputStream(body(sh)))
             return heredoc
         if op == "<<<":
             text = self.words.string(r.target)
             target_fd = 0 if fd is None else fd
 
             def herestring(sh):
-                if target_fd == 0:
-                    sh.stdin = InputStream(text(sh) + "\n")
+                _set_fd(sh, target_fd, InputStream(text(sh) + "\n"))
             return herestring
         target = self.words.string(r.target)
         if op in (">&", "<&"):
@@ -440,17 +438,17 @@ class Compiler:
             sh.loop_depth += 1
             try:
                 while True:
-                    sh.errexit_suppressed += 1
                     try:
-                        c = cond(sh)
-                    finally:
-                        sh.errexit_suppressed -= 1
-                    if (c == 0) == until:
-                        break
-                    iterations += 1
-                    if iterations > max_iter:
-                        raise _loop_limit(max_iter)
-                    try:
+                        sh.errexit_suppressed += 1
+                        try:
+                            c = cond(sh)
+                        finally:
+                            sh.errexit_suppressed -= 1
+                        if (c == 0) == until:
+                            break
+                        iterations += 1
+                        if iterations > max_iter:
+                            raise _loop_limit(max_iter)
                         status = body(sh)
                     except BreakLoop as b:
                         if b.levels > 1:

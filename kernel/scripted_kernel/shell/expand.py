@@ -312,7 +312,7 @@ class WordCompiler:
         static = self._static_text(word)
         if static is not None:
             return lambda sh: static
-        parts = [self._part(p, quoted=False, ctx="string") for p in word.parts]
+        parts = [self._part(p, quoted=type(p) is ParamExp, ctx="string") for p in word.parts]
         if len(parts) == 1:
             fn, _ = parts[0]
             return lambda sh: _as_string(fn(sh), sh)
@@ -668,12 +668,19 @@ class WordCompiler:
         raise FatalError(f"${{{name}{op}}}: bad substitution")
 
     def _alternative(self, arg, quoted: bool) -> Callable:
+        """The word of ${x:-word}: unquoted, its unquoted text is split like an expansion."""
         if arg is None or not arg.parts:
             return lambda sh: ""
         if quoted:
             return self.string(arg)
-        fields = self._fields_no_brace(arg)
-        return lambda sh: Fields(fields(sh))
+        parts = []
+        for p in arg.parts:
+            if type(p) is Lit:
+                text = p.text
+                parts.append(((lambda text: lambda sh: text)(text), not p.escaped))
+            else:
+                parts.append(self._part(p, quoted=False, ctx="fields"))
+        return lambda sh: Fields(split_fields([(fn(sh), s) for fn, s in parts], sh.ifs))
 
     def _slice(self, p: ParamExp, base: Callable, quoted: bool) -> Callable:
         offset_fn = self.string(p.arg)

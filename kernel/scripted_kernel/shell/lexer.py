@@ -271,12 +271,14 @@ class Lexer:
     # ------------------------------------------------------------ word parts
 
     def scan_parts(self, mode: int, start: int, limit: int = -1, stops: str = "",
-                   assignment: bool = False) -> list:
+                   assignment: bool = False, dq: bool = False) -> list:
         """Scan word parts from self.pos.
 
         mode 0: an ordinary word, ended by a metacharacter;
         mode 3: everything up to `limit` (or a char of `stops` outside quotes), blanks literal;
-        ${...} arguments use mode 3 with stops such as '}' or '/}'.
+        ${...} arguments use mode 3 with stops such as '}' or '/}'. `dq`: the argument of
+        ${x:-...} inside double quotes, where single quotes are kept literally and a backslash
+        escapes only $ ` " \\ and }.
         """
         src = self.src
         n = len(src) if limit < 0 else limit
@@ -322,6 +324,17 @@ class Lexer:
                     continue
             elif c in stops:
                 break
+            if dq and c == "'":
+                end = src.find("'", pos + 1)
+                if end < 0:
+                    raise self.unexpected_eof("'")
+                lit.append(src[pos:end + 1])
+                pos = end + 1
+                continue
+            if dq and c == "\\" and src[pos + 1:pos + 2] not in ("$", "`", '"', "\\", "}", "\n"):
+                lit.append("\\")
+                pos += 1
+                continue
             if c == "\\":
                 if pos + 1 >= n:
                     lit.append("\\")
@@ -532,7 +545,7 @@ class Lexer:
             self.pos = end
             return CommandSub(pos, body)
         if nxt == "{":
-            return self._scan_braced_param(pos)
+            return self._scan_braced_param(pos, quoted)
         if nxt == "'" and not quoted:
             end = self._find_ansi_c_end(pos + 2)
             self.pos = end + 1
@@ -621,7 +634,7 @@ class Lexer:
         node = parse_backtick("".join(body), self.source.line_of(start) - 1, self.depth + 1)
         return CommandSub(start, node, backtick=True)
 
-    def _scan_braced_param(self, start: int) -> ParamExp:
+    def _scan_braced_param(self, start: int, quoted: bool = False) -> ParamExp:
         src = self.src
         pos = start + 2
         n = len(src)
@@ -700,7 +713,8 @@ class Lexer:
                 self.pos += 1
                 node.arg2 = Word(self.pos, self.scan_parts(3, self.pos, stops="}"))
         else:
-            node.arg = Word(pos, self.scan_parts(3, pos, stops="}"))
+            literal_quotes = quoted and op.lstrip(":") in ("-", "=", "?", "+")
+            node.arg = Word(pos, self.scan_parts(3, pos, stops="}", dq=literal_quotes))
         if self.pos >= n or src[self.pos] != "}":
             raise self.unexpected_eof("}")
         self.pos += 1
@@ -733,6 +747,7 @@ class Lexer:
                     break
                 pos = nl + 1
             text = src[start:body_end]
+            after = self.pos
             if doc.strip_tabs:
                 text = "".join(line.lstrip("\t") for line in text.splitlines(keepends=True))
                 doc.body = Word(start, [SingleQuoted(start, text)]) if doc.quoted else \
@@ -741,6 +756,7 @@ class Lexer:
                 doc.body = Word(start, [SingleQuoted(start, text)])
             else:
                 doc.body = self.scan_heredoc_text(start, start + len(text))
+            self.pos = after
             self.peeked = None
 
     def _heredoc_word_from_text(self, text: str, start: int) -> Word:

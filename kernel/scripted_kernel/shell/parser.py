@@ -270,7 +270,7 @@ class Parser:
             raise self.unexpected(target)
         self.lex.advance()
         if op in ("<<", "<<-"):
-            delimiter, quoted = heredoc_delimiter(target.word)
+            delimiter, quoted = heredoc_delimiter(self.source.text[target.pos:target.end])
             doc = HereDoc(target.pos, delimiter, quoted, op == "<<-")
             self.lex.pending_heredocs.append(doc)
             return Redirect(start, fd, op, doc)
@@ -611,22 +611,23 @@ class Parser:
         return err
 
 
-def heredoc_delimiter(word: Word) -> tuple[str, bool]:
-    text, quoted = [], False
-    for part in word.parts:
-        if type(part) is Lit:
-            text.append(part.text)
-            quoted = quoted or part.escaped
-        elif type(part) is SingleQuoted:
-            text.append(part.text)
-            quoted = True
-        elif type(part) is DoubleQuoted:
-            quoted = True
-            for inner in part.parts:
-                text.append(inner.text if type(inner) is Lit else "$")
-        else:
-            text.append("$")
-    return "".join(text), quoted
+def heredoc_delimiter(text: str) -> tuple[str, bool]:
+    """The delimiter is the word's text with quotes removed and no expansion; any quoting
+    makes the body literal."""
+    quoted = any(c in text for c in "'\"\\")
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            out.append(text[i + 1])
+            i += 2
+            continue
+        if c in "'\"":
+            i += 1
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out), quoted
 
 
 def parse(text: str, max_depth: int = DEFAULT_MAX_DEPTH) -> CommandList:

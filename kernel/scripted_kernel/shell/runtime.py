@@ -168,6 +168,7 @@ class Shell:
         child.funcnames = list(self.funcnames)
         child.traps = {}
         child.subshell_level = self.subshell_level + 1
+        child.loop_depth = 0
         child.in_subshell = True
         return child
 
