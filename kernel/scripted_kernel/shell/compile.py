@@ -6,7 +6,7 @@ import re
 import time
 from typing import Callable
 
-from . import ast as A
+from . import nodes as A
 from . import patterns
 from .arith import compile_arith
 from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, FatalError,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .ast import (ArithSub, CommandSub, DoubleQuoted, Lit, ParamExp, ProcessSub, SingleQuoted,
+from .nodes import (ArithSub, CommandSub, DoubleQuoted, Lit, ParamExp, ProcessSub, SingleQuoted,
                   Tilde, Word)
 from .errors import ArithError, FatalError, LimitExceeded, unbound
 from . import patterns

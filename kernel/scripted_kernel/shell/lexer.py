@@ -11,7 +11,7 @@ import bisect
 import re
 from typing import Callable, Optional
 
-from .ast import (ArithSub, Assign, ArrayElem, CommandSub, DoubleQuoted, HereDoc, Lit, ParamExp,
+from .nodes import (ArithSub, Assign, ArrayElem, CommandSub, DoubleQuoted, HereDoc, Lit, ParamExp,
                   ProcessSub, SingleQuoted, Tilde, Word)
 from .errors import ShellSyntaxError
 from .escapes import decode as decode_escapes

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from .ast import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case, CaseItem, CommandList,
+from .nodes import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case, CaseItem, CommandList,
                   CondAndOr, CondBinary, CondCommand, CondNot, CondUnary, CondWord, DoubleQuoted,
                   For, FunctionDef, HereDoc, If, Lit, Pipeline, Redirect, SimpleCommand,
                   SingleQuoted, Subshell, While, Word, COMPOUND_NODES)

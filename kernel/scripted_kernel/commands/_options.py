@@ -1,0 +1,133 @@
+"""GNU-style option parsing shared by the text commands, and their common failures."""
+from __future__ import annotations
+
+from typing import Optional
+
+
+class UsageError(Exception):
+    """A bad option or operand: the command prints the message and exits with `status`."""
+
+    def __init__(self, message: str, status: int = 1):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+class Options:
+    """Parsed options: `flags` (letters and long names seen, in order) and `values`."""
+
+    def __init__(self):
+        self.flags: list[str] = []
+        self.values: dict[str, list[str]] = {}
+
+    def has(self, name: str) -> bool:
+        return name in self.flags
+
+    def get(self, name: str, default=None):
+        vals = self.values.get(name)
+        return vals[-1] if vals else default
+
+    def all(self, name: str) -> list[str]:
+        return self.values.get(name, [])
+
+
+def parse(cmd: str, argv: list, short_flags: str = "", short_values: str = "",
+          long_flags: Optional[dict] = None, long_values: Optional[dict] = None,
+          status: int = 1, numeric_short: Optional[str] = None) -> tuple[Options, list[str]]:
+    """Parse argv[1:] like getopt_long with permutation: options may follow operands.
+
+    short_flags: letters without argument; short_values: letters taking one;
+    long_flags / long_values: map a long name to the short letter (or to itself);
+    numeric_short: a letter that `-5` abbreviates (head -5 is head -n 5)."""
+    long_flags = long_flags or {}
+    long_values = long_values or {}
+    opts = Options()
+    operands: list[str] = []
+    args = argv[1:]
+    i = 0
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if a == "--":
+            operands.extend(args[i:])
+            break
+        if a.startswith("--") and len(a) > 2:
+            name, eq, value = a[2:].partition("=")
+            matches = [n for n in list(long_flags) + list(long_values) if n.startswith(name)]
+            exact = [n for n in matches if n == name]
+            if exact:
+                matches = exact
+            if not matches:
+                raise UsageError(f"{cmd}: unrecognized option '{a}'\nTry '{cmd} --help' for more information.", status)
+            if len(set(matches)) > 1:
+                raise UsageError(f"{cmd}: option '{a}' is ambiguous\nTry '{cmd} --help' for more information.", status)
+            full = matches[0]
+            if full in long_values:
+                if not eq:
+                    if i >= len(args):
+                        raise UsageError(f"{cmd}: option '--{full}' requires an argument\n"
+                                         f"Try '{cmd} --help' for more information.", status)
+                    value = args[i]
+                    i += 1
+                key = long_values[full]
+                opts.values.setdefault(key, []).append(value)
+                opts.flags.append(key)
+            else:
+                if eq:
+                    raise UsageError(f"{cmd}: option '--{full}' doesn't allow an argument\n"
+                                     f"Try '{cmd} --help' for more information.", status)
+                opts.flags.append(long_flags[full])
+            continue
+        if a.startswith("-") and len(a) > 1:
+            if numeric_short and a[1:].isdigit():
+                opts.values.setdefault(numeric_short, []).append(a[1:])
+                opts.flags.append(numeric_short)
+                continue
+            j = 1
+            while j < len(a):
+                c = a[j]
+                if c in short_values:
+                    value = a[j + 1:]
+                    if not value:
+                        if i >= len(args):
+                            raise UsageError(f"{cmd}: option requires an argument -- '{c}'\n"
+                                             f"Try '{cmd} --help' for more information.", status)
+                        value = args[i]
+                        i += 1
+                    opts.values.setdefault(c, []).append(value)
+                    opts.flags.append(c)
+                    break
+                if c in short_flags:
+                    opts.flags.append(c)
+                    j += 1
+                    continue
+                raise UsageError(f"{cmd}: invalid option -- '{c}'\nTry '{cmd} --help' for more information.", status)
+            continue
+        operands.append(a)
+    return opts, operands
+
+
+def no_files(cmd: str, operands: list, status: int = 1):
+    """Logic mode has no files: any operand other than `-` (stdin) is refused."""
+    for op in operands:
+        if op != "-":
+            raise UsageError(f"{cmd}: {op}: file access is disabled in logic mode", status)
+
+
+def run_guarded(cmd: str, sh, body) -> int:
+    """Run body(); a UsageError becomes its message on stderr and its status."""
+    try:
+        return body()
+    except UsageError as e:
+        sh.err(e.message + "\n")
+        return e.status
+
+
+def split_lines(text: str, sep: str = "\n") -> list[str]:
+    """Lines without their terminators; a missing final newline still ends a line."""
+    if not text:
+        return []
+    lines = text.split(sep)
+    if lines[-1] == "":
+        lines.pop()
+    return lines

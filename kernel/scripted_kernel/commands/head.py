@@ -1,0 +1,62 @@
+"""head and tail: the first or last lines (or bytes) of standard input."""
+from __future__ import annotations
+
+import re
+
+from ._options import UsageError, no_files, parse, run_guarded
+
+NAMES = ("head", "tail")
+_SUFFIX = {"": 1, "b": 512, "K": 1024, "k": 1024, "KB": 1000, "M": 1 << 20, "MB": 10 ** 6,
+           "G": 1 << 30, "GB": 10 ** 9}
+
+
+def _count(cmd: str, text: str, what: str) -> tuple[int, str]:
+    """(count, sign) where sign is '+', '-' or ''."""
+    m = re.fullmatch(r"([-+]?)(\d+)([A-Za-z]*)", text.strip())
+    if not m or m.group(3) not in _SUFFIX:
+        raise UsageError(f"{cmd}: invalid number of {what}: '{text}'")
+    return int(m.group(2)) * _SUFFIX[m.group(3)], m.group(1)
+
+
+def run(sh, argv):
+    cmd = argv[0]
+
+    def body():
+        args = list(argv)
+        if cmd == "tail" and len(args) > 1 and re.fullmatch(r"\+\d+", args[1]):
+            args[1:2] = ["-n", args[1]]
+        opts, ops = parse(cmd, args, short_flags="qvzf", short_values="nc",
+                          long_flags={"quiet": "q", "silent": "q", "verbose": "v",
+                                      "zero-terminated": "z", "follow": "f"},
+                          long_values={"lines": "n", "bytes": "c"}, numeric_short="n")
+        no_files(cmd, ops)
+        sep = "\0" if opts.has("z") else "\n"
+        text = sh.stdin.read_all()
+        if opts.has("c"):
+            n, sign = _count(cmd, opts.get("c"), "bytes")
+            data = text.encode("utf-8", "surrogateescape")
+            if cmd == "head":
+                chunk = data[:-n] if sign == "-" else data[:n]
+            else:
+                chunk = data[n - 1:] if sign == "+" else (data[-n:] if n else b"")
+            sh.out(chunk.decode("utf-8", "surrogateescape"))
+            return 0
+        n, sign = _count(cmd, opts.get("n", "10"), "lines")
+        lines = text.split(sep)
+        ends_with_sep = lines[-1] == ""
+        if ends_with_sep:
+            lines.pop()
+        if cmd == "head":
+            chosen = lines[:-n] if sign == "-" else lines[:n]
+            last_is_end = len(chosen) == len(lines)
+        else:
+            chosen = lines[n - 1 if n else 0:] if sign == "+" else (lines[-n:] if n else [])
+            last_is_end = True
+        if not chosen:
+            return 0
+        out = sep.join(chosen)
+        if not last_is_end or ends_with_sep:
+            out += sep
+        sh.out(out)
+        return 0
+    return run_guarded(cmd, sh, body)

@@ -1,0 +1,71 @@
+"""seq: print a sequence of numbers (GNU coreutils)."""
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from ._options import UsageError, parse, run_guarded
+from ..shell.errors import LimitExceeded
+
+NAMES = ("seq",)
+
+
+def _number(text: str) -> Decimal:
+    try:
+        if not re.fullmatch(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|\s*[-+]?(inf|infinity|nan)", text, re.I):
+            raise InvalidOperation
+        return Decimal(text)
+    except InvalidOperation:
+        raise UsageError(f"seq: invalid floating point argument: '{text}'\n"
+                         f"Try 'seq --help' for more information.") from None
+
+
+def _decimals(text: str) -> int:
+    if "e" in text.lower():
+        return 0
+    return len(text.split(".", 1)[1]) if "." in text else 0
+
+
+def run(sh, argv):
+    def body():
+        # negative numbers are operands, not options: shield them from the option parser
+        marked = [argv[0]] + ["\0" + a if re.fullmatch(r"-\.?\d.*", a) else a for a in argv[1:]]
+        opts, ops = parse("seq", marked,
+                          short_flags="w", short_values="sf",
+                          long_flags={"equal-width": "w"},
+                          long_values={"separator": "s", "format": "f"})
+        ops = [o[1:] if o.startswith("\0") else o for o in ops]
+        if not ops:
+            raise UsageError("seq: missing operand\nTry 'seq --help' for more information.")
+        if len(ops) > 3:
+            raise UsageError(f"seq: extra operand '{ops[3]}'\nTry 'seq --help' for more information.")
+        first_t, step_t, last_t = ("1", "1", ops[0]) if len(ops) == 1 else \
+            (ops[0], "1", ops[1]) if len(ops) == 2 else tuple(ops)
+        first, step, last = _number(first_t), _number(step_t), _number(last_t)
+        if step == 0:
+            raise UsageError(f"seq: invalid Zero increment value: '{step_t}'\n"
+                             f"Try 'seq --help' for more information.")
+        sep = opts.get("s", "\n")
+        fmt = opts.get("f")
+        places = max(_decimals(first_t), _decimals(step_t))
+        count = int((last - first) / step) + 1 if (last - first) * step >= 0 else 0
+        budget = sh.limits.max_string_length // 2
+        if count > budget:
+            raise LimitExceeded("max_string_length",
+                                f"seq: {count} numbers exceed the output budget (max_string_length)")
+        values = [first + step * k for k in range(count)]
+        if fmt:
+            from ..shell.builtins.printf import format_once
+            items = [format_once(sh, fmt, [str(v)], 0, [])[0] for v in values]
+        elif places == 0 and all(v == v.to_integral_value() for v in (first, step)):
+            items = [str(int(v)) for v in values]
+        else:
+            items = [f"{v:.{places}f}" for v in values]
+        if opts.has("w") and items:
+            width = max(len(x) for x in items)
+            items = [("-" + x[1:].rjust(width - 1, "0")) if x.startswith("-") else x.rjust(width, "0")
+                     for x in items]
+        if items:
+            sh.out(sep.join(items) + "\n")
+        return 0
+    return run_guarded("seq", sh, body)

@@ -1,0 +1,182 @@
+"""sort: sort lines of standard input (GNU coreutils, C locale byte order)."""
+from __future__ import annotations
+
+import functools
+import re
+
+from ._options import UsageError, no_files, parse, run_guarded, split_lines
+
+NAMES = ("sort",)
+_NUM = re.compile(r"\s*(-?)(\d*)(?:\.(\d*))?")
+_GENERAL = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|\s*[-+]?(inf|nan)", re.I)
+_HUMAN = {"": 0, "K": 1, "k": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6, "Z": 7, "Y": 8}
+_MONTHS = {m: i for i, m in enumerate("JAN FEB MAR APR MAY JUN JUL AUG SEP OCT NOV DEC".split(), 1)}
+
+
+class Key:
+    """A -k field range with its ordering flags (its own, else the global ones)."""
+    __slots__ = ("sf", "sc", "ef", "ec", "flags", "own_reverse")
+
+    def __init__(self, sf, sc, ef, ec, flags, own_reverse=False):
+        self.sf, self.sc, self.ef, self.ec, self.flags = sf, sc, ef, ec, flags
+        self.own_reverse = own_reverse
+
+
+def _parse_key(text: str, global_flags: str) -> Key:
+    m = re.fullmatch(r"(\d+)(?:\.(\d+))?([bdfgihMnRrV]*)(?:,(\d+)(?:\.(\d+))?([bdfgihMnRrV]*))?", text)
+    if not m or int(m.group(1)) == 0:
+        raise UsageError(f"sort: invalid number at field start: invalid count at start of '{text}'", 2)
+    flags = (m.group(3) or "") + (m.group(6) or "")
+    return Key(int(m.group(1)), int(m.group(2) or 1), int(m.group(4)) if m.group(4) else None,
+               int(m.group(5) or 0), flags or global_flags, "r" in flags)
+
+
+def _fields(line: str, sep):
+    """[(start, end)] of each field: with -t, split at sep; else a field is blanks + non-blanks."""
+    if sep is not None:
+        spans, start = [], 0
+        while True:
+            k = line.find(sep, start)
+            if k < 0:
+                spans.append((start, len(line)))
+                return spans
+            spans.append((start, k))
+            start = k + 1
+    return [(m.start(), m.end()) for m in re.finditer(r"[ \t]*[^ \t]+|[ \t]+$", line)]
+
+
+def _key_text(line: str, key: Key, sep) -> str:
+    spans = _fields(line, sep)
+    if key.sf > len(spans):
+        return ""
+    fs, fe = spans[key.sf - 1]
+    if "b" in key.flags:
+        while fs < fe and line[fs] in " \t":
+            fs += 1
+    start = min(fs + key.sc - 1, fe)
+    if key.ef is None:
+        end = len(line)
+    elif key.ef > len(spans):
+        end = len(line)
+    else:
+        es, ee = spans[key.ef - 1]
+        end = ee if key.ec == 0 else min(es + key.ec, ee)
+    return line[start:end] if end > start else ""
+
+
+def _numeric(text: str):
+    m = _NUM.match(text)
+    whole, frac = m.group(2), m.group(3) or ""
+    if not whole and not frac:
+        return 0.0
+    value = float((whole or "0") + "." + (frac or "0"))
+    return -value if m.group(1) else value
+
+
+def _general(text: str):
+    m = _GENERAL.match(text)
+    if not m:
+        return (0, float("-inf"))
+    try:
+        return (1, float(m.group().strip()))
+    except ValueError:
+        return (0, float("-inf"))
+
+
+def _human(text: str):
+    m = re.match(r"\s*(-?)(\d*\.?\d*)([KkMGTPEZY]?)", text)
+    value = float(m.group(2)) if m.group(2) not in ("", ".") else 0.0
+    sign = -1 if m.group(1) else 1
+    return (sign * _HUMAN[m.group(3)], sign * value)
+
+
+def _version(text: str):
+    return [(0, int(p)) if p.isdigit() else (1, p) for p in re.findall(r"\d+|\D+", text)]
+
+
+def _transform(text: str, flags: str):
+    if "b" in flags:
+        text = text.lstrip(" \t")
+    if "d" in flags:
+        text = "".join(c for c in text if c.isalnum() or c in " \t")
+    if "i" in flags:
+        text = "".join(c for c in text if c.isprintable())
+    if "f" in flags:
+        text = text.upper()
+    if "n" in flags:
+        return _numeric(text)
+    if "g" in flags:
+        return _general(text)
+    if "h" in flags:
+        return _human(text)
+    if "M" in flags:
+        return _MONTHS.get(text.strip()[:3].upper(), 0)
+    if "V" in flags:
+        return _version(text)
+    return text
+
+
+def run(sh, argv):
+    def body():
+        opts, ops = parse("sort", argv, short_flags="bdfgihMnrRsuVzcC", short_values="ktoST",
+                          long_flags={"reverse": "r", "numeric-sort": "n", "unique": "u",
+                                      "ignore-case": "f", "general-numeric-sort": "g",
+                                      "human-numeric-sort": "h", "version-sort": "V", "stable": "s",
+                                      "zero-terminated": "z", "ignore-leading-blanks": "b",
+                                      "dictionary-order": "d", "month-sort": "M", "check": "c",
+                                      "random-sort": "R", "ignore-nonprinting": "i"},
+                          long_values={"key": "k", "field-separator": "t", "output": "o",
+                                       "buffer-size": "S", "temporary-directory": "T"}, status=2)
+        no_files("sort", ops, 2)
+        out_file = opts.get("o")
+        if out_file not in (None, "-", "/dev/stdout"):
+            raise UsageError(f"sort: {out_file}: file access is disabled in logic mode", 2)
+        sep = opts.get("t")
+        if sep is not None:
+            if sep == "\\0":
+                sep = "\0"
+            if len(sep) != 1:
+                raise UsageError(f"sort: multi-character tab '{sep}'", 2)
+        global_flags = "".join(f for f in "bdfgiMhnRrV" if opts.has(f))
+        keys = [_parse_key(k, global_flags) for k in opts.all("k")]
+        reverse = opts.has("r")
+        record_sep = "\0" if opts.has("z") else "\n"
+        lines = split_lines(sh.stdin.read_all(), record_sep)
+        stable = opts.has("s")
+        unique = opts.has("u")
+
+        def key_values(line):
+            if not keys:
+                return [_transform(line, global_flags)]
+            return [_transform(_key_text(line, k, sep), k.flags) for k in keys]
+
+        def compare(a, b):
+            ka, kb = key_values(a), key_values(b)
+            specs = keys or [Key(1, 1, None, 0, global_flags)]
+            for x, y, spec in zip(ka, kb, specs):
+                if x != y:
+                    result = -1 if x < y else 1
+                    return -result if spec.own_reverse else result
+            if stable or unique:
+                return 0
+            return -1 if a < b else (1 if a > b else 0)
+
+        if opts.has("c") or opts.has("C"):
+            for prev, cur in zip(lines, lines[1:]):
+                c = compare(prev, cur)
+                if (c > 0 and not reverse) or (c < 0 and reverse) or (unique and c == 0):
+                    if opts.has("c"):
+                        sh.err(f"sort: -:{lines.index(cur) + 1}: disorder: {cur}\n")
+                    return 1
+            return 0
+        ordered = sorted(lines, key=functools.cmp_to_key(compare), reverse=reverse)
+        if unique:
+            result = []
+            for line in ordered:
+                if not result or compare(result[-1], line) != 0:
+                    result.append(line)
+            ordered = result
+        if ordered:
+            sh.out(record_sep.join(ordered) + record_sep)
+        return 0
+    return run_guarded("sort", sh, body)

@@ -1,0 +1,50 @@
+"""tee and base64."""
+from __future__ import annotations
+
+import base64 as b64
+import binascii
+
+from ._options import UsageError, no_files, parse, run_guarded
+
+NAMES = ("tee", "base64")
+
+
+def _tee(sh, argv):
+    opts, ops = parse("tee", argv, short_flags="aip", long_flags={"append": "a", "ignore-interrupts": "i"})
+    for op in ops:
+        if op not in ("/dev/null", "/dev/stdout", "/dev/stderr", "-"):
+            raise UsageError(f"tee: {op}: file access is disabled in logic mode (only /dev/null, "
+                             f"/dev/stdout and /dev/stderr)")
+    text = sh.stdin.read_all()
+    sh.out(text)
+    for op in ops:
+        if op in ("/dev/stdout", "-"):
+            sh.out(text)
+        elif op == "/dev/stderr":
+            sh.err(text)
+    return 0
+
+
+def _base64(sh, argv):
+    opts, ops = parse("base64", argv, short_flags="di", short_values="w",
+                      long_flags={"decode": "d", "ignore-garbage": "i"}, long_values={"wrap": "w"})
+    no_files("base64", ops)
+    data = sh.stdin.read_all().encode("utf-8", "surrogateescape")
+    if opts.has("d"):
+        text = b"".join(data.split())
+        try:
+            sh.out(b64.b64decode(text, validate=not opts.has("i")).decode("utf-8", "surrogateescape"))
+        except (binascii.Error, ValueError):
+            raise UsageError("base64: invalid input") from None
+        return 0
+    encoded = b64.b64encode(data).decode()
+    width = int(opts.get("w", "76"))
+    if width and encoded:
+        encoded = "\n".join(encoded[i:i + width] for i in range(0, len(encoded), width))
+    sh.out(encoded + "\n" if encoded else "")
+    return 0
+
+
+def run(sh, argv):
+    impl = _tee if argv[0] == "tee" else _base64
+    return run_guarded(argv[0], sh, lambda: impl(sh, argv))

@@ -1,0 +1,58 @@
+"""uniq: collapse adjacent repeated lines."""
+from __future__ import annotations
+
+from ._options import UsageError, no_files, parse, run_guarded, split_lines
+
+NAMES = ("uniq",)
+
+
+def run(sh, argv):
+    def body():
+        opts, ops = parse("uniq", argv, short_flags="cdDuiz", short_values="fsw",
+                          long_flags={"count": "c", "repeated": "d", "unique": "u",
+                                      "ignore-case": "i", "zero-terminated": "z", "all-repeated": "D"},
+                          long_values={"skip-fields": "f", "skip-chars": "s", "check-chars": "w"})
+        no_files("uniq", ops)
+        try:
+            skip_fields = int(opts.get("f", "0"))
+            skip_chars = int(opts.get("s", "0"))
+            width = int(opts.get("w")) if opts.get("w") is not None else None
+        except ValueError:
+            raise UsageError("uniq: invalid number of fields to skip") from None
+        sep = "\0" if opts.has("z") else "\n"
+        lines = split_lines(sh.stdin.read_all(), sep)
+
+        def key(line):
+            rest = line
+            for _ in range(skip_fields):
+                rest = rest.lstrip(" \t")
+                k = 0
+                while k < len(rest) and rest[k] not in " \t":
+                    k += 1
+                rest = rest[k:]
+            rest = rest[skip_chars:]
+            if width is not None:
+                rest = rest[:width]
+            return rest.lower() if opts.has("i") else rest
+
+        groups = []
+        for line in lines:
+            k = key(line)
+            if groups and groups[-1][0] == k:
+                groups[-1][2].append(line)
+            else:
+                groups.append((k, line, [line]))
+        out = []
+        for _, first, members in groups:
+            n = len(members)
+            if opts.has("d") and n < 2 or opts.has("u") and n > 1:
+                continue
+            if opts.has("D"):
+                if n > 1:
+                    out.extend(members)
+                continue
+            out.append(f"{n:7d} {first}" if opts.has("c") else first)
+        if out:
+            sh.out(sep.join(out) + sep)
+        return 0
+    return run_guarded("uniq", sh, body)

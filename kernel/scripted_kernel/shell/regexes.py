@@ -1,0 +1,237 @@
+"""POSIX regular expressions (BRE, ERE with GNU extensions) on the `regex` package.
+
+One translation serves grep, sed, awk-style matching and `[[ =~ ]]`. Matching where the match
+itself is used (grep -o, sed s///, BASH_REMATCH) is leftmost-longest as POSIX requires
+(`regex.POSIX`); every match runs under a timeout so a pathological pattern cannot hang.
+"""
+from __future__ import annotations
+
+import regex
+
+CLASSES = {
+    "alpha": r"\p{Alphabetic}", "digit": r"0-9", "alnum": r"\p{Alphabetic}0-9", "upper": r"\p{Uppercase}",
+    "lower": r"\p{Lowercase}", "space": r" \t\n\r\f\v", "blank": r" \t", "punct": r"!-/:-@\[-`{-~",
+    "xdigit": r"0-9A-Fa-f", "cntrl": r"\x00-\x1f\x7f", "print": r"\x20-\x7e\u00a0-\U0010ffff",
+    "graph": r"\x21-\x7e\u00a1-\U0010ffff", "word": r"\w",
+}
+DEFAULT_TIMEOUT = 2.0
+
+
+class RegexError(Exception):
+    """An invalid pattern (message as GNU tools word it)."""
+
+
+class RegexTimeout(Exception):
+    """A match took longer than its budget."""
+
+
+def _bracket(p: str, i: int) -> tuple[str, int]:
+    """A bracket expression starting after '['. Backslash is literal inside, as in POSIX."""
+    j = i
+    negate = p.startswith("^", j)
+    if negate:
+        j += 1
+    items = []
+    first = True
+    while j < len(p):
+        c = p[j]
+        if c == "]" and not first:
+            return ("[^" if negate else "[") + "".join(items) + "]", j + 1
+        first = False
+        if c == "[" and j + 1 < len(p) and p[j + 1] in ":=.":
+            kind = p[j + 1]
+            end = p.find(kind + "]", j + 2)
+            if end < 0:
+                raise RegexError("Unmatched [, [^, [:, [., or [=")
+            name = p[j + 2:end]
+            if kind == ":":
+                if name not in CLASSES:
+                    raise RegexError("Invalid character class name")
+                items.append(CLASSES[name])
+            else:
+                items.append(regex.escape(name))
+            j = end + 2
+            continue
+        if c == "-" and items and j + 1 < len(p) and p[j + 1] != "]":
+            items.append("-")
+            j += 1
+            continue
+        items.append("\\" + c if c in "\\]^-[" else c)
+        j += 1
+    raise RegexError("Unmatched [, [^, [:, [., or [=")
+
+
+def translate(pattern: str, extended: bool) -> str:
+    """POSIX BRE (extended=False) or ERE → `regex` syntax."""
+    out = []
+    i, n = 0, len(pattern)
+    depth = 0
+    at_start = True          # where a BRE `*` is literal and `^` is an anchor
+    while i < n:
+        c = pattern[i]
+        start_here = at_start
+        at_start = False
+        if c == "\\" and i + 1 < n:
+            e = pattern[i + 1]
+            i += 2
+            if not extended and e in "(){}|+?":
+                c = e            # BRE's escaped operators behave like ERE's plain ones
+                if c == "(":
+                    depth += 1
+                    out.append("(")
+                    at_start = True
+                elif c == ")":
+                    if depth == 0:
+                        raise RegexError("Unmatched ) or \\)")
+                    depth -= 1
+                    out.append(")")
+                elif c == "|":
+                    out.append("|")
+                    at_start = True
+                elif c == "{":
+                    i = _interval(pattern, i, out, bre=True)
+                else:
+                    out.append(c)
+                continue
+            if e.isdigit() and e != "0":
+                out.append("\\" + e)
+            elif e == "<":
+                out.append(r"\b(?=\w)")
+            elif e == ">":
+                out.append(r"\b(?<=\w)")
+            elif e in "bBwWsS":
+                out.append("\\" + e)
+            elif e == "`":
+                out.append(r"\A")
+            elif e == "'":
+                out.append(r"\Z")
+            elif e == "n":
+                out.append(r"\n")
+            elif e == "t":
+                out.append(r"\t")
+            else:
+                out.append(regex.escape(e))
+            continue
+        i += 1
+        if c == "[":
+            rx, i = _bracket(pattern, i)
+            out.append(rx)
+        elif c == ".":
+            out.append(".")
+        elif c == "*":
+            if start_here:
+                out.append(r"\*")
+            else:
+                out.append("*")
+        elif c == "^":
+            if extended or start_here:
+                out.append("^")
+                at_start = True
+            else:
+                out.append(r"\^")
+        elif c == "$":
+            if extended or i == n or pattern.startswith("\\)", i) or pattern.startswith("\\|", i):
+                out.append("$")
+            else:
+                out.append(r"\$")
+        elif extended and c in "()|+?{":
+            if c == "(":
+                depth += 1
+                out.append("(")
+                at_start = True
+            elif c == ")":
+                if depth == 0:
+                    raise RegexError("Unmatched ) or \\)")
+                depth -= 1
+                out.append(")")
+            elif c == "|":
+                out.append("|")
+                at_start = True
+            elif c == "{":
+                if start_here:
+                    out.append(r"\{")
+                else:
+                    i = _interval(pattern, i, out, bre=False)
+            elif start_here and c in "+?":
+                out.append("\\" + c)
+            else:
+                out.append(c)
+        else:
+            out.append(regex.escape(c) if not c.isalnum() else c)
+    if depth:
+        raise RegexError("Unmatched ( or \\(")
+    return "".join(out)
+
+
+def _interval(p: str, i: int, out: list, bre: bool) -> int:
+    """{m,n} after the opening brace at p[i-1]; returns the index after the closing brace."""
+    close = p.find("\\}" if bre else "}", i)
+    body = p[i:close] if close >= 0 else None
+    if body is None or not _valid_interval(body):
+        if bre:
+            raise RegexError("Unmatched \\{")
+        out.append(r"\{")       # GNU ERE: a brace that starts no interval is literal
+        return i
+    lo, _, hi = body.partition(",")
+    if "," in body and hi and int(hi) < int(lo or 0):
+        raise RegexError("Invalid content of \\{\\}")
+    if int(lo or 0) > 32767 or (hi and int(hi) > 32767):
+        raise RegexError("Regular expression too big")
+    out.append("{" + (lo or "0") + ("," + hi if "," in body else "") + "}")
+    return close + (2 if bre else 1)
+
+
+def _valid_interval(body: str) -> bool:
+    lo, comma, hi = body.partition(",")
+    return (lo.isdigit() or (comma and lo == "")) and (hi == "" or hi.isdigit())
+
+
+_cache: dict = {}
+
+
+def compile_posix(pattern: str, extended: bool, ignore_case: bool = False,
+                  longest: bool = False, dotall: bool = False):
+    key = (pattern, extended, ignore_case, longest, dotall)
+    rx = _cache.get(key)
+    if rx is None:
+        flags = regex.V0
+        if ignore_case:
+            flags |= regex.IGNORECASE
+        if longest:
+            flags |= regex.POSIX
+        if dotall:
+            flags |= regex.DOTALL
+        try:
+            rx = regex.compile(translate(pattern, extended), flags)
+        except regex.error as e:
+            raise RegexError(_gnu_message(str(e))) from None
+        if len(_cache) > 2048:
+            _cache.clear()
+        _cache[key] = rx
+    return rx
+
+
+def _gnu_message(msg: str) -> str:
+    if "missing )" in msg or "unbalanced parenthesis" in msg:
+        return "Unmatched ( or \\("
+    if "nothing to repeat" in msg or "multiple repeat" in msg:
+        return "Invalid preceding regular expression"
+    if "invalid group reference" in msg or "unknown group" in msg:
+        return "Invalid back reference"
+    return "Invalid regular expression"
+
+
+def search(rx, text: str, pos: int = 0, endpos=None, timeout: float = DEFAULT_TIMEOUT):
+    try:
+        if endpos is None:
+            return rx.search(text, pos, timeout=timeout)
+        return rx.search(text, pos, endpos, timeout=timeout)
+    except TimeoutError:
+        raise RegexTimeout() from None
+
+
+def finditer(rx, text: str, timeout: float = DEFAULT_TIMEOUT):
+    try:
+        return list(rx.finditer(text, timeout=timeout))
+    except TimeoutError:
+        raise RegexTimeout() from None
