@@ -103,6 +103,13 @@ class _Parser:
         pos = 0
         n = len(text)
         while pos < n:
+            if self.tokens and self.tokens[-1][0] == "name" and text.startswith("[", pos):
+                close = _subscript_end(text, pos + 1)
+                if close < 0:
+                    raise ArithError(text, "syntax error: `]' expected", text[pos:])
+                self.tokens.append(("subscript", text[pos + 1:close], pos))
+                pos = close + 1
+                continue
             m = _TOKEN.match(text, pos)
             if not m or m.end() == pos:
                 if text[pos:].strip() == "":
@@ -234,16 +241,12 @@ class _Parser:
             return lambda sh: n
         if kind == "name":
             self.i += 1
-            index = None
+            subscript = None
             k2, v2, _ = self.peek()
-            if k2 == "op" and v2 == "[":
+            if k2 == "subscript":
                 self.i += 1
-                index = self.expr(0)
-                k3, v3, _ = self.peek()
-                if v3 != "]":
-                    raise self.error("syntax error: `]' expected")
-                self.i += 1
-            return _variable(value, index)
+                subscript = v2
+            return _variable(value, subscript)
         if value == "(":
             self.i += 1
             inner = self.expr(0)
@@ -255,15 +258,37 @@ class _Parser:
         raise self.error("syntax error: operand expected")
 
 
-def _variable(name: str, index):
-    if index is None:
+def _subscript_end(text: str, pos: int) -> int:
+    depth = 0
+    while pos < len(text):
+        c = text[pos]
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            if depth == 0:
+                return pos
+            depth -= 1
+        pos += 1
+    return -1
+
+
+def _variable(name: str, subscript):
+    """A variable, or an array element: `subscript` is the raw text between the brackets,
+    evaluated arithmetically for indexed arrays and taken as a string key for associative
+    ones (as bash does), so the decision waits until the variable is known."""
+    if subscript is None:
         def get(sh):
             return sh.arith_get(name, None)
-    else:
-        def get(sh):
-            return sh.arith_get(name, index(sh))
-    get.lvalue = (name, index)
-    return get
+        get.lvalue = (name, None)
+        return get
+
+    def key(sh):
+        return sh.arith_key(name, subscript)
+
+    def get_element(sh):
+        return sh.arith_get(name, key(sh))
+    get_element.lvalue = (name, key)
+    return get_element
 
 
 def _incdec(ref, delta: int, prefix: bool):

@@ -519,8 +519,9 @@ class Lexer:
                 depth -= 1
             elif c in " \t\n|":
                 pass
-            elif c in "&;<>" and depth == 0:
-                break
+            elif c in "&;<>":
+                if depth == 0:
+                    break
             else:
                 parts.extend(self.scan_parts(3, self.pos, stops=" \t\n()|&;<>"))
                 continue
@@ -703,7 +704,12 @@ class Lexer:
                 return node
             raise bad()
         if op in ("/", "//", "/#", "/%"):
-            node.arg = Word(pos, self.scan_parts(3, pos, stops="/}"))
+            # a pattern starts with at least one character, even a '/'
+            lead = [Lit(pos, "/")] if src.startswith("/", pos) else []
+            if lead:
+                pos += 1
+                self.pos = pos
+            node.arg = Word(pos, lead + self.scan_parts(3, pos, stops="/}"))
             if self.pos < n and src[self.pos] == "/":
                 self.pos += 1
                 node.arg2 = Word(self.pos, self.scan_parts(3, self.pos, stops="}"))

@@ -511,10 +511,14 @@ class Parser:
     def parse_cond_command(self) -> CondCommand:
         tok = self.lex.advance()
         self.enter(tok.pos)
-        expr = self.cond_or()
-        end = self.cond_peek()
-        if not self.is_word(end, "]]"):
-            raise self.unexpected(end)
+        try:
+            expr = self.cond_or()
+            end = self.cond_peek()
+            if not self.is_word(end, "]]"):
+                raise self.unexpected(end)
+        except ShellSyntaxError as e:
+            e.keeps_status = True      # bash ends with the last status on a [[ ]] parse error
+            raise
         self.lex.advance()
         self.depth -= 1
         return CondCommand(tok.pos, expr)

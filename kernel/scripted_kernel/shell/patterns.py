@@ -158,7 +158,10 @@ def compile_glob(pattern: str, nocase: bool = False) -> re.Pattern:
     if rx is None:
         if len(_compiled) > 4096:
             _compiled.clear()
-        rx = re.compile(glob_to_regex(pattern), re.S | (re.I if nocase else 0))
+        try:
+            rx = re.compile(glob_to_regex(pattern), re.S | (re.I if nocase else 0))
+        except re.error:          # e.g. [z-a]: bash's pattern then matches nothing
+            rx = re.compile(r"(?!)")
         _compiled[key] = rx
     return rx
 
@@ -203,6 +206,10 @@ def replace(value: str, pattern: str, replacement, mode: str) -> str:
 
     `replacement` is a function of the matched text (bash 5.2 puts the match in for `&`)."""
     rx_text = glob_to_regex(pattern)
+    try:
+        re.compile(rx_text)
+    except re.error:
+        return value
     if mode == "/#":
         m = re.compile(rx_text, re.S).match(value)
         if m is None:

@@ -606,16 +606,20 @@ class Shell:
         finally:
             self.call_depth -= 1
 
+    def arith_key(self, name: str, subscript: str):
+        """The element an arithmetic `name[subscript]` denotes: a string key for an
+        associative array (quotes removed, no evaluation), else the evaluated index."""
+        var = self.lookup(name)
+        if var is not None and type(var.value) is dict:
+            return subscript.strip().replace("'", "").replace('"', "")
+        return arith_mod.compile_arith(subscript)(self)
+
     def arith_set(self, name: str, index, value: int):
         text = str(value)
         if index is None:
             self.set_var(name, text)
         else:
-            var = self.lookup(name)
-            if var is not None and type(var.value) is dict:
-                self.set_element(name, str(index), text)
-            else:
-                self.set_element(name, text and str(index), text)
+            self.set_element(name, str(index), text)
 
     # ------------------------------------------------------------ misc
 
