@@ -186,8 +186,9 @@ def _brace_seq(seq: list, limit: int) -> list[list]:
                 elif c == "," and depth == 1:
                     commas.append(j)
                 j += 1
-            if j >= n:
-                return [seq]
+            if j >= n:            # no closing brace: this one is literal, look further on
+                rest = _brace_seq(seq[i + 1:], limit)
+                return [seq[:i + 1] + r for r in rest]
             prefix, body, suffix = seq[:i], seq[i + 1:j], seq[j + 1:]
             if commas:
                 alts, start = [], i + 1
@@ -384,6 +385,8 @@ class WordCompiler:
         return run
 
     def _fields_no_brace(self, word: Word) -> Callable:
+        if not word.parts:           # an empty alternative of a brace expansion: no word
+            return lambda sh: []
         static = self._static_text(word)
         if static is not None:
             return lambda sh: [static]
@@ -517,8 +520,10 @@ class WordCompiler:
                         return sh.ifs[:1].join(ks) if star_joined else ks
                     return keys
 
+            element = self.string(index) if index is not None else None
+
             def indirect(sh):
-                target = sh.get_value(name)
+                target = sh.get_value(name) if element is None else sh.get_element(name, element(sh))
                 var = sh.lookup(name)
                 if var is not None and var.attrs & 32:    # nameref: ${!ref} is the target name
                     return var.value
@@ -660,10 +665,15 @@ class WordCompiler:
             return self._slice(p, base, quoted)
         if op == "@":
             letter = p.arg.parts[0].text
+            joined = _star_joined(p, quoted)
+            each = self._base(p, False) if joined else base
 
             def transform(sh):
-                v = base(sh)
-                return _map(v, lambda s: sh.transform(s, letter, p))
+                v = each(sh)
+                if v is None:
+                    return None if letter != "a" else ""
+                result = _map(v, lambda s: sh.transform(s, letter, p))
+                return sh.ifs[:1].join(result) if joined and type(result) is not str else result
             return transform
         raise FatalError(f"${{{name}{op}}}: bad substitution")
 
@@ -672,7 +682,7 @@ class WordCompiler:
         if arg is None or not arg.parts:
             return lambda sh: ""
         if quoted:
-            return self.string(arg)
+            return self._double_quoted(DoubleQuoted(arg.pos, arg.parts))
         parts = []
         for p in arg.parts:
             if type(p) is Lit:
@@ -719,6 +729,15 @@ class WordCompiler:
                 return _slice_str(v, offset, length, p)
             return sh.ifs[:1].join(result) if star_joined else result
         return sliced
+
+
+def _star_joined(p: ParamExp, quoted: bool) -> bool:
+    """"${a[*]...}" and "$*...": the operator applies to each element, then they are joined."""
+    if not quoted:
+        return False
+    if p.index is not None:
+        return p.index.literal() == "*"
+    return p.name == "*"
 
 
 def _is_plain_name(name: str) -> bool:

@@ -155,7 +155,7 @@ def run_shell(sh: Shell, fn: Callable) -> tuple[int, Optional[str]]:
                 except FatalError as e:
                     sh.error(e.message)
                     status = sh.status = e.status
-                    if e.exits:
+                    if e.exits or sh.errexit:
                         break
                 except Disabled as e:
                     sh.error(str(e))

@@ -182,7 +182,7 @@ class Shell:
             status = e.status
         except FatalError as e:
             self.error(e.message)
-            status = e.status
+            status = 1 if e.exits else e.status
         except (BreakLoop, ContinueLoop):
             status = 0
         except ReturnSignal as e:
@@ -514,17 +514,21 @@ class Shell:
                 self._set_element_of(var, name, key, value, elem_append)
 
     def unset_var(self, name: str) -> bool:
-        for scope in reversed(self.scopes):
+        current = len(self.scopes) - 1
+        for k in range(current, -1, -1):
+            scope = self.scopes[k]
             var = scope.get(name)
             if var is not None:
                 if var.attrs & READONLY:
                     raise FatalError(f"{name}: cannot unset: readonly variable")
-                if type(scope) is TempScope:
-                    del scope[name]
-                    return True
                 if var.attrs & NAMEREF and var.value:
                     return self.unset_var(var.value)
-                # bash: unsetting a local reveals nothing; the name stays local and unset
+                if type(scope) is TempScope or k != current:
+                    # a temporary binding, or a local of a calling function: removing it
+                    # reveals the variable beneath, as in bash
+                    del scope[name]
+                    return True
+                # a local of the running function stays local, with no value
                 var.value = None
                 var.attrs &= ~(INTEGER | LOWER | UPPER)
                 return True

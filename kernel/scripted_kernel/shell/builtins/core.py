@@ -106,6 +106,11 @@ def eval_builtin(sh, argv):
     saved_line = sh.lineno
     try:
         return fn(sh)
+    except FatalError as e:
+        if e.exits:
+            raise
+        sh.error(e.message)        # eval contains the error: it fails, the caller goes on
+        return 1
     finally:
         sh.lineno = saved_line
 

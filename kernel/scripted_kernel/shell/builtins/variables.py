@@ -247,9 +247,8 @@ def export(sh, argv):
     for arg in args:
         try:
             if "n" in on:
-                var = sh.lookup_raw(str(arg))
-                if var is not None:
-                    var.attrs &= ~EXPORT
+                if not _declare_one(sh, arg, set(), {"x"}, False, "export"):
+                    status = 1
                 continue
             if not _declare_one(sh, arg, {"x"}, set(), False, "export"):
                 status = 1
