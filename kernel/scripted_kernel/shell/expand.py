@@ -475,6 +475,12 @@ class WordCompiler:
 
     def param(self, p: ParamExp, quoted: bool) -> Callable:
         name = p.name
+        if p.op == "bad":
+            message = f"{name}: bad substitution"
+
+            def bad(sh):
+                raise FatalError(message)
+            return bad
         if p.prefix_list:
             star = p.prefix_list == "*"
 
@@ -651,6 +657,12 @@ class WordCompiler:
                 fn = _replacement_fn(template)
                 return _map(v, lambda s: patterns.replace(s, pattern, fn, op))
             return substitute
+        if op in ("~", "~~"):
+            toggle_all = op == "~~"
+
+            def toggle(sh):
+                return _map(base(sh), lambda s: s.swapcase() if toggle_all else s[:1].swapcase() + s[1:])
+            return toggle
         if op in ("^", "^^", ",", ",,"):
             pat = self.pattern(p.arg) if p.arg and p.arg.parts else None
             upper = op[0] == "^"

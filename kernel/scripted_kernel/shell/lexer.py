@@ -57,6 +57,12 @@ class Source:
         return self.text[self.line_starts[idx]:end if end >= 0 else len(self.text)]
 
 
+class _BadSubstitution(Exception):
+    def __init__(self, node, end: int):
+        self.node = node
+        self.end = end
+
+
 class Token:
     __slots__ = ("kind", "value", "pos", "end", "word", "assign", "mode")
 
@@ -636,13 +642,21 @@ class Lexer:
         return CommandSub(start, node, backtick=True)
 
     def _scan_braced_param(self, start: int, quoted: bool = False) -> ParamExp:
+        try:
+            return self._scan_braced_param_checked(start, quoted)
+        except _BadSubstitution as b:
+            self.pos = b.end
+            return b.node
+
+    def _scan_braced_param_checked(self, start: int, quoted: bool) -> ParamExp:
         src = self.src
         pos = start + 2
         n = len(src)
 
         def bad():
+            """bash parses a malformed ${...} and fails when it is expanded."""
             close = self._skip_to_brace_close(start + 2)
-            return self.error(f"${{{src[start + 2:close]}}}: bad substitution", start)
+            return _BadSubstitution(ParamExp(start, src[start:close + 1], op="bad", braced=True), close + 1)
 
         length = indirect = False
         if src.startswith("#", pos) and pos + 1 < n and src[pos + 1] not in "}":
@@ -688,7 +702,7 @@ class Lexer:
             return node
         op = None
         for cand in (":-", ":=", ":?", ":+", "-", "=", "?", "+", "##", "#", "%%", "%", "//", "/#",
-                     "/%", "/", "^^", "^", ",,", ",", ":", "@"):
+                     "/%", "/", "^^", "^", ",,", ",", "~~", "~", ":", "@"):
             if src.startswith(cand, pos):
                 op = cand
                 break
