@@ -282,6 +282,7 @@ class Parser:
         tok = self.lex.advance()
         self.enter(tok.pos)
         body = self.parse_list(frozenset(("}",)))
+        self.require_nonempty(body)
         self.expect_word("}")
         self.depth -= 1
         return BraceGroup(tok.pos, body)
@@ -290,6 +291,7 @@ class Parser:
         tok = self.lex.advance()
         self.enter(tok.pos)
         body = self.parse_list(frozenset())
+        self.require_nonempty(body)
         close = self.lex.peek()
         if not (close.kind == "OP" and close.value == ")"):
             raise self.unexpected(close)
@@ -315,6 +317,7 @@ class Parser:
         self.require_nonempty(cond)
         self.expect_word("then")
         body = self.parse_list(frozenset(("elif", "else", "fi")))
+        self.require_nonempty(body)
         clauses.append((cond, body))
         else_body = None
         while True:
@@ -324,10 +327,13 @@ class Parser:
                 cond = self.parse_list(frozenset(("then",)))
                 self.require_nonempty(cond)
                 self.expect_word("then")
-                clauses.append((cond, self.parse_list(frozenset(("elif", "else", "fi")))))
+                body = self.parse_list(frozenset(("elif", "else", "fi")))
+                self.require_nonempty(body)
+                clauses.append((cond, body))
             elif self.is_word(nxt, "else"):
                 self.lex.advance()
                 else_body = self.parse_list(frozenset(("fi",)))
+                self.require_nonempty(else_body)
                 self.expect_word("fi")
                 break
             else:
@@ -347,6 +353,7 @@ class Parser:
             return self.parse_brace_group()
         self.expect_word("do")
         body = self.parse_list(frozenset(("done",)))
+        self.require_nonempty(body)
         self.expect_word("done")
         return body
 
@@ -357,6 +364,7 @@ class Parser:
         self.require_nonempty(cond)
         self.expect_word("do")
         body = self.parse_list(frozenset(("done",)))
+        self.require_nonempty(body)
         self.expect_word("done")
         self.depth -= 1
         return While(tok.pos, cond, body, until=tok.value == "until")
