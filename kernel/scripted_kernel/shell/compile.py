@@ -683,6 +683,23 @@ class Compiler:
                 raise CondError(str(err)) from None
         return binary
 
+    def _lazy(self, node: A.FunctionDef) -> Callable:
+        """A function body compiled when it is first called: scripts define many functions
+        and call few. The compiled body is kept (compiled scripts are cached)."""
+        source = self.source
+        compiled = []
+
+        def body(sh):
+            if not compiled:
+                saved = self.source
+                self.source = source
+                try:
+                    compiled.append(self.with_redirects(self.compile(node.body), node.redirects))
+                finally:
+                    self.source = saved
+            return compiled[0](sh)
+        return body
+
     def _body_text(self, body) -> str:
         if self.source is None:
             return ""
@@ -703,7 +720,7 @@ class Compiler:
         return text[start:text.find("\n", start) if "\n" in text[start:] else len(text)]
 
     def c_FunctionDef(self, node: A.FunctionDef) -> Callable:
-        body = self.with_redirects(self.compile(node.body), node.redirects)
+        body = self._lazy(node)
         name = node.name
         func = Function(name, body, node, self._body_text(node.body))
 

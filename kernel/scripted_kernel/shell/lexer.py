@@ -27,6 +27,8 @@ _PLAIN_NORMAL = re.compile(r"[^ \t\n;&|<>()\\'\"$`?*+@!]+")
 _PLAIN_DQ = re.compile(r"[^\\\"$`]+")
 _PLAIN_HEREDOC = re.compile(r"[^\\$`]+")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A word with no quoting, expansion, pattern or brace characters, ended by a metacharacter.
+_PLAIN_WORD = re.compile(r"([A-Za-z0-9_./,:=%^-][A-Za-z0-9_./,:=%^{}\[\]-]*)(?=[ \t\n;&|<>()]|\Z)")
 _ASSIGN_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[|\+?=)")
 _DIGITS = re.compile(r"[0-9]+")
 SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
@@ -167,6 +169,11 @@ class Lexer:
 
     def _scan_word(self, mode: int) -> Token:
         start = self.pos
+        m = _PLAIN_WORD.match(self.src, start)
+        if m and m.group(1):        # the common case: a word of plain characters only
+            text = m.group(1)
+            self.pos = m.end(1)
+            return Token("WORD", text, start, self.pos, word=Word(start, [Lit(start, text)]), mode=mode)
         parts = self.scan_parts(0, start)
         if not parts and self.pos == start:
             raise self.error(f"syntax error near unexpected token `{self.src[start]}'")
@@ -290,10 +297,11 @@ class Lexer:
         n = len(src) if limit < 0 else limit
         parts: list = []
         lit: list = []
+        lit_start = self.pos
 
         def flush():
             if lit:
-                parts.append(Lit(self.pos, "".join(lit)))
+                parts.append(Lit(lit_start, "".join(lit)))
                 lit.clear()
 
         pos = self.pos
