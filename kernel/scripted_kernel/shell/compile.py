@@ -12,6 +12,7 @@ from .arith import compile_arith
 from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, FatalError,
                      LimitExceeded, ReturnSignal)
 from .expand import Disabled, WordCompiler
+from .regexes import RegexError, RegexTimeout, search
 from .lexer import Source
 from .runtime import Function, InputStream, TempScope, discard
 from .state import EXPORT, Var
@@ -451,16 +452,10 @@ class Compiler:
                             raise _loop_limit(max_iter)
                         status = body(sh)
                     except BreakLoop as b:
-                        if b.levels > 1:
-                            b.levels -= 1
-                            raise
-                        status = 0
+                        status = _loop_exit(b)
                         break
                     except ContinueLoop as c:
-                        if c.levels > 1:
-                            c.levels -= 1
-                            raise
-                        status = 0
+                        status = _loop_exit(c)
             finally:
                 sh.loop_depth -= 1
             sh.status = status
@@ -487,16 +482,10 @@ class Compiler:
                     try:
                         status = body(sh)
                     except BreakLoop as b:
-                        if b.levels > 1:
-                            b.levels -= 1
-                            raise
-                        status = 0
+                        status = _loop_exit(b)
                         break
                     except ContinueLoop as c:
-                        if c.levels > 1:
-                            c.levels -= 1
-                            raise
-                        status = 0
+                        status = _loop_exit(c)
             finally:
                 sh.loop_depth -= 1
             sh.status = status
@@ -527,16 +516,10 @@ class Compiler:
                         try:
                             status = body(sh)
                         except BreakLoop as b:
-                            if b.levels > 1:
-                                b.levels -= 1
-                                raise
-                            status = 0
+                            status = _loop_exit(b)
                             break
                         except ContinueLoop as c:
-                            if c.levels > 1:
-                                c.levels -= 1
-                                raise
-                            status = 0
+                            status = _loop_exit(c)
                         if step:
                             step(sh)
                 finally:
@@ -663,9 +646,9 @@ class Compiler:
                 value = left(sh)
                 try:
                     rx = patterns.compile_ere(right(sh), sh.shopts["nocasematch"])
-                except re.error:
-                    raise CondError("=~: invalid regular expression") from None
-                m = rx.search(value)
+                    m = search(rx, value)
+                except (RegexError, RegexTimeout):
+                    raise CondError("=~: invalid or too complex regular expression") from None
                 if m is None:
                     sh.set_array("BASH_REMATCH", [])
                     return False
@@ -776,6 +759,14 @@ class DeclarationArg:
 
     def __str__(self):
         return f"{self.name}={self.value or ''}"
+
+
+def _loop_exit(signal) -> int:
+    """A break/continue reached a loop: this loop handles one level, outer loops the rest."""
+    if signal.levels > 1:
+        signal.levels -= 1
+        raise signal
+    return 0
 
 
 def _loop_limit(max_iter: int) -> LimitExceeded:

@@ -15,6 +15,7 @@ from .nodes import (ArithSub, Assign, ArrayElem, CommandSub, DoubleQuoted, HereD
                   ProcessSub, SingleQuoted, Tilde, Word)
 from .errors import ShellSyntaxError
 from .escapes import decode as decode_escapes
+from .patterns import group_end
 
 OPERATORS = (";;&", ";;", ";&", "&&", "||", "|&", "&>>", "&>", ">>", ">|", ">&", "<<<", "<<-",
              "<<", "<&", "<>", "<", ">", "|", "&", ";", "(", ")")
@@ -403,22 +404,10 @@ class Lexer:
         return pos
 
     def _find_extglob_end(self, pos: int) -> int:
-        src, depth = self.src, 1
-        while pos < len(src):
-            c = src[pos]
-            if c == "\\":
-                pos += 2
-                continue
-            if c == "(":
-                depth += 1
-            elif c == ")":
-                depth -= 1
-                if depth == 0:
-                    return pos + 1
-            elif c == "\n":
-                break
-            pos += 1
-        raise self.unexpected_eof(")")
+        end = group_end(self.src, pos)
+        if end < 0:
+            raise self.unexpected_eof(")")
+        return end
 
     def _scan_process_sub(self):
         start = self.pos

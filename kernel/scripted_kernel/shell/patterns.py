@@ -5,14 +5,11 @@ quoted parts that way), so one translation serves `case`, `[[ == ]]`, `${x#pat}`
 """
 from __future__ import annotations
 
-import re
+import regex as re
 from typing import Optional
 
-POSIX_CLASSES = {
-    "alpha": r"a-zA-Z", "digit": r"0-9", "alnum": r"a-zA-Z0-9", "upper": r"A-Z", "lower": r"a-z",
-    "space": r" \t\n\r\f\v", "blank": r" \t", "punct": r"!-/:-@\[-`{-~", "xdigit": r"0-9A-Fa-f",
-    "word": r"\w", "cntrl": r"\x00-\x1f\x7f", "print": r"\x20-\x7e", "graph": r"\x21-\x7e",
-}
+from .regexes import bracket, compile_posix
+
 GLOB_CHARS = frozenset("*?[\\")
 EXTGLOB_CHARS = frozenset("?*+@!")
 
@@ -28,47 +25,13 @@ def has_glob(text: str) -> bool:
     return any(c in GLOB_CHARS for c in text)
 
 
-def _bracket(p: str, i: int) -> tuple[Optional[str], int]:
-    """Translate a bracket expression starting after '['; (regex, next index) or (None, i)."""
-    j = i
-    negate = False
-    if j < len(p) and p[j] in "!^":
-        negate = True
-        j += 1
-    items = []
-    first = True
-    while j < len(p):
-        c = p[j]
-        if c == "]" and not first:
-            body = "".join(items)
-            return ("[^" if negate else "[") + body + "]", j + 1
-        first = False
-        if c == "[" and p.startswith("[:", j):
-            end = p.find(":]", j + 2)
-            if end > 0 and p[j + 2:end] in POSIX_CLASSES:
-                items.append(POSIX_CLASSES[p[j + 2:end]])
-                j = end + 2
-                continue
-        if c == "\\" and j + 1 < len(p):
-            items.append(re.escape(p[j + 1]))
-            j += 2
-            continue
-        if c == "-" and items and j + 1 < len(p) and p[j + 1] != "]":
-            items.append("-")
-            j += 1
-            continue
-        items.append("\\" + c if c in "\\]^-[" else c)
-        j += 1
-    return None, i
-
-
 def glob_to_regex(p: str, extglob: bool = True) -> str:
     out = []
     i, n = 0, len(p)
     while i < n:
         c = p[i]
         if extglob and c in EXTGLOB_CHARS and p.startswith("(", i + 1):
-            end = _group_end(p, i + 2)
+            end = group_end(p, i + 2)
             if end > 0:
                 alts = [glob_to_regex(a, extglob) for a in _split_alternatives(p[i + 2:end - 1])]
                 group = "(?:" + "|".join(alts) + ")"
@@ -94,12 +57,12 @@ def glob_to_regex(p: str, extglob: bool = True) -> str:
         elif c == "?":
             out.append(".")
         elif c == "[":
-            rx, j = _bracket(p, i + 1)
-            if rx is None:
+            found = bracket(p, i + 1, glob=True)
+            if found is None:
                 out.append(r"\[")
             else:
-                out.append(rx)
-                i = j
+                out.append(found[0])
+                i = found[1]
                 continue
         elif c == "\\":
             if i + 1 < n:
@@ -113,7 +76,8 @@ def glob_to_regex(p: str, extglob: bool = True) -> str:
     return "".join(out)
 
 
-def _group_end(p: str, i: int) -> int:
+def group_end(p: str, i: int) -> int:
+    """The index after the ')' closing a group whose body starts at i, or -1."""
     depth = 1
     while i < len(p):
         c = p[i]
@@ -272,40 +236,6 @@ def _longest_end(rx_text: str, value: str, start: int) -> int:
 
 # ---------------------------------------------------------------- [[ =~ ]]
 
-def ere_to_python(ere: str) -> str:
-    """POSIX extended regular expression → Python regex (bracket classes, literal braces)."""
-    out = []
-    i, n = 0, len(ere)
-    while i < n:
-        c = ere[i]
-        if c == "\\" and i + 1 < n:
-            out.append(ere[i:i + 2])
-            i += 2
-            continue
-        if c == "[":
-            rx, j = _bracket(ere, i + 1)
-            if rx is not None:
-                out.append(rx)
-                i = j
-                continue
-            out.append(r"\[")
-        elif c == "{" and not re.match(r"\{[0-9]+(,[0-9]*)?\}", ere[i:]):
-            out.append(r"\{")
-        else:
-            out.append(c)
-        i += 1
-    return "".join(out)
-
-
-_ere_cache: dict = {}
-
-
-def compile_ere(ere: str, nocase: bool = False) -> re.Pattern:
-    key = (ere, nocase)
-    rx = _ere_cache.get(key)
-    if rx is None:
-        rx = re.compile(ere_to_python(ere), re.I if nocase else 0)
-        if len(_ere_cache) > 1024:
-            _ere_cache.clear()
-        _ere_cache[key] = rx
-    return rx
+def compile_ere(ere: str, nocase: bool = False):
+    """`[[ s =~ ere ]]`: POSIX extended syntax, leftmost-longest as BASH_REMATCH needs."""
+    return compile_posix(ere, extended=True, ignore_case=nocase, longest=True)

@@ -25,10 +25,14 @@ class RegexTimeout(Exception):
     """A match took longer than its budget."""
 
 
-def _bracket(p: str, i: int) -> tuple[str, int]:
-    """A bracket expression starting after '['. Backslash is literal inside, as in POSIX."""
+def bracket(p: str, i: int, glob: bool = False):
+    """A bracket expression starting after '[': (regex text, index after it).
+
+    POSIX (glob=False): a backslash is literal inside; an unterminated one raises RegexError.
+    Shell patterns (glob=True): `!` negates too, a backslash quotes the next character, and an
+    unterminated bracket returns None (the '[' is then literal)."""
     j = i
-    negate = p.startswith("^", j)
+    negate = j < len(p) and (p[j] == "^" or (glob and p[j] == "!"))
     if negate:
         j += 1
     items = []
@@ -41,16 +45,21 @@ def _bracket(p: str, i: int) -> tuple[str, int]:
         if c == "[" and j + 1 < len(p) and p[j + 1] in ":=.":
             kind = p[j + 1]
             end = p.find(kind + "]", j + 2)
-            if end < 0:
-                raise RegexError("Unmatched [, [^, [:, [., or [=")
-            name = p[j + 2:end]
-            if kind == ":":
-                if name not in CLASSES:
+            if end >= 0:
+                name = p[j + 2:end]
+                if kind != ":":
+                    items.append(regex.escape(name))
+                elif name in CLASSES:
+                    items.append(CLASSES[name])
+                elif not glob:
                     raise RegexError("Invalid character class name")
-                items.append(CLASSES[name])
-            else:
-                items.append(regex.escape(name))
-            j = end + 2
+                else:
+                    return None
+                j = end + 2
+                continue
+        if glob and c == "\\" and j + 1 < len(p):
+            items.append(regex.escape(p[j + 1]))
+            j += 2
             continue
         if c == "-" and items and j + 1 < len(p) and p[j + 1] != "]":
             items.append("-")
@@ -58,6 +67,8 @@ def _bracket(p: str, i: int) -> tuple[str, int]:
             continue
         items.append("\\" + c if c in "\\]^-[" else c)
         j += 1
+    if glob:
+        return None
     raise RegexError("Unmatched [, [^, [:, [., or [=")
 
 
@@ -114,7 +125,7 @@ def translate(pattern: str, extended: bool) -> str:
             continue
         i += 1
         if c == "[":
-            rx, i = _bracket(pattern, i)
+            rx, i = bracket(pattern, i)
             out.append(rx)
         elif c == ".":
             out.append(".")

@@ -74,24 +74,14 @@ def _loop_levels(sh, argv, cmd: str):
     return min(n, sh.loop_depth)
 
 
-@builtin("break")
-def break_builtin(sh, argv):
-    n = _loop_levels(sh, argv, "break")
+@builtin("break", "continue")
+def break_or_continue(sh, argv):
+    n = _loop_levels(sh, argv, argv[0])
     if n is None:
         return 0
     if n < 0:
         return 1
-    raise BreakLoop(n)
-
-
-@builtin("continue")
-def continue_builtin(sh, argv):
-    n = _loop_levels(sh, argv, "continue")
-    if n is None:
-        return 0
-    if n < 0:
-        return 1
-    raise ContinueLoop(n)
+    raise (BreakLoop if argv[0] == "break" else ContinueLoop)(n)
 
 
 @builtin("eval")
