@@ -154,7 +154,7 @@ def run_shell(sh: Shell, fn: Callable) -> tuple[int, Optional[str]]:
                     status = unit(sh)
                 except FatalError as e:
                     sh.error(e.message)
-                    status = sh.status = e.status
+                    status = sh.status = 1 if (e.exits and sh.errexit) else e.status
                     if e.exits or sh.errexit:
                         break
                 except Disabled as e:

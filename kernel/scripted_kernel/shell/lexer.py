@@ -656,7 +656,9 @@ class Lexer:
             return _BadSubstitution(ParamExp(start, src[start:close + 1], op="bad", braced=True), close + 1)
 
         length = indirect = False
-        if src.startswith("#", pos) and pos + 1 < n and src[pos + 1] not in "}":
+        if src.startswith("##", pos) and src[pos + 2:pos + 3] not in ("}", ""):
+            pass            # ${##...}: $# followed by a # or ## operator
+        elif src.startswith("#", pos) and pos + 1 < n and src[pos + 1] not in "}":
             # ${#x} is a length unless it reads as ${#} followed by an operator
             if _NAME.match(src, pos + 1) or src[pos + 1] in SPECIAL_PARAMS:
                 length = True

@@ -81,7 +81,8 @@ SHOPT_DEFAULTS = {"extglob": False, "nullglob": False, "failglob": False, "nocas
                   "assoc_expand_once": False, "localvar_inherit": False, "localvar_unset": False,
                   "shift_verbose": False, "checkwinsize": False, "interactive_comments": True,
                   "login_shell": False, "progcomp": True, "promptvars": True, "hostcomplete": False,
-                  "nullglob_dummy": False, "noexpand_translation": False, "varredir_close": False,
+                  "autocd": False, "globskipdots": True, "progcomp_alias": False,
+                  "noexpand_translation": False, "varredir_close": False,
                   "cmdhist": True, "lithist": False, "compat31": False, "compat32": False,
                   "compat40": False, "compat41": False, "compat42": False, "compat43": False,
                   "compat44": False, "complete_fullquote": True, "direxpand": False,
@@ -116,6 +117,7 @@ class Shell:
         self.errexit = self.nounset = self.xtrace = self.pipefail = False
         self.noclobber = self.allexport = self.noglob = self.noexec = self.verbose = False
         self.posix = False
+        self.emacs = self.vi = False
         self.shopts = dict(SHOPT_DEFAULTS)
         self.errexit_suppressed = 0
         self.subshell_level = 0
@@ -393,6 +395,8 @@ class Shell:
             base, _, key = ref.target.partition("[")
             self.set_element(base, self.subscript(key[:-1]), value, append)
             return
+        if self.allexport:
+            var.attrs |= EXPORT
         attrs = var.attrs
         if attrs:
             value = self._apply_attrs(var, value, append)
@@ -481,18 +485,15 @@ class Shell:
         if type(existing) is dict or (existing is None and assoc_pairs is not None):
             target = existing if (append and type(existing) is dict) else {}
             var.value = target
-            pending = None
+            if items and items[0][0] is None:     # (k1 v1 k2 v2 ...): alternating keys and values
+                flat = [v for _, v, _ in items]
+                for k in range(0, len(flat), 2):
+                    target[flat[k]] = flat[k + 1] if k + 1 < len(flat) else ""
+                return
             for key, value, elem_append in items:
                 if key is None:
-                    if pending is None:
-                        pending = value
-                    else:
-                        target[pending] = value
-                        pending = None
-                    continue
+                    continue           # bash ignores a value without [key]= here
                 target[key] = (target.get(key, "") + value) if elem_append else value
-            if pending is not None:
-                target[pending] = ""
             return
         if append and type(existing) is IndexedArray:
             arr = existing
@@ -501,6 +502,7 @@ class Shell:
             if append and type(existing) is str:
                 arr.set(0, existing)
         var.value = arr
+        next_index = arr.top              # a value without [key]= goes after the previous one
         for key, value, elem_append in items:
             if key is None:
                 if len(arr.d) >= self.limits.max_array_length:
@@ -509,9 +511,14 @@ class Shell:
                                         f"elements (max_array_length)")
                 if var.attrs & (INTEGER | LOWER | UPPER):
                     value = self._apply_attrs(Var(None, var.attrs), value, False)
-                arr.append(value)
+                arr.set(next_index, value)
+                next_index += 1
             else:
-                self._set_element_of(var, name, key, value, elem_append)
+                index = self.arith_eval(key) if key.strip() else 0
+                if index < 0:
+                    index += arr.top
+                self._set_element_of(var, name, str(index), value, elem_append)
+                next_index = index + 1
 
     def unset_var(self, name: str) -> bool:
         current = len(self.scopes) - 1
@@ -640,8 +647,8 @@ class Shell:
 
     def option_letters(self) -> str:
         letters = "h"
-        for letter, name in (("e", "errexit"), ("u", "nounset"), ("x", "xtrace"), ("f", "noglob"),
-                             ("C", "noclobber"), ("a", "allexport")):
+        for letter, name in (("e", "errexit"), ("u", "nounset"), ("v", "verbose"), ("x", "xtrace"),
+                             ("f", "noglob"), ("C", "noclobber"), ("a", "allexport")):
             if getattr(self, name):
                 letters += letter
         return letters + "Bc"

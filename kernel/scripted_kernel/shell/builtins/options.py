@@ -1,13 +1,26 @@
 """set and shopt."""
 from __future__ import annotations
 
+import re
+
 from . import builtin
+from ..expand import quote_for_reuse
 from ..runtime import LONG_ONLY_OPTIONS, OPTION_NAMES
 from .variables import describe
 
 SETTABLE = {"errexit", "nounset", "xtrace", "pipefail", "noglob", "noclobber", "allexport",
-            "verbose", "noexec", "posix"}
+            "verbose", "noexec", "posix", "emacs", "vi"}
 ALL_OPTIONS = sorted(set(OPTION_NAMES.values()) | set(LONG_ONLY_OPTIONS))
+
+
+def set_listing(name: str, var) -> str:
+    """A variable as `set` lists it: scalars quoted only when needed, arrays as declare does."""
+    if type(var.value) is str:
+        value = var.value
+        if re.fullmatch(r"[A-Za-z0-9_./:,@%+=^-]*", value) and value:
+            return f"{name}={value}"
+        return f"{name}={quote_for_reuse(value)}"
+    return describe(name, var).split(" ", 2)[2]
 
 
 def option_value(sh, name: str):
@@ -23,6 +36,8 @@ def option_value(sh, name: str):
 def _set_option(sh, name: str, value: bool) -> bool:
     if name in SETTABLE:
         setattr(sh, name, value)
+        if value and name in ("emacs", "vi"):      # the two editing modes exclude each other
+            setattr(sh, "vi" if name == "emacs" else "emacs", False)
         return True
     return name in ALL_OPTIONS
 
@@ -47,8 +62,7 @@ def set_builtin(sh, argv):
             var = seen[name]
             if var.value is None:
                 continue
-            text = describe(name, var)
-            sh.out(text.split(" ", 2)[2] + "\n")
+            sh.out(set_listing(name, var) + "\n")
         return 0
     i = 0
     while i < len(args):
@@ -56,11 +70,12 @@ def set_builtin(sh, argv):
         if a == "--":
             sh.positional = list(args[i + 1:])
             return 0
-        if a in ("-", "+"):
-            sh.xtrace = sh.verbose = False if a == "-" else sh.xtrace
-            if a == "-":
-                sh.positional = list(args[i + 1:]) if i + 1 < len(args) else sh.positional
-                return 0
+        if a == "-":            # `set - args`: turns off -x and -v, sets the arguments
+            sh.xtrace = sh.verbose = False
+            if i + 1 < len(args):
+                sh.positional = list(args[i + 1:])
+            return 0
+        if a == "+":
             i += 1
             continue
         if a[0] not in "-+" or len(a) < 2:
@@ -129,7 +144,9 @@ def shopt(sh, argv):
         if mode is None:
             value = table[name]
             if not quiet:
-                if print_form:
+                if print_form and use_set_o:
+                    sh.out(f"set {'-' if value else '+'}o {name}\n")
+                elif print_form:
                     sh.out(f"shopt -{'s' if value else 'u'} {name}\n")
                 else:
                     sh.out(f"{name:<15}\t{'on' if value else 'off'}\n")

@@ -107,9 +107,9 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
         var = sh.scopes[-1].get(name)
         if var is None:
             var = Var(None, 0)
-            outer = sh.lookup_raw(name)
-            if outer is not None and outer.attrs & READONLY and sh.scopes and name in sh.globals:
-                pass
+            inherited = _tempenv_value(sh, name)
+            if inherited is not None:       # bash: a new local starts from a temporary binding
+                var = inherited.copy()
             sh.scopes[-1][name] = var
     else:
         var = sh.lookup_raw(name)
@@ -159,6 +159,16 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
     if readonly_now:
         var.attrs |= READONLY
     return True
+
+
+def _tempenv_value(sh, name: str):
+    """The variable `name` if the nearest scope holding it is a temporary binding."""
+    from ..runtime import TempScope
+    for scope in reversed(sh.scopes[:-1]):
+        var = scope.get(name)
+        if var is not None:
+            return var if type(scope) is TempScope else None
+    return None
 
 
 def _reparse_array(sh, name: str, value: str, append: bool):
