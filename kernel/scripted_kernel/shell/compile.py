@@ -220,6 +220,7 @@ class Compiler:
                     status = _with_redirects(sh, redirects, lambda: status)
                 sh.status = status
                 return status
+            sh.last_arg = argv[-1]
             if sh.xtrace:
                 _trace(sh, argv)
             if is_exec_redirect:
@@ -277,10 +278,10 @@ class Compiler:
             sh.budget.check()
             sh.cmdsub_status = 0
             try:
+                # bash expands the assignments before it performs the redirections
+                status = _apply_assignments(sh, assigns)
                 if redirects:
-                    status = _with_redirects(sh, redirects, lambda: _apply_assignments(sh, assigns))
-                else:
-                    status = _apply_assignments(sh, assigns)
+                    status = _with_redirects(sh, redirects, lambda: status)
             except Disabled as e:
                 sh.error(str(e))
                 status = 1

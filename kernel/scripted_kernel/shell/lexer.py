@@ -330,9 +330,12 @@ class Lexer:
                     continue
                 if c in EXTGLOB_PREFIX:
                     if src.startswith("(", pos + 1):
-                        end = self._find_extglob_end(pos + 2)
-                        lit.append(src[pos:end])
-                        pos = end
+                        self._find_extglob_end(pos + 2)          # it must be closed
+                        flush()
+                        self.pos = pos
+                        parts.extend(self._scan_extglob())
+                        pos = self.pos
+                        lit_start = pos
                     else:
                         lit.append(c)
                         pos += 1
@@ -402,6 +405,35 @@ class Lexer:
             parts.append(Tilde(pos, m.group(1)))
             return end
         return pos
+
+    def _scan_extglob(self) -> list:
+        """@(a|$b|c*) and the like: the group's text stays pattern text, but expansions inside
+        it are expanded."""
+        src = self.src
+        parts = [Lit(self.pos, src[self.pos:self.pos + 2])]
+        self.pos += 2
+        depth = 1
+        while self.pos < len(src):
+            c = src[self.pos]
+            if c in EXTGLOB_PREFIX and src.startswith("(", self.pos + 1):
+                parts.extend(self._scan_extglob())
+                continue
+            if c in "()|":
+                parts.append(Lit(self.pos, c))
+                self.pos += 1
+                if c == "(":
+                    depth += 1
+                elif c == ")":
+                    depth -= 1
+                    if depth == 0:
+                        return parts
+                continue
+            before = self.pos
+            parts.extend(self.scan_parts(3, self.pos, stops="()|?*+@!" + " \t\n"))
+            if self.pos == before:
+                parts.append(Lit(self.pos, c))
+                self.pos += 1
+        raise self.unexpected_eof(")")
 
     def _find_extglob_end(self, pos: int) -> int:
         end = group_end(self.src, pos)
@@ -558,7 +590,7 @@ class Lexer:
             self.pos = pos + 2
             return DoubleQuoted(pos, self.scan_double_quoted(len(src)))
         if nxt == "[":   # obsolete $[ expr ]
-            close = src.find("]", pos + 2)
+            close = self._find_bracket_close(pos + 2)
             if close > 0:
                 self.pos = close + 1
                 return ArithSub(pos, self.sub_word(pos + 2, close))

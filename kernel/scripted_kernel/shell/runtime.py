@@ -122,6 +122,8 @@ class Shell:
         self.errexit_suppressed = 0
         self.subshell_level = 0
         self.funcnames: list[str] = []
+        self.call_lines: list[int] = []     # BASH_LINENO: where each running function was called
+        self.last_arg = ""                  # $_
         self.call_depth = 0
         self.loop_depth = 0
         self.cmdsub_status = 0
@@ -168,6 +170,7 @@ class Shell:
         child.shopts = dict(self.shopts)
         child.extra_fds = dict(self.extra_fds)
         child.funcnames = list(self.funcnames)
+        child.call_lines = list(self.call_lines)
         child.traps = {}
         child.subshell_level = self.subshell_level + 1
         child.loop_depth = 0
@@ -329,7 +332,9 @@ class Shell:
         v = var.value
         if type(v) is dict:
             return v.get(key)
-        index = self.arith_eval(key) if key else 0
+        if not key:
+            raise FatalError(f"{name}[]: bad array subscript")
+        index = self.arith_eval(key)
         if type(v) is IndexedArray:
             return v.get(index)
         if v is None:
@@ -454,6 +459,8 @@ class Shell:
                 value = v.get(key, "") + value
             v[key] = value
             return
+        if not key:
+            raise FatalError(f"{name}[]: bad array subscript")
         index = self.arith_eval(key) if key.strip() else 0
         if index < 0:
             real = index + v.top
@@ -689,6 +696,7 @@ class Shell:
         saved_positional = self.positional
         self.positional = argv[1:]
         self.funcnames.append(func.name)
+        self.call_lines.append(self.lineno)
         self.scopes.append({})
         self.call_depth += 1
         saved_loop = self.loop_depth
@@ -702,6 +710,7 @@ class Shell:
             self.loop_depth = saved_loop
             self.scopes.pop()
             self.funcnames.pop()
+            self.call_lines.pop()
             self.positional = saved_positional
 
 
@@ -749,7 +758,11 @@ def attribute_letters(var: Var) -> str:
 def _funcname(sh: Shell) -> Optional[Var]:
     if not sh.funcnames:
         return None
-    return Var(IndexedArray(list(reversed(sh.funcnames)) + ["main"]))
+    return Var(IndexedArray(list(reversed(sh.funcnames))))
+
+
+def _bash_lineno(sh: Shell) -> Optional[Var]:
+    return Var(IndexedArray([str(n) for n in reversed(sh.call_lines)]))
 
 
 DYNAMIC_VARS: dict[str, Callable[[Shell], Optional[Var]]] = {
@@ -760,6 +773,8 @@ DYNAMIC_VARS: dict[str, Callable[[Shell], Optional[Var]]] = {
     "EPOCHREALTIME": lambda sh: Var(f"{time.time():.6f}"),
     "BASHPID": lambda sh: Var(str(sh.pid + sh.subshell_level)),
     "FUNCNAME": _funcname,
+    "BASH_LINENO": _bash_lineno,
+    "_": lambda sh: Var(sh.last_arg),
     "PIPESTATUS": lambda sh: Var(IndexedArray([str(s) for s in sh.pipestatus])),
     "SHELLOPTS": lambda sh: Var(":".join(n for n in ("braceexpand", "errexit", "hashall",
                                                        "interactive-comments", "nounset", "pipefail",

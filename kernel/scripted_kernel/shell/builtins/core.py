@@ -155,71 +155,51 @@ def getopts(sh, argv):
         optind = 1
     state = getattr(sh, "_getopts_state", (0, 0))
     char_pos = state[1] if state[0] == optind else 0
-    if optind < 1:
-        optind = 1
-    if optind > len(args):
-        sh.set_var(name, "?")
+    if optind < 1 or optind > len(args) + 1:     # new arguments: start over, as bash does
+        optind, char_pos = 1, 0
+    opt, optarg, optind, char_pos, message, finished = _next_option(spec, args, optind, char_pos, silent)
+    sh._getopts_state = (optind, char_pos) if char_pos else (0, 0)
+    sh.set_var("OPTIND", str(optind))
+    if optarg is None:
         sh.unset_var("OPTARG")
+    else:
+        sh.set_var("OPTARG", optarg)
+    if message and not silent:
+        sh.err(f"{sh.script_name}: {message}\n")
+    if not _NAME.match(name):
+        sh.error(f"getopts: `{name}': not a valid identifier")
         return 1
-    current = args[optind - 1]
+    sh.set_var(name, opt)
+    return 1 if finished else 0
+
+
+def _next_option(spec: str, args: list, optind: int, char_pos: int, silent: bool):
+    """One step of getopts: (name value, OPTARG or None, OPTIND, position inside the current
+    argument, diagnostic or None, whether the options are finished)."""
     if char_pos == 0:
+        current = args[optind - 1] if optind <= len(args) else None
+        if current is None or current == "-" or not current.startswith("-"):
+            return "?", None, optind, 0, None, True
         if current == "--":
-            sh.set_var("OPTIND", str(optind + 1))
-            sh.set_var(name, "?")
-            return 1
-        if not current.startswith("-") or current == "-":
-            sh.set_var(name, "?")
-            return 1
+            return "?", None, optind + 1, 0, None, True
         char_pos = 1
+    current = args[optind - 1]
     opt = current[char_pos]
     char_pos += 1
-    at_end = char_pos >= len(current)
+    at_word_end = char_pos >= len(current)
+    next_optind, next_pos = (optind + 1, 0) if at_word_end else (optind, char_pos)
     idx = spec.find(opt)
     if idx < 0 or opt == ":":
-        if silent:
-            sh.set_var("OPTARG", opt)
-        else:
-            sh.err(f"bash: line {sh.lineno}: illegal option -- {opt}\n" if False else
-                   f"{sh.script_name}: illegal option -- {opt}\n")
-            sh.unset_var("OPTARG")
-        sh.set_var(name, "?")
-        _advance(sh, optind, char_pos, at_end)
-        return 0
-    if idx + 1 < len(spec) and spec[idx + 1] == ":":
-        if not at_end:
-            sh.set_var("OPTARG", current[char_pos:])
-            optind += 1
-        elif optind < len(args):
-            sh.set_var("OPTARG", args[optind])
-            optind += 2
-        else:
-            if silent:
-                sh.set_var(name, ":")
-                sh.set_var("OPTARG", opt)
-            else:
-                sh.err(f"{sh.script_name}: option requires an argument -- {opt}\n")
-                sh.set_var(name, "?")
-                sh.unset_var("OPTARG")
-            sh.set_var("OPTIND", str(optind + 1))
-            sh._getopts_state = (0, 0)
-            return 0
-        sh.set_var(name, opt)
-        sh.set_var("OPTIND", str(optind))
-        sh._getopts_state = (0, 0)
-        return 0
-    sh.set_var(name, opt)
-    sh.unset_var("OPTARG")
-    _advance(sh, optind, char_pos, at_end)
-    return 0
-
-
-def _advance(sh, optind, char_pos, at_end):
-    if at_end:
-        sh.set_var("OPTIND", str(optind + 1))
-        sh._getopts_state = (0, 0)
-    else:
-        sh.set_var("OPTIND", str(optind))
-        sh._getopts_state = (optind, char_pos)
+        return "?", opt if silent else None, next_optind, next_pos, f"illegal option -- {opt}", False
+    if not spec.startswith(":", idx + 1):
+        return opt, None, next_optind, next_pos, None, False
+    if not at_word_end:
+        return opt, current[char_pos:], optind + 1, 0, None, False
+    if optind < len(args):
+        return opt, args[optind], optind + 2, 0, None, False
+    if silent:
+        return ":", opt, optind + 1, 0, None, False
+    return "?", None, optind + 1, 0, f"option requires an argument -- {opt}", False
 
 
 def describe_command(sh, name: str):
