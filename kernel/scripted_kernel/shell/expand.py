@@ -529,10 +529,10 @@ class WordCompiler:
             element = self.string(index) if index is not None else None
 
             def indirect(sh):
+                var = sh.lookup_raw(name)
+                if var is not None and var.attrs & 32 and element is None:
+                    return var.value          # nameref: ${!ref} is the name it refers to
                 target = sh.get_value(name) if element is None else sh.get_element(name, element(sh))
-                var = sh.lookup(name)
-                if var is not None and var.attrs & 32:    # nameref: ${!ref} is the target name
-                    return var.value
                 if target is None:
                     if sh.nounset:
                         raise unbound(f"{name}")

@@ -3,6 +3,7 @@ compiled closures, the expander and the builtins call on it."""
 from __future__ import annotations
 
 import random
+import re
 import time
 from typing import Callable, Optional
 
@@ -262,8 +263,8 @@ class Shell:
     def _follow_nameref(self, var: Var) -> Optional[Var]:
         for _ in range(8):
             target = var.value
-            if type(target) is not str:
-                return var
+            if type(target) is not str or not _NAMEREF_TARGET.match(target):
+                return var            # not a variable name: bash uses the value as it is
             if "[" in target:
                 base, _, key = target.partition("[")
                 value = self.get_element(base, self.subscript(key[:-1]))
@@ -285,12 +286,13 @@ class Shell:
 
     def resolve_name(self, name: str) -> str:
         """The variable an assignment to `name` writes: namerefs followed."""
+        start = name
         for _ in range(8):
             var = self.lookup_raw(name)
             if var is None or not var.attrs & NAMEREF or not var.value:
                 return name
             name = var.value
-        return name
+        raise FatalError(f"{start}: circular name reference")
 
     def get_value(self, name: str) -> Optional[str]:
         var = self.lookup(name)
@@ -384,10 +386,11 @@ class Shell:
                 var = Var(None, EXPORT if self.allexport else 0)
                 self.globals[name] = var
                 return var
-        if var.attrs & NAMEREF and type(var.value) is str and var.value:
+        if var.attrs & NAMEREF and type(var.value) is str and _NAMEREF_TARGET.match(var.value):
             if "[" in var.value:
                 raise _ElementTarget(var.value)
-            return self._writable(self.resolve_name(name))
+            target = self.resolve_name(name)
+            return self._writable(target) if target != name else var
         if var.attrs & READONLY:
             raise FatalError(f"{name}: readonly variable")
         return var
@@ -564,7 +567,13 @@ class Shell:
         return var
 
     def assign_from_expansion(self, p, value: str):
-        """${x:=value}"""
+        """${x:=value} (and ${!x:=value}, which assigns the variable x names)"""
+        if p.indirect:
+            target = self.get_value(p.name) or ""
+            if not _valid_name(target):
+                raise FatalError(f"{target}: invalid variable name")
+            self.set_var(target, value)
+            return
         if p.name in ("@", "*", "#", "?", "-", "$", "!") or p.name.isdigit():
             raise FatalError(f"${p.name}: cannot assign in this way")
         if p.index is not None:
@@ -715,6 +724,7 @@ class Shell:
 
 
 _SUBSCRIPTS: dict = {}
+_NAMEREF_TARGET = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[.*\])?\Z", re.S)
 
 
 class _ElementTarget(Exception):

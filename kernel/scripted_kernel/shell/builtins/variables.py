@@ -151,6 +151,9 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
             sh.set_element(name, index if isinstance(arg, DeclarationArg) else sh.subscript(index),
                            value, append)
         elif bits & NAMEREF:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\[.*\])?", value, re.S):
+                sh.error(f"{cmd}: `{value}': invalid variable name for name reference")
+                return False
             var.value = value
         else:
             sh.set_var(name, value, append)
