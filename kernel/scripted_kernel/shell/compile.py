@@ -295,10 +295,16 @@ class Compiler:
         """fn(sh) performing the assignment; fn.target is the variable's name."""
         fn = self._assignment(a)
         fn.target = a.name
+        fn.append = a.append
         return fn
 
     def _assignment(self, a: A.Assign) -> Callable:
         name, append = a.name, a.append
+        if a.array is not None and a.index is not None:
+            def refuse(sh):
+                sh.error(f"{name}[...]: cannot assign list to array member")
+                sh.cmdsub_status = 1
+            return refuse
         if a.array is not None:
             elems = []
             for e in a.array:
@@ -822,7 +828,8 @@ def _invoke(sh, argv: list, assigns: list) -> int:
         try:
             for a in assigns:
                 if a.target not in scope:
-                    scope[a.target] = Var(None, EXPORT)
+                    outer = sh.lookup(a.target) if a.append else None
+                    scope[a.target] = Var(outer.scalar() if outer else None, EXPORT)
                 a(sh)
         except BaseException:
             sh.scopes.pop()

@@ -205,9 +205,9 @@ class Lexer:
         else:
             append = m.group(2) == "+="
         self.pos = pos
-        if self.src.startswith("(", pos) and index is None:
-            array = self.scan_array_literal()
-            assign = Assign(start, name, None, append, None, array)
+        if self.src.startswith("(", pos):
+            array = self.scan_array_literal()      # with an index: refused when it runs
+            assign = Assign(start, name, index, append, None, array)
         else:
             value_parts = self.scan_parts(0, pos, assignment=True)
             assign = Assign(start, name, index, append, Word(pos, value_parts))

@@ -100,7 +100,7 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
                 apply_array = _reparse_array(sh, name, value, append)
         else:
             name, index, append, value, apply_array, has_value = arg, None, False, None, None, False
-    if not _NAME.match(name):
+    if not _NAME.match(name) or (index is not None and cmd in ("readonly", "export")):
         sh.error(f"{cmd}: `{arg}': not a valid identifier")
         return False
     if make_local:
