@@ -475,8 +475,14 @@ class Compiler:
         words = self.words.fields_list(node.words) if node.words is not None else None
         line = self.line(node.pos)
 
+        valid = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", var) is not None
+
         def run(sh):
             sh.lineno = line
+            if not valid:
+                sh.error(f"`{var}': not a valid identifier")
+                sh.status = 1
+                return 1
             items = words(sh) if words is not None else list(sh.positional)
             status = 0
             if len(items) > sh.limits.max_loop_iterations:

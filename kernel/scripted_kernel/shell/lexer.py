@@ -238,11 +238,12 @@ class Lexer:
             pos += 1
         return -1
 
-    def sub_word(self, start: int, end: int) -> Word:
-        """Scan src[start:end] as a word in which blanks are literal (subscripts, arithmetic)."""
+    def sub_word(self, start: int, end: int, arithmetic: bool = False) -> Word:
+        """Scan src[start:end] as a word in which blanks are literal (subscripts, arithmetic).
+        In arithmetic, single quotes are not quoting: bash reports them as errors."""
         saved = self.pos
         self.pos = start
-        parts = self.scan_parts(3, start, limit=end)
+        parts = self.scan_parts(3, start, limit=end, dq=arithmetic)
         self.pos = saved
         return Word(start, parts)
 
@@ -626,7 +627,7 @@ class Lexer:
             elif c == ")":
                 if depth == 0:
                     if src.startswith("))", pos):
-                        word = self.sub_word(start, pos)
+                        word = self.sub_word(start, pos, arithmetic=True)
                         self.pos = pos + 2
                         return word
                     return None
@@ -749,8 +750,8 @@ class Lexer:
                 return node
             raise bad()
         if op in ("/", "//", "/#", "/%"):
-            # a pattern starts with at least one character, even a '/'
-            lead = [Lit(pos, "/")] if src.startswith("/", pos) else []
+            # after / or //, a pattern starts with at least one character, even a '/'
+            lead = [Lit(pos, "/")] if src.startswith("/", pos) and op in ("/", "//") else []
             if lead:
                 pos += 1
                 self.pos = pos

@@ -378,9 +378,10 @@ class Parser:
             node = self.parse_arith_for(tok.pos)
         else:
             name_tok = lex.peek()
-            if name_tok.kind != "WORD" or name_tok.value is None or not _NAME.match(name_tok.value):
-                raise lex.error(f"`{self.source.text[name_tok.pos:name_tok.end]}': not a valid identifier",
-                                name_tok.pos)
+            if name_tok.kind != "WORD":
+                raise self.unexpected(name_tok)
+            name = name_tok.value if name_tok.value is not None else \
+                self.source.text[name_tok.pos:name_tok.end]    # checked when the loop runs
             lex.advance()
             words = None
             self.skip_newlines()
@@ -402,7 +403,7 @@ class Parser:
             elif nxt.kind == "OP" and nxt.value == ";":
                 lex.advance()
             body = self.parse_do_group()
-            node = For(tok.pos, name_tok.value, words, body)
+            node = For(tok.pos, name, words, body)
         self.depth -= 1
         return node
 

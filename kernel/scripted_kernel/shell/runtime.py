@@ -216,6 +216,8 @@ class Shell:
         self.cmdsub_status = status
         self.status = status
         text = "".join(buf)
+        if "\0" in text:           # bash strings cannot hold NUL bytes: bash drops them
+            text = text.replace("\0", "")
         if len(text) > self.limits.max_string_length:
             raise LimitExceeded("max_string_length", "command substitution output exceeds "
                                 f"{self.limits.max_string_length} characters (max_string_length)")
@@ -558,8 +560,15 @@ class Shell:
             del self.globals[name]
         return True
 
+    def local_scope(self) -> dict:
+        """The running function's scope (temporary bindings of `NAME=v cmd` are not it)."""
+        for scope in reversed(self.scopes):
+            if type(scope) is not TempScope:
+                return scope
+        return self.globals
+
     def declare_local(self, name: str) -> Var:
-        scope = self.scopes[-1]
+        scope = self.local_scope()
         var = scope.get(name)
         if var is None:
             var = Var(None, 0)

@@ -89,6 +89,10 @@ def eval_builtin(sh, argv):
     args = argv[1:]
     if args and args[0] == "--":
         args = args[1:]
+    elif args and args[0].startswith("-") and len(args[0]) > 1:
+        sh.error(f"eval: {args[0]}: invalid option")
+        sh.err("eval: usage: eval [arg ...]\n")
+        return 2
     text = " ".join(args)
     if not text.strip():
         return 0

@@ -32,7 +32,8 @@ def parse_int(sh, arg: str, errors: list, unsigned: bool = False) -> int:
     if m.end() != len(arg):
         errors.append(f"{arg}: invalid number")
     if unsigned:
-        value = min(value, (1 << 64) - 1)
+        if value > (1 << 64) - 1:       # strtoumax: out of range is the maximum, sign ignored
+            return (1 << 64) - 1
         return ((1 << 64) - value) % (1 << 64) if m.group(1) == "-" else value
     if m.group(1) == "-":
         value = -value
@@ -214,6 +215,9 @@ def printf(sh, argv):
         if sum(len(c) for c in chunks) > sh.limits.max_string_length:
             raise _too_wide(sh)
     output = "".join(chunks)
+    if var is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\[.+\])?", var, re.S):
+        sh.error(f"printf: `{var}': not a valid identifier")
+        return 2
     for e in errors:
         if e is not None:
             sh.error(f"printf: {e}")

@@ -254,6 +254,7 @@ def mapfile(sh, argv):
     lines = lines[skip:]
     if strip:
         lines = [ln[:-1] if ln.endswith(delim) else ln for ln in lines]
+    lines = [ln.replace("\0", "") for ln in lines]      # bash strings cannot hold NUL
     if origin is None:
         sh.set_array(name, [(None, ln, False) for ln in lines])
     else:

@@ -73,7 +73,7 @@ def _declare(sh, argv, cmd: str, local: bool, extra_on: str = "") -> int:
     if not args:
         return _print_declarations(sh, args, on) if on else 0
     status = 0
-    in_function = bool(sh.scopes) and "g" not in on
+    in_function = bool(sh.funcnames) and "g" not in on
     for arg in args:
         try:
             if not _declare_one(sh, arg, on, off, local or in_function, cmd):
@@ -104,13 +104,14 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
         sh.error(f"{cmd}: `{arg}': not a valid identifier")
         return False
     if make_local:
-        var = sh.scopes[-1].get(name)
+        scope = sh.local_scope()
+        var = scope.get(name)
         if var is None:
             var = Var(None, 0)
             inherited = _tempenv_value(sh, name)
             if inherited is not None:       # bash: a new local starts from a temporary binding
                 var = inherited.copy()
-            sh.scopes[-1][name] = var
+            scope[name] = var
     else:
         var = sh.lookup_raw(name)
         if var is None:
@@ -165,9 +166,12 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
 
 
 def _tempenv_value(sh, name: str):
-    """The variable `name` if the nearest scope holding it is a temporary binding."""
+    """The variable `name` if the nearest scope below the function's own holding it is a
+    temporary binding (`v=x f` where f says `local v`)."""
     from ..runtime import TempScope
-    for scope in reversed(sh.scopes[:-1]):
+    local = sh.local_scope()
+    below = next((k for k, scope in enumerate(sh.scopes) if scope is local), 0)
+    for scope in reversed(sh.scopes[:below]):
         var = scope.get(name)
         if var is not None:
             return var if type(scope) is TempScope else None
