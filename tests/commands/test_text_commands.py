@@ -68,6 +68,38 @@ OTHER_CASES = [
     r"""expr 10 / 3 \* 2""",
 ]
 
+JQ_CASES = [
+    r"""echo '{"a":1,"b":[1,2,{"c":"x"}]}' | jq .""",
+    r"""echo '{"a":1,"b":[1,2]}' | jq -c .""",
+    r"""echo '{"name":"al","id":3}' | jq -r .name""",
+    r"""echo '[1,2,3]' | jq '.[] * 2'""",
+    r"""echo '[{"n":1},{"n":2}]' | jq -c 'map(.n) | add'""",
+    r"""jq -n '1, 2'""",
+    r"""jq -n --arg x hello '$x | ascii_upcase'""",
+    r"""jq -n --argjson o '{"k":5}' '$o.k + 1'""",
+    r"""echo '1 2 3' | jq -s 'add'""",
+    r"""printf 'a\nb\n' | jq -R .""",
+    r"""printf 'a\nb\n' | jq -Rs .""",
+    r"""echo '{"b":1,"a":2}' | jq -S -c .""",
+    r"""echo 'null' | jq -e .; echo status=$?""",
+    r"""echo '{"a":1}' | jq '.a.b'; echo status=$?""",
+    r"""jq -n '.a +'; echo status=$?""",
+    r"""echo '"x"' | jq -j '., .'""",
+    r"""jq -n '[1,[2]]' --tab""",
+    r"""jq -n '{"a":[]}' --indent 4""",
+    r"""jq -n '"\u00e9"' -a""",
+    r"""jq -n '[limit(3; range(10))]' -c""",
+    r"""jq -n 'error("boom")'; echo status=$?""",
+    r"""jq -n '1.5, 1.0, 100, 1e100, 0.1+0.2'""",
+    r"""echo '{"a":"x","b":"y"}' | jq -r 'to_entries[] | "\(.key)=\(.value)"'""",
+    r"""jq -n '[inputs]' -c <<< '1 2 3'""",
+    r"""echo '[3,1,2]' | jq -c 'sort, length, (.[0] | tostring)'""",
+    r"""echo '{"a":{"b":[1,2]}}' | jq -c 'paths'""",
+    r"""jq -rn '"a\tb", @csv "\([1,"x"])", @sh "echo \("it'"'"'s")"'""",
+    r"""jq -n --args '$ARGS' a b -c""",
+    r"""echo '{}' | jq 'halt_error("bye\n")'; echo status=$?""",
+]
+
 
 def _have(tool):
     return shutil.which(tool) is not None
@@ -77,6 +109,15 @@ def _have(tool):
 @pytest.mark.skipif(not HAVE_BASH5 or not _have("sed"), reason="real bash 5 and GNU tools are needed")
 @pytest.mark.parametrize("script", SED_CASES + OTHER_CASES)
 def test_same_as_gnu(script, run, tmp_path):
+    want_out, want_status = run_bash(script, tmp_path=tmp_path)
+    got = run(script)
+    assert (got.stdout, got.exit_code) == (want_out, want_status), got.stderr
+
+
+@pytest.mark.differential
+@pytest.mark.skipif(not HAVE_BASH5 or not _have("jq"), reason="real bash 5 and jq are needed")
+@pytest.mark.parametrize("script", JQ_CASES)
+def test_jq_same_as_jq(script, run, tmp_path):
     want_out, want_status = run_bash(script, tmp_path=tmp_path)
     got = run(script)
     assert (got.stdout, got.exit_code) == (want_out, want_status), got.stderr

@@ -1,0 +1,376 @@
+"""jq, through libjq (PyPI `jq`): the reference implementation, guarded for logic mode.
+
+Guards: `import`, `include`, `modulemeta` and `get_search_list` are refused; `$ENV` and `env`
+show the script's exported variables only; `halt`/`halt_error` (which would end the host
+process inside libjq) and `debug`/`stderr` (which would write to the host's stderr) are
+redefined. Compiled programs are cached: compiling costs ~1.5 ms, running ~15 µs, so
+`--arg` values travel with the input instead of being compiled in.
+"""
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from collections import OrderedDict
+
+from ._options import UsageError, run_guarded
+
+NAMES = ("jq",)
+
+_REFUSED = re.compile(r"\b(import|include|modulemeta|get_search_list|getpath_search)\b")
+_USES_INPUT = re.compile(r"\binputs?\b")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_HALT_KEY = "__scripted_halt"
+
+PRELUDE = (
+    'def halt: error({"%(k)s": 0, "value": null}); '
+    'def halt_error($code): if ($code | type) != "number" '
+    'then error("halt_error/1: number required") else error({"%(k)s": $code, "value": .}) end; '
+    'def halt_error: halt_error(5); '
+    'def debug: .; def debug(msg): .; def stderr: .; def input_filename: null; '
+    'def env: $ENV; ' % {"k": _HALT_KEY}
+)
+
+_cache: "OrderedDict[tuple, object]" = OrderedDict()
+_CACHE_SIZE = 256
+
+
+class JqFailure(Exception):
+    def __init__(self, message: str, status: int):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def _program(text: str, arg_names: tuple, env: dict, with_inputs: bool):
+    """The compiled program (cached). With arg names or inputs, each input is wrapped as
+    {"v": value, "a": named, "p": positional, "i": inputs} and unwrapped by the prelude."""
+    import jq as libjq
+    key = (text, arg_names, tuple(sorted(env.items())), with_inputs)
+    program = _cache.get(key)
+    if program is not None:
+        _cache.move_to_end(key)
+        return program
+    wrapped = bool(arg_names) or with_inputs
+    head = "$__scripted_env as $ENV | " + PRELUDE
+    if wrapped:
+        head += ('.a as $__named | .p as $__positional | .i as $__inputs | '
+                 '{"positional": $__positional, "named": $__named} as $ARGS | '
+                 'def inputs: $__inputs[]; '
+                 'def input: if ($__inputs | length) > 0 then $__inputs[0] '
+                 'else error("No more inputs") end; ')
+        head += "".join(f"$__named[{json.dumps(n)}] as ${n} | " for n in arg_names)
+        head += ".v | "
+    else:
+        head += '{"positional": [], "named": {}} as $ARGS | '
+    source = head + "\n(" + text + "\n)"
+    try:
+        program = libjq.compile(source, args={"__scripted_env": env})
+    except ValueError as e:
+        raise JqFailure(_compile_message(str(e)), 3) from None
+    _cache[key] = program
+    if len(_cache) > _CACHE_SIZE:
+        _cache.popitem(last=False)
+    return program
+
+
+def _compile_message(message: str) -> str:
+    """libjq's compile error, with line numbers of the user's program (the prelude is line 1)."""
+    message = re.sub(r"line (\d+)", lambda m: f"line {max(1, int(m.group(1)) - 1)}", message)
+    if not message.startswith("jq: error"):
+        message = "jq: error: " + message
+    if "compile error" not in message:
+        message += "\njq: 1 compile error"
+    return message
+
+
+def _check_guards(text: str):
+    code = _STRING.sub('""', text)
+    m = _REFUSED.search(code)
+    if m:
+        raise JqFailure(f"jq: error: {m.group(1)} is disabled in logic mode (no files or modules)\n"
+                        f"jq: 1 compile error", 3)
+
+
+# ---------------------------------------------------------------- output
+
+def _number(v) -> str:
+    """jq's number format: the shortest digits of the double, in decimal notation unless the
+    exponent is far out (jv_dtoa_fmt: decpt <= -4 or decpt > ndigits + 15)."""
+    if isinstance(v, int) and -10 ** 17 < v < 10 ** 17:
+        return str(v)
+    x = float(v)
+    if x != x:
+        return "null"
+    if x in (float("inf"), float("-inf")):
+        return "1.7976931348623157e+308" if x > 0 else "-1.7976931348623157e+308"
+    if x == 0:
+        return "-0" if str(x).startswith("-") else "0"
+    sign, digit_tuple, exponent = Decimal(repr(x)).normalize().as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    decpt = len(digits) + exponent
+    text = "-" if sign else ""
+    if decpt <= -4 or decpt > len(digits) + 15:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        e = decpt - 1
+        return f"{text}{mantissa}e{'-' if e < 0 else '+'}{abs(e):02d}"
+    if decpt <= 0:
+        return f"{text}0.{'0' * -decpt}{digits}"
+    if decpt >= len(digits):
+        return text + digits + "0" * (decpt - len(digits))
+    return f"{text}{digits[:decpt]}.{digits[decpt:]}"
+
+
+def dump(v, indent, sort_keys: bool, ascii_only: bool, level: int = 0) -> str:
+    """A JSON value as jq prints it (indent: None for compact, else the indent string)."""
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, (int, float)):
+        return _number(v)
+    if isinstance(v, str):
+        text = json.dumps(v, ensure_ascii=ascii_only)
+        return text.replace("\x7f", "\\u007f")
+    if isinstance(v, list):
+        if not v:
+            return "[]"
+        if indent is None:
+            return "[" + ",".join(dump(x, None, sort_keys, ascii_only) for x in v) + "]"
+        inner = indent * (level + 1)
+        items = (",\n" + inner).join(dump(x, indent, sort_keys, ascii_only, level + 1) for x in v)
+        return "[\n" + inner + items + "\n" + indent * level + "]"
+    if isinstance(v, dict):
+        if not v:
+            return "{}"
+        keys = sorted(v) if sort_keys else list(v)
+        if indent is None:
+            return "{" + ",".join(dump(k, None, False, ascii_only) + ":" +
+                                  dump(v[k], None, sort_keys, ascii_only) for k in keys) + "}"
+        inner = indent * (level + 1)
+        items = (",\n" + inner).join(dump(k, None, False, ascii_only) + ": " +
+                                    dump(v[k], indent, sort_keys, ascii_only, level + 1) for k in keys)
+        return "{\n" + inner + items + "\n" + indent * level + "}"
+    return json.dumps(v)
+
+
+# ---------------------------------------------------------------- input
+
+def _values(text: str):
+    """The JSON values of a text stream, each with the input line jq would report."""
+    decoder = json.JSONDecoder()
+    pos, n = 0, len(text)
+    out = []
+    while True:
+        while pos < n and text[pos] in " \t\r\n":
+            pos += 1
+        if pos >= n:
+            return out
+        try:
+            value, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            line = text.count("\n", 0, e.pos) + 1
+            col = e.pos - (text.rfind("\n", 0, e.pos) + 1)
+            out.append(JqFailure(f"jq: error (at <stdin>:{line}): Cannot parse input: {e.msg} "
+                                 f"at line {line}, column {col}", 2))
+            return out
+        out.append((value, text.count("\n", 0, min(end + 1, n))))
+        pos = end
+
+
+# ---------------------------------------------------------------- command
+
+def _parse_args(argv):
+    opts = {"r": False, "j": False, "c": False, "n": False, "s": False, "e": False, "a": False,
+            "S": False, "R": False, "indent": "  ", "seq": False, "raw0": False}
+    named: dict = {}
+    positional: list = []
+    filter_text = None
+    rest_mode = None          # "args" or "jsonargs" after --args / --jsonargs
+    i = 1
+    short = {"r": "r", "j": "j", "c": "c", "n": "n", "s": "s", "e": "e", "a": "a", "S": "S",
+             "R": "R", "C": None, "M": None}
+    longs = {"--raw-output": "r", "--join-output": "j", "--compact-output": "c",
+             "--null-input": "n", "--slurp": "s", "--exit-status": "e", "--ascii-output": "a",
+             "--sort-keys": "S", "--raw-input": "R", "--color-output": None,
+             "--monochrome-output": None, "--unbuffered": None}
+    while i < len(argv):
+        a = argv[i]
+        i += 1
+        if filter_text is not None and rest_mode and not a.startswith("-"):
+            positional.append(a if rest_mode == "args" else _json_arg(a, "--jsonargs"))
+            continue
+        if a in ("--arg", "--argjson", "--slurpfile", "--rawfile"):
+            if i + 1 >= len(argv):
+                raise UsageError(f"jq: {a} takes two parameters (e.g. {a} varname value)", 2)
+            name, value = argv[i], argv[i + 1]
+            i += 2
+            if a in ("--slurpfile", "--rawfile"):
+                raise UsageError(f"jq: {a}: file access is disabled in logic mode", 2)
+            named[name] = value if a == "--arg" else _json_arg(value, a)
+            continue
+        if a in ("--args", "--jsonargs"):
+            rest_mode = a[2:]
+            continue
+        if a == "--tab":
+            opts["indent"] = "\t"
+            continue
+        if a == "--indent":
+            if i >= len(argv) or not argv[i].isdigit():
+                raise UsageError("jq: --indent takes one parameter", 2)
+            n = int(argv[i])
+            i += 1
+            if n > 7:
+                raise UsageError("jq: Cannot indent more than 7 characters", 2)
+            opts["indent"] = " " * n if n else None
+            continue
+        if a == "--seq":
+            opts["seq"] = True
+            continue
+        if a in longs:
+            if longs[a]:
+                opts[longs[a]] = True
+            continue
+        if a in ("-f", "--from-file", "-L") or a.startswith("-L"):
+            raise UsageError(f"jq: {a}: file access is disabled in logic mode", 2)
+        if a == "--":
+            rest_mode = rest_mode or "files"
+            continue
+        if a.startswith("-") and len(a) > 1 and not a.startswith("--"):
+            for c in a[1:]:
+                if c not in short:
+                    raise UsageError(f"jq: Unknown option: {a}\nUse jq --help for help with command-line options,\n"
+                                     f"or see the jq manpage, or online docs  at https://jqlang.github.io/jq", 2)
+                if short[c]:
+                    opts[short[c]] = True
+            continue
+        if a.startswith("--"):
+            raise UsageError(f"jq: Unknown option: {a}\nUse jq --help for help with command-line options,\n"
+                             f"or see the jq manpage, or online docs  at https://jqlang.github.io/jq", 2)
+        if filter_text is None:
+            filter_text = a
+        elif rest_mode in ("args", "jsonargs"):
+            positional.append(a if rest_mode == "args" else _json_arg(a, "--jsonargs"))
+        else:
+            raise UsageError(f"jq: error: Could not open {a}: file access is disabled in logic mode", 2)
+    if filter_text is None:
+        raise UsageError("Usage:\tjq [OPTIONS] FILTER [FILES...]", 2)
+    return opts, named, positional, filter_text
+
+
+def _json_arg(value: str, option: str):
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError:
+        raise UsageError(f"jq: Invalid JSON text passed to {option}", 2) from None
+
+
+def run(sh, argv):
+    def body():
+        opts, named, positional, text = _parse_args(argv)
+        try:
+            return _run(sh, opts, named, positional, text)
+        except JqFailure as e:
+            sh.err(e.message + "\n")
+            return e.status
+    return run_guarded("jq", sh, body)
+
+
+def _run(sh, opts, named, positional, text) -> int:
+    _check_guards(text)
+    env = sh.exported_env()
+    uses_input = bool(_USES_INPUT.search(_STRING.sub('""', text)))
+    wrapped = bool(named) or bool(positional) or uses_input
+    program = _program(text, tuple(sorted(named)), env, uses_input or bool(positional))
+    raw = sh.stdin.read_all()
+    # what each run of the program gets: (input value, input line)
+    if opts["R"]:
+        lines = raw.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        inputs = [(raw, raw.count("\n"))] if opts["s"] else [(ln, k + 1) for k, ln in enumerate(lines)]
+    elif opts["n"] and not uses_input:
+        inputs = []
+    else:
+        inputs = _values(raw)
+        if opts["s"]:
+            failure = next((v for v in inputs if isinstance(v, JqFailure)), None)
+            inputs = [([v for v, _ in inputs if not isinstance(v, JqFailure)], raw.count("\n"))]
+            if failure is not None:
+                raise failure
+    runs = [(None, 0)] if opts["n"] else inputs
+    if uses_input and not opts["n"] and runs:
+        runs = runs[:1]                       # input/inputs consume the rest of the stream
+        rest = [v for v, _ in inputs[1:] if not isinstance(v, JqFailure)]
+    else:
+        rest = [v for v, _ in inputs if not isinstance(v, JqFailure)] if opts["n"] else []
+    indent = None if opts["c"] else opts["indent"]
+    out = []
+    last = None
+    produced = False
+    status = 0
+    for item in runs:
+        if isinstance(item, JqFailure):
+            sh.out("".join(out))
+            raise item
+        value, line = item
+        data = {"v": value, "a": named, "p": positional, "i": rest} if wrapped else value
+        try:
+            for result in program.input_value(data):
+                produced = True
+                last = result
+                out.append(_format(result, opts, indent))
+        except ValueError as e:
+            sh.out("".join(out))
+            out = []
+            halted = _halt(str(e))
+            if halted is not None:
+                code, value = halted
+                if value is not None:
+                    sh.err(value if isinstance(value, str) else dump(value, None, False, False) + "\n")
+                return code
+            where = f"<stdin>:{line}" if not opts["n"] else "<unknown>"
+            sh.err(f"jq: error (at {where}): {_runtime_message(str(e))}\n")
+            status = 5
+        if len(out) > 256:
+            sh.out("".join(out))
+            out = []
+    sh.out("".join(out))
+    if status:
+        return status
+    if opts["e"]:
+        if not produced:
+            return 4
+        return 1 if last is None or last is False else 0
+    return 0
+
+
+def _format(result, opts, indent) -> str:
+    if opts["r"] or opts["j"]:
+        text = result if isinstance(result, str) else dump(result, indent, opts["S"], opts["a"])
+    else:
+        text = dump(result, indent, opts["S"], opts["a"])
+    if opts["seq"]:
+        text = "\x1e" + text
+    return text if opts["j"] else text + "\n"
+
+
+def _halt(message: str):
+    """(exit code, value) when the error is a halt/halt_error from the prelude."""
+    if _HALT_KEY not in message:
+        return None
+    try:
+        obj = json.loads(message)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict) or _HALT_KEY not in obj:
+        return None
+    return int(obj[_HALT_KEY]), obj.get("value")
+
+
+def _runtime_message(message: str) -> str:
+    if message.startswith("{") or message.startswith("["):
+        return f"(not a string): {message}"
+    return message

@@ -1,0 +1,46 @@
+"""jq in logic mode: no modules or files, no host environment, halts do not end the host."""
+import pytest
+
+
+@pytest.mark.parametrize("program", ['import "a" as a; .', 'include "x"; .', "modulemeta",
+                                     "get_search_list"])
+def test_module_and_file_features_are_refused(run, program):
+    r = run(f"jq -n '{program}'")
+    assert r.exit_code == 3 and "disabled in logic mode" in r.stderr
+
+
+def test_env_is_the_scripts_exported_variables(run, monkeypatch):
+    monkeypatch.setenv("HOST_SECRET", "s3cret")
+    r = run("export REGION=eu; LOCAL=x; jq -nc '[$ENV.REGION, $ENV.LOCAL, env.HOST_SECRET]'")
+    assert r.stdout == '["eu",null,null]\n'
+
+
+def test_halt_and_halt_error_end_only_jq(run):
+    r = run("jq -n '1, halt, 2'; echo after=$?")
+    assert r.stdout == "1\nafter=0\n"
+    r = run("""jq -n '"bye\\n" | halt_error(3)'; echo after=$?""")
+    assert r.stdout == "after=3\n" and r.stderr == "bye\n"
+
+
+def test_errors_keep_outputs_before_them_and_use_jq_statuses(run):
+    r = run("echo '[1,\"a\",3]' | jq '.[] + 1'; echo status=$?")
+    assert r.stdout == "2\nstatus=5\n"
+    assert "jq: error (at <stdin>:1): string (\"a\") and number (1) cannot be added" in r.stderr
+    r = run("echo '{' | jq .; echo status=$?")
+    assert r.stdout == "status=2\n" and "Cannot parse input" in r.stderr
+
+
+def test_file_operands_and_options_are_refused(run):
+    r = run("jq . /etc/passwd")
+    assert r.exit_code == 2 and "file access is disabled" in r.stderr
+    r = run("jq --rawfile x /etc/passwd -n '$x'")
+    assert r.exit_code == 2 and "file access is disabled" in r.stderr
+
+
+def test_a_program_in_a_loop_compiles_once(run):
+    from scripted_kernel.commands import jq as jq_command
+    jq_command._cache.clear()
+    script = 'for i in 1 2 3 4 5; do echo "{\\"id\\": $i}" | jq -r --arg n "$i" \'.id == ($n|tonumber)\'; done'
+    r = run(script)
+    assert r.stdout == "true\n" * 5, r.stderr
+    assert len(jq_command._cache) == 1
