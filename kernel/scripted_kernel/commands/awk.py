@@ -608,9 +608,7 @@ class Parser:
         if k == "ERE":
             return ("regex", t.value)
         if k == "OP" and t.value == "$":
-            if self.is_op("++", "--"):
-                return ("field", self.postfix())
-            return ("field", self.primary_for_field())
+            return ("field", self.postfix_for_field())
         if k == "OP" and t.value == "(":
             saved_print, self.in_print = self.in_print, 0
             first = self.expr()
@@ -664,12 +662,12 @@ class Parser:
             return {"-": ("neg", operand), "+": ("plus", operand), "!": ("not", operand)}[t.value]
         raise self.error(t)
 
-    def primary_for_field(self):
+    def postfix_for_field(self):
+        """The operand of $: a primary with its own ++/-- ($i++ increments i)."""
         if self.is_op("-"):
             self.take()
-            return ("neg", self.primary_for_field())
-        node = self.primary()
-        return node
+            return ("neg", self.postfix_for_field())
+        return self.postfix()
 
 
 # ---------------------------------------------------------------- runtime
@@ -1213,7 +1211,8 @@ class Interpreter:
                 out.append(fmt[i:j])
                 i = j
                 continue
-            m = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?([cdiouxXeEfFgGs%])").match(fmt, i)
+            m = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?(?:hh|h|ll|l|L|q|j|z|t)?"
+                           r"([cdiouxXeEfFgGs%])").match(fmt, i)
             if not m:
                 out.append(fmt[i:])
                 break
@@ -1489,8 +1488,7 @@ def _compile_ere(pattern: str):
     rx = _ere_cache.get(pattern)
     if rx is None:
         # awk strings and regex literals share escapes such as \/ and \"
-        rx = regex.compile(translate(pattern.replace("\\/", "/").replace('\\"', '"'), extended=True),
-                           regex.V0 | regex.DOTALL)
+        rx = regex.compile(translate(pattern, extended=True, awk=True), regex.V0 | regex.DOTALL)
         if len(_ere_cache) > 512:
             _ere_cache.clear()
         _ere_cache[pattern] = rx

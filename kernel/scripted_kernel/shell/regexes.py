@@ -25,14 +25,14 @@ class RegexTimeout(Exception):
     """A match took longer than its budget."""
 
 
-def bracket(p: str, i: int, glob: bool = False):
+def bracket(p: str, i: int, glob: bool = False, negate_with_bang: bool = True):
     """A bracket expression starting after '[': (regex text, index after it).
 
     POSIX (glob=False): a backslash is literal inside; an unterminated one raises RegexError.
     Shell patterns (glob=True): `!` negates too, a backslash quotes the next character, and an
     unterminated bracket returns None (the '[' is then literal)."""
     j = i
-    negate = j < len(p) and (p[j] == "^" or (glob and p[j] == "!"))
+    negate = j < len(p) and (p[j] == "^" or (glob and negate_with_bang and p[j] == "!"))
     if negate:
         j += 1
     items = []
@@ -62,6 +62,12 @@ def bracket(p: str, i: int, glob: bool = False):
             j += 2
             continue
         if c == "-" and items and j + 1 < len(p) and p[j + 1] != "]":
+            lo = items[-1][-1]
+            hi = p[j + 2] if p[j + 1] == "\\" and glob and j + 2 < len(p) else p[j + 1]
+            if ord(hi) < ord(lo):          # an empty range matches nothing
+                items.pop()
+                j += 2 if p[j + 1] != "\\" else 3
+                continue
             items.append("-")
             j += 1
             continue
@@ -72,8 +78,46 @@ def bracket(p: str, i: int, glob: bool = False):
     raise RegexError("Unmatched [, [^, [:, [., or [=")
 
 
-def translate(pattern: str, extended: bool) -> str:
-    """POSIX BRE (extended=False) or ERE → `regex` syntax."""
+_AWK_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v", "a": "\a", "b": "\b",
+                "/": "/", '"': '"'}
+
+
+def awk_escapes(pattern: str) -> str:
+    """awk's dialect: \\NNN, \\xHH and \\n-style escapes (inside brackets too) become the
+    characters they name, quoted where they would be special."""
+    out = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c != "\\" or i + 1 >= n:
+            out.append(c)
+            i += 1
+            continue
+        e = pattern[i + 1]
+        m = regex.match(r"[0-7]{1,3}", pattern[i + 1:])
+        if m:
+            ch = chr(int(m.group(), 8))
+            i += 1 + m.end()
+        elif e == "x" and regex.match(r"[0-9A-Fa-f]{1,2}", pattern[i + 2:]):
+            m = regex.match(r"[0-9A-Fa-f]{1,2}", pattern[i + 2:])
+            ch = chr(int(m.group(), 16))
+            i += 2 + m.end()
+        elif e in _AWK_ESCAPES:
+            ch = _AWK_ESCAPES[e]
+            i += 2
+        else:
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        out.append("\\" + ch if ch in "\\^$.[]|()*+?{}-/" else ch)
+    return "".join(out)
+
+
+def translate(pattern: str, extended: bool, awk: bool = False) -> str:
+    """POSIX BRE (extended=False) or ERE → `regex` syntax; `awk` adds awk's escapes, which
+    also work inside bracket expressions."""
+    if awk:
+        pattern = awk_escapes(pattern)
     out = []
     i, n = 0, len(pattern)
     depth = 0
@@ -125,7 +169,13 @@ def translate(pattern: str, extended: bool) -> str:
             continue
         i += 1
         if c == "[":
-            rx, i = bracket(pattern, i)
+            if awk:
+                found = bracket(pattern, i, glob=True, negate_with_bang=False)
+                if found is None:
+                    raise RegexError("Unmatched [, [^, [:, [., or [=")
+                rx, i = found
+            else:
+                rx, i = bracket(pattern, i)
             out.append(rx)
         elif c == ".":
             out.append(".")
