@@ -66,7 +66,39 @@ OTHER_CASES = [
     r"""echo hello | base64 | base64 -d""",
     r"""expr 'abc123' : '[a-z]*'""",
     r"""expr 10 / 3 \* 2""",
+    r"""echo a b c | xargs -n1 echo item""",
+    r"""printf 'x\ny\n' | xargs -I{} echo '<{}>'""",
+    r"""printf 'a\0b\0' | xargs -0 echo""",
+    r"""date -u -d @86400 '+%Y-%m-%d %H:%M:%S %a %j'""",
+    r"""TZ=UTC date -u -d '2024-02-29 13:45:00' +%s""",
 ]
+
+AWK_CASES = r"""
+echo 'a b c' | awk '{print $2}'
+printf '1 2\n3 4\n' | awk '{s += $1 * $2} END {print s}'
+echo 'a:b:c' | awk -F: '{print $NF, NF}'
+printf 'x 1\ny 2\nx 3\n' | awk '{sum[$1] += $2} END {for (k in sum) print k, sum[k]}' | sort
+echo 'hello world' | awk '{print toupper(substr($1,1,1)) substr($1,2), length($2)}'
+awk 'BEGIN {printf "%5.2f|%-4s|%03d|%x|%c|%e\n", 3.14159, "ab", 7, 255, 65, 12345.678}'
+awk 'BEGIN {x = "3x"; y = x + 1; print y, (x < 10), ("10" < "9"), (10 < 9)}'
+echo '10 9' | awk '{print ($1 < $2), ($1 > $2)}'
+awk 'BEGIN { n = split("a,b,c", arr, ","); print n, arr[1], arr[3] }'
+echo 'foo bar foo' | awk '{n = gsub(/foo/, "[&]"); print n, $0}'
+awk 'BEGIN { if (match("xxabcxx", /b+c/)) print RSTART, RLENGTH }'
+printf 'a\nb\nc\nd\n' | awk 'NR==2, NR==3'
+awk 'function f(n) { return n <= 1 ? 1 : n * f(n-1) } BEGIN { print f(10) }'
+awk 'function fill(a) { a["x"] = 1 } BEGIN { fill(arr); print length(arr), arr["x"] }'
+echo '1 2 3' | awk '{$2 = "X"; print; print NF}'
+echo '1 2 3' | awk '{NF = 2; print}'
+awk 'BEGIN { print 1e6, 0.1 + 0.2, 100/3, 2^10, 7%3, -7%3 }'
+printf 'a b\n\nc d\ne\n\n\nf\n' | awk 'BEGIN{RS=""}{print NR": "$0}'
+awk -v x=5 'BEGIN { print x * 2 }'
+echo | awk '{ print v }' v=hi
+awk 'BEGIN { a[1,2] = 3; for (k in a) { split(k, p, SUBSEP); print p[1], p[2] } }'
+printf 'l1\nl2\nl3\n' | awk 'NR == 1 { getline; print "got", $0 } END { print NR }'
+awk 'BEGIN { exit 3 } END { print "end" }'; echo "status=$?"
+awk 'BEGIN { CONVFMT = "%.2f"; a = 3.14159; b = a ""; print b; print a }'
+""".strip().split("\n")
 
 JQ_CASES = [
     r"""echo '{"a":1,"b":[1,2,{"c":"x"}]}' | jq .""",
@@ -118,6 +150,15 @@ def test_same_as_gnu(script, run, tmp_path):
 @pytest.mark.skipif(not HAVE_BASH5 or not _have("jq"), reason="real bash 5 and jq are needed")
 @pytest.mark.parametrize("script", JQ_CASES)
 def test_jq_same_as_jq(script, run, tmp_path):
+    want_out, want_status = run_bash(script, tmp_path=tmp_path)
+    got = run(script)
+    assert (got.stdout, got.exit_code) == (want_out, want_status), got.stderr
+
+
+@pytest.mark.differential
+@pytest.mark.skipif(not HAVE_BASH5 or not _have("awk"), reason="real bash 5 and an awk are needed")
+@pytest.mark.parametrize("script", AWK_CASES)
+def test_awk_same_as_system_awk(script, run, tmp_path):
     want_out, want_status = run_bash(script, tmp_path=tmp_path)
     got = run(script)
     assert (got.stdout, got.exit_code) == (want_out, want_status), got.stderr

@@ -16,7 +16,7 @@ from typing import Optional
 import regex
 
 from ._options import UsageError, run_guarded
-from ..shell.regexes import RegexError, translate
+from ..shell.regexes import DEFAULT_TIMEOUT, RegexError, translate
 
 NAMES = ("awk", "gawk", "mawk", "nawk")
 
@@ -821,7 +821,7 @@ class Interpreter:
         if len(fs) == 1 and fs != "\\":
             return text.split(fs) if fs != "\t" or True else text.split("\t")
         rx = self.regex(fs)
-        return rx.split(text)
+        return _timed(rx.split, text)
 
     def get_field(self, i: int):
         if i < 0:
@@ -908,7 +908,7 @@ class Interpreter:
         return n[1]
 
     def e_regex(self, n):
-        return 1.0 if self.regex(n[1]).search(self.to_str(self.get_field(0))) else 0.0
+        return 1.0 if _timed(self.regex(n[1]).search, self.to_str(self.get_field(0))) else 0.0
 
     def e_paren(self, n):
         return self.eval(n[1])
@@ -961,7 +961,7 @@ class Interpreter:
         return 1.0 if self.compare(n[1], self.eval(n[2]), self.eval(n[3])) else 0.0
 
     def e_match(self, n):
-        found = self.match_rx(n[3]).search(self.to_str(self.eval(n[2]))) is not None
+        found = _timed(self.match_rx(n[3]).search, self.to_str(self.eval(n[2]))) is not None
         return 1.0 if found != n[1] else 0.0
 
     def e_in(self, n):
@@ -1087,7 +1087,7 @@ class Interpreter:
             return self.substitute(args, name == "gsub")
         if name == "match":
             s = self.to_str(self.eval(args[0]))
-            m = self.match_rx(args[1]).search(s)
+            m = _timed(self.match_rx(args[1]).search, s)
             if len(args) > 2:
                 arr = self.array(args[2][1])
                 arr.clear()
@@ -1146,7 +1146,7 @@ class Interpreter:
         n = len(text)
         last_end = -1
         while pos <= n:
-            m = rx.search(text, pos)
+            m = _timed(rx.search, text, pos)
             if m is None:
                 break
             if m.start() == m.end() == last_end:
@@ -1198,7 +1198,7 @@ class Interpreter:
                 out.append(m.group() if c == "&" else c)
                 i += 1
             return "".join(out)
-        return rx.sub(replace, text)
+        return _timed(rx.sub, replace, text)
 
     def sprintf(self, fmt: str, args: list) -> str:
         out = []
@@ -1434,6 +1434,14 @@ StrNumEmpty = StrNum("")
 StrNumEmpty.num = 0.0
 
 
+def _timed(method, *args):
+    """A regex operation under the per-call budget: a catastrophic pattern fails cleanly."""
+    try:
+        return method(*args, timeout=DEFAULT_TIMEOUT)
+    except TimeoutError:
+        raise AwkError("awk: regular expression too complex") from None
+
+
 def _is_num(v) -> bool:
     t = type(v)
     return t is float or t is StrNum or t is int
@@ -1528,7 +1536,7 @@ def _records(text: str, interp: Interpreter):
             yield text[pos:end]
             pos = end + 1
         else:
-            m = interp.regex(rs).search(text, pos)
+            m = _timed(interp.regex(rs).search, text, pos)
             if m is None or m.end() == m.start():
                 yield text[pos:]
                 return

@@ -1,0 +1,94 @@
+"""xargs: build command lines from standard input and run them (builtins, commands, tools)."""
+from __future__ import annotations
+
+import shlex
+
+from ._options import UsageError, parse, run_guarded
+
+NAMES = ("xargs",)
+
+
+def _items(text: str, delimiter, null: bool) -> list[str]:
+    if null:
+        return [x for x in text.split("\0") if x]
+    if delimiter is not None:
+        items = text.split(delimiter)
+        if items and items[-1] in ("", "\n"):
+            items.pop()
+        return items
+    try:
+        return shlex.split(text, posix=True)       # blanks separate; quotes and backslashes group
+    except ValueError as e:
+        raise UsageError(f"xargs: unmatched quote: {e}") from None
+
+
+def run(sh, argv):
+    def body():
+        opts, ops = parse("xargs", [argv[0]] + _split_at_command(argv[1:]),
+                          short_flags="0rtx", short_values="nIdLsPE",
+                          long_flags={"null": "0", "no-run-if-empty": "r", "verbose": "t"},
+                          long_values={"max-args": "n", "replace": "I", "delimiter": "d",
+                                       "max-lines": "L", "max-procs": "P"})
+        command = ops or ["echo"]
+        delimiter = opts.get("d")
+        if delimiter is not None:
+            delimiter = {"\\n": "\n", "\\t": "\t", "\\0": "\0"}.get(delimiter, delimiter)
+        text = sh.stdin.read_all()
+        replace = opts.get("I")
+        if replace is not None or opts.has("L"):
+            items = [ln for ln in text.split("\n") if ln.strip()] if delimiter is None and not opts.has("0") \
+                else _items(text, delimiter, opts.has("0"))
+        else:
+            items = _items(text, delimiter, opts.has("0"))
+        if not items and (opts.has("r") or replace is not None):
+            return 0
+        per_call = int(opts.get("n") or opts.get("L") or (1 if replace is not None else 0)) or len(items) or 1
+        status = 0
+        groups = [items[i:i + per_call] for i in range(0, len(items), per_call)] or [[]]
+        saved_stdin = sh.stdin
+        try:
+            from ..shell.runtime import InputStream
+            sh.stdin = InputStream("")
+            for group in groups:
+                if replace is not None:
+                    args = [a.replace(replace, group[0]) for a in command]
+                else:
+                    args = command + group
+                if opts.has("t"):
+                    sh.err(" ".join(args) + "\n")
+                code = _run_program(sh, args)
+                if code == 255:
+                    sh.err(f"xargs: {args[0]}: exited with status 255; aborting\n")
+                    return 124
+                if code:
+                    status = 127 if code == 127 else (126 if code == 126 else 123)
+        finally:
+            sh.stdin = saved_stdin
+        return status
+    return run_guarded("xargs", sh, body)
+
+
+def _run_program(sh, args: list) -> int:
+    """As xargs execs programs, shell functions are not found; commands and tools are."""
+    fn = sh.commands.get(args[0]) or sh.builtins.get(args[0])
+    if fn is None:
+        sh.err(f"xargs: {args[0]}: No such file or directory\n")
+        return 127
+    return fn(sh, args)
+
+
+def _split_at_command(args: list) -> list:
+    """Options stop at the command: `xargs -n1 grep -v x` leaves `-v` to grep."""
+    out = []
+    i = 0
+    takes_value = set("nIdLsPE")
+    while i < len(args):
+        a = args[i]
+        if a == "--" or not a.startswith("-") or a == "-":
+            return out + ["--"] + args[i + (1 if a == "--" else 0):]
+        out.append(a)
+        if len(a) == 2 and a[1] in takes_value and i + 1 < len(args):
+            out.append(args[i + 1])
+            i += 1
+        i += 1
+    return out
