@@ -1,4 +1,6 @@
 """The tool layer: Python callables registered as commands of a scripted tool."""
-from .scripted_tool import ScriptedTool, ScriptedToolBuilder, ToolResponse
+from .definitions import REGISTRY, ToolArgs, ToolDef, tool
+from .scripted_tool import ScriptedTool, ScriptedToolBuilder, ToolResponse, ToolStatus, TraceEntry
 
-__all__ = ["ScriptedTool", "ScriptedToolBuilder", "ToolResponse"]
+__all__ = ["REGISTRY", "ScriptedTool", "ScriptedToolBuilder", "ToolArgs", "ToolDef", "ToolResponse",
+           "ToolStatus", "TraceEntry", "tool"]

@@ -1,12 +1,30 @@
-"""ScriptedTool: a named, configured engine that runs one script per call in a fresh shell."""
+"""ScriptedTool: Python tools as commands of a logic-only bash, one fresh shell per call.
+
+The contract follows bashkit's ScriptedTool (execute, help, system_prompt, schemas, status
+callbacks, traces) in Python idiom. Sync callbacks run inline (a thread hop costs ~65 µs,
+eight tool calls' worth); async callbacks run on the caller's event loop under
+`execute_async`, else on a private loop thread, so `execute()` works inside Jupyter's loop.
+"""
 from __future__ import annotations
 
+import asyncio
+import inspect
+import json
+import re
+import threading
+import time
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from ..commands import COMMANDS
+from ..shell.builtins import load as load_builtins
 from ..shell.interpreter import execute as run_script
 from ..shell.limits import CancelToken, ExecutionLimits
+from . import catalog
+from .definitions import DecoratedTool, ToolArgs, ToolDef, tool_def_from_function, callback_from_function
+from .flags import FlagError, FlagParser
+
+RESERVED_NAMES = {"help", "discover"}
 
 
 @dataclass(slots=True)
@@ -17,42 +35,384 @@ class ToolResponse:
     error: Optional[str] = None
     stdout_truncated: bool = False
 
+    def to_dict(self) -> dict:
+        return {"stdout": self.stdout, "stderr": self.stderr, "exit_code": self.exit_code}
+
+
+@dataclass(slots=True)
+class ToolStatus:
+    """A progress report of `execute_with_status`: phase validate/parse/execute/output/complete."""
+    phase: str
+    percent: int
+    stream: Optional[str] = None
+    data: Optional[str] = None
+    response: Optional[ToolResponse] = None
+
+
+@dataclass(slots=True)
+class TraceEntry:
+    name: str
+    kind: str                      # tool, help, discover
+    argv: list
+    params: Optional[dict]
+    exit_code: int
+    duration_ms: float
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+
+
+@dataclass
+class RegisteredTool:
+    tool_def: ToolDef
+    callback: Callable
+    is_async: bool
+    parser: FlagParser
+
+
+# ---------------------------------------------------------------- error sanitising
+
+_PATH = re.compile(r"(?:[A-Za-z]:\\|/)(?:[\w.@+-]+[/\\])+[\w.@+-]*")
+_SECRET = re.compile(r"(?i)\b(sk-[A-Za-z0-9_-]{8,}|[A-Za-z0-9_]*(?:key|token|secret|password|passwd)"
+                     r"[A-Za-z0-9_]*\s*[=:]\s*\S+|[A-Fa-f0-9]{32,}|[A-Za-z0-9+/]{40,}={0,2})")
+
+
+def sanitize(message: str) -> str:
+    """One line, no host paths, no secret-looking values."""
+    first = message.strip().splitlines()[0] if message.strip() else "failed"
+    first = _SECRET.sub("<redacted>", first)
+    return _PATH.sub("<path>", first)
+
+
+def result_text(value) -> str:
+    """A callback's return value as command output."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "surrogateescape")
+    return json.dumps(value, ensure_ascii=False, default=str) + "\n"
+
+
+# ---------------------------------------------------------------- event loops
+
+class _LoopThread:
+    """A private event loop on a daemon thread, for async callbacks when no loop of the
+    caller can run them (plain `execute()`, or `execute()` inside a running loop)."""
+    _lock = threading.Lock()
+    _loop: Optional[asyncio.AbstractEventLoop] = None
+
+    @classmethod
+    def loop(cls) -> asyncio.AbstractEventLoop:
+        with cls._lock:
+            if cls._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="scripted-tools-loop", daemon=True).start()
+                cls._loop = loop
+            return cls._loop
+
 
 class ScriptedTool:
-    """Runs bash scripts in logic mode. Build one with `ScriptedTool.builder(name)`."""
+    """Runs bash scripts in logic mode against registered tools. Build with
+    `ScriptedTool.builder(name)` or construct and `add_tool(...)` (bashkit's Python API)."""
+
+    version = "0.1.0"
 
     def __init__(self, name: str, short_description: str = "", env: Optional[dict] = None,
-                 limits: Optional[ExecutionLimits] = None):
+                 limits: Optional[ExecutionLimits] = None, compact_prompt: bool = False,
+                 sanitize_errors: bool = True, context: Optional[list] = None):
         self.name = name
         self.short_description = short_description
         self.env = dict(env or {})
         self.limits = limits or ExecutionLimits()
-        self.commands: dict[str, Callable] = dict(COMMANDS)
+        self.compact = compact_prompt
+        self.sanitize_errors_enabled = sanitize_errors
+        self.context = list(context or [])
+        self.tools: dict[str, RegisteredTool] = {}
+        self.last_trace: list[TraceEntry] = []
+        self._commands: Optional[dict] = None
+        self._caller_loop: Optional[asyncio.AbstractEventLoop] = None
 
     @staticmethod
     def builder(name: str) -> "ScriptedToolBuilder":
         return ScriptedToolBuilder(name)
+
+    # -------------------------------------------------------- registration
+
+    def register(self, tool_def: ToolDef, callback: Callable, is_async: Optional[bool] = None) -> "ScriptedTool":
+        name = tool_def.name
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", name):
+            raise ValueError(f"tool name {name!r} is not a valid command name")
+        if name in RESERVED_NAMES or name in COMMANDS or name in load_builtins():
+            raise ValueError(f"tool name {name!r} is taken by a shell builtin or command; choose another")
+        if name in self.tools:
+            raise ValueError(f"a tool named {name!r} is already registered")
+        if is_async is None:
+            is_async = inspect.iscoroutinefunction(callback)
+        self.tools[name] = RegisteredTool(tool_def, callback, is_async, FlagParser(name, tool_def.input_schema))
+        self._commands = None
+        return self
+
+    def add_tool(self, name: str, description: str, callback: Callable, schema: Optional[dict] = None):
+        """bashkit's Python signature: callback(params: dict, stdin: str | None) -> str."""
+        is_async = inspect.iscoroutinefunction(callback)
+        if is_async:
+            async def adapter(args: ToolArgs):
+                return await callback(args.params, args.stdin)
+        else:
+            def adapter(args: ToolArgs):
+                return callback(args.params, args.stdin)
+        return self.register(ToolDef(name, description, schema or {}), adapter, is_async)
+
+    def add(self, fn) -> "ScriptedTool":
+        """Register an @tool-decorated function (or a plain function, derived the same way)."""
+        if not isinstance(fn, DecoratedTool):
+            tool_def = tool_def_from_function(fn)
+            return self.register(tool_def, callback_from_function(fn, tool_def))
+        return self.register(fn.tool_def, fn.callback, fn.is_async)
+
+    # -------------------------------------------------------- introspection
+
+    def tool_defs(self) -> list[ToolDef]:
+        return [t.tool_def for t in self.tools.values()]
+
+    def description(self) -> str:
+        names = ", ".join(self.tools) or "no tools"
+        text = self.short_description or f"Bash scripts against {len(self.tools)} tools"
+        return f"{text} (tools: {names})"
+
+    def help(self) -> str:
+        lines = [f"# {self.name}", "", self.short_description or "", "", "## Tool commands", ""]
+        for t in self.tool_defs():
+            lines.append(catalog.tool_markdown(t))
+        return "\n".join(lines).strip() + "\n"
+
+    def system_prompt(self) -> str:
+        return catalog.system_prompt(self.name, self.short_description, self.tool_defs(), self.compact,
+                                     self.context)
+
+    def input_schema(self) -> dict:
+        return {"type": "object",
+                "properties": {"commands": {"type": "string",
+                                            "description": "A bash script; the tools are commands."}},
+                "required": ["commands"]}
+
+    def output_schema(self) -> dict:
+        return {"type": "object",
+                "properties": {"stdout": {"type": "string"}, "stderr": {"type": "string"},
+                               "exit_code": {"type": "integer"}},
+                "required": ["stdout", "stderr", "exit_code"]}
+
+    # -------------------------------------------------------- execution
+
+    def commands(self) -> dict:
+        if self._commands is None:
+            table = dict(COMMANDS)
+            for name, registered in self.tools.items():
+                table[name] = self._command_for(registered)
+            table["help"] = self._help_command
+            table["discover"] = self._discover_command
+            self._commands = table
+        return self._commands
 
     def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
                 on_output: Optional[Callable] = None) -> ToolResponse:
         """Run a script (or `{"commands": script}`) in a fresh interpreter."""
         if isinstance(commands, dict):
             commands = commands.get("commands", "")
-        result = run_script(commands, commands=self.commands, env=self.env, limits=self.limits,
+        if not isinstance(commands, str):
+            raise TypeError("commands must be a string (a bash script)")
+        self.last_trace = []
+        result = run_script(commands, commands=self.commands(), env=self.env, limits=self.limits,
                             stdin=stdin, cancel=cancel, on_output=on_output)
         return ToolResponse(result.stdout, result.stderr, result.exit_code, result.error,
                             result.stdout_truncated)
 
+    async def execute_async(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
+                            on_output: Optional[Callable] = None) -> ToolResponse:
+        """Run the script off the loop; async callbacks run on this (the caller's) loop."""
+        loop = asyncio.get_running_loop()
+        cancel = cancel or CancelToken()
+
+        def work():
+            self._caller_loop = loop
+            try:
+                return self.execute(commands, stdin, cancel, on_output)
+            finally:
+                self._caller_loop = None
+        try:
+            return await asyncio.to_thread(work)
+        except asyncio.CancelledError:
+            cancel.cancel("cancelled")
+            raise
+
+    def execute_with_status(self, commands, on_status: Callable[[ToolStatus], None],
+                            stdin: str = "") -> ToolResponse:
+        """Report validate (0%), parse (10%), execute (20%), output chunks, complete (100%)."""
+        on_status(ToolStatus("validate", 0))
+        if isinstance(commands, dict):
+            commands = commands.get("commands", "")
+        on_status(ToolStatus("parse", 10))
+        on_status(ToolStatus("execute", 20))
+        response = self.execute(commands, stdin,
+                                on_output=lambda stream, data: on_status(ToolStatus("output", 50, stream, data)))
+        on_status(ToolStatus("complete", 100, response=response))
+        return response
+
+    # -------------------------------------------------------- commands
+
+    def _command_for(self, registered: RegisteredTool) -> Callable:
+        name = registered.tool_def.name
+        parser = registered.parser
+
+        def run(sh, argv):
+            args = argv[1:]
+            if args == ["--help"] or args == ["-h"]:
+                sh.out(catalog.tool_help_text(registered.tool_def))
+                return 0
+            dry_run = "--dry-run" in args
+            if dry_run:
+                args = [a for a in args if a != "--dry-run"]
+            started = time.perf_counter()
+            params = None
+            try:
+                params = parser.parse(args)
+                parser.validate(params)
+            except FlagError as e:
+                sh.err(f"{name}: {e}\n")
+                self._trace(name, "tool", argv, params, 2, started)
+                return 2
+            if dry_run:
+                sh.out(json.dumps({"tool": name, "params": params, "valid": True}) + "\n")
+                return 0
+            text = sh.stdin.read_all()
+            tool_args = ToolArgs(params, text if text else None)
+            try:
+                value = self._call(registered, tool_args, sh)
+                if isinstance(value, BaseException):
+                    raise value
+            except Exception as e:        # a failing tool is a failing command, not a crash
+                message = e.args[0] if len(e.args) == 1 and isinstance(e.args[0], str) else str(e)
+                message = message or type(e).__name__
+                sh.err(f"{name}: {sanitize(message) if self.sanitize_errors_enabled else message}\n")
+                self._trace(name, "tool", argv, params, 1, started)
+                return 1
+            out = result_text(value)
+            sh.out(out)
+            self._trace(name, "tool", argv, params, 0, started, len(out))
+            return 0
+        return run
+
+    def _call(self, registered: RegisteredTool, tool_args: ToolArgs, sh):
+        if not registered.is_async:
+            return registered.callback(tool_args)
+        loop = self._caller_loop or _LoopThread.loop()
+        future = asyncio.run_coroutine_threadsafe(registered.callback(tool_args), loop)
+        deadline = sh.budget.deadline
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            return future.result(timeout=timeout)
+        except TimeoutError:
+            future.cancel()
+            from ..shell.errors import Cancelled
+            raise Cancelled(f"execution timed out after {sh.limits.timeout_seconds:g} s "
+                            f"(timeout_seconds)", status=124) from None
+
+    def _trace(self, name, kind, argv, params, status, started, out_bytes=0, err_bytes=0):
+        self.last_trace.append(TraceEntry(name, kind, list(argv), params, status,
+                                          (time.perf_counter() - started) * 1000, out_bytes, err_bytes))
+
+    def _help_command(self, sh, argv):
+        started = time.perf_counter()
+        args = argv[1:]
+        as_json = "--json" in args
+        args = [a for a in args if a != "--json"]
+        defs = self.tool_defs()
+        if not args or args == ["--list"]:
+            if as_json:
+                sh.out(json.dumps([catalog.tool_json(t) for t in defs]) + "\n")
+            else:
+                sh.out(catalog.list_text(defs))
+            self._trace("help", "help", argv, None, 0, started)
+            return 0
+        status = 0
+        for name in args:
+            registered = self.tools.get(name)
+            if registered is None:
+                from ..shell.compile import suggest
+                hint = suggest(name, list(self.tools))
+                sh.err(f"help: no tool named {name!r}" + (f" (did you mean {hint!r}?)" if hint else "") + "\n")
+                status = 1
+                continue
+            if as_json:
+                sh.out(json.dumps(catalog.tool_json(registered.tool_def)) + "\n")
+            else:
+                sh.out(catalog.tool_help_text(registered.tool_def))
+        self._trace("help", "help", argv, None, status, started)
+        return status
+
+    def _discover_command(self, sh, argv):
+        started = time.perf_counter()
+        args = argv[1:]
+        as_json = "--json" in args
+        args = [a for a in args if a != "--json"]
+        defs = self.tool_defs()
+        if args[:1] == ["--categories"]:
+            counts: dict = {}
+            for t in defs:
+                if t.category:
+                    counts[t.category] = counts.get(t.category, 0) + 1
+            if as_json:
+                sh.out(json.dumps([{"category": c, "tools": n} for c, n in sorted(counts.items())]) + "\n")
+            else:
+                sh.out("".join(f"{c} ({n})\n" for c, n in sorted(counts.items())))
+            self._trace("discover", "discover", argv, None, 0, started)
+            return 0
+        if len(args) == 2 and args[0] in ("--category", "--tag", "--search"):
+            key, value = args
+            if key == "--category":
+                found = [t for t in defs if t.category == value]
+            elif key == "--tag":
+                found = [t for t in defs if value in t.tags]
+            else:
+                found = [t for t in defs if catalog.matches_search(t, value)]
+            if as_json:
+                sh.out(json.dumps([catalog.tool_json(t) for t in found]) + "\n")
+            else:
+                sh.out(catalog.list_text(found))
+            self._trace("discover", "discover", argv, None, 0 if found else 1, started)
+            return 0 if found else 1
+        sh.err("discover: usage: discover --categories | --category NAME | --tag TAG | --search TEXT [--json]\n")
+        return 2
+
 
 @dataclass
 class ScriptedToolBuilder:
+    """The seed's builder: ScriptedTool.builder("api").short_description(...).tool(def, cb)...build()."""
     name: str
     _short_description: str = ""
     _env: dict = field(default_factory=dict)
     _limits: Optional[ExecutionLimits] = None
+    _compact: bool = False
+    _sanitize: bool = True
+    _tools: list = field(default_factory=list)
+    _context: list = field(default_factory=list)
 
     def short_description(self, text: str) -> "ScriptedToolBuilder":
         self._short_description = text
+        return self
+
+    def tool(self, tool_def: ToolDef, callback: Callable) -> "ScriptedToolBuilder":
+        self._tools.append((tool_def, callback, inspect.iscoroutinefunction(callback)))
+        return self
+
+    def async_tool(self, tool_def: ToolDef, callback: Callable) -> "ScriptedToolBuilder":
+        self._tools.append((tool_def, callback, True))
+        return self
+
+    def function(self, fn) -> "ScriptedToolBuilder":
+        """An @tool-decorated (or plain) Python function."""
+        self._tools.append(("function", fn, None))
         return self
 
     def env(self, key: str, value: str) -> "ScriptedToolBuilder":
@@ -63,5 +423,24 @@ class ScriptedToolBuilder:
         self._limits = limits
         return self
 
+    def compact_prompt(self, compact: bool = True) -> "ScriptedToolBuilder":
+        self._compact = compact
+        return self
+
+    def sanitize_errors(self, enabled: bool = True) -> "ScriptedToolBuilder":
+        self._sanitize = enabled
+        return self
+
+    def context(self, markdown: str) -> "ScriptedToolBuilder":
+        self._context.append(markdown)
+        return self
+
     def build(self) -> ScriptedTool:
-        return ScriptedTool(self.name, self._short_description, self._env, self._limits)
+        tool = ScriptedTool(self.name, self._short_description, self._env, self._limits,
+                            self._compact, self._sanitize, self._context)
+        for tool_def, callback, is_async in self._tools:
+            if tool_def == "function":
+                tool.add(callback)
+            else:
+                tool.register(tool_def, callback, is_async)
+        return tool
