@@ -23,7 +23,7 @@ def _run(args) -> int:
             print(f"scripted_kernel: {args.file}: {e.strerror}", file=sys.stderr)
             return 127
         script_stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
-    tool = ScriptedTool.builder("cli").build()
+    tool = load_tools(args.tools) if args.tools else ScriptedTool.builder("cli").build()
 
     def stream(name, text):
         target = sys.stdout if name == "stdout" else sys.stderr
@@ -38,6 +38,28 @@ def _run(args) -> int:
     return result.exit_code
 
 
+def load_tools(spec: str) -> ScriptedTool:
+    """MODULE:OBJECT or path/to/file.py:OBJECT → a ScriptedTool."""
+    import importlib
+    import importlib.util
+    import os
+    module_name, _, attr = spec.rpartition(":")
+    if not module_name or not attr:
+        raise SystemExit(f"scripted_kernel: --tools expects MODULE:OBJECT, got {spec!r}")
+    if module_name.endswith(".py") or os.sep in module_name:
+        loader = importlib.util.spec_from_file_location("scripted_tools_module", module_name)
+        if loader is None:
+            raise SystemExit(f"scripted_kernel: cannot load {module_name}")
+        module = importlib.util.module_from_spec(loader)
+        loader.loader.exec_module(module)
+    else:
+        module = importlib.import_module(module_name)
+    obj = getattr(module, attr, None)
+    if not isinstance(obj, ScriptedTool):
+        raise SystemExit(f"scripted_kernel: {spec} is not a ScriptedTool")
+    return obj
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scripted_kernel",
                                      description="Scripted tools: bash scripts in a logic-only interpreter.")
@@ -45,7 +67,13 @@ def main(argv=None) -> int:
     run = sub.add_parser("run", help="run a script (-c SCRIPT, a FILE, or - for standard input)")
     run.add_argument("-c", dest="command", metavar="SCRIPT", help="the script text")
     run.add_argument("file", nargs="?", help="a script file, or - to read the script from stdin")
+    run.add_argument("--tools", metavar="MODULE:OBJECT", help="run against this ScriptedTool")
+    prompt = sub.add_parser("prompt", help="print the system prompt of a ScriptedTool")
+    prompt.add_argument("--tools", metavar="MODULE:OBJECT", required=True)
     args = parser.parse_args(argv)
+    if args.action == "prompt":
+        sys.stdout.write(load_tools(args.tools).system_prompt())
+        return 0
     if args.action == "run":
         for stream in (sys.stdout, sys.stderr):
             try:

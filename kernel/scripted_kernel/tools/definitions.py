@@ -33,12 +33,23 @@ class ToolDef:
 
 class ToolArgs:
     """What a callback receives: the parsed flags and the pipeline input (None when nothing
-    was piped in)."""
-    __slots__ = ("params", "stdin")
+    was piped in). Standard input is read when the callback first looks at `stdin`, as a
+    program reads it: a tool that ignores it leaves it to the next command (in
+    `... | while read x; do tool; done`, the loop keeps its lines)."""
+    __slots__ = ("params", "_stdin", "_source")
 
-    def __init__(self, params: dict, stdin: Optional[str] = None):
+    def __init__(self, params: dict, stdin: Optional[str] = None, source: Optional[Callable] = None):
         self.params = params
-        self.stdin = stdin
+        self._stdin = stdin
+        self._source = source
+
+    @property
+    def stdin(self) -> Optional[str]:
+        if self._source is not None:
+            text = self._source()
+            self._stdin = text if text else None
+            self._source = None
+        return self._stdin
 
     def param_str(self, name: str) -> Optional[str]:
         v = self.params.get(name)

@@ -18,6 +18,7 @@ from typing import Any, Callable, Optional
 
 from ..commands import COMMANDS
 from ..shell.builtins import load as load_builtins
+from ..shell.errors import Cancelled, LimitExceeded
 from ..shell.interpreter import execute as run_script
 from ..shell.limits import CancelToken, ExecutionLimits
 from . import catalog
@@ -285,12 +286,13 @@ class ScriptedTool:
             if dry_run:
                 sh.out(json.dumps({"tool": name, "params": params, "valid": True}) + "\n")
                 return 0
-            text = sh.stdin.read_all()
-            tool_args = ToolArgs(params, text if text else None)
+            tool_args = ToolArgs(params, source=sh.stdin.read_all)
             try:
                 value = self._call(registered, tool_args, sh)
                 if isinstance(value, BaseException):
                     raise value
+            except (Cancelled, LimitExceeded):
+                raise                     # the execution stops, not just this command
             except Exception as e:        # a failing tool is a failing command, not a crash
                 message = e.args[0] if len(e.args) == 1 and isinstance(e.args[0], str) else str(e)
                 message = message or type(e).__name__
@@ -314,7 +316,6 @@ class ScriptedTool:
             return future.result(timeout=timeout)
         except TimeoutError:
             future.cancel()
-            from ..shell.errors import Cancelled
             raise Cancelled(f"execution timed out after {sh.limits.timeout_seconds:g} s "
                             f"(timeout_seconds)", status=124) from None
 

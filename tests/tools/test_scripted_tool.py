@@ -1,0 +1,300 @@
+"""The tool layer: registration, flags, validation, results, failures, help/discover, prompts,
+traces, status callbacks, async callbacks, and scripts that orchestrate several tools."""
+import asyncio
+import json
+from typing import Literal, Optional
+
+import pytest
+
+from scripted_kernel import ExecutionLimits, ScriptedTool, ToolArgs, ToolDef, tool
+
+USERS = {1: {"id": 1, "name": "Alice", "tier": "gold"}, 2: {"id": 2, "name": "Bob", "tier": "silver"}}
+
+
+def get_user(args: ToolArgs):
+    uid = args.param_int("id")
+    if uid not in USERS:
+        raise LookupError(f"user {uid} not found in /srv/data/users.db (token=abcd1234efgh)")
+    return USERS[uid]
+
+
+async def list_orders(args: ToolArgs):
+    await asyncio.sleep(0)
+    return [{"order": 10 * args.param_int("user_id") + k, "total": 5.0 * k} for k in (1, 2)]
+
+
+def search(args: ToolArgs):
+    return {"query": args.params.get("q"), "filter": args.params.get("filter"), "tags": args.params.get("tags")}
+
+
+SEARCH_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "q": {"type": "string", "minLength": 1},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "filter": {"type": "object", "properties": {"limit": {"type": "integer", "maximum": 100}}},
+        "exact": {"type": "boolean"},
+    },
+    "required": ["q"],
+    "additionalProperties": False,
+}
+
+
+@pytest.fixture
+def shop():
+    return (ScriptedTool.builder("shop").short_description("A small shop")
+            .tool(ToolDef("get_user", "Fetch a user by id",
+                          {"type": "object", "properties": {"id": {"type": "integer", "description": "user id"}},
+                           "required": ["id"]}, tags=["users"], category="customers"), get_user)
+            .async_tool(ToolDef("list_orders", "Orders of a user",
+                                {"type": "object", "properties": {"user_id": {"type": "integer"}},
+                                 "required": ["user_id"]}, category="orders"), list_orders)
+            .tool(ToolDef("search", "Search the catalog", SEARCH_SCHEMA, tags=["catalog"]), search)
+            .env("REGION", "eu")
+            .build())
+
+
+# ---------------------------------------------------------------- calling tools
+
+def test_single_tool_and_jq_pipeline(shop):
+    r = shop.execute("get_user --id 1 | jq -r .name")
+    assert (r.stdout, r.exit_code) == ("Alice\n", 0)
+
+
+def test_multi_step_orchestration_with_variables_and_substitution(shop):
+    script = """
+    total=0
+    for id in 1 2; do
+      name=$(get_user --id $id | jq -r .name)
+      sum=$(list_orders --user_id $id | jq '[.[].total] | add')
+      echo "$name $sum"
+    done
+    """
+    r = shop.execute(script)
+    assert r.stdout == "Alice 15\nBob 15\n" and r.exit_code == 0
+
+
+def test_flag_forms(shop):
+    r = shop.execute("""search --q=shoes --tags a --tags b --filter.limit 5 --exact | jq -c .
+search --q x --tags '["c","d"]' --filter '{"limit": 1}' | jq -c .
+search --json '{"q": "y", "tags": ["e"]}' | jq -c .
+search --q z --tags e,f --filter limit=7 | jq -c .""")
+    assert r.stdout.splitlines() == [
+        '{"query":"shoes","filter":{"limit":5},"tags":["a","b"]}',
+        '{"query":"x","filter":{"limit":1},"tags":["c","d"]}',
+        '{"query":"y","filter":null,"tags":["e"]}',
+        '{"query":"z","filter":{"limit":7},"tags":["e","f"]}',
+    ], r.stderr
+
+
+@pytest.mark.parametrize("script,message", [
+    ("get_user", "get_user: missing required flag --id (integer)"),
+    ("get_user --id abc", "get_user: --id: expected integer, got 'abc'"),
+    ("search --q x --filter.limit 500", "search: --filter.limit: 500 is greater than the maximum of 100"),
+    ("search --q ''", "search: --q: '' should be non-empty"),
+    ("search --q x --exat", "search: unknown flag --exat; did you mean --exact?"),
+    ("search --q x --limit 3", "search: unknown flag --limit; known flags: --q, --tags, --filter, --exact"),
+    ("get_user 1", "get_user: expected --flag, got '1'"),
+])
+def test_flag_errors_name_tool_flag_and_reason(shop, script, message):
+    r = shop.execute(script)
+    assert r.exit_code == 2
+    assert r.stderr.startswith(message), r.stderr
+
+
+def test_unknown_flags_are_kept_when_the_schema_is_open(shop):
+    r = shop.execute("get_user --id 1 --verbose --format json --dry-run")
+    assert json.loads(r.stdout) == {"tool": "get_user", "valid": True,
+                                    "params": {"id": 1, "verbose": True, "format": "json"}}
+
+
+def test_dry_run_validates_without_calling(shop):
+    calls = []
+    t = ScriptedTool.builder("t").tool(ToolDef("rec", "records", {"type": "object", "properties": {
+        "n": {"type": "integer", "minimum": 1}}}), lambda a: calls.append(a)).build()
+    assert t.execute("rec --n 0 --dry-run").exit_code == 2
+    assert t.execute("rec --n 3 --dry-run").exit_code == 0
+    assert calls == []
+
+
+def test_results_str_json_and_none():
+    t = (ScriptedTool.builder("t")
+         .tool(ToolDef("s", "str"), lambda a: "plain")
+         .tool(ToolDef("j", "json"), lambda a: {"k": [1, 2]})
+         .tool(ToolDef("n", "none"), lambda a: None)
+         .tool(ToolDef("i", "int"), lambda a: 42).build())
+    r = t.execute("s; echo; j; n; i")
+    assert r.stdout == 'plain\n{"k": [1, 2]}\n42\n'
+
+
+def test_failure_is_status_1_with_sanitised_message_and_fallback(shop):
+    r = shop.execute("get_user --id 9 || echo fallback")
+    assert r.stdout == "fallback\n"
+    assert r.stderr.startswith("get_user: user 9 not found in <path>")
+    assert "/srv" not in r.stderr and "abcd1234efgh" not in r.stderr and "Traceback" not in r.stderr
+
+
+def test_sanitising_can_be_switched_off():
+    def boom(args):
+        raise RuntimeError("failed at /opt/app/x.py")
+    t = ScriptedTool.builder("t").tool(ToolDef("boom", "fails"), boom).sanitize_errors(False).build()
+    assert "/opt/app/x.py" in t.execute("boom").stderr
+
+
+def test_stdin_piping_and_lazy_reading():
+    seen = []
+
+    def upper(args):
+        return (args.stdin or "").upper()
+
+    def ignore(args):
+        seen.append(args.params)
+        return "x\n"
+    t = ScriptedTool.builder("t").tool(ToolDef("upper", "u"), upper).tool(ToolDef("ignore", "i"), ignore).build()
+    assert t.execute("echo hi | upper").stdout == "HI\n"
+    r = t.execute("printf 'a\\nb\\n' | while read -r l; do ignore >/dev/null; echo $l; done")
+    assert r.stdout == "a\nb\n"
+
+
+def test_env_vars_visible_to_scripts(shop):
+    assert shop.execute('echo "$REGION"').stdout == "eu\n"
+
+
+def test_repeated_execute_calls_are_independent(shop):
+    assert shop.execute("x=1; get_user --id 1 >/dev/null; echo ${x}").stdout == "1\n"
+    assert shop.execute('echo "[${x:-}]"').stdout == "[]\n"
+
+
+# ---------------------------------------------------------------- registration
+
+@pytest.mark.parametrize("name", ["echo", "jq", "help", "discover", "grep", "cd"])
+def test_tools_may_not_shadow_builtins_or_commands(name):
+    with pytest.raises(ValueError, match="taken"):
+        ScriptedTool("t").register(ToolDef(name, "x"), lambda a: "")
+
+
+def test_duplicate_tool_names_are_refused():
+    t = ScriptedTool("t").register(ToolDef("a", "x"), lambda a: "")
+    with pytest.raises(ValueError, match="already registered"):
+        t.register(ToolDef("a", "y"), lambda a: "")
+
+
+def test_add_tool_has_bashkits_signature():
+    t = ScriptedTool("t")
+    t.add_tool("greet", "Greets", lambda params, stdin: f"hello {params['name']}\n",
+               {"type": "object", "properties": {"name": {"type": "string"}}})
+    assert t.execute("greet --name Ada").stdout == "hello Ada\n"
+
+
+def test_tool_decorator_derives_the_schema():
+    @tool(category="math", tags=["calc"], register=False)
+    def scale(value: float, factor: int = 2, mode: Literal["up", "down"] = "up",
+              labels: Optional[list[str]] = None) -> dict:
+        """Scale a value.
+
+        Args:
+            value: The number to scale.
+            factor: How much.
+        """
+        return {"result": value * factor if mode == "up" else value / factor, "labels": labels}
+    d = scale.tool_def
+    assert d.name == "scale" and d.description == "Scale a value." and d.category == "math"
+    props = d.input_schema["properties"]
+    assert props["value"] == {"type": "number", "description": "The number to scale."}
+    assert props["factor"] == {"type": "integer", "description": "How much.", "default": 2}
+    assert props["mode"]["enum"] == ["up", "down"] and props["labels"]["type"] == "array"
+    assert d.input_schema["required"] == ["value"]
+    t = ScriptedTool("calc").add(scale)
+    assert json.loads(t.execute("scale --value 1.5 --factor 3 --labels a,b").stdout) == \
+        {"result": 4.5, "labels": ["a", "b"]}
+    assert t.execute("scale --value 1 --mode sideways").exit_code == 2
+    assert scale(2.0) == {"result": 4.0, "labels": None}      # still a plain function
+
+
+# ---------------------------------------------------------------- introspection
+
+def test_help_and_discover_builtins(shop):
+    r = shop.execute("help --list | grep ^get_")
+    assert r.stdout == "get_user     Fetch a user by id\n"
+    r = shop.execute("help get_user")
+    assert "Usage: get_user --id <integer>" in r.stdout and "--id <integer>  user id (required)" in r.stdout
+    assert json.loads(shop.execute("help search --json").stdout)["input_schema"] == SEARCH_SCHEMA
+    assert shop.execute("discover --categories").stdout == "customers (1)\norders (1)\n"
+    assert shop.execute("discover --category orders").stdout.startswith("list_orders")
+    assert shop.execute("discover --tag catalog").stdout.startswith("search")
+    assert [t["name"] for t in json.loads(shop.execute("discover --search user --json").stdout)] == ["get_user"]
+    assert shop.execute("help nope").exit_code == 1
+
+
+def test_tool_help_flag(shop):
+    r = shop.execute("search --help")
+    assert r.stdout.startswith("search - Search the catalog\nUsage: search --q <string> [--tags <array of string>]")
+
+
+def test_prompts_and_schemas(shop):
+    prompt = shop.system_prompt()
+    assert prompt.startswith("# shop\n\nA small shop\n")
+    for name in ("get_user", "list_orders", "search"):
+        assert f"### `{name}`" in prompt
+    compact = ScriptedTool.builder("c").compact_prompt(True).tool(ToolDef("a", "does a"), lambda x: "").build()
+    assert "- `a`: does a" in compact.system_prompt() and "help TOOL" in compact.system_prompt()
+    assert shop.input_schema()["required"] == ["commands"]
+    assert set(shop.output_schema()["properties"]) == {"stdout", "stderr", "exit_code"}
+    assert "get_user" in shop.help() and "get_user" in shop.description()
+
+
+def test_trace_records_each_invocation(shop):
+    shop.execute("get_user --id 1 >/dev/null; get_user --id 9 2>/dev/null; help --list >/dev/null")
+    kinds = [(e.name, e.kind, e.exit_code) for e in shop.last_trace]
+    assert kinds == [("get_user", "tool", 0), ("get_user", "tool", 1), ("help", "help", 0)]
+    assert shop.last_trace[0].params == {"id": 1} and shop.last_trace[0].duration_ms >= 0
+
+
+def test_execute_with_status_reports_phases_and_output(shop):
+    events = []
+    r = shop.execute_with_status("echo one; get_user --id 2 | jq -r .name", events.append)
+    phases = [e.phase for e in events]
+    assert phases[:3] == ["validate", "parse", "execute"] and phases[-1] == "complete"
+    assert [e.data for e in events if e.phase == "output"] == ["one\n", "Bob\n"]
+    assert events[-1].response is r
+
+
+def test_execute_accepts_the_tool_contract_dict(shop):
+    assert shop.execute({"commands": "get_user --id 2 | jq -r .tier"}).stdout == "silver\n"
+
+
+# ---------------------------------------------------------------- async
+
+def test_async_callbacks_from_plain_execute(shop):
+    assert shop.execute("list_orders --user_id 3 | jq length").stdout == "2\n"
+
+
+def test_execute_async_runs_callbacks_on_the_callers_loop(shop):
+    loops = []
+
+    async def where(args):
+        loops.append(asyncio.get_running_loop())
+        return "ok\n"
+    t = ScriptedTool.builder("t").async_tool(ToolDef("where", "w"), where).build()
+
+    async def main():
+        r = await t.execute_async("where; where")
+        return r, asyncio.get_running_loop()
+    r, loop = asyncio.run(main())
+    assert r.stdout == "ok\nok\n" and loops == [loop, loop]
+
+
+def test_execute_inside_a_running_loop_does_not_deadlock(shop):
+    async def main():
+        return shop.execute("list_orders --user_id 1 | jq -c '[.[].order]'")
+    assert asyncio.run(main()).stdout == "[11,12]\n"
+
+
+def test_slow_async_tool_is_stopped_by_the_wall_clock():
+    async def slow(args):
+        await asyncio.sleep(5)
+        return "late"
+    t = (ScriptedTool.builder("t").async_tool(ToolDef("slow", "s"), slow)
+         .limits(ExecutionLimits(timeout_seconds=0.3)).build())
+    r = t.execute("echo before; slow; echo never")
+    assert r.stdout == "before\n" and r.exit_code == 124 and r.error == "timeout"
