@@ -222,7 +222,7 @@ def test_help_and_discover_builtins(shop):
     assert shop.execute("discover --categories").stdout == "customers (1)\norders (1)\n"
     assert shop.execute("discover --category orders").stdout.startswith("list_orders")
     assert shop.execute("discover --tag catalog").stdout.startswith("search")
-    assert [t["name"] for t in json.loads(shop.execute("discover --search user --json").stdout)] == ["get_user"]
+    assert [t["name"] for t in json.loads(shop.execute("discover --search fetch --json").stdout)] == ["get_user"]
     assert shop.execute("help nope").exit_code == 1
 
 
