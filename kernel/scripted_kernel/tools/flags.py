@@ -110,7 +110,11 @@ class FlagParser:
         self.required: list = list(self.schema.get("required", []) or [])
         self.closed = self.schema.get("additionalProperties") is False
         self.aliases = {name.replace("_", "-"): name for name in self.properties}
+        # per flag: its type, for the fast path of `--name value`
+        self.types = {name: _type_of(sub) for name, sub in self.properties.items()}
+        self.enums = {name: sub["enum"] for name, sub in self.properties.items() if "enum" in sub}
         self.validator = None
+        self.from_json = False
         if self._needs_jsonschema(self.schema):
             import jsonschema
             cls = jsonschema.validators.validator_for(self.schema)
@@ -141,9 +145,19 @@ class FlagParser:
     def parse(self, argv: list) -> dict:
         params: dict = {}
         i = 0
-        while i < len(argv):
+        n = len(argv)
+        types = self.types
+        while i < n:
             arg = argv[i]
             i += 1
+            name = arg[2:]
+            t = types.get(name) if arg[:2] == "--" else None
+            if t is not None and t not in ("boolean", "array", "object") and i < n \
+                    and not argv[i].startswith("--"):
+                value = argv[i]         # the common `--name value` of a scalar flag
+                i += 1
+                params[name] = coerce(value, self.properties[name], arg) if t != "string" else value
+                continue
             if arg == "--":
                 if i < len(argv):
                     raise FlagError(f"unexpected argument {argv[i]!r}: arguments are passed as --flag value")
@@ -155,6 +169,7 @@ class FlagParser:
             if not name:
                 raise FlagError(f"expected --flag, got {arg!r}")
             if name == "json":
+                self.from_json = True
                 if not eq:
                     if i >= len(argv):
                         raise FlagError("--json needs a JSON object")
@@ -226,6 +241,7 @@ class FlagParser:
             if name not in params:
                 label = type_label(self.properties.get(name, {}))
                 raise FlagError(f"missing required flag --{name} ({label})")
+        from_json, self.from_json = self.from_json, False
         if self.validator is not None:
             errors = sorted(self.validator.iter_errors(params), key=lambda e: list(e.path))
             if errors:
@@ -233,14 +249,15 @@ class FlagParser:
                 where = "--" + ".".join(str(p) for p in e.absolute_path) if e.absolute_path else None
                 raise FlagError(f"{where}: {e.message}" if where else e.message)
             return
-        for name, value in params.items():
-            schema = self.properties.get(name)
-            if schema is None:
-                continue
-            if "enum" in schema and value not in schema["enum"]:
-                allowed = ", ".join(json.dumps(v) for v in schema["enum"])
-                raise FlagError(f"--{name}: {json.dumps(value)} is not one of {allowed}")
-            _check_type(value, schema, f"--{name}")
+        for name, allowed in self.enums.items():
+            if name in params and params[name] not in allowed:
+                listing = ", ".join(json.dumps(v) for v in allowed)
+                raise FlagError(f"--{name}: {json.dumps(params[name])} is not one of {listing}")
+        if from_json:          # flags were coerced to their types; JSON values were not
+            for name, value in params.items():
+                schema = self.properties.get(name)
+                if schema is not None:
+                    _check_type(value, schema, f"--{name}")
 
 
 def _check_type(value, schema: dict, flag: str):

@@ -268,11 +268,12 @@ class ScriptedTool:
 
         def run(sh, argv):
             args = argv[1:]
-            if args == ["--help"] or args == ["-h"]:
-                sh.out(catalog.tool_help_text(registered.tool_def))
-                return 0
-            dry_run = "--dry-run" in args
-            if dry_run:
+            dry_run = False
+            if "--help" in args or "--dry-run" in args or "-h" in args:
+                if args == ["--help"] or args == ["-h"]:
+                    sh.out(catalog.tool_help_text(registered.tool_def))
+                    return 0
+                dry_run = "--dry-run" in args
                 args = [a for a in args if a != "--dry-run"]
             started = time.perf_counter()
             params = None
