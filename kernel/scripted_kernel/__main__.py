@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from .shell.limits import CancelToken
@@ -23,7 +24,13 @@ def _run(args) -> int:
             print(f"scripted_kernel: {args.file}: {e.strerror}", file=sys.stderr)
             return 127
         script_stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
-    tool = load_tools(args.tools) if args.tools else ScriptedTool.builder("cli").build()
+    if args.tools:
+        tool = load_tools(args.tools)
+    else:
+        builder = ScriptedTool.builder("cli")
+        if args.tools_dir:
+            builder.executables(args.tools_dir)
+        tool = builder.build()
 
     def stream(name, text):
         target = sys.stdout if name == "stdout" else sys.stderr
@@ -68,9 +75,17 @@ def main(argv=None) -> int:
     run.add_argument("-c", dest="command", metavar="SCRIPT", help="the script text")
     run.add_argument("file", nargs="?", help="a script file, or - to read the script from stdin")
     run.add_argument("--tools", metavar="MODULE:OBJECT", help="run against this ScriptedTool")
+    run.add_argument("--tools-dir", metavar="DIR", help="add the self-describing executables of DIR")
     prompt = sub.add_parser("prompt", help="print the system prompt of a ScriptedTool")
     prompt.add_argument("--tools", metavar="MODULE:OBJECT", required=True)
+    catalog_cmd = sub.add_parser("catalog", help="print the tools of a folder of self-describing executables")
+    catalog_cmd.add_argument("directory")
+    catalog_cmd.add_argument("--stub", action="store_true", help="set SHELLCLAW_STUB=1")
     args = parser.parse_args(argv)
+    if args.action == "catalog":
+        from .tools.executables import catalog
+        sys.stdout.write(json.dumps(catalog(args.directory, args.stub), indent=2) + "\n")
+        return 0
     if args.action == "prompt":
         sys.stdout.write(load_tools(args.tools).system_prompt())
         return 0

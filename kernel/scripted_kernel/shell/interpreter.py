@@ -115,8 +115,12 @@ BUILTINS = load_builtins()
 def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict] = None,
             limits: Optional[ExecutionLimits] = None, stdin: str = "",
             cancel: Optional[CancelToken] = None, on_output: Optional[Callable] = None,
-            builtins: Optional[dict] = None, shell_setup: Optional[Callable] = None) -> ExecResult:
-    """Run `script` in a fresh shell. `commands` maps names to `fn(sh, argv) -> status`."""
+            builtins: Optional[dict] = None, shell_setup: Optional[Callable] = None,
+            session: Optional[list] = None) -> ExecResult:
+    """Run `script` in a fresh shell. `commands` maps names to `fn(sh, argv) -> status`.
+
+    `session`: a one-element list holding the shell of earlier calls (or empty): variables and
+    functions then carry over between calls."""
     limits = limits or ExecutionLimits()
     cancel = cancel or CancelToken()
     shared = [0]
@@ -134,9 +138,17 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
         return ExecResult("", err.text(), 2, "limit:max_parser_depth")
 
     budget = Budget(limits, cancel)
-    sh = Shell(budget, commands if commands is not None else {}, builtins or BUILTINS, env,
-               out=out.write, err=err.write, stdin=InputStream(stdin),
-               compile_script=lambda text: SCRIPT_CACHE.get(text, limits.max_parser_depth))
+    if session:
+        sh = session[0]
+        sh.budget, sh.limits = budget, limits
+        sh.out, sh.err, sh.stdin = out.write, err.write, InputStream(stdin)
+        sh.commands = commands if commands is not None else {}
+    else:
+        sh = Shell(budget, commands if commands is not None else {}, builtins or BUILTINS, env,
+                   out=out.write, err=err.write, stdin=InputStream(stdin),
+                   compile_script=lambda text: SCRIPT_CACHE.get(text, limits.max_parser_depth))
+        if session is not None:
+            session.append(sh)
     if shell_setup is not None:
         shell_setup(sh)
     status, error = run_shell(sh, fn)

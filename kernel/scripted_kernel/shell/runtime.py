@@ -135,6 +135,7 @@ class Shell:
         self.started = time.time()
         self.pipestatus = [0]
         self.in_subshell = False
+        self.isolate_tools = False          # under `timeout`: sync tools run on a helper thread
         self._init_variables(env or {})
 
     def _init_variables(self, env: dict):

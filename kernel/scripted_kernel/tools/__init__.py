@@ -1,6 +1,7 @@
 """The tool layer: Python callables registered as commands of a scripted tool."""
 from .definitions import REGISTRY, ToolArgs, ToolDef, tool
 from .scripted_tool import ScriptedTool, ScriptedToolBuilder, ToolResponse, ToolStatus, TraceEntry
+from .toolset import DiscoveryMode, DiscoverTool, ScriptingToolSet
 
-__all__ = ["REGISTRY", "ScriptedTool", "ScriptedToolBuilder", "ToolArgs", "ToolDef", "ToolResponse",
+__all__ = ["DiscoverTool", "DiscoveryMode", "REGISTRY", "ScriptingToolSet", "ScriptedTool", "ScriptedToolBuilder", "ToolArgs", "ToolDef", "ToolResponse",
            "ToolStatus", "TraceEntry", "tool"]

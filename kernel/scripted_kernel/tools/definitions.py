@@ -30,6 +30,12 @@ class ToolDef:
         self.category = category
         return self
 
+    @staticmethod
+    def from_executable(path: str, stub: bool = False) -> "ToolDef":
+        """Ask a self-describing executable (`path --describe`) for its definition."""
+        from .executables import describe
+        return describe(path, stub)
+
 
 class ToolArgs:
     """What a callback receives: the parsed flags and the pipeline input (None when nothing

@@ -113,6 +113,17 @@ class _LoopThread:
             return cls._loop
 
 
+_POOL = []
+
+
+def _helper_pool():
+    """Threads for sync callbacks under `timeout` (a callback past its limit is abandoned)."""
+    if not _POOL:
+        from concurrent.futures import ThreadPoolExecutor
+        _POOL.append(ThreadPoolExecutor(max_workers=4, thread_name_prefix="scripted-tool"))
+    return _POOL[0]
+
+
 class ScriptedTool:
     """Runs bash scripts in logic mode against registered tools. Build with
     `ScriptedTool.builder(name)` or construct and `add_tool(...)` (bashkit's Python API)."""
@@ -217,7 +228,7 @@ class ScriptedTool:
         return self._commands
 
     def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
-                on_output: Optional[Callable] = None) -> ToolResponse:
+                on_output: Optional[Callable] = None, _session: Optional[list] = None) -> ToolResponse:
         """Run a script (or `{"commands": script}`) in a fresh interpreter."""
         if isinstance(commands, dict):
             commands = commands.get("commands", "")
@@ -225,7 +236,7 @@ class ScriptedTool:
             raise TypeError("commands must be a string (a bash script)")
         self.last_trace = []
         result = run_script(commands, commands=self.commands(), env=self.env, limits=self.limits,
-                            stdin=stdin, cancel=cancel, on_output=on_output)
+                            stdin=stdin, cancel=cancel, on_output=on_output, session=_session)
         return ToolResponse(result.stdout, result.stderr, result.exit_code, result.error,
                             result.stdout_truncated)
 
@@ -259,6 +270,25 @@ class ScriptedTool:
                                 on_output=lambda stream, data: on_status(ToolStatus("output", 50, stream, data)))
         on_status(ToolStatus("complete", 100, response=response))
         return response
+
+    def session(self) -> "Session":
+        """Calls whose shell variables and functions carry over (the default is fresh)."""
+        return Session(self)
+
+    def execution(self, args) -> "Execution":
+        """The seed's contract: validate the arguments now, run once later."""
+        if isinstance(args, str):
+            args = {"commands": args}
+        if not isinstance(args, dict) or not isinstance(args.get("commands"), str):
+            raise ValueError('arguments must be {"commands": "<bash script>"}')
+        return Execution(self, args["commands"])
+
+    def to_openai_tool(self) -> dict:
+        return {"type": "function", "function": {"name": self.name, "description": self.system_prompt(),
+                                                 "parameters": self.input_schema()}}
+
+    def to_anthropic_tool(self) -> dict:
+        return {"name": self.name, "description": self.system_prompt(), "input_schema": self.input_schema()}
 
     # -------------------------------------------------------- commands
 
@@ -308,9 +338,12 @@ class ScriptedTool:
 
     def _call(self, registered: RegisteredTool, tool_args: ToolArgs, sh):
         if not registered.is_async:
-            return registered.callback(tool_args)
-        loop = self._caller_loop or _LoopThread.loop()
-        future = asyncio.run_coroutine_threadsafe(registered.callback(tool_args), loop)
+            if not sh.isolate_tools:
+                return registered.callback(tool_args)
+            future = _helper_pool().submit(registered.callback, tool_args)
+        else:
+            loop = self._caller_loop or _LoopThread.loop()
+            future = asyncio.run_coroutine_threadsafe(registered.callback(tool_args), loop)
         deadline = sh.budget.deadline
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
@@ -388,6 +421,33 @@ class ScriptedTool:
         return 2
 
 
+class Session:
+    """Successive scripts in one shell: variables and functions persist between calls."""
+
+    def __init__(self, tool: ScriptedTool):
+        self.tool = tool
+        self._shell: list = []
+
+    def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
+                on_output: Optional[Callable] = None) -> ToolResponse:
+        return self.tool.execute(commands, stdin, cancel, on_output, _session=self._shell)
+
+
+class Execution:
+    """A validated, single-use execution (ToolExecution in the seed's contract)."""
+
+    def __init__(self, tool: ScriptedTool, commands: str):
+        self.tool = tool
+        self.commands = commands
+        self.used = False
+
+    def run(self, on_output: Optional[Callable] = None, cancel: Optional[CancelToken] = None) -> ToolResponse:
+        if self.used:
+            raise RuntimeError("an execution runs once")
+        self.used = True
+        return self.tool.execute(self.commands, cancel=cancel, on_output=on_output)
+
+
 @dataclass
 class ScriptedToolBuilder:
     """The seed's builder: ScriptedTool.builder("api").short_description(...).tool(def, cb)...build()."""
@@ -435,6 +495,19 @@ class ScriptedToolBuilder:
 
     def context(self, markdown: str) -> "ScriptedToolBuilder":
         self._context.append(markdown)
+        return self
+
+    def context_dir(self, directory: str) -> "ScriptedToolBuilder":
+        """Append each .md file of a folder (in name order) to the system prompt."""
+        from .executables import context_blocks
+        self._context.extend(context_blocks(directory))
+        return self
+
+    def executables(self, directory: str, stub: bool = False, timeout: float = 30.0) -> "ScriptedToolBuilder":
+        """Every self-describing executable of a folder becomes a tool (others cannot run)."""
+        from .executables import scan
+        for tool_def, callback in scan(directory, stub, timeout):
+            self._tools.append((tool_def, callback, False))
         return self
 
     def build(self) -> ScriptedTool:
