@@ -71,6 +71,22 @@ OTHER_CASES = [
     r"""printf 'a\0b\0' | xargs -0 echo""",
     r"""date -u -d @86400 '+%Y-%m-%d %H:%M:%S %a %j'""",
     r"""TZ=UTC date -u -d '2024-02-29 13:45:00' +%s""",
+    r"""basename /a/b/c.txt .txt; basename -a /x/y /z/; dirname /a/b/c; dirname c; dirname /""",
+    r"""printf 'a b c
+longer x y
+' | column -t""",
+    r"""printf 'a:bb:c
+xxx:y:z
+' | column -t -s:""",
+    r"""printf 'a	b
+
+
+' | cat -A""",
+    r"""printf 'x
+
+y
+' | cat -sb""",
+    r"""sleep 0.05; echo slept""",
 ]
 
 AWK_CASES = r"""

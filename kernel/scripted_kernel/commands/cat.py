@@ -1,26 +1,65 @@
 """cat: copies standard input (logic mode has no files; `-` is standard input)."""
 from __future__ import annotations
 
+from ._options import no_files, parse, run_guarded
+
 NAMES = ("cat",)
 
 
-def run(sh, argv) -> int:
-    number = False
-    for arg in argv[1:]:
-        if arg == "-":
-            continue
-        if arg in ("-n", "--number"):
-            number = True
-            continue
-        if arg.startswith("-") and arg not in ("-u",):
-            sh.err(f"cat: invalid option -- '{arg.lstrip('-')[:1]}'\n")
-            return 1
-        if not arg.startswith("-"):
-            sh.err(f"cat: {arg}: file access is disabled in logic mode\n")
-            return 1
-    text = sh.stdin.read_all()
-    if number:
+def _visible(line: str, ends: bool, tabs: bool) -> str:
+    """cat -v (with -E: $ at line ends, -T: ^I for tabs)."""
+    out = []
+    for ch in line:
+        o = ord(ch)
+        if ch == "\n":
+            out.append("$\n" if ends else "\n")
+        elif ch == "\t":
+            out.append("^I" if tabs else "\t")
+        elif o < 32:
+            out.append("^" + chr(o + 64))
+        elif o == 127:
+            out.append("^?")
+        elif o > 127:
+            for b in ch.encode("utf-8", "surrogateescape"):
+                out.append("M-" + (chr(b - 128) if b - 128 >= 32 else "^" + chr(b - 128 + 64)) if b > 127 else chr(b))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def run(sh, argv):
+    def body():
+        opts, ops = parse("cat", argv, short_flags="nbsAvETeut",
+                          long_flags={"number": "n", "number-nonblank": "b", "squeeze-blank": "s",
+                                      "show-all": "A", "show-nonprinting": "v", "show-ends": "E",
+                                      "show-tabs": "T"})
+        no_files("cat", ops)
+        text = sh.stdin.read_all()
         lines = text.splitlines(keepends=True)
-        text = "".join(f"{k:6d}\t{line}" for k, line in enumerate(lines, 1))
-    sh.out(text)
-    return 0
+        if opts.has("s"):
+            squeezed = []
+            for line in lines:
+                if line == "\n" and squeezed and squeezed[-1] == "\n":
+                    continue
+                squeezed.append(line)
+            lines = squeezed
+        show_all = opts.has("A")
+        ends = show_all or opts.has("E") or opts.has("e")
+        tabs = show_all or opts.has("T") or opts.has("t")
+        visible = show_all or opts.has("v") or opts.has("e") or opts.has("t")
+        if visible or ends or tabs:
+            lines = [_visible(ln, ends, tabs) if visible else
+                     ln.replace("\t", "^I" if tabs else "\t").replace("\n", "$\n" if ends else "\n")
+                     for ln in lines]
+        if opts.has("b") or opts.has("n"):
+            out, k = [], 0
+            for ln in lines:
+                if opts.has("b") and ln.strip("\n$") == "":
+                    out.append(ln)
+                    continue
+                k += 1
+                out.append(f"{k:6d}\t{ln}")
+            lines = out
+        sh.out("".join(lines))
+        return 0
+    return run_guarded("cat", sh, body)
