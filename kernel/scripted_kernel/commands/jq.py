@@ -17,7 +17,9 @@ from ._options import UsageError, run_guarded
 
 NAMES = ("jq",)
 
-_REFUSED = re.compile(r"\b(import|include|modulemeta|get_search_list|getpath_search)\b")
+# module directives, and the builtins that read the module search path (object keys may use
+# the same words: {import: 1} is fine)
+_REFUSED = re.compile(r'(?<![\w.$])(?:(import|include)\s*"|(modulemeta|get_search_list)\b(?!\s*:))')
 _USES_INPUT = re.compile(r"\binputs?\b")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _HALT_KEY = "__scripted_halt"
@@ -63,20 +65,23 @@ def _program(text: str, arg_names: tuple, env: dict, with_inputs: bool):
         head += ".v | "
     else:
         head += '{"positional": [], "named": {}} as $ARGS | '
-    source = head + "\n(" + text + "\n)"
+    # the user's program starts on line 1 (after the prelude), so $__loc__ and errors agree
+    source = head + "(" + text + "\n)"
     try:
         program = libjq.compile(source, args={"__scripted_env": env})
     except ValueError as e:
-        raise JqFailure(_compile_message(str(e)), 3) from None
+        raise JqFailure(_compile_message(str(e), len(head) + 1), 3) from None
     _cache[key] = program
     if len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)
     return program
 
 
-def _compile_message(message: str) -> str:
-    """libjq's compile error, with line numbers of the user's program (the prelude is line 1)."""
-    message = re.sub(r"line (\d+)", lambda m: f"line {max(1, int(m.group(1)) - 1)}", message)
+def _compile_message(message: str, shift: int) -> str:
+    """libjq's compile error, with columns of the user's program (the prelude precedes it on
+    line 1)."""
+    message = re.sub(r"line 1, column (\d+)", lambda m: f"line 1, column {max(1, int(m.group(1)) - shift)}",
+                     message)
     if not message.startswith("jq: error"):
         message = "jq: error: " + message
     if "compile error" not in message:
@@ -85,11 +90,10 @@ def _compile_message(message: str) -> str:
 
 
 def _check_guards(text: str):
-    code = _STRING.sub('""', text)
-    m = _REFUSED.search(code)
+    m = _REFUSED.search(text)
     if m:
-        raise JqFailure(f"jq: error: {m.group(1)} is disabled in logic mode (no files or modules)\n"
-                        f"jq: 1 compile error", 3)
+        raise JqFailure(f"jq: error: {m.group(1) or m.group(2)} is disabled in logic mode "
+                        f"(no files or modules)\njq: 1 compile error", 3)
 
 
 # ---------------------------------------------------------------- output
@@ -159,25 +163,32 @@ def dump(v, indent, sort_keys: bool, ascii_only: bool, level: int = 0) -> str:
 # ---------------------------------------------------------------- input
 
 def _values(text: str):
-    """The JSON values of a text stream, each with the input line jq would report."""
+    """The JSON values of a text stream, each with the input line jq would report; a parse
+    failure ends the list. Python's parser keeps big integers exact (libjq 1.7 keeps their
+    digits too); what it rejects (NaN, Infinity, a byte-order mark) goes to jq's own parser."""
     decoder = json.JSONDecoder()
     pos, n = 0, len(text)
     out = []
-    while True:
-        while pos < n and text[pos] in " \t\r\n":
-            pos += 1
-        if pos >= n:
-            return out
-        try:
+    try:
+        while True:
+            while pos < n and text[pos] in " \t\r\n":
+                pos += 1
+            if pos >= n:
+                return out
             value, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as e:
-            line = text.count("\n", 0, e.pos) + 1
-            col = e.pos - (text.rfind("\n", 0, e.pos) + 1)
-            out.append(JqFailure(f"jq: error (at <stdin>:{line}): Cannot parse input: {e.msg} "
-                                 f"at line {line}, column {col}", 2))
-            return out
-        out.append((value, text.count("\n", 0, min(end + 1, n))))
-        pos = end
+            out.append((value, text.count("\n", 0, min(end + 1, n))))
+            pos = end
+    except json.JSONDecodeError:
+        pass
+    import jq as libjq
+    out = []
+    lines = text.count("\n")
+    try:
+        for value in libjq.compile(".").input_text(text):
+            out.append((value, lines))
+    except ValueError as e:
+        out.append(JqFailure(f"jq: error (at <stdin>:{lines}): {e}", 2))
+    return out
 
 
 # ---------------------------------------------------------------- command
