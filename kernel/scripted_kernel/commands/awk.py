@@ -16,7 +16,7 @@ from typing import Optional
 import regex
 
 from ._options import UsageError, run_guarded
-from ..shell.regexes import DEFAULT_TIMEOUT, RegexError, translate
+from ..shell.regexes import DEFAULT_TIMEOUT, RegexError, risky, translate
 
 NAMES = ("awk", "gawk", "mawk", "nawk")
 
@@ -721,6 +721,8 @@ class Interpreter:
         self.seed = 0.0
         self.records = None
         self.steps = 0
+        # node kind → bound evaluator, looked up once instead of per evaluation
+        self.handlers = {name[2:]: getattr(self, name) for name in dir(self) if name.startswith("e_")}
 
     # -- output
     def write(self, text: str, stream: str = "stdout"):
@@ -899,7 +901,7 @@ class Interpreter:
 
     # -- evaluation
     def eval(self, node):
-        return getattr(self, "e_" + node[0])(node)
+        return self.handlers[node[0]](node)
 
     def e_num(self, n):
         return n[1]
@@ -1350,7 +1352,7 @@ class Interpreter:
             text = self.to_str(self.get_field(0))
         else:
             ofs = self.to_str(self.globals["OFS"])
-            text = ofs.join(self.to_str(self.eval(a), output=True) for a in node[1])
+            text = ofs.join([self.to_str(self.eval(a), output=True) for a in node[1]])
         self.write(text + self.to_str(self.globals["ORS"]), stream)
 
     def do_printf(self, node):
@@ -1434,8 +1436,18 @@ StrNumEmpty = StrNum("")
 StrNumEmpty.num = 0.0
 
 
+_RISKY: dict = {}
+
+
 def _timed(method, *args):
-    """A regex operation under the per-call budget: a catastrophic pattern fails cleanly."""
+    """A regex operation; patterns that can backtrack exponentially run under the per-call
+    budget and fail cleanly (the timeout costs ~10x a plain match, so only those pay it)."""
+    rx = method.__self__
+    risky_rx = _RISKY.get(rx.pattern)
+    if risky_rx is None:
+        risky_rx = _RISKY[rx.pattern] = risky(rx)
+    if not risky_rx:
+        return method(*args)
     try:
         return method(*args, timeout=DEFAULT_TIMEOUT)
     except TimeoutError:

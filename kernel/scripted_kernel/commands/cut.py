@@ -24,10 +24,21 @@ def _ranges(spec: str) -> list[tuple[int, int]]:
     return out
 
 
+_selections: dict = {}
+
+
 def _selected(n: int, ranges, complement: bool) -> list[int]:
-    picks = [i for i in range(1, n + 1) if any(lo <= i <= hi for lo, hi in ranges)]
-    if complement:
-        picks = [i for i in range(1, n + 1) if i not in set(picks)]
+    """The 1-based positions picked out of n (cached: lines usually have the same width)."""
+    key = (n, tuple(ranges), complement)
+    picks = _selections.get(key)
+    if picks is None:
+        picks = [i for i in range(1, n + 1) if any(lo <= i <= hi for lo, hi in ranges)]
+        if complement:
+            chosen = set(picks)
+            picks = [i for i in range(1, n + 1) if i not in chosen]
+        if len(_selections) > 4096:
+            _selections.clear()
+        _selections[key] = picks
     return picks
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import regex
 
 from ._options import UsageError, parse, run_guarded, split_lines
-from ..shell.regexes import RegexError, RegexTimeout, compile_posix, finditer, search, translate
+from ..shell.regexes import RegexError, RegexTimeout, finditer, matcher, translate
 
 NAMES = ("grep", "egrep", "fgrep")
 STDIN_LABEL = "(standard input)"
@@ -93,8 +93,9 @@ def run(sh, argv):
         invert = opts.has("v")
         with_name = opts.has("H") and not opts.has("h")
         timeout = getattr(sh.limits, "regex_timeout_seconds", 2.0)
+        find = matcher(rx, timeout)
         try:
-            selected = [bool(search(rx, ln, timeout=timeout)) != invert for ln in lines]
+            selected = [(find(ln) is not None) != invert for ln in lines]
         except RegexTimeout:
             raise UsageError(f"{cmd}: regular expression too complex", 2) from None
         if max_count is not None:

@@ -22,6 +22,20 @@ class Key:
         self.own_reverse = own_reverse
 
 
+class Reverse:
+    """Inverts the order of one key (sort -k2r) inside a tuple of keys."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __lt__(self, other):
+        return other.value < self.value
+
+    def __eq__(self, other):
+        return self.value == other.value
+
+
 def _parse_key(text: str, global_flags: str) -> Key:
     m = re.fullmatch(r"(\d+)(?:\.(\d+))?([bdfgihMnRrV]*)(?:,(\d+)(?:\.(\d+))?([bdfgihMnRrV]*))?", text)
     if not m or int(m.group(1)) == 0:
@@ -169,7 +183,16 @@ def run(sh, argv):
                         sh.err(f"sort: -:{lines.index(cur) + 1}: disorder: {cur}\n")
                     return 1
             return 0
-        ordered = sorted(lines, key=functools.cmp_to_key(compare), reverse=reverse)
+        # each line's keys are computed once; a tuple compares them in order, then the whole
+        # line as the last resort (not with -s or -u)
+        specs = keys or [Key(1, 1, None, 0, global_flags)]
+
+        def sort_key(line):
+            parts = [Reverse(v) if spec.own_reverse else v for v, spec in zip(key_values(line), specs)]
+            if not (stable or unique):
+                parts.append(line)
+            return tuple(parts)
+        ordered = sorted(lines, key=sort_key, reverse=reverse)
         if unique:
             result = []
             for line in ordered:
