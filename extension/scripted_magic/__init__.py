@@ -1,6 +1,13 @@
-"""IPython extension for scripted tools (`%load_ext scripted_magic`); the magics arrive with
-the extension's own work item."""
+"""IPython extension: `%load_ext scripted_magic`, then `%%scripted` cells and `%scripted` lines.
+
+Define tools with `@tool` in Python cells; run bash scripts against them in `%%scripted` cells.
+"""
+from .magics import ScriptError, ScriptResult, run_script
 
 
-def load_ipython_extension(ipython):  # pragma: no cover - filled in by the extension work
-    raise ImportError("the %%scripted magic is not available in this version")
+def load_ipython_extension(ipython):
+    from .magics import load
+    load(ipython)
+
+
+__all__ = ["ScriptError", "ScriptResult", "load_ipython_extension", "run_script"]

@@ -67,7 +67,89 @@ def load_tools(spec: str) -> ScriptedTool:
     return obj
 
 
+def launch_kernel(argv) -> int:
+    """What Jupyter runs (kernel.json): the kernel on the given connection file."""
+    from pathlib import Path
+    if sys.path and (sys.path[0] == "" or Path(sys.path[0]) == Path.cwd()):
+        del sys.path[0]            # a file in the notebook's folder must not shadow a module
+    from ipykernel.kernelapp import IPKernelApp
+    from .kernel import ScriptedKernel
+    IPKernelApp.launch_instance(argv=argv, kernel_class=ScriptedKernel)
+    return 0
+
+
+def install_kernelspec(argv) -> int:
+    """python -m scripted_kernel install [--user | --sys-prefix | --prefix P] [--name N]"""
+    import tempfile
+    from pathlib import Path
+    from jupyter_client.kernelspec import KernelSpecManager
+    parser = argparse.ArgumentParser(prog="python -m scripted_kernel install")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--user", action="store_true", help="install for the current user")
+    where.add_argument("--sys-prefix", action="store_true", help="install into sys.prefix (the venv)")
+    where.add_argument("--prefix", help="install under PREFIX/share/jupyter/kernels")
+    parser.add_argument("--name", default="scripted")
+    args = parser.parse_args(argv)
+    source = Path(__file__).resolve().parents[2] / "share" / "jupyter" / "kernels" / "scripted"
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = json.loads((source / "kernel.json").read_text()) if source.exists() else {
+            "display_name": "Scripted Tool", "language": "bash", "interrupt_mode": "signal"}
+        spec["argv"] = [sys.executable, "-m", "scripted_kernel", "-f", "{connection_file}"]
+        (Path(tmp) / "kernel.json").write_text(json.dumps(spec, indent=1))
+        for logo in ("logo-32x32.png", "logo-64x64.png"):
+            if (source / logo).exists():
+                (Path(tmp) / logo).write_bytes((source / logo).read_bytes())
+        dest = KernelSpecManager().install_kernel_spec(
+            tmp, args.name, user=args.user, prefix=sys.prefix if args.sys_prefix else args.prefix)
+    print(f"Installed kernelspec {args.name} in {dest}")
+    return 0
+
+
+def run_notebook(argv) -> int:
+    """Execute a notebook headlessly through its kernel and print each cell's output."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+    parser = argparse.ArgumentParser(prog="python -m scripted_kernel notebook")
+    parser.add_argument("path")
+    parser.add_argument("--kernel", help="kernel name (default: the notebook's)")
+    parser.add_argument("--output", help="also save the executed notebook here")
+    args = parser.parse_args(argv)
+    nb = nbformat.read(args.path, as_version=4)
+    client = NotebookClient(nb, timeout=120, kernel_name=args.kernel or nb.metadata.get("kernelspec", {}).get("name", ""),
+                            allow_errors=True)
+    try:
+        client.execute()
+    except CellExecutionError as e:
+        print(e, file=sys.stderr)
+        return 1
+    failed = 0
+    for k, cell in enumerate(nb.cells, 1):
+        if cell.cell_type != "code":
+            continue
+        print(f"--- cell {k}: {cell.source.splitlines()[0] if cell.source else ''}")
+        for out in cell.get("outputs", []):
+            if out.output_type == "stream":
+                (sys.stdout if out.name == "stdout" else sys.stderr).write(out.text)
+            elif out.output_type in ("display_data", "execute_result"):
+                print(out.data.get("text/plain", ""))
+            elif out.output_type == "error":
+                failed += 1
+                print(f"{out.ename}: {out.evalue}")
+    if args.output:
+        nbformat.write(nb, args.output)
+    expected = nb.metadata.get("scripted", {}).get("expected_errors", 0)
+    return 0 if failed == expected else 1
+
+
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["-f"] or any(a.startswith("--ConnectionFileMixin") for a in argv):
+        return launch_kernel(argv)
+    if argv[:1] == ["install"]:
+        return install_kernelspec(argv[1:])
+    if argv[:1] == ["notebook"]:
+        return run_notebook(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m scripted_kernel",
                                      description="Scripted tools: bash scripts in a logic-only interpreter.")
     sub = parser.add_subparsers(dest="action", required=True)
