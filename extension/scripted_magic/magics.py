@@ -118,8 +118,7 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
         raise ScriptInterrupted() from None
     finally:
         tool.env = saved_env
-    sys.stdout.flush()
-    sys.stderr.flush()
+    # no explicit flush: the kernel flushes the streams before display() and before its reply
     result = ScriptResult("".join(out_chunks), "".join(err_chunks), response.exit_code, list(tool.last_trace))
     if widgets:
         document = _json_document(result.stdout)
@@ -178,6 +177,9 @@ class ScriptedMagics(Magics):
     @cell_magic("scripted")
     def scripted_cell(self, line, cell):
         """Run the cell as a bash script against tools registered in Python."""
+        if not line.strip():                 # every kernel cell comes this way: no options
+            run_script(self.shell, cell)
+            return
         args = parse_argstring(self.scripted_cell, line)
         tool = None
         if args.tool:

@@ -1,0 +1,77 @@
+"""The IPython extension in an InteractiveShell (terminal IPython has no kernel: text only)."""
+import pytest
+
+IPython = pytest.importorskip("IPython")
+from IPython.testing.globalipapp import start_ipython  # noqa: E402
+
+from scripted_kernel import ScriptedTool, ToolDef  # noqa: E402
+from scripted_kernel.tools.definitions import REGISTRY  # noqa: E402
+
+
+_SHELL = []
+
+
+@pytest.fixture
+def ip():
+    if not _SHELL:
+        _SHELL.append(start_ipython())     # IPython's test shell: a singleton, started once
+    shell = _SHELL[0]
+    shell.run_line_magic("load_ext", "scripted_magic")
+    REGISTRY.clear()
+    shell.run_cell('''
+@tool
+def double(x: int) -> int:
+    """Double a number."""
+    return 2 * x
+''')
+    yield shell
+    REGISTRY.clear()
+
+
+def test_cell_magic_runs_scripts_against_tool_functions(ip, capsys):
+    result = ip.run_cell("%%scripted\ndouble --x 21 | jq '. + 1'")
+    assert result.success and capsys.readouterr().out == "43\n"
+
+
+def test_non_zero_status_fails_the_cell_unless_no_raise(ip, capsys):
+    result = ip.run_cell("%%scripted\necho before; exit 4")
+    assert not result.success and type(result.error_in_exec).__name__ == "ScriptError"
+    assert str(result.error_in_exec) == "exit status 4"
+    assert ip.run_cell("%%scripted --no-raise\nexit 4").success
+
+
+def test_out_stores_a_result_object(ip):
+    ip.run_cell("%%scripted --out res\ndouble --x 5; echo warn >&2")
+    res = ip.user_ns["res"]
+    assert (res.stdout, res.stderr, res.exit_code) == ("10\n", "warn\n", 0)
+    assert [e.name for e in res.trace] == ["double"]
+
+
+def test_json_parses_stdout(ip):
+    ip.run_cell("%%scripted --json --out data\necho '{\"a\": [1, 2]}'")
+    assert ip.user_ns["data"] == {"a": [1, 2]}
+
+
+def test_env_passes_literals_and_python_variables(ip, capsys):
+    ip.run_cell("who = 'Ada'")
+    ip.run_cell('%%scripted --env GREETING=hi --env NAME=$who\necho "$GREETING $NAME"')
+    assert capsys.readouterr().out.endswith("hi Ada\n")
+
+
+def test_named_scripted_tool(ip, capsys):
+    ip.user_ns["api"] = ScriptedTool.builder("api").tool(ToolDef("ping", "pong"), lambda a: "pong\n").build()
+    assert ip.run_cell("%%scripted api\nping").success
+    assert capsys.readouterr().out.endswith("pong\n")
+    assert not ip.run_cell("%%scripted nothing_here\nping").success
+
+
+def test_line_magics_help_and_prompt_in_text(ip, capsys):
+    ip.run_line_magic("scripted", "help")
+    assert "double  Double a number." in capsys.readouterr().out
+    ip.run_line_magic("scripted", "prompt")
+    assert "### `double`" in capsys.readouterr().out
+
+
+def test_magic_help_text(ip):
+    from scripted_magic.magics import ScriptedMagics
+    assert "--out VAR" in ScriptedMagics.scripted_cell.__doc__ or "--out" in ip.find_cell_magic("scripted").__doc__

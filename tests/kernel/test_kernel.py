@@ -1,0 +1,163 @@
+"""The `scripted` kernel as a real process: the Jupyter protocol suite, and jupyter_client
+tests for streaming, errors, JSON display, widgets, completion, inspection and interrupts."""
+import threading
+import time
+
+import pytest
+
+jupyter_client = pytest.importorskip("jupyter_client")
+jkt = pytest.importorskip("jupyter_kernel_test")
+from jupyter_client.manager import start_new_kernel  # noqa: E402
+from jupyter_kernel_test import msgspec_v5  # noqa: E402
+
+# jupyter_kernel_test 0.7 has no schemas for comm messages (widgets send them)
+for _type, _keys in {"comm_open": ["comm_id", "target_name", "data"], "comm_msg": ["comm_id", "data"],
+                     "comm_close": ["comm_id", "data"]}.items():
+    msgspec_v5.schema_fragments.setdefault(_type, {
+        "properties": {k: {"type": "object" if k == "data" else "string"} for k in _keys},
+        "required": _keys})
+
+DEFINE_TOOL = '''%%python
+@tool(category="demo")
+def greet(name: str, times: int = 1) -> str:
+    """Greet someone.
+
+    Args:
+        name: Who to greet.
+        times: How often.
+    """
+    return ("hello " + name + "\\n") * times
+'''
+
+
+class TestProtocol(jkt.KernelTests):
+    kernel_name = "scripted"
+    language_name = "bash"
+    file_extension = ".sh"
+    code_hello_world = "echo hello, world"
+    code_stderr = "echo oops >&2"
+    completion_samples = [{"text": "ech", "matches": {"echo"}},
+                          {"text": "%%python\nimport itertoo", "matches": {"itertools"}}]
+    complete_code_samples = ["echo hi", "%%python\nx = 1", "for i in 1 2; do echo $i; done"]
+    incomplete_code_samples = ["echo 'abc", "echo x |", "if true; then", "%%python\nfor i in range(3):"]
+    invalid_code_samples = ["echo )", "%%python\n1 2"]
+    code_page_something = "%%python\nprint?"
+    code_generate_error = "exit 3"
+    code_execute_result = [{"code": "%%python\n6*7", "result": "42"}]
+    code_display_data = [{"code": "help", "mime": "application/vnd.jupyter.widget-view+json"},
+                         {"code": "help", "mime": "text/html"}]
+    code_history_pattern = "%%python?6?7"
+    supported_history_operations = ("tail", "search")
+    code_inspect_sample = "%%python\nprint"
+    code_clear_output = "%%python\nfrom IPython.display import clear_output\nclear_output()"
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    km, kc = start_new_kernel(kernel_name="scripted", startup_timeout=60)
+    run(kc, DEFINE_TOOL)
+    yield km, kc
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+
+
+def run(kc, code, timeout=60):
+    out, t0 = [], time.monotonic()
+
+    def hook(msg):
+        if msg["msg_type"] not in ("status", "execute_input"):
+            out.append((time.monotonic() - t0, msg["msg_type"], msg["content"]))
+    reply = kc.execute_interactive(code, output_hook=hook, timeout=timeout)
+    return reply["content"], out
+
+
+def streams(out, name="stdout"):
+    return "".join(c["text"] for _, k, c in out if k == "stream" and c["name"] == name)
+
+
+def test_cells_are_scripts_and_tools_come_from_python_cells(kernel):
+    _, kc = kernel
+    reply, out = run(kc, "greet --name Ada --times 2 | tr a-z A-Z")
+    assert reply["status"] == "ok" and streams(out) == "HELLO ADA\nHELLO ADA\n"
+
+
+def test_no_shell_state_carries_between_cells_python_state_does(kernel):
+    _, kc = kernel
+    run(kc, "x=1; f() { :; }")
+    reply, out = run(kc, 'echo "[${x:-}]"; type -t f || echo no-function')
+    assert streams(out) == "[]\nno-function\n"
+    run(kc, "%%python\nanswer = 41")
+    reply, out = run(kc, "%%python\nanswer + 1")
+    assert [c["data"]["text/plain"] for _, k, c in out if k == "execute_result"] == ["42"]
+
+
+def test_output_streams_while_the_cell_runs(kernel):
+    _, kc = kernel
+    reply, out = run(kc, "echo a; sleep 1; echo b; sleep 1; echo c")
+    times = {c["text"]: t for t, k, c in out if k == "stream"}
+    assert reply["status"] == "ok"
+    assert times["a\n"] < 0.9 and 0.9 < times["b\n"] < 1.9, times
+
+
+def test_failure_is_an_error_reply_with_the_stderr_tail(kernel):
+    _, kc = kernel
+    reply, out = run(kc, "echo partial; greet --times 2")
+    assert reply["status"] == "error" and reply["ename"] == "ScriptError"
+    assert reply["evalue"] == "exit status 2"
+    assert any("missing required flag --name" in line for line in reply["traceback"])
+    assert streams(out) == "partial\n"
+
+
+def test_a_json_stdout_is_also_shown_as_json(kernel):
+    _, kc = kernel
+    reply, out = run(kc, 'echo \'{"a": [1, 2]}\' | jq -c .')
+    shown = [c["data"] for _, k, c in out if k == "display_data"]
+    assert shown and shown[0]["application/json"] == {"a": [1, 2]} and "text/plain" in shown[0]
+
+
+def test_help_cell_renders_the_widget_with_fallbacks_and_piped_help_stays_text(kernel):
+    _, kc = kernel
+    reply, out = run(kc, "help")
+    bundles = [c["data"] for _, k, c in out if k == "display_data"]
+    assert set(bundles[0]) == {"application/vnd.jupyter.widget-view+json", "text/plain", "text/html",
+                               "text/markdown"}
+    assert "greet" in bundles[0]["text/plain"] and "<details>" in bundles[0]["text/html"]
+    assert any(k == "comm_open" and c["target_name"] == "jupyter.widget" for _, k, c in out)
+    reply, out = run(kc, "help --list | grep greet")
+    assert streams(out) == "greet  Greet someone.\n" and not [k for _, k, _ in out if k == "display_data"]
+
+
+def test_completion_of_tools_flags_and_variables(kernel):
+    _, kc = kernel
+    matches = kc.complete("gre", reply=True)["content"]["matches"]
+    assert "greet" in matches and "grep" in matches
+    content = kc.complete("greet --", reply=True)["content"]
+    assert content["matches"] == ["--name", "--times"]
+    types = {m["text"]: m["type"] for m in content["metadata"]["_jupyter_types_experimental"]}
+    assert types == {"--name": "string", "--times": "integer"}
+    assert kc.complete("count=1\necho $co", reply=True)["content"]["matches"] == ["$count"]
+
+
+def test_inspection_shows_the_tool_help(kernel):
+    _, kc = kernel
+    content = kc.inspect("greet --name x", cursor_pos=2, reply=True)["content"]
+    assert content["found"] and "Usage: greet --name <string> [--times <integer>]" in content["data"]["text/plain"]
+
+
+def test_interrupt_keeps_the_output_and_the_kernel_usable(kernel):
+    km, kc = kernel
+    threading.Timer(1.0, km.interrupt_kernel).start()
+    start = time.monotonic()
+    reply, out = run(kc, "echo started; sleep 30; echo never")
+    assert reply["status"] == "error" and time.monotonic() - start < 3
+    assert streams(out) == "started\n"
+    assert run(kc, "echo alive")[0]["status"] == "ok"
+
+
+def test_trace_magic_shows_tool_calls(kernel):
+    _, kc = kernel
+    run(kc, "%scripted trace on")
+    reply, out = run(kc, "greet --name a >/dev/null")
+    tables = [c["data"]["text/plain"] for _, k, c in out if k == "display_data"]
+    run(kc, "%scripted trace off")
+    assert tables and tables[0].startswith("tool trace:") and "greet" in tables[0]
