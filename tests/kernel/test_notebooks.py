@@ -51,4 +51,6 @@ def test_magics_notebook_in_the_python_kernel():
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert text_of(code[2]) == "oslo: 3°C\nlima: 19°C\ncairo: 31°C\n"
     assert text_of(code[4]) == "{'city': 'cairo', 'celsius': 31}"
-    assert "temperature" in text_of(code[5])
+    help_output = code[5].outputs[0].data
+    assert "application/vnd.jupyter.widget-view+json" in help_output      # a live kernel: the widget
+    assert "temperature" in help_output["text/plain"] and "<details>" in help_output["text/html"]

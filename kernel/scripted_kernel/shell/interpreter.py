@@ -149,6 +149,7 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
                    compile_script=lambda text: SCRIPT_CACHE.get(text, limits.max_parser_depth))
         if session is not None:
             session.append(sh)
+    sh.isolate_tools = limits.isolate_sync_tools
     if shell_setup is not None:
         shell_setup(sh)
     status, error = run_shell(sh, fn)
