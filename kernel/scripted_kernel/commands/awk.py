@@ -50,6 +50,9 @@ def strnum(text: str):
     return text
 
 
+_INF_NAN = re.compile(r"\s*([-+]?)(inf|infinity|nan)\s*\Z", re.I)
+
+
 def to_num(v) -> float:
     t = type(v)
     if t is float:
@@ -59,7 +62,13 @@ def to_num(v) -> float:
     if t is int:
         return float(v)
     m = _LEADING_NUMBER.match(v)
-    return float(m.group()) if m else 0.0
+    if m:
+        return float(m.group())
+    m = _INF_NAN.match(v)          # only the whole word: "inform" is 0
+    if m:
+        value = float(m.group(2)[:3])
+        return -value if m.group(1) == "-" else value
+    return 0.0
 
 
 def num_to_str(n: float, fmt: str = "%.6g") -> str:
@@ -89,6 +98,25 @@ _OPERATORS = ["+=", "-=", "*=", "/=", "%=", "^=", "**=", "||", "&&", "==", "<=",
               "=", "(", ")", "[", "]", "{", "}", ";", ",", "\n"]
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "/": "/", "a": "\a", "b": "\b",
             "f": "\f", "v": "\v"}
+
+
+class _Byte(int):
+    """A byte from an escape (\\342 or \\xE2): consecutive ones form UTF-8 characters."""
+
+
+def _join_bytes(pieces: list) -> str:
+    out, pending = [], bytearray()
+    for p in pieces:
+        if isinstance(p, _Byte):
+            pending.append(p & 0xFF)
+            continue
+        if pending:
+            out.append(pending.decode("utf-8", "surrogateescape"))
+            pending = bytearray()
+        out.append(p)
+    if pending:
+        out.append(pending.decode("utf-8", "surrogateescape"))
+    return "".join(out)
 
 
 def tokenize(src: str) -> list[Tok]:
@@ -131,8 +159,12 @@ def tokenize(src: str) -> list[Tok]:
                         j += 2
                     elif e in "01234567":
                         m = re.match(r"[0-7]{1,3}", src[j + 1:])
-                        out.append(chr(int(m.group(), 8)))
+                        out.append(_Byte(int(m.group(), 8)))
                         j += 1 + m.end()
+                    elif e == "x" and re.match(r"[0-9A-Fa-f]", src[j + 2:j + 3]):
+                        m = re.match(r"[0-9A-Fa-f]{1,2}", src[j + 2:])
+                        out.append(_Byte(int(m.group(), 16)))
+                        j += 2 + m.end()
                     elif e == "\n":
                         j += 2
                     else:
@@ -145,7 +177,7 @@ def tokenize(src: str) -> list[Tok]:
                 j += 1
             if j >= n:
                 raise AwkError(f"awk: line {line}: runaway string constant \"{''.join(out)[:10]} ...")
-            toks.append(Tok("STRING", "".join(out), line))
+            toks.append(Tok("STRING", _join_bytes(out), line))
             i = j + 1
             continue
         if c == "/" and regex_allowed():
@@ -414,7 +446,9 @@ class Parser:
             args = []
             if self.is_op("(") and self._parenthesized_list_is_whole():
                 self.take()
+                saved, self.in_print = self.in_print, 0     # inside the parentheses > compares
                 args = self.expr_list(")")
+                self.in_print = saved
                 self.take()
             elif not (self.is_op(";", "\n", "}", ">", ">>", "|") or self.tok.kind == "EOF"):
                 args = self.expr_list(None)
@@ -645,6 +679,9 @@ class Parser:
                 self.take()
                 args = [] if self.is_op(")") else self.expr_list(")")
                 self.expect(")")
+                if t.value in ("sub", "gsub") and len(args) > 2 and args[2][0] not in ("var", "index", "field"):
+                    raise AwkError(f"awk: line {t.line}: {t.value}: the target must be a variable, "
+                                   f"array element or field")
             else:
                 args = None if t.value == "length" else []
                 if t.value != "length":
@@ -663,10 +700,13 @@ class Parser:
         raise self.error(t)
 
     def postfix_for_field(self):
-        """The operand of $: a primary with its own ++/-- ($i++ increments i)."""
+        """The operand of $: `$i++` increments the field $i, while `$a[i]++` is `$(a[i]++)`
+        (the One True AWK's grammar)."""
         if self.is_op("-"):
             self.take()
             return ("neg", self.postfix_for_field())
+        if self.tok.kind == "NAME" and not (self.toks[self.i + 1].kind == "OP" and self.toks[self.i + 1].value == "["):
+            return self.primary()
         return self.postfix()
 
 
@@ -710,7 +750,9 @@ class Interpreter:
             self.globals["FS"] = field_sep
         for name, value in assigns:
             self.globals[name] = strnum(value)
+        self.operand_assigns: list = []      # `var=value` operands: done when input is first read
         self.fields: list = [""]
+        self.record_fs = " "
         self.nf = 0
         self.record_split = True
         self.frames: list = []
@@ -800,15 +842,17 @@ class Interpreter:
 
     # -- records and fields
     def set_record(self, text: str):
+        """A new $0, split (lazily) with the FS in force now, as POSIX requires."""
         self.fields = [text]
         self.record_split = False
+        self.record_fs = self.globals["FS"]
 
     def split_record(self):
         if self.record_split:
             return
         self.record_split = True
         rec = self.fields[0]
-        parts = self.split(rec, self.globals["FS"])
+        parts = self.split(rec, self.record_fs)
         self.fields = [self.fields[0]] + [strnum(p) for p in parts]
         self.nf = len(parts)
 
@@ -831,7 +875,7 @@ class Interpreter:
         if i == 0:
             return strnum(self.fields[0]) if not isinstance(self.fields[0], StrNum) else self.fields[0]
         self.split_record()
-        return self.fields[i] if i <= self.nf else StrNumEmpty
+        return self.fields[i] if i <= self.nf else ""
 
     def set_field(self, i: int, value):
         if i == 0:
@@ -1214,7 +1258,7 @@ class Interpreter:
                 i = j
                 continue
             m = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?(?:hh|h|ll|l|L|q|j|z|t)?"
-                           r"([cdiouxXeEfFgGs%])").match(fmt, i)
+                           r"([cdiouxXeEfFgGaAs%])").match(fmt, i)
             if not m:
                 out.append(fmt[i:])
                 break
@@ -1245,6 +1289,8 @@ class Interpreter:
                 if v < 0:
                     v += 1 << 64
                 out.append((spec + ("d" if conv == "u" else conv)) % v)
+            elif conv in "aA":
+                out.append(_hex_float(to_num(arg), conv == "A"))
             else:
                 out.append((spec + conv) % to_num(arg))
         return "".join(out)
@@ -1364,6 +1410,10 @@ class Interpreter:
 
     # -- the main loop
     def next_record(self) -> Optional[str]:
+        if self.operand_assigns:
+            for name, value in self.operand_assigns:
+                self.globals[name] = strnum(value)
+            self.operand_assigns = []
         if self.records is None:
             return None
         return next(self.records, None)
@@ -1452,6 +1502,16 @@ def _timed(method, *args):
         return method(*args, timeout=DEFAULT_TIMEOUT)
     except TimeoutError:
         raise AwkError("awk: regular expression too complex") from None
+
+
+def _hex_float(x: float, upper: bool) -> str:
+    """C's %a: 42 -> 0x1.5p+5."""
+    text = x.hex()
+    mantissa, _, exp = text.partition("p")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    text = f"{mantissa}p{exp if exp.startswith('-') else '+' + exp.lstrip('+')}"
+    return text.upper().replace("0X", "0X") if upper else text
 
 
 def _is_num(v) -> bool:
@@ -1557,8 +1617,10 @@ def _records(text: str, interp: Interpreter):
 
 
 def _program_and_args(argv):
+    """(program, -F value, -v assignments, operand assignments)."""
     field_sep = None
     assigns = []
+    operand_assigns = []
     i = 1
     while i < len(argv):
         a = argv[i]
@@ -1595,22 +1657,24 @@ def _program_and_args(argv):
     for op in operands:
         if re.match(r"[A-Za-z_][A-Za-z0-9_]*=", op):
             name, _, val = op.partition("=")
-            assigns.append((name, _unescape(val)))
+            operand_assigns.append((name, _unescape(val)))
         elif op != "-":
             raise UsageError(f"awk: {op}: file access is disabled in logic mode", 2)
-    return program, field_sep, assigns
+    return program, field_sep, assigns, operand_assigns
 
 
 def _unescape(value: str) -> str:
-    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), value)
+    """-v and operand values get the escapes of string literals."""
+    return tokenize('"' + value.replace('"', '\\"') + '"')[0].value if "\\" in value else value
 
 
 def run(sh, argv):
     def body():
-        program, field_sep, assigns = _program_and_args(argv)
+        program, field_sep, assigns, operand_assigns = _program_and_args(argv)
         try:
             parsed = Parser(program).parse()
             interp = Interpreter(parsed, sh, assigns, field_sep)
+            interp.operand_assigns = operand_assigns
             text = sh.stdin.read_all() if (parsed.rules or parsed.end or "getline" in program) else ""
             return interp.run(text)
         except AwkError as e:

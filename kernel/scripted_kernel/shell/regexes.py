@@ -40,6 +40,8 @@ def bracket(p: str, i: int, glob: bool = False, negate_with_bang: bool = True):
     while j < len(p):
         c = p[j]
         if c == "]" and not first:
+            if not items:                 # [z-a]: nothing is in the set
+                return ("(?:)" if not negate else "."), j + 1
             return ("[^" if negate else "[") + "".join(items) + "]", j + 1
         first = False
         if c == "[" and j + 1 < len(p) and p[j + 1] in ":=.":
@@ -183,7 +185,7 @@ def translate(pattern: str, extended: bool, awk: bool = False) -> str:
             if start_here:
                 out.append(r"\*")
             else:
-                out.append("*")
+                _repeat(out, "*")
         elif c == "^":
             if extended or start_here:
                 out.append("^")
@@ -202,7 +204,10 @@ def translate(pattern: str, extended: bool, awk: bool = False) -> str:
                 at_start = True
             elif c == ")":
                 if depth == 0:
-                    raise RegexError("Unmatched ) or \\)")
+                    if not awk:
+                        raise RegexError("Unmatched ) or \\)")
+                    out.append(r"\)")        # awk: an unmatched ) is an ordinary character
+                    continue
                 depth -= 1
                 out.append(")")
             elif c == "|":
@@ -222,6 +227,17 @@ def translate(pattern: str, extended: bool, awk: bool = False) -> str:
     if depth:
         raise RegexError("Unmatched ( or \\(")
     return "".join(out)
+
+
+_QUANTIFIED = regex.compile(r"(?:[*+?]|\{\d*(?:,\d*)?\})\Z")
+
+
+def _repeat(out: list, quantifier: str):
+    """Append a quantifier; one that follows another (a{2}*) quantifies the whole repeat."""
+    if out and _QUANTIFIED.search(out[-1]) and not out[-1].startswith("\\"):
+        k = len(out) - 1
+        out[k - 1:] = ["(?:" + "".join(out[k - 1:]) + ")"] if k >= 1 else out[k:]
+    out.append(quantifier)
 
 
 def _interval(p: str, i: int, out: list, bre: bool) -> int:
