@@ -528,16 +528,24 @@ class WordCompiler:
 
             element = self.string(index) if index is not None else None
 
+            special = sh_special(name) if not _is_plain_name(name) else None
+
             def indirect(sh):
-                var = sh.lookup_raw(name)
+                var = sh.lookup_raw(name) if special is None else None
                 if var is not None and var.attrs & 32 and element is None:
                     return var.value          # nameref: ${!ref} is the name it refers to
-                target = sh.get_value(name) if element is None else sh.get_element(name, element(sh))
+                if special is not None:
+                    target = special(sh)
+                else:
+                    target = sh.get_value(name) if element is None else sh.get_element(name, element(sh))
                 if target is None:
                     if sh.nounset:
                         raise unbound(f"{name}")
                     return None
-                return sh.resolve_reference(target, quoted)
+                value = sh.resolve_reference(target, quoted)
+                if value is None and sh.nounset and not nounset_ok:
+                    raise unbound(target)
+                return value
             return indirect
         if index is not None:
             key = index.literal()

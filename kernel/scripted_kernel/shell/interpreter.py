@@ -150,6 +150,9 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
         if session is not None:
             session.append(sh)
     sh.isolate_tools = limits.isolate_sync_tools
+    if not session:
+        from .state import Var
+        sh.globals["BASH_EXECUTION_STRING"] = Var(script)
     if shell_setup is not None:
         shell_setup(sh)
     status, error = run_shell(sh, fn)

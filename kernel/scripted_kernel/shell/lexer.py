@@ -300,6 +300,7 @@ class Lexer:
         parts: list = []
         lit: list = []
         lit_start = self.pos
+        in_single = False
 
         def flush():
             if lit:
@@ -341,14 +342,14 @@ class Lexer:
                         lit.append(c)
                         pos += 1
                     continue
-            elif c in stops:
+            elif c in stops and not in_single:
                 break
             if dq and c == "'":
-                end = src.find("'", pos + 1)
-                if end < 0:
-                    raise self.unexpected_eof("'")
-                lit.append(src[pos:end + 1])
-                pos = end + 1
+                # inside "${x:-...}" a single quote is an ordinary character, but a } between
+                # two of them does not end the expansion
+                lit.append("'")
+                in_single = not in_single
+                pos += 1
                 continue
             if dq and c == "\\" and src[pos + 1:pos + 2] not in ("$", "`", '"', "\\", "}", "\n"):
                 lit.append("\\")

@@ -238,4 +238,4 @@ def _longest_end(rx_text: str, value: str, start: int) -> int:
 
 def compile_ere(ere: str, nocase: bool = False):
     """`[[ s =~ ere ]]`: POSIX extended syntax, leftmost-longest as BASH_REMATCH needs."""
-    return compile_posix(ere, extended=True, ignore_case=nocase, longest=True)
+    return compile_posix(ere, extended=True, ignore_case=nocase, longest=True, strict=True)

@@ -115,9 +115,12 @@ def awk_escapes(pattern: str) -> str:
     return "".join(out)
 
 
-def translate(pattern: str, extended: bool, awk: bool = False) -> str:
+def translate(pattern: str, extended: bool, awk: bool = False, strict: bool = False) -> str:
     """POSIX BRE (extended=False) or ERE → `regex` syntax; `awk` adds awk's escapes, which
-    also work inside bracket expressions."""
+    also work inside bracket expressions; `strict` rejects an ERE that starts with a
+    repetition (`*`, `{`), as glibc's regcomp does for bash's =~ (grep takes it literally)."""
+    if strict and extended and pattern[:1] in ("*", "+", "?", "{"):
+        raise RegexError("Invalid preceding regular expression")
     if awk:
         pattern = awk_escapes(pattern)
     out = []
@@ -267,8 +270,8 @@ _cache: dict = {}
 
 
 def compile_posix(pattern: str, extended: bool, ignore_case: bool = False,
-                  longest: bool = False, dotall: bool = False):
-    key = (pattern, extended, ignore_case, longest, dotall)
+                  longest: bool = False, dotall: bool = False, strict: bool = False):
+    key = (pattern, extended, ignore_case, longest, dotall, strict)
     rx = _cache.get(key)
     if rx is None:
         flags = regex.V0
@@ -279,7 +282,7 @@ def compile_posix(pattern: str, extended: bool, ignore_case: bool = False,
         if dotall:
             flags |= regex.DOTALL
         try:
-            rx = regex.compile(translate(pattern, extended), flags)
+            rx = regex.compile(translate(pattern, extended, strict=strict), flags)
         except regex.error as e:
             raise RegexError(_gnu_message(str(e))) from None
         if len(_cache) > 2048:

@@ -124,6 +124,8 @@ def read(sh, argv):
                 elif c in "nN":
                     try:
                         nchars = int(value)
+                        if nchars < 0:
+                            raise ValueError
                     except ValueError:
                         sh.error(f"read: {value}: invalid number")
                         return 1
