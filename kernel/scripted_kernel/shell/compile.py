@@ -522,7 +522,7 @@ class Compiler:
                     init(sh)
                 sh.loop_depth += 1
                 try:
-                    while cond is None or cond(sh):
+                    while cond is None or _at_line(sh, line, cond):
                         iterations += 1
                         if iterations > max_iter:
                             raise _loop_limit(max_iter)
@@ -772,6 +772,12 @@ class DeclarationArg:
 
     def __str__(self):
         return f"{self.name}={self.value or ''}"
+
+
+def _at_line(sh, line: int, fn):
+    """Evaluate a loop header at its own line ($LINENO in `for ((...; i < $LINENO; ...))`)."""
+    sh.lineno = line
+    return fn(sh)
 
 
 def _loop_exit(signal) -> int:

@@ -515,6 +515,13 @@ class WordCompiler:
         index = p.index
         nounset_ok = p.op in ("-", ":-", "=", ":=", "+", ":+", "?", ":?")
         if p.indirect:
+            if index is not None and p.op is not None and index.literal() in ("@", "*"):
+                # ${!a[@]OP}: with an operator, bash expands the variable the values name
+                def through_values(sh):
+                    var = sh.lookup(name)
+                    target = sh.ifs[:1].join(var.values()) if var is not None else ""
+                    return sh.resolve_reference(target, quoted) if target else None
+                return through_values
             if index is not None:
                 key = index.literal()
                 if key in ("@", "*"):     # ${!a[@]}: the keys
@@ -538,6 +545,8 @@ class WordCompiler:
                     target = special(sh)
                 else:
                     target = sh.get_value(name) if element is None else sh.get_element(name, element(sh))
+                    if target is None and element is None and var is None:
+                        raise FatalError(f"{name}: invalid indirect expansion")
                 if target is None:
                     if sh.nounset:
                         raise unbound(f"{name}")
@@ -610,6 +619,11 @@ class WordCompiler:
         return length
 
     def _operator(self, p: ParamExp, base: Callable, quoted: bool) -> Callable:
+        if _star_joined(p, quoted) and p.op not in ("-", ":-", "+", ":+", "=", ":=", "?", ":?", ":", "@") \
+                and not p.indirect:
+            # "${a[*]#x}": the operator applies to each element, then they are joined
+            each = self._operator(p, self._base(p, False), False)
+            return lambda sh: _join_star(each(sh), sh)
         op = p.op
         name = p.name
         multi = _is_multi(p)
@@ -749,6 +763,12 @@ class WordCompiler:
                 return _slice_str(v, offset, length, p)
             return sh.ifs[:1].join(result) if star_joined else result
         return sliced
+
+
+def _join_star(v, sh):
+    if v is None or type(v) is str:
+        return v
+    return sh.ifs[:1].join(v)
 
 
 def _star_joined(p: ParamExp, quoted: bool) -> bool:

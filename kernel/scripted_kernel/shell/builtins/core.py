@@ -159,8 +159,10 @@ def getopts(sh, argv):
         optind = 1
     state = getattr(sh, "_getopts_state", (0, 0))
     char_pos = state[1] if state[0] == optind else 0
-    if optind < 1 or optind > len(args) + 1:     # new arguments: start over, as bash does
+    if optind < 1:
         optind, char_pos = 1, 0
+    elif optind > len(args) + 1:    # past fewer arguments than before: finished, as bash does
+        optind, char_pos = len(args) + 1, 0
     opt, optarg, optind, char_pos, message, finished = _next_option(spec, args, optind, char_pos, silent)
     sh._getopts_state = (optind, char_pos) if char_pos else (0, 0)
     sh.set_var("OPTIND", str(optind))

@@ -79,6 +79,9 @@ def _split_for_read(chars, mask, ifs: str, count: int) -> list[str]:
         end = n
         while end > i and is_ws(end - 1):
             end -= 1
+        # bash drops one trailing non-blank delimiter from the rest ("ax" -> "a"), not two
+        if end > i and is_delim(end - 1) and not is_ws(end - 1) and (end - 1 == i or not is_delim(end - 2)):
+            end -= 1
         rest = "".join(chars[i:end])
         if len(fields) < count:
             fields.append(rest)

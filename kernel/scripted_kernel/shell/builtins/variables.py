@@ -106,6 +106,10 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
     if make_local:
         scope = sh.local_scope()
         var = scope.get(name)
+        outer = sh.lookup_raw(name) if var is None else None
+        if outer is not None and outer.attrs & READONLY:
+            sh.error(f"{cmd}: {name}: readonly variable")     # bash will not shadow it
+            return False
         if var is None:
             var = Var(None, 0)
             inherited = _tempenv_value(sh, name)
