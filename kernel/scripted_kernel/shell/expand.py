@@ -730,8 +730,8 @@ class WordCompiler:
         offset_fn = self.string(p.arg)
         length_fn = self.string(p.arg2) if p.arg2 is not None else None
         name = p.name
-        positional = name in ("@", "*") and p.index is None
-        array_all = p.index is not None and p.index.literal() in ("@", "*")
+        positional = name in ("@", "*") and p.index is None and not p.indirect
+        array_all = p.index is not None and p.index.literal() in ("@", "*") and not p.indirect
         star_joined = quoted and ((name == "*" and p.index is None) or
                                   (p.index is not None and p.index.literal() == "*"))
 

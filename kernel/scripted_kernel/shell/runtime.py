@@ -579,7 +579,11 @@ class Shell:
     def assign_from_expansion(self, p, value: str):
         """${x:=value} (and ${!x:=value}, which assigns the variable x names)"""
         if p.indirect:
-            target = self.get_value(p.name) or ""
+            if p.index is not None and p.index.literal() in ("@", "*"):
+                var = self.lookup(p.name)
+                target = self.ifs[:1].join(var.values()) if var is not None else ""
+            else:
+                target = self.get_value(p.name) or ""
             if not _valid_name(target):
                 raise FatalError(f"{target}: invalid variable name")
             self.set_var(target, value)
