@@ -745,7 +745,7 @@ class Lexer:
         pos += len(op)
         self.pos = pos
         if op == "@":
-            if pos + 1 < n and src[pos] in "QEPAKaUuLk" and src[pos + 1] == "}":
+            if pos + 1 < n and src[pos] in "QEPAKaUuLk" and src[pos + 1] == "}":  # transforms
                 node.arg = Word(pos, [Lit(pos, src[pos])])
                 self.pos = pos + 2
                 return node

@@ -698,12 +698,15 @@ class Shell:
             return value[:1].upper() + value[1:]
         if letter == "L":
             return value.lower()
+        name = p.name
+        if p.indirect:                     # ${!r@a}: the variable r names (a[0] -> a)
+            name = (self.get_value(p.name) or "").split("[", 1)[0]
         if letter == "a":
-            var = self.lookup(p.name)
+            var = self.lookup(name)
             return attribute_letters(var) if var is not None else ""
         if letter == "A":
-            return f"{p.name}={quote_for_reuse(value)}"
-        if letter == "K":
+            return f"{name}={quote_for_reuse(value)}"
+        if letter in "Kk":
             return quote_for_reuse(value)
         return value
 
