@@ -9,11 +9,10 @@ output. Scripts that must be parsed every time get a unique comment so no cache 
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 
 from scripted_kernel import ExecutionLimits, ScriptedTool
+from side_by_side import compare
 
 ARITH_LOOP = "x=0; for ((i=0; i<10000; i++)); do x=$((x+i)); done; echo $x"
 
@@ -86,15 +85,6 @@ def bashkit_tool():
     return BashkitTool("bench", max_commands=10_000_000, max_loop_iterations=10_000_000)
 
 
-def timed(fn, repeat: int) -> tuple[float, str]:
-    times, out = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000, out
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=7)
@@ -111,41 +101,20 @@ def main(argv=None) -> int:
 
     big = script_300_lines()
     executed = script_300_executed()
-    cases = [
-        ("execute('true')", lambda run: run("true"), 1.0, 200),
-        ("10k arithmetic loop", lambda run: run(ARITH_LOOP), 2.0, 1),
-        ("5k parameter-expansion loop", lambda run: run(PARAM_LOOP), 0.5, 1),
-        ("fib 14 + 2,000 calls", lambda run: run(FUNCTIONS), 2.0, 1),
-        ("parse 300 lines (30 functions)", lambda run: run(unique(big)), 1.5, 1),
-        ("parse + run 300 executed lines", lambda run: run(unique(executed)), 1.5, 1),
+    rows = [
+        ("execute('true')", "true", 1.0, 200),
+        ("10k arithmetic loop", ARITH_LOOP, 2.0, 1),
+        ("5k parameter-expansion loop", PARAM_LOOP, 0.5, 1),
+        ("fib 14 + 2,000 calls", FUNCTIONS, 2.0, 1),
     ]
-
-    def run_ours(script):
-        r = ours.execute(script)
-        return r.stdout
-
-    def run_peer(script):
-        r = peer.execute_sync(script)
-        return r.stdout
-
-    print(f"{'benchmark':32} {'ours ms':>9} {'bashkit ms':>11} {'ratio':>7} {'target':>7}")
-    failed = False
-    for name, body, target, inner in cases:
-        ours_ms, ours_out = timed(lambda: [body(run_ours) for _ in range(inner)][-1], args.repeat)
-        ours_ms /= inner
-        if peer is None:
-            print(f"{name:32} {ours_ms:9.3f} {'n/a':>11} {'':>7} {target:>6}x")
-            continue
-        peer_ms, peer_out = timed(lambda: [body(run_peer) for _ in range(inner)][-1], args.repeat)
-        peer_ms /= inner
-        if ours_out != peer_out:
-            print(f"  output differs for {name!r}: ours {ours_out!r} bashkit {peer_out!r}")
-        ratio = ours_ms / peer_ms
-        mark = "" if ratio <= target else "  (over target)"
-        failed |= ratio > target
-        print(f"{name:32} {ours_ms:9.3f} {peer_ms:11.3f} {ratio:6.2f}x {target:6}x{mark}")
-    if peer is None:
-        print("bashkit is not installed (pip install bashkit): no ratios")
+    run_ours = lambda script: ours.execute(script).stdout
+    run_peer = (lambda script: peer.execute_sync(script).stdout) if peer is not None else None
+    failed = compare(rows, run_ours, run_peer, args.repeat)
+    # scripts parsed anew each time: a unique comment defeats every cache
+    failed |= compare([("parse 300 lines (30 functions)", big, 1.5, 1),
+                       ("parse + run 300 executed lines", executed, 1.5, 1)],
+                      lambda script: run_ours(unique(script)),
+                      (lambda script: run_peer(unique(script))) if run_peer else None, args.repeat)
     return 1 if failed else 0
 
 

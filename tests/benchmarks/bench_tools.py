@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
-import time
 
 from scripted_kernel import ExecutionLimits, ScriptedTool, ToolDef
+from side_by_side import compare
 
 SCHEMA = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
 LOOP_1000 = "for ((i=0; i<1000; i++)); do get_user --id $i; done | wc -l"
@@ -40,35 +39,14 @@ def peer():
     return tool
 
 
-def timed(fn, repeat):
-    times, out = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000, out
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args(argv)
     mine, theirs = ours(), peer()
-    rows = [("1,000 tool calls | wc -l", LOOP_1000, 1.0), ("200 x tool | jq -r .name", JQ_200, 1.0)]
-    print(f"{'benchmark':28} {'ours ms':>9} {'bashkit ms':>11} {'ratio':>7} {'target':>7}")
-    failed = False
-    for name, script, target in rows:
-        ours_ms, ours_out = timed(lambda: mine.execute(script).stdout, args.repeat)
-        if theirs is None:
-            print(f"{name:28} {ours_ms:9.2f} {'n/a':>11}")
-            continue
-        peer_ms, peer_out = timed(lambda: theirs.execute_sync(script).stdout, args.repeat)
-        if ours_out.strip() != peer_out.strip():
-            print(f"  output differs: ours {ours_out!r} bashkit {peer_out!r}")
-        ratio = ours_ms / peer_ms
-        failed |= ratio > target
-        print(f"{name:28} {ours_ms:9.2f} {peer_ms:11.2f} {ratio:6.2f}x {target:6}x"
-              + ("  (over target)" if ratio > target else ""))
+    rows = [("1,000 tool calls | wc -l", LOOP_1000, 1.0, 1), ("200 x tool | jq -r .name", JQ_200, 1.0, 1)]
+    failed = compare(rows, lambda script: mine.execute(script).stdout,
+                     (lambda script: theirs.execute_sync(script).stdout) if theirs else None, args.repeat)
     return 1 if failed else 0
 
 

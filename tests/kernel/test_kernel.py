@@ -149,7 +149,7 @@ def test_interrupt_keeps_the_output_and_the_kernel_usable(kernel):
     threading.Timer(1.0, km.interrupt_kernel).start()
     start = time.monotonic()
     reply, out = run(kc, "echo started; sleep 30; echo never")
-    assert reply["status"] == "error" and time.monotonic() - start < 3
+    assert reply["status"] == "error" and time.monotonic() - start < 1.5     # within 0.5 s of the interrupt
     assert streams(out) == "started\n"
     assert run(kc, "echo alive")[0]["status"] == "ok"
 
