@@ -79,7 +79,7 @@ def parse(cmd: str, argv: list, short_flags: str = "", short_values: str = "",
                 opts.flags.append(long_flags[full])
             continue
         if a.startswith("-") and len(a) > 1:
-            if numeric_short and a[1:].isdigit():
+            if numeric_short and (a[1:].isascii() and a[1:].isdigit()):
                 opts.values.setdefault(numeric_short, []).append(a[1:])
                 opts.flags.append(numeric_short)
                 continue

@@ -211,7 +211,7 @@ def tokenize(src: str) -> list[Tok]:
             toks.append(Tok("ERE", "".join(out), line))
             i = j + 1
             continue
-        if c.isdigit() or (c == "." and i + 1 < n and src[i + 1].isdigit()):
+        if (c.isascii() and c.isdigit()) or (c == "." and i + 1 < n and src[i + 1] in "0123456789"):
             m = re.compile(r"0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?").match(src, i)
             text = m.group()
             toks.append(Tok("NUMBER", float(int(text, 16)) if text[:2] in ("0x", "0X") else float(text), line))
@@ -1235,7 +1235,7 @@ class Interpreter:
                 c = repl[i]
                 if c == "\\" and i + 1 < len(repl):
                     d = repl[i + 1]
-                    if d.isdigit():
+                    if (d.isascii() and d.isdigit()):
                         out.append(m.group(int(d)) or "")
                     else:
                         out.append(d)

@@ -13,7 +13,11 @@ import re
 from decimal import Decimal
 from collections import OrderedDict
 
+import time
+
 from ._options import UsageError, run_guarded
+from .jq_worker import RUNAWAY, Worker, WorkerCrashed, WorkerTimeout
+from ..shell.errors import Cancelled
 
 NAMES = ("jq",)
 
@@ -49,10 +53,10 @@ def _program(text: str, arg_names: tuple, env: dict, with_inputs: bool):
     {"v": value, "a": named, "p": positional, "i": inputs} and unwrapped by the prelude."""
     import jq as libjq
     key = (text, arg_names, tuple(sorted(env.items())), with_inputs)
-    program = _cache.get(key)
-    if program is not None:
+    cached = _cache.get(key)
+    if cached is not None:
         _cache.move_to_end(key)
-        return program
+        return cached
     wrapped = bool(arg_names) or with_inputs
     head = "$__scripted_env as $ENV | " + PRELUDE
     if wrapped:
@@ -71,10 +75,10 @@ def _program(text: str, arg_names: tuple, env: dict, with_inputs: bool):
         program = libjq.compile(source, args={"__scripted_env": env})
     except ValueError as e:
         raise JqFailure(_compile_message(str(e), len(head) + 1), 3) from None
-    _cache[key] = program
+    _cache[key] = (program, source)
     if len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)
-    return program
+    return program, source
 
 
 def _compile_message(message: str, shift: int) -> str:
@@ -229,7 +233,7 @@ def _parse_args(argv):
             opts["indent"] = "\t"
             continue
         if a == "--indent":
-            if i >= len(argv) or not argv[i].isdigit():
+            if i >= len(argv) or not (argv[i].isascii() and argv[i].isdigit()):
                 raise UsageError("jq: --indent takes one parameter", 2)
             n = int(argv[i])
             i += 1
@@ -294,7 +298,8 @@ def _run(sh, opts, named, positional, text) -> int:
     env = sh.exported_env()
     uses_input = bool(_USES_INPUT.search(_STRING.sub('""', text)))
     wrapped = bool(named) or bool(positional) or uses_input
-    program = _program(text, tuple(sorted(named)), env, uses_input or bool(positional))
+    program, source = _program(text, tuple(sorted(named)), env, uses_input or bool(positional))
+    runaway = _RUNAWAY.search(_STRING.sub('""', text)) is not None
     raw = sh.stdin.read_all()
     # what each run of the program gets: (input value, input line)
     if opts["R"]:
@@ -322,14 +327,17 @@ def _run(sh, opts, named, positional, text) -> int:
     last = None
     produced = False
     status = 0
-    for item in runs:
-        if isinstance(item, JqFailure):
-            sh.out("".join(out))
-            raise item
-        value, line = item
-        data = {"v": value, "a": named, "p": positional, "i": rest} if wrapped else value
+    failure = next((item for item in runs if isinstance(item, JqFailure)), None)
+    good = [item for item in runs if not isinstance(item, JqFailure)]
+    payloads = [{"v": value, "a": named, "p": positional, "i": rest} if wrapped else value
+                for value, _ in good]
+    if runaway:
+        streams = _in_worker(sh, source, env, payloads)
+    else:
+        streams = (program.input_value(data) for data in payloads)
+    for (value, line), results in zip(good, streams):
         try:
-            for result in program.input_value(data):
+            for result in results:
                 produced = True
                 last = result
                 out.append(_format(result, opts, indent))
@@ -349,6 +357,8 @@ def _run(sh, opts, named, positional, text) -> int:
             sh.out("".join(out))
             out = []
     sh.out("".join(out))
+    if failure is not None and not status:
+        raise failure
     if status:
         return status
     if opts["e"]:
@@ -356,6 +366,29 @@ def _run(sh, opts, named, positional, text) -> int:
             return 4
         return 1 if last is None or last is False else 0
     return 0
+
+
+_RUNAWAY = re.compile(r"\b(" + "|".join(RUNAWAY) + r")\b")
+
+
+def _in_worker(sh, source: str, env: dict, payloads: list) -> list:
+    """Run a program that can loop in the worker process, within the script's time budget."""
+    deadline = sh.budget.deadline
+    timeout = None if deadline is None else max(0.05, deadline - time.monotonic())
+    try:
+        batches = Worker.run(source, {"__scripted_env": env}, payloads, timeout)
+    except WorkerTimeout:
+        raise Cancelled(f"execution timed out after {sh.limits.timeout_seconds:g} s in jq "
+                        f"(timeout_seconds)", status=124) from None
+    except WorkerCrashed as e:
+        raise JqFailure(f"jq: error: {e}", 5) from None
+    return [_replay(results, error) for results, error in batches]
+
+
+def _replay(results: list, error):
+    yield from results
+    if error is not None:
+        raise ValueError(error)
 
 
 def _format(result, opts, indent) -> str:

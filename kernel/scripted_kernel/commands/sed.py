@@ -131,7 +131,7 @@ class _ScriptParser:
 
     def parse_address(self) -> Optional[Address]:
         c = self.peek()
-        if c.isdigit():
+        if (c.isascii() and c.isdigit()):
             m = _re.compile(r"(\d+)(?:~(\d+))?").match(self.text, self.i)
             self.i = m.end()
             if m.group(2) is not None:
@@ -285,7 +285,7 @@ class _ScriptParser:
                 global_ = True
             elif c == "p":
                 print_ = True
-            elif c.isdigit():
+            elif (c.isascii() and c.isdigit()):
                 m = _re.compile(r"\d+").match(self.text, self.i)
                 occurrence = int(m.group())
                 if occurrence == 0:
@@ -318,7 +318,7 @@ class _ScriptParser:
             if c == "\\" and self.i + 1 < len(t):
                 nxt = t[self.i + 1]
                 self.i += 2
-                if nxt.isdigit():
+                if (nxt.isascii() and nxt.isdigit()):
                     _flush(lit, pieces)
                     pieces.append(int(nxt))
                 elif nxt in "LUElu":

@@ -105,7 +105,7 @@ def _human(text: str):
 
 
 def _version(text: str):
-    return [(0, int(p)) if p.isdigit() else (1, p) for p in re.findall(r"\d+|\D+", text)]
+    return [(0, int(p)) if (p.isascii() and p.isdigit()) else (1, p) for p in re.findall(r"\d+|\D+", text)]
 
 
 def _transform(text: str, flags: str):

@@ -91,7 +91,7 @@ def parse_number(text: str, expr: str) -> int:
             return wrap(int(text, 8))
         return wrap(int(text))
     except ValueError:
-        if text[:1] == "0" and text.isdigit():
+        if text[:1] == "0" and (text.isascii() and text.isdigit()):
             raise ArithError(expr, "value too great for base", text) from None
         raise ArithError(expr, "invalid number", text) from None
 

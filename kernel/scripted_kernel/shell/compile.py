@@ -368,11 +368,11 @@ class Compiler:
                 if t == "-":
                     _set_fd(sh, src_fd, None)
                     return
-                if t.endswith("-") and t[:-1].isdigit():
+                if t.endswith("-") and (t[:-1].isascii() and t[:-1].isdigit()):
                     _set_fd(sh, src_fd, _get_fd(sh, int(t[:-1])))
                     _set_fd(sh, int(t[:-1]), None)
                     return
-                if not t.isdigit():
+                if not (t.isascii() and t.isdigit()):
                     if op == ">&" and fd is None:
                         _redirect_file(sh, t, 1, ">")
                         _redirect_file(sh, t, 2, ">")

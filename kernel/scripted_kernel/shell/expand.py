@@ -582,9 +582,9 @@ class WordCompiler:
             if name == "*" and quoted:
                 return lambda sh: sh.ifs[:1].join(sh.positional)
             return lambda sh: list(sh.positional)
-        if name.isdigit() or name in "#?$!-":
+        if (name.isascii() and name.isdigit()) or name in "#?$!-":
             special = sh_special(name)
-            if name.isdigit() and name != "0":
+            if (name.isascii() and name.isdigit()) and name != "0":
                 def positional(sh):
                     v = special(sh)
                     if v is None and sh.nounset and not nounset_ok:

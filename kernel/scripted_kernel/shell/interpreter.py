@@ -71,6 +71,10 @@ class OutputSink:
         self.shared[0] = total
         self._emit(text)
 
+    def force(self, text: str):
+        """A final diagnostic: kept even when the output limit has been reached."""
+        self._emit(text)
+
     def _emit(self, text: str):
         self.chunks.append(text)
         if self.on_output is not None:
@@ -155,13 +159,17 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
         sh.globals["BASH_EXECUTION_STRING"] = Var(script)
     if shell_setup is not None:
         shell_setup(sh)
-    status, error = run_shell(sh, fn)
+    status, error = run_shell(sh, fn, report=err.force)
     return ExecResult(out.text(), err.text(), status, error, out.truncated)
 
 
-def run_shell(sh: Shell, fn: Callable) -> tuple[int, Optional[str]]:
-    """Run a compiled script at the top level of `sh`: (exit status, what stopped it)."""
+def run_shell(sh: Shell, fn: Callable, report: Optional[Callable] = None) -> tuple[int, Optional[str]]:
+    """Run a compiled script at the top level of `sh`: (exit status, what stopped it).
+    `report` writes the message of what stopped it, past any output limit."""
     error = None
+
+    def _report(sh, message):
+        (report or sh.err)(f"bash: {message}\n")
     status = 0
     try:
         try:
@@ -204,10 +212,3 @@ def run_shell(sh: Shell, fn: Callable) -> tuple[int, Optional[str]]:
         status, error = 1, "internal"
         _report(sh, f"internal error ({type(e).__name__})")
     return status, error
-
-
-def _report(sh: Shell, message: str):
-    try:
-        sh.err(f"bash: {message}\n")
-    except LimitExceeded:
-        pass

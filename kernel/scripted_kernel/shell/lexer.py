@@ -156,7 +156,7 @@ class Lexer:
             for op in OPERATORS:
                 if src.startswith(op, pos):
                     return Token("OP", op, pos, pos + len(op))
-        if c.isdigit():
+        if (c.isascii() and c.isdigit()):
             m = _DIGITS.match(src, pos)
             if m.end() < len(src) and src[m.end()] in "<>":
                 return Token("IONUMBER", int(m.group()), pos, m.end())
@@ -706,7 +706,7 @@ class Lexer:
             name = m.group()
             pos = m.end()
         elif pos < n and src[pos] in SPECIAL_PARAMS:
-            if src[pos].isdigit():
+            if (src[pos].isascii() and src[pos].isdigit()):
                 m = _DIGITS.match(src, pos)
                 name, pos = m.group(), m.end()
             else:

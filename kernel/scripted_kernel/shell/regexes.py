@@ -153,7 +153,7 @@ def translate(pattern: str, extended: bool, awk: bool = False, strict: bool = Fa
                 else:
                     out.append(c)
                 continue
-            if e.isdigit() and e != "0":
+            if (e.isascii() and e.isdigit()) and e != "0":
                 out.append("\\" + e)
             elif e == "<":
                 out.append(r"\b(?=\w)")
@@ -263,7 +263,7 @@ def _interval(p: str, i: int, out: list, bre: bool) -> int:
 
 def _valid_interval(body: str) -> bool:
     lo, comma, hi = body.partition(",")
-    return (lo.isdigit() or (comma and lo == "")) and (hi == "" or hi.isdigit())
+    return ((lo.isascii() and lo.isdigit()) or (comma and lo == "")) and (hi == "" or (hi.isascii() and hi.isdigit()))
 
 
 _cache: dict = {}

@@ -351,7 +351,7 @@ class Shell:
         if target in ("@", "*"):
             return list(self.positional) if not (quoted and target == "*") else \
                 self.ifs[:1].join(self.positional)
-        if target.isdigit():
+        if (target.isascii() and target.isdigit()):
             k = int(target)
             return self.script_name if k == 0 else (self.positional[k - 1] if k <= len(self.positional) else None)
         if target in ("#", "?"):
@@ -588,7 +588,7 @@ class Shell:
                 raise FatalError(f"{target}: invalid variable name")
             self.set_var(target, value)
             return
-        if p.name in ("@", "*", "#", "?", "-", "$", "!") or p.name.isdigit():
+        if p.name in ("@", "*", "#", "?", "-", "$", "!") or (p.name.isascii() and p.name.isdigit()):
             raise FatalError(f"${p.name}: cannot assign in this way")
         if p.index is not None:
             self.set_element(p.name, _expand_index(self, p.index), value)

@@ -1,0 +1,204 @@
+"""Scripts may come from an attacker (through an LLM's input): resource bombs, regex bombs,
+runaway jq, escapes and malformed input must end with a clear error, in bounded time and
+memory, with the host process alive. Budgets here are generous for a loaded 2-core machine;
+SECURITY.md lists what each case measured."""
+import resource
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scripted_kernel import ExecutionLimits, ScriptedTool, ToolDef
+
+LIMITS = ExecutionLimits(timeout_seconds=3, max_output_bytes=1 << 20)
+
+
+@pytest.fixture(scope="module")
+def tool():
+    def echo_params(args):
+        return {"params": args.params, "stdin_bytes": len(args.stdin or "")}
+    return (ScriptedTool.builder("hard").limits(LIMITS)
+            .tool(ToolDef("probe", "echo parameters", {"type": "object", "properties": {
+                "n": {"type": "integer", "maximum": 1000}, "name": {"type": "string", "maxLength": 64}}}),
+                echo_params)
+            .build())
+
+
+def rss_mb() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+
+
+BOMBS = {
+    "brace expansion": ("echo {1..99999999}", "limit:max_brace_expansion"),
+    "seq": ("seq 1 1000000000000 | head -1", "limit:max_string_length"),
+    "printf width": ("printf '%999999999d' 1", "limit:max_string_length"),
+    "string doubling": ("s=x; while :; do s=$s$s; done", "limit:max_string_length"),
+    "endless arithmetic for": ("for ((i=0;;i++)); do :; done", "limit:max_loop_iterations"),
+    "endless while": ("while :; do :; done", "limit:max_commands"),
+    "recursion": ("f(){ f; }; f", "limit:max_function_depth"),
+    "output flood": ("while :; do echo yyyyyyyyyyyyyyyyyyyyyyyyyyyyyy; done", "limit:max_output_bytes"),
+    "parser nesting $(": ("echo " + "$(" * 100_000, None),
+    "parser nesting ((": ("(" * 100_000, None),
+    "jq range": ("jq -n '[range(1e9)]'", "timeout"),
+    "jq repeat": ("jq -n '[repeat(1)]'", None),
+    "jq recursion": ("jq -n 'def f: f; f'", "timeout"),
+    "jq limit repeat": ("jq -n '[limit(1e9; repeat(.))] | length'", "timeout"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOMBS))
+def test_resource_bombs_end_cleanly(tool, name):
+    script, error = BOMBS[name]
+    start = time.monotonic()
+    r = tool.execute(script)
+    elapsed = time.monotonic() - start
+    assert elapsed < 10, f"{name} took {elapsed:.1f} s"
+    assert r.exit_code != 0
+    if error is not None:
+        assert r.error == error, r.stderr
+    assert r.stderr and "Traceback" not in r.stderr
+    assert rss_mb() < 2048
+    assert tool.execute("echo alive").stdout == "alive\n"
+
+
+@pytest.mark.parametrize("script", [
+    "printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\\n' | grep -E '(a+)+$'",
+    "echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa! | sed -E 's/(a+)+$//'",
+    "echo aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa! | awk '/(a+)+$/'",
+    "[[ aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa! =~ (a+)+$ ]]",
+    "x=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa; echo ${x//*(a)*(a)b/}",
+    "case aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa! in *(*(a))b) echo m;; esac",
+])
+def test_catastrophic_regexes_finish(tool, script):
+    start = time.monotonic()
+    r = tool.execute(script)
+    assert time.monotonic() - start < 5 and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("script,fragment", [
+    ("cat /etc/passwd", "file access is disabled"),
+    ("grep root /etc/passwd", "file access is disabled"),
+    ("sed -n p /etc/passwd", "file access is disabled"),
+    ("awk '{print}' /etc/passwd", "file access is disabled"),
+    ("jq . /etc/passwd", "file access is disabled"),
+    ("sort /etc/passwd", "file access is disabled"),
+    ("echo x > /tmp/owned", "file redirection is disabled"),
+    ("echo x >> ~/.bashrc", "file redirection is disabled"),
+    ("cat < /etc/shadow", "file redirection is disabled"),
+    ("exec 3</etc/passwd", "file redirection is disabled"),
+    ("source /etc/profile", "reading script files is disabled"),
+    (". /etc/profile", "reading script files is disabled"),
+    ("/bin/sh -c id", "running programs by path is disabled"),
+    ("PATH=/bin; ls", "command not found"),
+    ("exec /bin/sh", "running programs by path is disabled"),
+    ("command /bin/ls", "running programs by path is disabled"),
+    ("cat <(id)", "process substitution"),
+    ("jq -n 'import \"a\" as a; 1'", "disabled"),
+    ("jq -n --rawfile f /etc/passwd '$f'", "file access is disabled"),
+    ("awk 'BEGIN { while ((getline l < \"/etc/passwd\") > 0) print l }'", "file access is disabled"),
+    ("awk 'BEGIN { print \"x\" > \"/tmp/owned\" }'", "file access is disabled"),
+    ("awk 'BEGIN { system(\"id\") }'", "running commands is disabled"),
+    ("awk 'BEGIN { \"id\" | getline x }'", "syntax error"),
+    ("echo x | sed 'w /tmp/owned'", "disabled"),
+    ("echo x | sed 'e id'", "disabled"),
+    ("echo x | sed 's/x/id/e'", "disabled"),
+])
+def test_escapes_are_refused(tool, script, fragment):
+    r = tool.execute(script)
+    assert r.exit_code != 0 and fragment in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_host_environment_and_secrets_stay_out(tool, monkeypatch):
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "topsecretvalue")
+    # the pattern is split with quotes so that the script's own text does not match it
+    script = """env_dump() { declare -p; export -p; }
+env_dump | grep -c "top""secret"
+jq -n 'env | tostring' | grep -c "top""secret"
+awk 'BEGIN { for (k in ENVIRON) print k, ENVIRON[k] }' | grep -c "top""secret"
+echo "${AWS_SECRET_ACCESS_KEY:-unset}" """
+    r = tool.execute(script)
+    assert r.stdout == "0\n0\n0\nunset\n"
+
+
+def test_tool_errors_are_sanitised():
+    def leaky(args):
+        raise RuntimeError("connect failed: /srv/app/config.py password=hunter2 "
+                           "key=AKIAABCDEFGHIJKLMNOP\nTraceback (most recent call last): ...")
+    t = ScriptedTool.builder("t").tool(ToolDef("leaky", "fails"), leaky).build()
+    r = t.execute("leaky")
+    assert r.exit_code == 1 and r.stderr.count("\n") == 1
+    assert "/srv" not in r.stderr and "hunter2" not in r.stderr and "AKIA" not in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_help_and_discover_only_know_registered_tools(tool):
+    r = tool.execute("help cat; help ls; discover --search passwd")
+    assert "cat" not in r.stdout and r.exit_code != 0
+
+
+@pytest.mark.parametrize("args", ["--n abc", "--n 99999999999999999999999", "--name " + "x" * 10_000,
+                                  "--n", "--json '{\"n\": \"x\"}'", "--json '[1]'", "--json '{'"])
+def test_bad_tool_input_is_a_flag_error(tool, args):
+    r = tool.execute(f"probe {args}")
+    assert r.exit_code == 2 and r.stderr.startswith("probe: ") and "Traceback" not in r.stderr
+
+
+def test_binary_and_invalid_utf8_on_stdin(tool):
+    data = bytes(range(256)).decode("latin-1") + "\udcff\udcfe"
+    r = tool.execute("probe | jq .stdin_bytes; wc -c | tr -d ' '; tr -d 'a' | head -c 3 | od -c >/dev/null; echo ok",
+                     stdin=data)
+    assert "Traceback" not in r.stderr and r.stdout.endswith("ok\n")
+
+
+# ---------------------------------------------------------------- fuzzing (bounded)
+
+WORDS = st.sampled_from(["echo", "x", "$x", "${x:-d}", "$((1+2))", "'q'", '"dq $x"', "a=1", "{1..3}",
+                         "|", "&&", "||", ";", "\n", "(", ")", "{", "}", "if", "then", "fi", "for",
+                         "in", "do", "done", "case", "esac", ")", "[[", "]]", "$(", "`", "<<EOF",
+                         "EOF", "jq", ".", "grep", "-v", "sed", "s/a/b/", "awk", "'{print}'", "2>&1",
+                         ">/dev/null", "f()", "local", "return", "break", "!", "*", "?", "[a-z]"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(WORDS, max_size=25))
+def test_fuzz_grammar_words_never_crash(words):
+    t = ScriptedTool.builder("fuzz").limits(ExecutionLimits(timeout_seconds=1, max_commands=10_000)).build()
+    r = t.execute(" ".join(words))
+    assert r.error != "internal", r.stderr
+    assert "Traceback" not in r.stderr
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=200))
+def test_fuzz_arbitrary_text_never_crashes(text):
+    t = ScriptedTool.builder("fuzz").limits(ExecutionLimits(timeout_seconds=1, max_commands=10_000)).build()
+    r = t.execute(text)
+    assert r.error != "internal", r.stderr
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.text(max_size=12), max_size=8))
+def test_fuzz_tool_flags_never_crash(argv):
+    from scripted_kernel.tools.flags import FlagError, FlagParser
+    parser = FlagParser("probe", {"type": "object", "properties": {
+        "n": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}},
+        "opts": {"type": "object"}, "on": {"type": "boolean"}}, "additionalProperties": False})
+    try:
+        parser.validate(parser.parse(argv))
+    except FlagError:
+        pass
+
+
+def test_cancel_stops_quickly_and_keeps_output():
+    import threading
+    from scripted_kernel.shell import CancelToken
+    token = CancelToken()
+    t = ScriptedTool.builder("t").build()
+    threading.Timer(0.3, token.cancel).start()
+    start = time.monotonic()
+    r = t.execute("echo partial; while :; do x=$((x+1)); done", cancel=token)
+    assert time.monotonic() - start < 0.3 + 0.5
+    assert r.stdout == "partial\n" and r.error == "cancelled"
+    assert t.execute("echo next").stdout == "next\n"
