@@ -202,3 +202,9 @@ def test_cancel_stops_quickly_and_keeps_output():
     assert time.monotonic() - start < 0.3 + 0.5
     assert r.stdout == "partial\n" and r.error == "cancelled"
     assert t.execute("echo next").stdout == "next\n"
+
+
+def test_huge_sparse_index_is_cheap(tool):
+    start = time.monotonic()
+    r = tool.execute("a[2**62]=1; a[-1]+=2; echo ${#a[@]} ${!a[@]} ${a[@]}")
+    assert r.stdout == "1 4611686018427387904 12\n" and time.monotonic() - start < 1
