@@ -142,6 +142,33 @@ def run_notebook(argv) -> int:
     return 0 if failed == expected else 1
 
 
+def serve_mcp(argv) -> int:
+    """python -m scripted_kernel mcp --tools MODULE:OBJECT [--tools-dir DIR] [--discovery] [--http]"""
+    from .tools.mcp import serve
+    from .tools.toolset import DiscoveryMode
+    parser = argparse.ArgumentParser(prog="python -m scripted_kernel mcp")
+    parser.add_argument("--tools", metavar="MODULE:OBJECT")
+    parser.add_argument("--tools-dir", metavar="DIR")
+    parser.add_argument("--discovery", action="store_true", help="compact prompt plus a <name>_discover tool")
+    parser.add_argument("--http", action="store_true", help="streamable HTTP on 127.0.0.1 instead of stdio")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    if args.tools:
+        tool = load_tools(args.tools)
+        if args.tools_dir:
+            from .tools.executables import scan
+            for tool_def, callback in scan(args.tools_dir):
+                tool.register(tool_def, callback, False)
+    else:
+        builder = ScriptedTool.builder("scripted")
+        if args.tools_dir:
+            builder.executables(args.tools_dir)
+        tool = builder.build()
+    serve(tool, DiscoveryMode.WITH_DISCOVERY if args.discovery else DiscoveryMode.ALL, http=args.http,
+          port=args.port)
+    return 0
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["-f"] or any(a.startswith("--ConnectionFileMixin") for a in argv):
@@ -150,6 +177,8 @@ def main(argv=None) -> int:
         return install_kernelspec(argv[1:])
     if argv[:1] == ["notebook"]:
         return run_notebook(argv[1:])
+    if argv[:1] == ["mcp"]:
+        return serve_mcp(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m scripted_kernel",
                                      description="Scripted tools: bash scripts in a logic-only interpreter.")
     sub = parser.add_subparsers(dest="action", required=True)

@@ -503,6 +503,21 @@ class ScriptedToolBuilder:
         self._context.extend(context_blocks(directory))
         return self
 
+    def mcp_server(self, command: Optional[list] = None, url: Optional[str] = None,
+                   env: Optional[dict] = None) -> "ScriptedToolBuilder":
+        """Every tool of an MCP server (a stdio command line, or a streamable-HTTP URL)."""
+        from .mcp import tools_from_mcp
+        for tool_def, callback in tools_from_mcp(command, url, env):
+            self._tools.append((tool_def, callback, False))
+        return self
+
+    def openapi(self, spec, base_url: str, headers: Optional[dict] = None) -> "ScriptedToolBuilder":
+        """Every operation of an OpenAPI 3 document, called through HTTP."""
+        from .openapi import tools_from_openapi
+        for tool_def, callback in tools_from_openapi(spec, base_url, headers):
+            self._tools.append((tool_def, callback, False))
+        return self
+
     def executables(self, directory: str, stub: bool = False, timeout: float = 30.0) -> "ScriptedToolBuilder":
         """Every self-describing executable of a folder becomes a tool (others cannot run)."""
         from .executables import scan
