@@ -41,9 +41,10 @@ def test_ecommerce_notebook_runs_and_stops_at_the_failing_cell():
     assert text_of(code[3]) == "discount SAVE15-1\n  widget: 42 in stock\n  gadget: 0 in stock\n  gizmo: 7 in stock\n"
     assert code[4].outputs[1].data["application/json"] == {"count": 2, "total": 17.5}
     assert text_of(code[5]).startswith("list_orders")
-    last = code[6]
-    assert "no such user, carrying on" in text_of(last)
-    assert [o.ename for o in last.outputs if o.output_type == "error"] == ["ScriptError"]
+    failing = code[6]
+    assert "no such user, carrying on" in text_of(failing)
+    assert [o.ename for o in failing.outputs if o.output_type == "error"] == ["ScriptError"]
+    assert text_of(code[7]) == "after the error\n"      # runs only because errors are allowed here
 
 
 def test_magics_notebook_in_the_python_kernel():
