@@ -153,28 +153,15 @@ def _have(tool):
     return shutil.which(tool) is not None
 
 
-@pytest.mark.differential
-@pytest.mark.skipif(not HAVE_BASH5 or not _have("sed"), reason="real bash 5 and GNU tools are needed")
-@pytest.mark.parametrize("script", SED_CASES + OTHER_CASES)
-def test_same_as_gnu(script, run, tmp_path):
-    want_out, want_status = run_bash(script, tmp_path=tmp_path)
-    got = run(script)
-    assert (got.stdout, got.exit_code) == (want_out, want_status), got.stderr
+CASES = ([("sed", c) for c in SED_CASES + OTHER_CASES] + [("jq", c) for c in JQ_CASES]
+         + [("awk", c) for c in AWK_CASES])
 
 
 @pytest.mark.differential
-@pytest.mark.skipif(not HAVE_BASH5 or not _have("jq"), reason="real bash 5 and jq are needed")
-@pytest.mark.parametrize("script", JQ_CASES)
-def test_jq_same_as_jq(script, run, tmp_path):
-    want_out, want_status = run_bash(script, tmp_path=tmp_path)
-    got = run(script)
-    assert (got.stdout, got.exit_code) == (want_out, want_status), got.stderr
-
-
-@pytest.mark.differential
-@pytest.mark.skipif(not HAVE_BASH5 or not _have("awk"), reason="real bash 5 and an awk are needed")
-@pytest.mark.parametrize("script", AWK_CASES)
-def test_awk_same_as_system_awk(script, run, tmp_path):
+@pytest.mark.parametrize("needs,script", CASES)
+def test_same_as_the_real_tools(needs, script, run, tmp_path):
+    if not HAVE_BASH5 or not _have(needs):
+        pytest.skip(f"real bash 5 and {needs} are needed")
     want_out, want_status = run_bash(script, tmp_path=tmp_path)
     got = run(script)
     assert (got.stdout, got.exit_code) == (want_out, want_status), got.stderr
