@@ -131,49 +131,61 @@ def translate(pattern: str, extended: bool, awk: bool = False, strict: bool = Fa
         c = pattern[i]
         start_here = at_start
         at_start = False
+        operator = extended and c in "()|+?{"
         if c == "\\" and i + 1 < n:
             e = pattern[i + 1]
-            i += 2
             if not extended and e in "(){}|+?":
-                c = e            # BRE's escaped operators behave like ERE's plain ones
-                if c == "(":
-                    depth += 1
-                    out.append("(")
-                    at_start = True
-                elif c == ")":
-                    if depth == 0:
-                        raise RegexError("Unmatched ) or \\)")
-                    depth -= 1
-                    out.append(")")
-                elif c == "|":
-                    out.append("|")
-                    at_start = True
-                elif c == "{":
-                    i = _interval(pattern, i, out, bre=True)
-                else:
-                    out.append(c)
-                continue
-            if (e.isascii() and e.isdigit()) and e != "0":
-                out.append("\\" + e)
-            elif e == "<":
-                out.append(r"\b(?=\w)")
-            elif e == ">":
-                out.append(r"\b(?<=\w)")
-            elif e in "bBwWsS":
-                out.append("\\" + e)
-            elif e == "`":
-                out.append(r"\A")
-            elif e == "'":
-                out.append(r"\Z")
-            elif e == "n":
-                out.append(r"\n")
-            elif e == "t":
-                out.append(r"\t")
+                c, operator = e, True    # BRE's escaped operators behave like ERE's plain ones
+                i += 1
             else:
-                out.append(regex.escape(e))
-            continue
+                i += 2
+                if (e.isascii() and e.isdigit()) and e != "0":
+                    out.append("\\" + e)
+                elif e == "<":
+                    out.append(r"\b(?=\w)")
+                elif e == ">":
+                    out.append(r"\b(?<=\w)")
+                elif e in "bBwWsS":
+                    out.append("\\" + e)
+                elif e == "`":
+                    out.append(r"\A")
+                elif e == "'":
+                    out.append(r"\Z")
+                elif e == "n":
+                    out.append(r"\n")
+                elif e == "t":
+                    out.append(r"\t")
+                else:
+                    out.append(regex.escape(e))
+                continue
         i += 1
-        if c == "[":
+        if operator:
+            literal_here = start_here and extended   # an ERE may not open with {, + or ?
+            if c == "(":
+                depth += 1
+                out.append("(")
+                at_start = True
+            elif c == ")":
+                if depth == 0:
+                    if not awk:
+                        raise RegexError("Unmatched ) or \\)")
+                    out.append(r"\)")        # awk: an unmatched ) is an ordinary character
+                    continue
+                depth -= 1
+                out.append(")")
+            elif c == "|":
+                out.append("|")
+                at_start = True
+            elif c == "{":
+                if literal_here:
+                    out.append(r"\{")
+                else:
+                    i = _interval(pattern, i, out, bre=not extended)
+            elif literal_here:
+                out.append("\\" + c)
+            else:
+                out.append(c)
+        elif c == "[":
             if awk:
                 found = bracket(pattern, i, glob=True, negate_with_bang=False)
                 if found is None:
@@ -200,31 +212,6 @@ def translate(pattern: str, extended: bool, awk: bool = False, strict: bool = Fa
                 out.append("$")
             else:
                 out.append(r"\$")
-        elif extended and c in "()|+?{":
-            if c == "(":
-                depth += 1
-                out.append("(")
-                at_start = True
-            elif c == ")":
-                if depth == 0:
-                    if not awk:
-                        raise RegexError("Unmatched ) or \\)")
-                    out.append(r"\)")        # awk: an unmatched ) is an ordinary character
-                    continue
-                depth -= 1
-                out.append(")")
-            elif c == "|":
-                out.append("|")
-                at_start = True
-            elif c == "{":
-                if start_here:
-                    out.append(r"\{")
-                else:
-                    i = _interval(pattern, i, out, bre=False)
-            elif start_here and c in "+?":
-                out.append("\\" + c)
-            else:
-                out.append(c)
         else:
             out.append(regex.escape(c) if not c.isalnum() else c)
     if depth:
