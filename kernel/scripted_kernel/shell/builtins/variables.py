@@ -72,14 +72,20 @@ def _declare(sh, argv, cmd: str, local: bool, extra_on: str = "") -> int:
         return _print_declarations(sh, args, on)
     if not args:
         return _print_declarations(sh, args, on) if on else 0
-    status = 0
     in_function = bool(sh.funcnames) and "g" not in on
+    return _declare_each(sh, args, on, off, local or in_function, cmd)
+
+
+def _declare_each(sh, args, on: set, off: set, make_local: bool, cmd: str) -> int:
+    """Declare every argument; one that fails is reported and the rest still run, as in bash."""
+    status = 0
     for arg in args:
         try:
-            if not _declare_one(sh, arg, on, off, local or in_function, cmd):
+            if not _declare_one(sh, arg, on, off, make_local, cmd):
                 status = 1
         except FatalError as e:
-            sh.error(f"{cmd}: {e.message}" if not e.message.startswith(cmd) else e.message)
+            prefix = f"{cmd}: "
+            sh.error(e.message if e.message.startswith(prefix) else prefix + e.message)
             status = 1
     return status
 
@@ -264,19 +270,9 @@ def export(sh, argv):
         return 0
     if "f" in on:
         return 0
-    status = 0
-    for arg in args:
-        try:
-            if "n" in on:
-                if not _declare_one(sh, arg, set(), {"x"}, False, "export"):
-                    status = 1
-                continue
-            if not _declare_one(sh, arg, {"x"}, set(), False, "export"):
-                status = 1
-        except FatalError as e:
-            sh.error(f"export: {e.message}")
-            status = 1
-    return status
+    if "n" in on:
+        return _declare_each(sh, args, set(), {"x"}, False, "export")
+    return _declare_each(sh, args, {"x"}, set(), False, "export")
 
 
 @builtin("readonly")
@@ -287,17 +283,9 @@ def readonly(sh, argv):
     on, off, args = parsed
     if not args or "p" in on:
         for name in sorted(n for n in sh.globals if sh.globals[n].attrs & READONLY):
-            sh.out(describe(name, sh.globals[name]).replace("declare -", "declare -", 1) + "\n")
+            sh.out(describe(name, sh.globals[name]) + "\n")
         return 0
-    status = 0
-    for arg in args:
-        try:
-            if not _declare_one(sh, arg, on | {"r"}, set(), False, "readonly"):
-                status = 1
-        except FatalError as e:
-            sh.error(f"readonly: {e.message}")
-            status = 1
-    return status
+    return _declare_each(sh, args, on | {"r"}, set(), False, "readonly")
 
 
 @builtin("unset")
