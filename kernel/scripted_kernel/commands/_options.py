@@ -31,6 +31,11 @@ class Options:
         return self.values.get(name, [])
 
 
+def bad_usage(cmd: str, problem: str, status: int = 1) -> UsageError:
+    """GNU's two-line complaint about a command line."""
+    return UsageError(f"{cmd}: {problem}\nTry '{cmd} --help' for more information.", status)
+
+
 def parse(cmd: str, argv: list, short_flags: str = "", short_values: str = "",
           long_flags: Optional[dict] = None, long_values: Optional[dict] = None,
           status: int = 1, numeric_short: Optional[str] = None) -> tuple[Options, list[str]]:
@@ -58,15 +63,14 @@ def parse(cmd: str, argv: list, short_flags: str = "", short_values: str = "",
             if exact:
                 matches = exact
             if not matches:
-                raise UsageError(f"{cmd}: unrecognized option '{a}'\nTry '{cmd} --help' for more information.", status)
+                raise bad_usage(cmd, f"unrecognized option '{a}'", status)
             if len(set(matches)) > 1:
-                raise UsageError(f"{cmd}: option '{a}' is ambiguous\nTry '{cmd} --help' for more information.", status)
+                raise bad_usage(cmd, f"option '{a}' is ambiguous", status)
             full = matches[0]
             if full in long_values:
                 if not eq:
                     if i >= len(args):
-                        raise UsageError(f"{cmd}: option '--{full}' requires an argument\n"
-                                         f"Try '{cmd} --help' for more information.", status)
+                        raise bad_usage(cmd, f"option '--{full}' requires an argument", status)
                     value = args[i]
                     i += 1
                 key = long_values[full]
@@ -74,8 +78,7 @@ def parse(cmd: str, argv: list, short_flags: str = "", short_values: str = "",
                 opts.flags.append(key)
             else:
                 if eq:
-                    raise UsageError(f"{cmd}: option '--{full}' doesn't allow an argument\n"
-                                     f"Try '{cmd} --help' for more information.", status)
+                    raise bad_usage(cmd, f"option '--{full}' doesn't allow an argument", status)
                 opts.flags.append(long_flags[full])
             continue
         if a.startswith("-") and len(a) > 1:
@@ -90,8 +93,7 @@ def parse(cmd: str, argv: list, short_flags: str = "", short_values: str = "",
                     value = a[j + 1:]
                     if not value:
                         if i >= len(args):
-                            raise UsageError(f"{cmd}: option requires an argument -- '{c}'\n"
-                                             f"Try '{cmd} --help' for more information.", status)
+                            raise bad_usage(cmd, f"option requires an argument -- '{c}'", status)
                         value = args[i]
                         i += 1
                     opts.values.setdefault(c, []).append(value)
@@ -101,7 +103,7 @@ def parse(cmd: str, argv: list, short_flags: str = "", short_values: str = "",
                     opts.flags.append(c)
                     j += 1
                     continue
-                raise UsageError(f"{cmd}: invalid option -- '{c}'\nTry '{cmd} --help' for more information.", status)
+                raise bad_usage(cmd, f"invalid option -- '{c}'", status)
             continue
         operands.append(a)
     return opts, operands

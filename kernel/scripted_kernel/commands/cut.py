@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from ._options import UsageError, no_files, parse, run_guarded, split_lines
+from ._options import bad_usage, no_files, parse, run_guarded, split_lines
 
 NAMES = ("cut",)
 
@@ -13,13 +13,13 @@ def _ranges(spec: str) -> list[tuple[int, int]]:
     for part in spec.split(","):
         m = re.fullmatch(r"(\d*)(-?)(\d*)", part)
         if not m or (not m.group(1) and not m.group(3)) or part == "":
-            raise UsageError("cut: invalid byte, character or field list\nTry 'cut --help' for more information.")
+            raise bad_usage("cut", "invalid byte, character or field list")
         lo = int(m.group(1)) if m.group(1) else 1
         hi = int(m.group(3)) if m.group(3) else (lo if not m.group(2) else 1 << 62)
         if lo == 0:
-            raise UsageError("cut: fields and positions are numbered from 1\nTry 'cut --help' for more information.")
+            raise bad_usage("cut", "fields and positions are numbered from 1")
         if hi < lo:
-            raise UsageError("cut: invalid decreasing range\nTry 'cut --help' for more information.")
+            raise bad_usage("cut", "invalid decreasing range")
         out.append((lo, hi))
     return out
 
@@ -52,18 +52,16 @@ def run(sh, argv):
         no_files("cut", ops)
         modes = [m for m in "bcf" if opts.has(m)]
         if len(modes) != 1:
-            raise UsageError("cut: you must specify a list of bytes, characters, or fields\n"
-                             "Try 'cut --help' for more information." if not modes else
-                             "cut: only one type of list may be specified\nTry 'cut --help' for more information.")
+            raise bad_usage("cut", "you must specify a list of bytes, characters, or fields" if not modes
+                            else "only one type of list may be specified")
         mode = modes[0]
         ranges = _ranges(opts.get(mode))
         complement = opts.has("complement")
         delim = opts.get("d", "\t")
         if len(delim) != 1:
-            raise UsageError("cut: the delimiter must be a single character\nTry 'cut --help' for more information.")
+            raise bad_usage("cut", "the delimiter must be a single character")
         if opts.has("d") and mode != "f":
-            raise UsageError("cut: an input delimiter may be specified only when operating on fields\n"
-                             "Try 'cut --help' for more information.")
+            raise bad_usage("cut", "an input delimiter may be specified only when operating on fields")
         out_delim = opts.get("output-delimiter", delim if mode == "f" else "")
         sep = "\0" if opts.has("z") else "\n"
         out = []

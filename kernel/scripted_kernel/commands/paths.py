@@ -1,7 +1,7 @@
 """basename and dirname: string work on paths (no file is touched)."""
 from __future__ import annotations
 
-from ._options import UsageError, parse, run_guarded
+from ._options import bad_usage, parse, run_guarded
 
 NAMES = ("basename", "dirname")
 
@@ -33,21 +33,21 @@ def run(sh, argv):
         if cmd == "dirname":
             opts, ops = parse(cmd, argv, short_flags="z", long_flags={"zero": "z"})
             if not ops:
-                raise UsageError("dirname: missing operand\nTry 'dirname --help' for more information.")
+                raise bad_usage("dirname", "missing operand")
             end = "\0" if opts.has("z") else "\n"
             sh.out("".join(_dirname(p) + end for p in ops))
             return 0
         opts, ops = parse(cmd, argv, short_flags="az", short_values="s",
                           long_flags={"multiple": "a", "zero": "z"}, long_values={"suffix": "s"})
         if not ops:
-            raise UsageError("basename: missing operand\nTry 'basename --help' for more information.")
+            raise bad_usage("basename", "missing operand")
         end = "\0" if opts.has("z") else "\n"
         suffix = opts.get("s", "")
         if opts.has("a") or opts.has("s"):
             names = ops
         else:
             if len(ops) > 2:
-                raise UsageError(f"basename: extra operand '{ops[2]}'\nTry 'basename --help' for more information.")
+                raise bad_usage("basename", f"extra operand '{ops[2]}'")
             names, suffix = [ops[0]], (ops[1] if len(ops) == 2 else "")
         sh.out("".join(_basename(p, suffix) + end for p in names))
         return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from ._options import UsageError, parse, run_guarded
+from ._options import bad_usage, parse, run_guarded
 from ..shell.errors import LimitExceeded
 
 NAMES = ("seq",)
@@ -16,8 +16,7 @@ def _number(text: str) -> Decimal:
             raise InvalidOperation
         return Decimal(text)
     except InvalidOperation:
-        raise UsageError(f"seq: invalid floating point argument: '{text}'\n"
-                         f"Try 'seq --help' for more information.") from None
+        raise bad_usage("seq", f"invalid floating point argument: '{text}'") from None
 
 
 def _decimals(text: str) -> int:
@@ -36,15 +35,14 @@ def run(sh, argv):
                           long_values={"separator": "s", "format": "f"})
         ops = [o[1:] if o.startswith("\0") else o for o in ops]
         if not ops:
-            raise UsageError("seq: missing operand\nTry 'seq --help' for more information.")
+            raise bad_usage("seq", "missing operand")
         if len(ops) > 3:
-            raise UsageError(f"seq: extra operand '{ops[3]}'\nTry 'seq --help' for more information.")
+            raise bad_usage("seq", f"extra operand '{ops[3]}'")
         first_t, step_t, last_t = ("1", "1", ops[0]) if len(ops) == 1 else \
             (ops[0], "1", ops[1]) if len(ops) == 2 else tuple(ops)
         first, step, last = _number(first_t), _number(step_t), _number(last_t)
         if step == 0:
-            raise UsageError(f"seq: invalid Zero increment value: '{step_t}'\n"
-                             f"Try 'seq --help' for more information.")
+            raise bad_usage("seq", f"invalid Zero increment value: '{step_t}'")
         sep = opts.get("s", "\n")
         fmt = opts.get("f")
         places = max(_decimals(first_t), _decimals(step_t))

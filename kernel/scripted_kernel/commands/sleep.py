@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 import time
 
-from ._options import UsageError, run_guarded
+from ._options import bad_usage, run_guarded
 
 NAMES = ("sleep",)
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -13,12 +13,12 @@ _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 def run(sh, argv):
     def body():
         if len(argv) < 2:
-            raise UsageError("sleep: missing operand\nTry 'sleep --help' for more information.")
+            raise bad_usage("sleep", "missing operand")
         total = 0.0
         for arg in argv[1:]:
             m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)", arg)
             if not m:
-                raise UsageError(f"sleep: invalid time interval '{arg}'\nTry 'sleep --help' for more information.")
+                raise bad_usage("sleep", f"invalid time interval '{arg}'")
             total += float(m.group(1)) * _UNITS[m.group(2)]
         end = time.monotonic() + total
         while True:                      # in slices, so a cancel or the deadline stops it

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from ._options import UsageError, parse, run_guarded
+from ._options import UsageError, bad_usage, parse, run_guarded
 
 NAMES = ("tr",)
 CLASSES = {
@@ -93,13 +93,12 @@ def run(sh, argv):
                                       "truncate-set1": "t"})
         delete, squeeze, complement = opts.has("d"), opts.has("s"), opts.has("c") or opts.has("C")
         if not ops:
-            raise UsageError("tr: missing operand\nTry 'tr --help' for more information.")
+            raise bad_usage("tr", "missing operand")
         need = 2 if not delete and not (squeeze and len(ops) == 1) else (2 if delete and squeeze else 1)
         if len(ops) < need:
-            raise UsageError(f"tr: missing operand after '{ops[-1]}'\n"
-                             f"Two strings must be given when translating.\nTry 'tr --help' for more information.")
+            raise bad_usage("tr", f"missing operand after '{ops[-1]}'\nTwo strings must be given when translating.")
         if len(ops) > need:
-            raise UsageError(f"tr: extra operand '{ops[need]}'\nTry 'tr --help' for more information.")
+            raise bad_usage("tr", f"extra operand '{ops[need]}'")
         set1 = _expand(_unescape(ops[0]))
         text = sh.stdin.read_all()
         in_set1 = set(set1)
