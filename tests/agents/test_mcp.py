@@ -1,7 +1,6 @@
 """MCP both ways, with real processes: our server spawned and queried by the `mcp` client, and
 tools imported from a test MCP server written with the same package."""
 import asyncio
-import json
 import sys
 from pathlib import Path
 

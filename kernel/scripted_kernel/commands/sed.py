@@ -5,7 +5,7 @@ Commands that touch files or run processes (`r R w W e`, `s///w`, `s///e`) are r
 from __future__ import annotations
 
 import re as _re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 import regex
@@ -87,7 +87,7 @@ class _ScriptParser:
         out = []
         while True:
             if self.i >= len(self.text):
-                raise self.error(f"unterminated address regex")
+                raise self.error("unterminated address regex")
             c = self.text[self.i]
             if c == "\\" and self.i + 1 < len(self.text):
                 nxt = self.text[self.i + 1]
@@ -246,7 +246,7 @@ class _ScriptParser:
             return
         if c == "}" or c == "#":
             return
-        raise self.error(f"extra characters after command")
+        raise self.error("extra characters after command")
 
     def parse_text(self) -> str:
         """a/i/c text: `a\\` + newline + lines, or GNU's one-line `a text`."""

@@ -1,7 +1,6 @@
 """sort: sort lines of standard input (GNU coreutils, C locale byte order)."""
 from __future__ import annotations
 
-import functools
 import re
 
 from ._options import UsageError, no_files, parse, run_guarded, split_lines

@@ -9,8 +9,8 @@ from typing import Callable
 from . import nodes as A
 from . import patterns
 from .arith import compile_arith
-from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, FatalError,
-                     LimitExceeded, ReturnSignal)
+from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal,
+                     LimitExceeded)
 from .expand import Disabled, WordCompiler
 from .regexes import RegexError, RegexTimeout, search
 from .lexer import Source

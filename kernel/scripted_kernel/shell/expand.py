@@ -533,19 +533,19 @@ class WordCompiler:
                         return sh.ifs[:1].join(ks) if star_joined else ks
                     return keys
 
-            element = self.string(index) if index is not None else None
+            target_index = self.string(index) if index is not None else None
 
             special = sh_special(name) if not _is_plain_name(name) else None
 
             def indirect(sh):
                 var = sh.lookup_raw(name) if special is None else None
-                if var is not None and var.attrs & 32 and element is None:
+                if var is not None and var.attrs & 32 and target_index is None:
                     return var.value          # nameref: ${!ref} is the name it refers to
                 if special is not None:
                     target = special(sh)
                 else:
-                    target = sh.get_value(name) if element is None else sh.get_element(name, element(sh))
-                    if target is None and element is None and var is None:
+                    target = sh.get_value(name) if target_index is None else sh.get_element(name, target_index(sh))
+                    if target is None and target_index is None and var is None:
                         raise FatalError(f"{name}: invalid indirect expansion")
                 if target is None:
                     if sh.nounset:
@@ -626,7 +626,6 @@ class WordCompiler:
             return lambda sh: _join_star(each(sh), sh)
         op = p.op
         name = p.name
-        multi = _is_multi(p)
         if op in ("-", ":-", "+", ":+", "=", ":=", "?", ":?"):
             colon = op.startswith(":")
             kind = op[-1]

@@ -5,9 +5,9 @@ import re
 from typing import Optional
 
 from .nodes import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case, CaseItem, CommandList,
-                  CondAndOr, CondBinary, CondCommand, CondNot, CondUnary, CondWord, DoubleQuoted,
-                  For, FunctionDef, HereDoc, If, Lit, Pipeline, Redirect, SimpleCommand,
-                  SingleQuoted, Subshell, While, Word, COMPOUND_NODES)
+                  CondAndOr, CondBinary, CondCommand, CondNot, CondUnary, CondWord,
+                  For, FunctionDef, HereDoc, If, Pipeline, Redirect, SimpleCommand,
+                  Subshell, While, COMPOUND_NODES)
 from .errors import ShellSyntaxError
 from .lexer import REDIRECT_OPS, Lexer, Source
 

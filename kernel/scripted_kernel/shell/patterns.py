@@ -6,7 +6,6 @@ quoted parts that way), so one translation serves `case`, `[[ == ]]`, `${x#pat}`
 from __future__ import annotations
 
 import regex as re
-from typing import Optional
 
 from .regexes import bracket, compile_posix
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 
 from . import builtin
-from ..errors import (ArithError, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal,
-                      ShellSyntaxError)
+from ..errors import (ArithError, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal)
 from ..parser import RESERVED
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
