@@ -95,7 +95,10 @@ def run(sh, argv):
         timeout = getattr(sh.limits, "regex_timeout_seconds", 2.0)
         find = matcher(rx, timeout)
         try:
-            selected = [(find(ln) is not None) != invert for ln in lines]
+            if invert:
+                selected = [find(ln) is None for ln in lines]
+            else:
+                selected = [find(ln) is not None for ln in lines]
         except RegexTimeout:
             raise UsageError(f"{cmd}: regular expression too complex", 2) from None
         if max_count is not None:
@@ -129,6 +132,11 @@ def run(sh, argv):
                         if m.end() > m.start():
                             out.append(prefix_name + (f"{k + 1}:" if opts.has("n") else "") + m.group() + sep)
             sh.out("".join(out))
+            return 0 if count else 1
+        if not (context_before or context_after or with_name or opts.has("n")):
+            out = [ln for ln, sel in zip(lines, selected) if sel]
+            if out:
+                sh.out(sep.join(out) + sep)
             return 0 if count else 1
         printed = -1
         pending_after = 0

@@ -1,6 +1,8 @@
 """uniq: collapse adjacent repeated lines."""
 from __future__ import annotations
 
+import itertools
+
 from ._options import UsageError, no_files, parse, run_guarded, split_lines
 
 NAMES = ("uniq",)
@@ -35,16 +37,11 @@ def run(sh, argv):
                 rest = rest[:width]
             return rest.lower() if opts.has("i") else rest
 
-        groups = []
-        for line in lines:
-            k = key(line)
-            if groups and groups[-1][0] == k:
-                groups[-1][2].append(line)
-            else:
-                groups.append((k, line, [line]))
+        plain = not (skip_fields or skip_chars or width is not None or opts.has("i"))
+        groups = [list(members) for _, members in itertools.groupby(lines, None if plain else key)]
         out = []
-        for _, first, members in groups:
-            n = len(members)
+        for members in groups:
+            n, first = len(members), members[0]
             if opts.has("d") and n < 2 or opts.has("u") and n > 1:
                 continue
             if opts.has("D"):
