@@ -1,0 +1,589 @@
+"""The state an awk run works on (variables, the current record, output) and the builtins that
+need it. The compiled program (see codegen) reads and writes this state directly."""
+from __future__ import annotations
+
+import math
+import random
+import re
+from typing import Optional
+
+import regex
+
+from .values import EMPTY, AwkError, StrNum, is_num, num_to_str, strnum, to_num
+from ...shell.regexes import DEFAULT_TIMEOUT, RegexError, risky, translate
+
+# Variables whose string form the runtime keeps ready, because every print or subscript uses it.
+CACHED_STRINGS = {"OFS": "ofs", "ORS": "ors", "SUBSEP": "subsep", "CONVFMT": "convfmt", "OFMT": "ofmt"}
+_FORMAT = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?(?:hh|h|ll|l|L|q|j|z|t)?([cdiouxXeEfFgGaAs%])")
+
+
+class Next(Exception):
+    """`next` inside a function: ends the rules for this record."""
+
+
+class Exit(Exception):
+    def __init__(self, status):
+        super().__init__(status)
+        self.status = status
+
+
+class Runtime:
+    def __init__(self, sh, assigns: list, field_sep: Optional[str]):
+        self.sh = sh
+        self.globals: dict = {
+            "FS": " ", "OFS": " ", "ORS": "\n", "RS": "\n", "NR": 0.0, "FNR": 0.0,
+            "SUBSEP": "\x1c", "RSTART": 0.0, "RLENGTH": -1.0, "CONVFMT": "%.6g", "OFMT": "%.6g",
+            "FILENAME": "", "ARGC": 1.0,
+        }
+        self.ofs, self.ors, self.subsep, self.convfmt, self.ofmt = " ", "\n", "\x1c", "%.6g", "%.6g"
+        env = {k: strnum(v) for k, v in sh.exported_env().items()}
+        self.arrays: dict = {"ENVIRON": env, "ARGV": {"0": "awk"}}
+        self.set_record("")
+        if field_sep is not None:
+            self.set_var("FS", field_sep)
+        for name, value in assigns:
+            self.set_var(name, strnum(value))
+        self.operand_assigns: list = []      # `var=value` operands: done when input is first read
+        self.out: list = []           # output not yet handed to the shell (see tick)
+        self.random = random.Random(0)
+        self.seed = 0.0
+        self.records = iter(())
+        self.steps = 0
+
+    # -- output
+    def write(self, text: str):
+        self.out.append(text)
+
+    def write_to(self, redirect: tuple, text: str):
+        """print > "/dev/stderr" and friends; files and commands are refused."""
+        op, dest = redirect
+        if op in (">", ">>") and dest in ("/dev/stdout", "-"):
+            self.write(text)
+        elif op in (">", ">>") and dest == "/dev/stderr":
+            self.flush()
+            self.sh.err(text)
+        elif op == "|":
+            raise AwkError(f"awk: print | \"{dest}\": running commands is disabled in logic mode")
+        else:
+            raise AwkError(f"awk: print > \"{dest}\": file access is disabled in logic mode")
+
+    def flush(self):
+        if self.out:
+            text = "".join(self.out)
+            self.out.clear()          # the same list: compiled code holds its append
+            self.sh.out(text)
+
+    def fail(self, message: str):
+        raise AwkError(message)
+
+    def tick(self):
+        """Once per loop iteration: the wall-clock limit, and output handed on as it grows."""
+        self.steps += 1
+        if not self.steps & 1023:
+            self.sh.budget.check_clock()
+            self.flush()
+
+    # -- variables
+    def get_var(self, name):
+        """A global read the compiled code could not do directly (a name also used as an array)."""
+        v = self.globals.get(name)
+        if v is None:
+            if name in self.arrays:
+                raise AwkError(f"awk: can't use array {name} in scalar context")
+            return EMPTY
+        return v
+
+    def set_var(self, name, value):
+        if name in self.arrays:
+            raise AwkError(f"awk: can't assign to {name}; it's an array name.")
+        if name == "NF":
+            self.set_nf(int(to_num(value)))
+            return value
+        self.globals[name] = value
+        attr = CACHED_STRINGS.get(name)
+        if attr:
+            setattr(self, attr, self.to_str(value) if attr != "convfmt" else self._format_str(value))
+        return value
+
+    def _format_str(self, value) -> str:
+        return value if type(value) is not float else num_to_str(value, self.convfmt)
+
+    def array(self, name) -> dict:
+        arr = self.arrays.get(name)
+        if arr is None:
+            if name in self.globals:
+                raise AwkError(f"awk: can't use scalar {name} as array")
+            arr = self.arrays[name] = {}
+        return arr
+
+    def subscript(self, *subs) -> str:
+        return self.subsep.join([self.to_str(s) for s in subs])
+
+    def assign_operands(self):
+        for name, value in self.operand_assigns:
+            self.set_var(name, strnum(value))
+        self.operand_assigns = []
+
+    # -- records and fields: $0 is split (lazily) with the FS in force when it was read
+    def set_record(self, text: str):
+        self.record = text
+        self.record_typed = False
+        self.parts = None            # the fields as read, once split
+        self.values = None           # their values (strnums), made as they are used
+        self.nf = 0
+        self.record_fs = self.globals["FS"]
+
+    def split_record(self):
+        self.parts = self.split(self.record, self.record_fs)
+        self.nf = len(self.parts)
+        self.values = [None] * self.nf
+
+    def field(self, i):
+        if i == 0:
+            if not self.record_typed:
+                self.record = strnum(self.record)
+                self.record_typed = True
+            return self.record
+        if self.parts is None:
+            self.split_record()
+        if 0 < i <= self.nf:
+            v = self.values[i - 1]
+            if v is None:
+                v = self.values[i - 1] = strnum(self.parts[i - 1])
+            return v
+        if i < 0:
+            raise AwkError(f"awk: trying to access out of range field {i}")
+        return ""                    # a field past NF is the empty string, not unset
+
+    def field_at(self, index) -> object:
+        return self.field(int(to_num(index)))
+
+    def get_nf(self) -> float:
+        if self.parts is None:
+            self.split_record()
+        return float(self.nf)
+
+    def set_field(self, index, value):
+        i = int(to_num(index))
+        if i == 0:
+            self.set_record(self.to_str(value))
+            return value
+        if i < 0:
+            raise AwkError(f"awk: trying to access out of range field {i}")
+        if self.parts is None:
+            self.split_record()
+        if i > self.nf:
+            self._resize(i)
+        self.values[i - 1] = value
+        self.rebuild()
+        return value
+
+    def set_nf(self, n: int):
+        if self.parts is None:
+            self.split_record()
+        self._resize(n)
+        self.rebuild()
+
+    def _resize(self, n: int):
+        if n < self.nf:
+            del self.parts[n:], self.values[n:]
+        else:
+            self.parts.extend([""] * (n - self.nf))
+            self.values.extend([EMPTY] * (n - self.nf))
+        self.nf = n
+
+    def rebuild(self):
+        texts = [p if v is None else self.to_str(v) for p, v in zip(self.parts, self.values)]
+        self.record = self.ofs.join(texts)
+        self.record_typed = False
+
+    def split(self, text: str, fs) -> list:
+        fs = self.to_str(fs)
+        if fs == " ":
+            return text.split()
+        if text == "":
+            return []
+        if fs == "":
+            return list(text)
+        if len(fs) == 1 and fs != "\\":
+            return text.split(fs)
+        return timed(self.regex(fs).split, text)
+
+    # -- conversions
+    def to_str(self, v) -> str:
+        return v if type(v) is not float else num_to_str(v, self.convfmt)
+
+    def to_output(self, v) -> str:
+        return v if type(v) is not float else num_to_str(v, self.ofmt)
+
+    def regex(self, pattern: str):
+        try:
+            return compile_ere(pattern)
+        except (RegexError, regex.error) as e:
+            raise AwkError(f"awk: regular expression compile failed ({e})\n{pattern}") from None
+
+    def dynamic_regex(self, value):
+        return self.regex(self.to_str(value))
+
+    # -- input
+    def next_record(self) -> Optional[str]:
+        if self.operand_assigns:
+            self.assign_operands()
+        return next(self.records, None)
+
+    def getline(self) -> float:
+        """`getline`: the next record becomes $0."""
+        rec = self.next_record()
+        if rec is None:
+            return 0.0
+        self.count_record()
+        self.set_record(rec)
+        return 1.0
+
+    def getline_value(self):
+        """`getline var`: the next record as a value for var (None at the end of input)."""
+        rec = self.next_record()
+        if rec is None:
+            return None
+        self.count_record()
+        return strnum(rec)
+
+    def count_record(self):
+        g = self.globals
+        g["NR"] = to_num(g["NR"]) + 1.0
+        g["FNR"] = to_num(g["FNR"]) + 1.0
+
+    def read_input(self, text: str):
+        self.records = _records(text, self)
+
+    # -- builtins
+    def length_of(self, value) -> float:
+        return float(len(self.to_str(value)))
+
+    def substr(self, s, start, length=None) -> str:
+        s = self.to_str(s)
+        start = _round(to_num(start))
+        if length is not None:
+            length = to_num(length)
+            if length != length:
+                return ""
+            end = start + _round(length)
+        else:
+            end = len(s) + 1
+        start = max(start, 1)
+        end = min(end, len(s) + 1)
+        return s[start - 1:end - 1] if end > start else ""
+
+    def index(self, s, t) -> float:
+        return float(self.to_str(s).find(self.to_str(t)) + 1)
+
+    def split_into(self, s, arr: dict, sep=None, sep_regex=None) -> float:
+        s = self.to_str(s)
+        if sep_regex is not None:
+            parts = timed(sep_regex.split, s) if s else []
+        else:
+            parts = self.split(s, self.globals["FS"] if sep is None else sep)
+        arr.clear()
+        for k, part in enumerate(parts, 1):
+            arr[str(k)] = strnum(part)
+        return float(len(parts))
+
+    def match(self, s, rx, arr: Optional[dict] = None) -> float:
+        m = timed(rx.search, self.to_str(s))
+        if arr is not None:
+            arr.clear()
+            if m:
+                for k in range(0, (m.re.groups or 0) + 1):
+                    if m.group(k) is not None:
+                        arr[str(k)] = m.group(k)
+        g = self.globals
+        if m:
+            g["RSTART"] = float(m.start() + 1)
+            g["RLENGTH"] = float(m.end() - m.start())
+            return float(m.start() + 1)
+        g["RSTART"] = 0.0
+        g["RLENGTH"] = -1.0
+        return 0.0
+
+    def math(self, name: str, x) -> float:
+        x = to_num(x)
+        if name == "int":
+            return float(math.trunc(x)) if math.isfinite(x) else x
+        try:
+            return float(getattr(math, name)(x))
+        except (ValueError, OverflowError):
+            return math.nan if name != "exp" else math.inf
+
+    def srand(self, seed=None) -> float:
+        old = self.seed
+        self.seed = to_num(seed) if seed is not None else 0.0
+        self.random.seed(self.seed)
+        return old
+
+    def substitute(self, rx, repl, text, global_: bool) -> tuple[float, str]:
+        """sub/gsub: (number of replacements, new text)."""
+        repl = self.to_str(repl)
+        text = self.to_str(text)
+        count = 0
+        out = []
+        pos = 0
+        n = len(text)
+        last_end = -1
+        while pos <= n:
+            m = timed(rx.search, text, pos)
+            if m is None:
+                break
+            if m.start() == m.end() == last_end:
+                if pos < n:
+                    out.append(text[pos])
+                pos += 1
+                continue
+            out.append(text[pos:m.start()])
+            out.append(_awk_replacement(repl, m.group()))
+            count += 1
+            last_end = m.end()
+            if m.end() == m.start():
+                if m.start() < n:
+                    out.append(text[m.start()])
+                pos = m.start() + 1
+            else:
+                pos = m.end()
+            if not global_:
+                break
+        out.append(text[pos:])
+        return float(count), "".join(out)
+
+    def gensub(self, rx, repl, how, text=None) -> str:
+        repl = self.to_str(repl)
+        how = self.to_str(how)
+        text = self.to_str(self.field(0) if text is None else text)
+        which = 0 if how[:1] in ("g", "G") else max(1, int(to_num(how) or 1))
+        count = 0
+
+        def replace(m):
+            nonlocal count
+            count += 1
+            if which and count != which:
+                return m.group()
+            out, i = [], 0
+            while i < len(repl):
+                c = repl[i]
+                if c == "\\" and i + 1 < len(repl):
+                    d = repl[i + 1]
+                    out.append((m.group(int(d)) or "") if d.isascii() and d.isdigit() else d)
+                    i += 2
+                    continue
+                out.append(m.group() if c == "&" else c)
+                i += 1
+            return "".join(out)
+        return timed(rx.sub, replace, text)
+
+    def sprintf(self, fmt, *args) -> str:
+        fmt = self.to_str(fmt)
+        out = []
+        i, n, k = 0, len(fmt), 0
+        while i < n:
+            if fmt[i] != "%":
+                j = fmt.find("%", i)
+                j = n if j < 0 else j
+                out.append(fmt[i:j])
+                i = j
+                continue
+            m = _FORMAT.match(fmt, i)
+            if not m:
+                out.append(fmt[i:])
+                break
+            i = m.end()
+            flags, width, prec, conv = m.groups()
+            if conv == "%":
+                out.append("%")
+                continue
+            if width == "*":
+                width = str(int(to_num(args[k]))) if k < len(args) else "0"
+                k += 1
+            if prec == "*":
+                prec = str(int(to_num(args[k]))) if k < len(args) else "0"
+                k += 1
+            arg = args[k] if k < len(args) else EMPTY
+            k += 1
+            out.append(self._format_one("%" + flags + (width or "") + ("." + prec if prec is not None else ""),
+                                        conv, arg))
+        return "".join(out)
+
+    def _format_one(self, spec: str, conv: str, arg) -> str:
+        if conv == "c":
+            ch = chr(int(to_num(arg))) if is_num(arg) and type(arg) is not str else self.to_str(arg)[:1]
+            return (spec.split(".")[0] + "s") % ch
+        if conv == "s":
+            return (spec + "s") % self.to_str(arg)
+        if conv in "di":
+            v = to_num(arg)
+            return (spec + "d") % (int(v) if math.isfinite(v) else 0)
+        if conv in "ouxX":
+            v = int(to_num(arg))
+            if v < 0:
+                v += 1 << 64
+            return (spec + ("d" if conv == "u" else conv)) % v
+        if conv in "aA":
+            return _hex_float(to_num(arg), conv == "A")
+        return (spec + conv) % to_num(arg)
+
+
+_RISKY: dict = {}
+
+
+def timed(method, *args):
+    """A regex operation; patterns that can backtrack exponentially run under the per-call
+    budget and fail cleanly (the timeout costs ~10x a plain match, so only those pay it)."""
+    rx = method.__self__
+    risky_rx = _RISKY.get(rx.pattern)
+    if risky_rx is None:
+        risky_rx = _RISKY[rx.pattern] = risky(rx)
+    if not risky_rx:
+        return method(*args)
+    try:
+        return method(*args, timeout=DEFAULT_TIMEOUT)
+    except TimeoutError:
+        raise AwkError("awk: regular expression too complex") from None
+
+
+def searcher(rx):
+    """rx.search for a regex literal, guarded by the timeout only if the pattern needs it."""
+    if not risky(rx):
+        return rx.search
+
+    def guarded(text):
+        try:
+            return rx.search(text, timeout=DEFAULT_TIMEOUT)
+        except TimeoutError:
+            raise AwkError("awk: regular expression too complex") from None
+    return guarded
+
+
+_ere_cache: dict = {}
+
+
+def compile_ere(pattern: str):
+    rx = _ere_cache.get(pattern)
+    if rx is None:
+        # awk strings and regex literals share escapes such as \/ and \"
+        rx = regex.compile(translate(pattern, extended=True, awk=True), regex.V0 | regex.DOTALL)
+        if len(_ere_cache) > 512:
+            _ere_cache.clear()
+        _ere_cache[pattern] = rx
+    return rx
+
+
+def _hex_float(x: float, upper: bool) -> str:
+    """C's %a: 42 -> 0x1.5p+5."""
+    text = x.hex()
+    mantissa, _, exp = text.partition("p")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    text = f"{mantissa}p{exp if exp.startswith('-') else '+' + exp.lstrip('+')}"
+    return text.upper() if upper else text
+
+
+def _round(x: float) -> int:
+    if x != x:
+        return 0
+    if x in (math.inf, -math.inf):
+        return 1 << 62 if x > 0 else -(1 << 62)
+    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
+
+
+def _awk_replacement(repl: str, matched: str) -> str:
+    out, i = [], 0
+    while i < len(repl):
+        c = repl[i]
+        if c == "\\" and i + 1 < len(repl) and repl[i + 1] in "&\\":
+            out.append(repl[i + 1])
+            i += 2
+            continue
+        out.append(matched if c == "&" else c)
+        i += 1
+    return "".join(out)
+
+
+def _records(text: str, rt: Runtime):
+    """Records of the input by RS, read lazily so that RS may change in BEGIN."""
+    pos = 0
+    n = len(text)
+    while pos < n:
+        rs = rt.to_str(rt.globals["RS"])
+        if rs == "\n":
+            end = text.find("\n", pos)
+            if end < 0:
+                yield text[pos:]
+                return
+            yield text[pos:end]
+            pos = end + 1
+        elif rs == "":
+            while pos < n and text[pos] == "\n":
+                pos += 1
+            if pos >= n:
+                return
+            m = re.compile(r"\n\n+").search(text, pos)
+            if m is None:
+                yield text[pos:].rstrip("\n")
+                return
+            yield text[pos:m.start()]
+            pos = m.end()
+        elif len(rs) == 1:
+            end = text.find(rs, pos)
+            if end < 0:
+                yield text[pos:]
+                return
+            yield text[pos:end]
+            pos = end + 1
+        else:
+            m = timed(rt.regex(rs).search, text, pos)
+            if m is None or m.end() == m.start():
+                yield text[pos:]
+                return
+            yield text[pos:m.start()]
+            pos = m.end()
+
+
+def run_program(program, rt: Runtime, text: str) -> int:
+    """BEGIN, then the rules for every record, then END; `exit` skips to END (or out of it)."""
+    rt.read_input(text)
+    status = 0
+    try:
+        try:
+            program.begin()
+            if program.main is not None or program.reads_input:
+                _each_record(program.main, rt)
+        except Exit as e:
+            if e.status is not None:
+                status = e.status
+        try:
+            program.end()
+        except Exit as e:
+            if e.status is not None:
+                status = e.status
+    except Next:
+        pass
+    rt.flush()
+    return status & 0xFF
+
+
+def _each_record(main, rt: Runtime):
+    g = rt.globals
+    if rt.operand_assigns:
+        rt.assign_operands()
+    count = 0
+    for rec in rt.records:
+        nr, fnr = g["NR"], g["FNR"]
+        g["NR"] = (nr if type(nr) is float else to_num(nr)) + 1.0
+        g["FNR"] = (fnr if type(fnr) is float else to_num(fnr)) + 1.0
+        rt.set_record(rec)
+        if main is not None:
+            try:
+                main()
+            except Next:
+                pass
+        count += 1
+        if not count & 1023:
+            rt.sh.budget.check_clock()
+            rt.flush()
