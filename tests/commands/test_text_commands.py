@@ -122,6 +122,32 @@ awk 'BEGIN { a[1,2] = 3; for (k in a) { split(k, p, SUBSEP); print p[1], p[2] } 
 printf 'l1\nl2\nl3\n' | awk 'NR == 1 { getline; print "got", $0 } END { print NR }'
 awk 'BEGIN { exit 3 } END { print "end" }'; echo "status=$?"
 awk 'BEGIN { CONVFMT = "%.2f"; a = 3.14159; b = a ""; print b; print a }'
+awk 'BEGIN { for (i = 0; i < 5; i++) { if (i == 2) continue; if (i == 4) break; printf "%d ", i }; print "i=" i }'
+awk 'BEGIN { i = 0; do { i++; if (i < 3) continue; printf "%d ", i } while (i < 5); print "" }'
+awk 'BEGIN { while (1) { n++; if (n > 3) break }; print n }'
+printf 'a\nb\nc\n' | awk '{ for (i = 0; i < 3; i++) if ($0 == "b") next } { print }'
+printf 'a\nb\nc\n' | awk 'NR == 1 { while ((getline line) > 0) n++; print n, line, NR, $0 }'
+printf 'k 1\nk 2\nj 5\n' | awk '{ t[$1] += $2; c[$1]++ } END { print t["k"], c["k"], t["j"], c["j"] }'
+awk 'BEGIN { x = 5; y = x++ + ++x; print x, y; a["k"] = 1; print a["k"]++, a["k"], --a["k"] }'
+awk 'BEGIN { x = 10; x -= 3; x *= 2; x /= 7; x ^= 3; x %= 5; print x; print (y += 2) * 3, y }'
+awk 'function inc(arr, k) { arr[k]++ } BEGIN { inc(c, "x"); inc(c, "x"); print c["x"], length(c) }'
+awk 'function fill(a, n,   i) { for (i = 1; i <= n; i++) a[i] = i * i } BEGIN { fill(sq, 4); for (k = 1; k <= 4; k++) printf "%s ", sq[k]; print "" }'
+awk 'function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) } BEGIN { print fib(15) }'
+awk 'function loc(x,   tmp) { tmp = x * 2; return tmp } BEGIN { tmp = "global"; print loc(4), tmp }'
+echo 'a b c d' | awk '{ $5 = "e"; print NF, $0; $2 = ""; print; NF = 3; print $0 "|" }'
+echo 'one two' | awk '{ sub(/o/, "0", $2); gsub(/[a-z]/, "<&>", $1); print; print $1 }'
+awk 'BEGIN { s = "aaa"; n = gsub(/a/, "b", s); arr["x"] = "hello"; sub(/l+/, "L", arr["x"]); print n, s, arr["x"] }'
+printf '1\n2\n3\n4\n5\n6\n' | awk '/2/,/3/ { print "r1", $0 } $0 == 5, 0 { print "r2", $0 }'
+echo '3 x' | awk '{ print ($1 > 10), ($2 > 10), ($1 "" > 10), (substr($1, 1) < 10) }'
+awk 'BEGIN { a["x"]; if ("x" in a) print "in"; delete a["x"]; if (!("x" in a)) print "gone"; a[1,2] = 3; if ((1,2) in a) print "pair" }'
+awk 'BEGIN { OFS = "-"; ORS = "|\n"; $0 = "a b c"; $1 = $1; print; print $1, $2 }'
+echo '5 apples' | awk '{ $1 *= 2; print; print $1 + 0 }'
+awk 'BEGIN { x; if (x == 0 && x == "") print "both"; print length(x), length() }' </dev/null
+printf 'x y z\n' | awk '{ for (i = NF; i > 0; i--) printf "%s%s", $i, (i > 1 ? OFS : ORS) }'
+awk 'BEGIN { printf "%s %d %.3f %5s|%-5s|\n", "s", "42abc", 3.14159, "r", "l" }'
+awk 'BEGIN { n = split("2024-01-15", d, /-/); print n, d[1] + 0, d[2] d[3] }'
+echo 'abc' | awk '{ if (match($0, /b+/)) print RSTART, RLENGTH, substr($0, RSTART, RLENGTH) }'
+awk 'BEGIN { while (i++ < 3) s = s i; print s; exit; print "no" } END { print "end" }'
 """.strip().split("\n")
 
 JQ_CASES = [
