@@ -148,6 +148,8 @@ awk 'BEGIN { printf "%s %d %.3f %5s|%-5s|\n", "s", "42abc", 3.14159, "r", "l" }'
 awk 'BEGIN { n = split("2024-01-15", d, /-/); print n, d[1] + 0, d[2] d[3] }'
 echo 'abc' | awk '{ if (match($0, /b+/)) print RSTART, RLENGTH, substr($0, RSTART, RLENGTH) }'
 awk 'BEGIN { while (i++ < 3) s = s i; print s; exit; print "no" } END { print "end" }'
+printf 'a;b;c\n' | awk '{ print NR ": " $0 }' RS=';'
+printf '1 2\n3 4\n' | awk '{ print $1 * 2, $2 "x", $1 $2, -$1, $3 "|" }'
 """.strip().split("\n")
 
 JQ_CASES = [

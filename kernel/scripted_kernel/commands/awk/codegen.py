@@ -18,14 +18,16 @@ from .values import EMPTY, AwkError, StrNum, is_num, num_to_str, strnum, to_num
 
 _ARRAY_ARGS = {"split": 1, "match": 2}       # builtins taking an array name, by argument index
 _INLINE_ARITH = {"+", "-", "*"}
+_2_63 = float(2 ** 63)
 
 
 class Program:
     """The compiled functions: BEGIN actions, the per-record rules, END actions."""
-    __slots__ = ("begin", "main", "end", "reads_input")
+    __slots__ = ("begin", "main", "end", "reads_input", "uses_rs")
 
-    def __init__(self, begin, main, end, reads_input):
+    def __init__(self, begin, main, end, reads_input, uses_rs):
         self.begin, self.main, self.end, self.reads_input = begin, main, end, reads_input
+        self.uses_rs = uses_rs
 
 
 def compile_program(parsed, rt) -> Program:
@@ -38,13 +40,24 @@ def compile_program(parsed, rt) -> Program:
         raise AwkError("awk: program nesting too deep") from None
     exec(code, env)
     return Program(env["__begin"], env["__main"] if parsed.rules else None, env["__end"],
-                   bool(parsed.rules or parsed.end))
+                   bool(parsed.rules or parsed.end), "RS" in gen.names.global_scalars)
 
 
 # ---------------------------------------------------------------- helpers the generated code calls
 
+def _number_text(rt, format_name: str):
+    """str() of an awk value; numbers that are not integers go through rt's CONVFMT or OFMT."""
+    def convert(v) -> str:
+        if type(v) is not float:
+            return v
+        if v.is_integer() and -_2_63 < v < _2_63:
+            return str(int(v))
+        return num_to_str(v, getattr(rt, format_name))
+    return convert
+
+
 def _helpers(rt) -> dict:
-    to_str, to_output = rt.to_str, rt.to_output
+    to_str, to_output = _number_text(rt, "convfmt"), _number_text(rt, "ofmt")
 
     def truth(v) -> bool:
         t = type(v)
@@ -80,14 +93,11 @@ def _helpers(rt) -> dict:
         except (OverflowError, ValueError):
             return math.inf if a > 0 else math.nan
 
-    def field_number(i: int) -> float:
-        return to_num(rt.field(i))
-
     def first(pair, _):
         return pair[0]
 
     env = {"rt": rt, "G": rt.globals, "E": EMPTY, "N": to_num, "S": to_str, "O": to_output,
-           "T": truth, "F": rt.field, "FN": field_number, "FD": rt.field_at, "IDX": element,
+           "T": truth, "F": rt.field, "FN": rt.field_number, "FT": rt.field_text, "FO": rt.field_output, "FD": rt.field_at, "IDX": element,
            "SET": store, "DIV": divide, "MOD": modulo, "POW": power, "fmod": math.fmod,
            "atan2": math.atan2, "STRNUM": strnum, "W": rt.out.append, "TICK": rt.tick,
            "Next": Next, "Exit": Exit, "FIRST": first, "num_to_str": num_to_str, "is_num": is_num,
@@ -332,10 +342,9 @@ class _CodeGen:
     def s_print(self, node):
         args = node[1]
         if not args:
-            text = "F(0) + rt.ors"
+            text = "rt.record + rt.ors"
         else:
-            parts = [self.output(a) for a in args]
-            text = (parts[0] if len(parts) == 1 else "rt.ofs.join((" + ", ".join(parts) + ",))") + " + rt.ors"
+            text = " + rt.ofs + ".join(self.output(a) for a in args) + " + rt.ors"
         self.write(text, node[2])
 
     def s_printf(self, node):
@@ -351,6 +360,8 @@ class _CodeGen:
             self.emit(f"rt.write_to(({redirect[0]!r}, {self.string(redirect[1])}), {text})")
 
     def output(self, node) -> str:
+        if node[0] == "field" and node[1][0] == "num":
+            return f"FO({int(node[1][1])})"
         code, kind = self.value(node)
         return code if kind == "str" else f"O({code})"
 
@@ -534,6 +545,8 @@ class _CodeGen:
         return f"N({code})"
 
     def string(self, node) -> str:
+        if node[0] == "field" and node[1][0] == "num":
+            return f"FT({int(node[1][1])})"
         code, kind = self.value(node)
         return code if kind == "str" else f"S({code})"
 

@@ -133,10 +133,12 @@ class Runtime:
         self.nf = 0
         self.record_fs = self.globals["FS"]
 
-    def split_record(self):
-        self.parts = self.split(self.record, self.record_fs)
-        self.nf = len(self.parts)
+    def split_record(self) -> list:
+        fs = self.record_fs
+        parts = self.parts = self.record.split() if fs == " " else self.split(self.record, fs)
+        self.nf = len(parts)
         self.values = [None] * self.nf
+        return parts
 
     def field(self, i):
         if i == 0:
@@ -154,6 +156,34 @@ class Runtime:
         if i < 0:
             raise AwkError(f"awk: trying to access out of range field {i}")
         return ""                    # a field past NF is the empty string, not unset
+
+    # Where the compiled code needs a field only as text or only as a number, these skip
+    # making its strnum.
+    def field_text(self, i: int, output: bool = False) -> str:
+        if i == 0:
+            return self.record
+        if self.parts is None:
+            self.split_record()
+        if 0 < i <= self.nf:
+            v = self.values[i - 1]
+            if v is None:
+                return self.parts[i - 1]
+            return self.to_output(v) if output else self.to_str(v)
+        return self.field(i)         # "" past NF, or the out-of-range error
+
+    def field_output(self, i: int) -> str:
+        return self.field_text(i, True)
+
+    def field_number(self, i: int) -> float:
+        if i == 0:
+            return to_num(self.record)
+        parts = self.parts
+        if parts is None:
+            parts = self.split_record()
+        if 0 < i <= self.nf:
+            v = self.values[i - 1]
+            return to_num(parts[i - 1] if v is None else v)
+        return to_num(self.field(i))
 
     def field_at(self, index) -> object:
         return self.field(int(to_num(index)))
@@ -253,8 +283,15 @@ class Runtime:
         g["NR"] = to_num(g["NR"]) + 1.0
         g["FNR"] = to_num(g["FNR"]) + 1.0
 
-    def read_input(self, text: str):
-        self.records = _records(text, self)
+    def read_input(self, text: str, fixed_rs: bool):
+        """Records of text; all at once when RS is a newline and nothing can change it."""
+        if fixed_rs and self.globals["RS"] == "\n" and not self.operand_assigns:
+            lines = text.split("\n")
+            if lines[-1] == "":
+                lines.pop()
+            self.records = iter(lines)
+        else:
+            self.records = _records(text, self)
 
     # -- builtins
     def length_of(self, value) -> float:
@@ -547,7 +584,7 @@ def _records(text: str, rt: Runtime):
 
 def run_program(program, rt: Runtime, text: str) -> int:
     """BEGIN, then the rules for every record, then END; `exit` skips to END (or out of it)."""
-    rt.read_input(text)
+    rt.read_input(text, not program.uses_rs)
     status = 0
     try:
         try:

@@ -43,6 +43,8 @@ def to_num(v) -> float:
         return v.num
     if t is int:
         return float(v)
+    if v.isdigit() and v.isascii():
+        return float(v)
     m = _LEADING_NUMBER.match(v)
     if m:
         return float(m.group())
