@@ -201,3 +201,10 @@ def test_same_as_the_real_tools(needs, script, run, tmp_path):
     want_out, want_status = run_bash(script, tmp_path=tmp_path)
     got = run(script)
     assert (got.stdout, got.exit_code) == (want_out, want_status), got.stderr
+
+
+def test_cut_c_counts_characters_not_bytes(run):
+    """POSIX: -c selects characters. GNU cut treats -c as -b and splits multibyte characters;
+    we keep characters whole, and -b still counts bytes."""
+    assert run("printf 'é1x\\n' | cut -c1,2").stdout == "é1\n"
+    assert run("printf 'é1x\\n' | cut -b3").stdout == "1\n"

@@ -19,13 +19,13 @@ def _nl(sh, argv):
     fmt = opts.get("n", "rn")
     out = []
     for line in split_lines(sh.stdin.read_all()):
-        if style == "a" or (style == "t" and line.strip()):
+        if style == "a" or (style == "t" and line):
             text = str(number)
             text = text.ljust(width) if fmt == "ln" else (text.zfill(width) if fmt == "rz" else text.rjust(width))
             out.append(f"{text}{sep}{line}\n")
             number += step
         else:
-            out.append(" " * (width + len(sep)) + line + "\n" if style != "n" else " " * (width + len(sep)) + line + "\n")
+            out.append(" " * (width + len(sep)) + line + "\n")
     sh.out("".join(out))
     return 0
 
@@ -68,21 +68,63 @@ def _fold(sh, argv):
         width = int(opts.get("w", "80"))
     except ValueError:
         raise UsageError(f"fold: invalid number of columns: '{opts.get('w')}'") from None
-    out = []
-    for line in sh.stdin.read_all().split("\n"):
-        pieces = []
-        while len(line) > width:
-            cut = width
-            if opts.has("s"):
-                space = line.rfind(" ", 0, width)
-                if space >= 0:
-                    cut = space + 1
-            pieces.append(line[:cut])
-            line = line[cut:]
-        pieces.append(line)
-        out.append("\n".join(pieces))
-    sh.out("\n".join(out))
+    text = sh.stdin.read_all()
+    sh.out(_fold_text(text.encode("utf-8", "surrogateescape") if opts.has("b") else text, width,
+                      opts.has("s"), opts.has("b")))
     return 0
+
+
+def _next_column(column: int, c, by_bytes: bool) -> int:
+    """GNU fold's column after c: a tab goes to the next multiple of 8, a backspace back one,
+    a carriage return to 0 (with -b every byte is one column)."""
+    if by_bytes:
+        return column + 1
+    if c == "\t":
+        return column + 8 - column % 8
+    if c == "\b":
+        return max(0, column - 1)
+    if c == "\r":
+        return 0
+    return column + 1
+
+
+def _fold_text(text, width: int, at_blanks: bool, by_bytes: bool) -> str:
+    """GNU fold's loop: a line breaks before the character that would pass `width`; with -s,
+    after the last blank before it when there is one."""
+    if by_bytes:
+        text = [text[i:i + 1] for i in range(len(text))]
+    newline, blanks = (b"\n", (b" ", b"\t")) if by_bytes else ("\n", (" ", "\t"))
+    out, line, column = [], [], 0
+    for c in text:
+        if c == newline:
+            out.extend(line)
+            out.append(newline)
+            line, column = [], 0
+            continue
+        while True:
+            column = _next_column(column, c, by_bytes)
+            if column <= width:
+                break
+            if at_blanks:
+                blank = max((k for k, ch in enumerate(line) if ch in blanks), default=-1)
+                if blank >= 0:
+                    out.extend(line[:blank + 1])
+                    out.append(newline)
+                    line = line[blank + 1:]
+                    column = 0
+                    for ch in line:
+                        column = _next_column(column, ch, by_bytes)
+                    continue
+            if not line:        # a single character wider than the line: it goes out alone
+                break
+            out.extend(line)
+            out.append(newline)
+            line, column = [], 0
+        line.append(c)
+    out.extend(line)
+    if by_bytes:
+        return b"".join(out).decode("utf-8", "surrogateescape")
+    return "".join(out)
 
 
 def run(sh, argv):

@@ -407,9 +407,12 @@ class _Quit(Exception):
 
 
 class _Runner:
-    def __init__(self, commands: list, lines: list, quiet: bool, sep: str, out: list, timeout: float):
+    def __init__(self, commands: list, lines: list, quiet: bool, sep: str, out: list, timeout: float,
+                 missing_newline: bool = False):
         self.commands = commands
         self.lines = lines
+        self.missing_newline = missing_newline   # the last input line has no terminator
+        self.unterminated_at = -1                # len(out) after printing that line's pattern space
         self.quiet = quiet
         self.sep = sep
         self.out = out
@@ -500,8 +503,12 @@ class _Runner:
             cmd.in_range = False
         return not cmd.negate
 
-    def emit(self, text: str):
+    def emit(self, text: str, whole_line: bool = True):
+        """Print text and a line terminator. GNU sed leaves the terminator off the last input
+        line's pattern space if that line had none and nothing is printed after it."""
         self.out.append(text + self.sep)
+        if whole_line and self.missing_newline and self.index >= len(self.lines):
+            self.unterminated_at = len(self.out)
 
     def flush_appends(self):
         for text in self.append_queue:
@@ -570,7 +577,8 @@ class _Runner:
                 self.flush_appends()
                 space = space + "\n" + self.read_line()
             elif name == "P":
-                self.emit(space.split("\n", 1)[0])
+                first, newline, _ = space.partition("\n")
+                self.emit(first, whole_line=not newline)
             elif name == "h":
                 self.hold = space
             elif name == "H":
@@ -753,7 +761,8 @@ def run(sh, argv):
         if not missing_newline:
             lines.pop()
         out: list[str] = []
-        runner = _Runner(commands, lines, quiet, sep, out, getattr(sh.limits, "regex_timeout_seconds", 2.0))
+        runner = _Runner(commands, lines, quiet, sep, out, getattr(sh.limits, "regex_timeout_seconds", 2.0),
+                         missing_newline)
         try:
             status = runner.run()
         except SedError as e:
@@ -762,14 +771,8 @@ def run(sh, argv):
         except RegexTimeout:
             sh.out("".join(out))
             raise UsageError("sed: regular expression too complex", 4) from None
-        text_out = "".join(out)
-        if missing_newline and text_out.endswith(sep) and runner.index >= len(lines) and _last_line_printed_last(out, sep):
-            text_out = text_out[:-1]
-        sh.out(text_out)
+        if runner.unterminated_at == len(out):
+            out[-1] = out[-1][:-1]
+        sh.out("".join(out))
         return status
     return run_guarded("sed", sh, body)
-
-
-def _last_line_printed_last(out: list, sep: str) -> bool:
-    """GNU sed keeps a missing final newline when the last output is the last input line."""
-    return bool(out) and out[-1].endswith(sep)

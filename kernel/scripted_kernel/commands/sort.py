@@ -68,14 +68,15 @@ def _key_text(line: str, key: Key, sep) -> str:
     if "b" in key.flags:
         while fs < fe and line[fs] in " \t":
             fs += 1
-    start = min(fs + key.sc - 1, fe)
+    # like GNU, a character offset may run past its field (not past the line)
+    start = min(fs + key.sc - 1, len(line))
     if key.ef is None:
         end = len(line)
     elif key.ef > len(spans):
         end = len(line)
     else:
         es, ee = spans[key.ef - 1]
-        end = ee if key.ec == 0 else min(es + key.ec, ee)
+        end = ee if key.ec == 0 else min(es + key.ec, len(line))
     return line[start:end] if end > start else ""
 
 
@@ -127,8 +128,39 @@ def _human(text: str):
     return (sign * _HUMAN[m.group(3)], sign * value)
 
 
-def _version(text: str):
-    return [(0, int(p)) if (p.isascii() and p.isdigit()) else (1, p) for p in re.findall(r"\d+|\D+", text)]
+def _version(text: str) -> tuple:
+    """A key ordering like gnulib's filevercmp (sort -V): empty first, then ".", "..", other
+    names starting with ".", the rest; versions compare without their file suffixes first."""
+    if not text:
+        return (0,)
+    dots = 0 if text == "." else 1 if text == ".." else 2 if text.startswith(".") else 3
+    data = text.encode("utf-8", "surrogateescape")
+    suffix = _FILE_SUFFIX.search(data, 1)
+    return (1, dots, _verrev_key(data[:suffix.start()]), _verrev_key(data))
+
+
+_FILE_SUFFIX = re.compile(rb"(?:\.[A-Za-z~][A-Za-z0-9~]*)*\Z")
+_VERSION_RUNS = re.compile(rb"([^0-9]*)([0-9]*)")
+
+
+def _verrev_key(data: bytes) -> tuple:
+    """filevercmp's verrevcmp as a tuple: (non-digit run, number) pairs, where in a run '~'
+    sorts before its end, the end before letters and letters before other bytes. Each run ends
+    in 0 and the key ends in an empty pair, so a shorter string compares as verrevcmp says."""
+    pairs = []
+    for m in _VERSION_RUNS.finditer(data):
+        run, digits = m.group(1), m.group(2)
+        if not run and not digits:
+            break
+        pairs.append((tuple(_version_order(c) for c in run) + (0,), int(digits or b"0")))
+    pairs.append(((0,), 0))
+    return tuple(pairs)
+
+
+def _version_order(byte: int) -> int:
+    if 65 <= byte <= 90 or 97 <= byte <= 122:
+        return byte
+    return -1 if byte == 126 else byte + 256
 
 
 def _transform(text: str, flags: str):

@@ -39,7 +39,10 @@ def _base64(sh, argv):
         return 0
     encoded = b64.b64encode(data).decode()
     width = int(opts.get("w", "76"))
-    if width and encoded:
+    if not width:                  # -w 0: one line, and GNU ends it without a newline
+        sh.out(encoded)
+        return 0
+    if encoded:
         encoded = "\n".join(encoded[i:i + width] for i in range(0, len(encoded), width))
     sh.out(encoded + "\n" if encoded else "")
     return 0
