@@ -149,6 +149,10 @@ awk 'BEGIN { n = split("2024-01-15", d, /-/); print n, d[1] + 0, d[2] d[3] }'
 echo 'abc' | awk '{ if (match($0, /b+/)) print RSTART, RLENGTH, substr($0, RSTART, RLENGTH) }'
 awk 'BEGIN { while (i++ < 3) s = s i; print s; exit; print "no" } END { print "end" }'
 printf 'a;b;c\n' | awk '{ print NR ": " $0 }' RS=';'
+echo 'a&b a\b aaa' | awk '{ n = gsub(/a/, "[&]"); m = sub(/b/, "\\&"); print n, m, $0 }'
+echo 'x.y.z' | awk '{ gsub(/\./, "\\\\"); print }'
+echo 'abc' | awk '{ gsub(/x*/, "-"); print; s = "hello"; gsub(/l|^/, "<&>", s); print s }'
+awk 'BEGIN { printf "%5s|%-6d|%.2e|%*d|%c%c\n", "ab", 42, 1234.5, 4, 7, "xyz", 66 }'
 printf '1 2\n3 4\n' | awk '{ print $1 * 2, $2 "x", $1 $2, -$1, $3 "|" }'
 """.strip().split("\n")
 

@@ -361,6 +361,12 @@ class Runtime:
         """sub/gsub: (number of replacements, new text)."""
         repl = self.to_str(repl)
         text = self.to_str(text)
+        if not _matches_empty(rx):
+            # no empty matches to step over: the regex engine's own substitution will do
+            template = repl if "&" not in repl and "\\" not in repl else (
+                lambda m: _awk_replacement(repl, m.group()))
+            new, count = timed(rx.subn, template, text, 0 if global_ else 1)
+            return float(count), new
         count = 0
         out = []
         pos = 0
@@ -416,25 +422,13 @@ class Runtime:
         return timed(rx.sub, replace, text)
 
     def sprintf(self, fmt, *args) -> str:
-        fmt = self.to_str(fmt)
         out = []
-        i, n, k = 0, len(fmt), 0
-        while i < n:
-            if fmt[i] != "%":
-                j = fmt.find("%", i)
-                j = n if j < 0 else j
-                out.append(fmt[i:j])
-                i = j
+        k = 0
+        for piece in _format_pieces(self.to_str(fmt)):
+            if type(piece) is str:
+                out.append(piece)
                 continue
-            m = _FORMAT.match(fmt, i)
-            if not m:
-                out.append(fmt[i:])
-                break
-            i = m.end()
-            flags, width, prec, conv = m.groups()
-            if conv == "%":
-                out.append("%")
-                continue
+            flags, width, prec, conv = piece
             if width == "*":
                 width = str(int(to_num(args[k]))) if k < len(args) else "0"
                 k += 1
@@ -466,6 +460,36 @@ class Runtime:
         return (spec + conv) % to_num(arg)
 
 
+_format_cache: dict = {}
+
+
+def _format_pieces(fmt: str) -> list:
+    """A printf format as literal strings and (flags, width, precision, conversion) tuples,
+    parsed once per format."""
+    pieces = _format_cache.get(fmt)
+    if pieces is not None:
+        return pieces
+    pieces = []
+    i, n = 0, len(fmt)
+    while i < n:
+        if fmt[i] != "%":
+            j = fmt.find("%", i)
+            j = n if j < 0 else j
+            pieces.append(fmt[i:j])
+            i = j
+            continue
+        m = _FORMAT.match(fmt, i)
+        if not m:
+            pieces.append(fmt[i:])
+            break
+        i = m.end()
+        pieces.append("%" if m.group(4) == "%" else m.groups())
+    if len(_format_cache) > 256:
+        _format_cache.clear()
+    _format_cache[fmt] = pieces
+    return pieces
+
+
 _RISKY: dict = {}
 
 
@@ -482,6 +506,20 @@ def timed(method, *args):
         return method(*args, timeout=DEFAULT_TIMEOUT)
     except TimeoutError:
         raise AwkError("awk: regular expression too complex") from None
+
+
+_EMPTY_MATCHERS: dict = {}
+
+
+def _matches_empty(rx) -> bool:
+    """Whether rx can match the empty string (x*, ^, a|): sub and gsub then need awk's rules
+    for empty matches."""
+    found = _EMPTY_MATCHERS.get(rx.pattern)
+    if found is None:
+        if len(_EMPTY_MATCHERS) > 512:
+            _EMPTY_MATCHERS.clear()
+        found = _EMPTY_MATCHERS[rx.pattern] = rx.fullmatch("") is not None
+    return found
 
 
 def searcher(rx):
