@@ -69,23 +69,103 @@ GENERATORS = {
 }
 
 
-def _seq_case(rng: random.Random) -> str:
+def _seq_case(rng: random.Random) -> tuple[str, str]:
     numbers = [str(rng.randint(-5, 12)) for _ in range(3)]
     form = rng.choice([numbers[:1], numbers[:2], [numbers[0], rng.choice(["1", "2", "-1", "0.5", "-2"]), numbers[1]]])
     flags = rng.choice(["", "-w", "-s,", "-f %.2f", "-s ' ' -w"])
-    return f"seq {flags} {' '.join(form)}"
+    return f"seq {flags} {' '.join(form)}", ""
+
+
+def _expr_case(rng: random.Random) -> tuple[str, str]:
+    value = lambda: rng.choice([str(rng.randint(-20, 20)), "0", "abc", "a1", "''", "10", "007"])
+    form = rng.choice(["binary", "binary", "length", "substr", "index", "match", "colon"])
+    if form == "binary":
+        op = rng.choice(["+", "-", "'*'", "/", "%", "=", "!=", "'<'", "'>'", "'<='", "'>='", "'|'", "'&'"])
+        return f"expr {value()} {op} {value()}; echo status=$?", ""
+    word = rng.choice(["hello", "abcabc", "x", "''", "a.b.c"])
+    if form == "length":
+        return f"expr length {word}; echo status=$?", ""
+    if form == "substr":
+        return f"expr substr {word} {rng.randint(0, 4)} {rng.randint(0, 4)}; echo status=$?", ""
+    if form == "index":
+        return f"expr index {word} {rng.choice(['l', 'cb', 'z', '.'])}; echo status=$?", ""
+    pattern = rng.choice(["'a*'", "'h\\(.*\\)o'", "'.*c'", "'[a-c]*'", "'x'", "'\\(ab\\)*'"])
+    if form == "match":
+        return f"expr match {word} {pattern}; echo status=$?", ""
+    return f"expr {word} : {pattern}; echo status=$?", ""
+
+
+def _path_case(rng: random.Random) -> tuple[str, str]:
+    parts = ["", "a", "b.txt", "..", ".", "dir", "c.tar.gz"]
+    path = lambda: shlex.quote("/".join(rng.choice(parts) for _ in range(rng.randint(1, 4))) or "/")
+    form = rng.choice(["dirname", "basename", "basename-suffix", "basename-a", "dirname-many", "basename-s"])
+    if form == "dirname":
+        return f"dirname {path()}", ""
+    if form == "dirname-many":
+        return f"dirname {path()} {path()}", ""
+    if form == "basename":
+        return f"basename {path()}", ""
+    if form == "basename-suffix":
+        return f"basename {path()} {rng.choice(['.txt', '.gz', 'a', 'txt'])}", ""
+    if form == "basename-a":
+        return f"basename -a {path()} {path()}", ""
+    return f"basename -s {rng.choice(['.txt', '.gz'])} {path()} {path()}", ""
+
+
+def _date_case(rng: random.Random) -> tuple[str, str]:
+    fields = ["%Y", "%m", "%d", "%H", "%M", "%S", "%j", "%a", "%b", "%A", "%B", "%s", "%u", "%w", "%y",
+              "%e", "%p", "%I", "%F", "%T", "%D", "%%", "%Z", "%z", "%R", "%C", "%h", "%k", "%l", "%n", "%t"]
+    fmt = shlex.quote("+" + "-".join(rng.choice(fields) for _ in range(rng.randint(1, 4))))
+    when = rng.choice([f"@{rng.randint(0, 2_000_000_000)}", "2024-02-29", "'2024-02-29 13:45:07'",
+                       "2000-01-01T00:00:00", f"@{rng.randint(-100000, 100000)}"])
+    return f"date -u -d {when} {fmt}", ""
+
+
+def _printf_case(rng: random.Random) -> tuple[str, str]:
+    conversions = ["%d", "%5d", "%-5d|", "%05d", "%+d", "% d", "%x", "%X", "%o", "%#x", "%s", "%5s|", "%-5s|",
+                   "%.2s", "%c", "%5.2f", "%e", "%g", "%.3g", "%b", "%q", "%%", "%i", "%u"]
+    fmt = "".join(rng.choice(conversions) + rng.choice([" ", ",", "\\n"]) for _ in range(rng.randint(1, 3)))
+    args = [rng.choice(["42", "-7", "0x1f", "077", "'A", "3.5", "abc", "'a b'", "'x\\ty'", "''", "1e3"])
+            for _ in range(rng.randint(0, 4))]
+    return f"printf '{fmt}' {' '.join(args)}; echo \" status=$?\"", ""
+
+
+def _xargs_case(rng: random.Random) -> tuple[str, str]:
+    flags = rng.choice(["-n 2", "-n 1", "-I{} echo [{}]", "-L 1", "-r", "-n 3 -r", "-d ,", "-0", "-I X echo X-X"])
+    words = [rng.choice(["a", "b c", "d", "'e'", "f,g", ""]) for _ in range(rng.randint(0, 6))]
+    if "-0" in flags:
+        stdin = "".join(w.replace("'", "") + "\0" for w in words)
+    elif "-d" in flags:
+        stdin = ",".join(w.replace("'", "") for w in words) + "\n"
+    else:
+        stdin = "".join(w + "\n" for w in words)
+    command = "" if "echo" in flags else " echo"
+    return f"xargs {flags}{command}", stdin
+
+
+def _column_case(rng: random.Random) -> tuple[str, str]:
+    flags = rng.choice(["-t", "-t -s,", "-t -s ':,'", "-t -o ' | '", "-s, -t -o -"])
+    cells = ["a", "bb", "ccc", "1", "22", "long_cell"]
+    sep = "," if "-s," in flags or "-s :," in flags.replace("'", "") else " "
+    rows = [sep.join(rng.choice(cells) for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 5))]
+    return f"column {flags}", "".join(r + "\n" for r in rows)
+
+
+SCRIPT_MAKERS = {"seq": _seq_case, "expr": _expr_case, "basename": _path_case, "date": _date_case,
+                 "printf": _printf_case, "xargs": _xargs_case, "column": _column_case}
 
 
 def _case(command: str, index: int) -> tuple[str, str]:
     rng = random.Random(f"{command}-{index}")
-    if command == "seq":
-        return _seq_case(rng), ""
+    if command in SCRIPT_MAKERS:
+        return SCRIPT_MAKERS[command](rng)
     options, make_input = GENERATORS[command]
     option = rng.choice(options)
     return f"{command} {option}", make_input(rng, option)
 
 
-CASES = [(command, index) for command in list(GENERATORS) + ["seq"] for index in range(CASES_PER_COMMAND)]
+CASES = [(command, index) for command in list(GENERATORS) + list(SCRIPT_MAKERS)
+         for index in range(CASES_PER_COMMAND)]
 
 
 @pytest.mark.differential

@@ -6,6 +6,16 @@ from ._options import no_files, parse, run_guarded, split_lines
 NAMES = ("column",)
 
 
+def _split_any(line: str, separators: str) -> list:
+    cells, start = [], 0
+    for k, ch in enumerate(line):
+        if ch in separators:
+            cells.append(line[start:k])
+            start = k + 1
+    cells.append(line[start:])
+    return cells
+
+
 def run(sh, argv):
     def body():
         opts, ops = parse("column", argv, short_flags="tnxe", short_values="sco",
@@ -17,29 +27,15 @@ def run(sh, argv):
             sh.out("".join(ln + "\n" for ln in lines))
             return 0
         seps = opts.get("s")
-        rows = []
-        for ln in lines:
-            if seps is None:
-                rows.append(ln.split())
-            else:
-                cells, cur = [], []
-                for ch in ln:
-                    if ch in seps:
-                        cells.append("".join(cur))
-                        cur = []
-                    else:
-                        cur.append(ch)
-                cells.append("".join(cur))
-                if not opts.has("n"):
-                    cells = [c for c in cells if c != ""] or [""]
-                rows.append(cells)
+        # util-linux 2.38: -s splits at every separator character (empty cells stay), a short
+        # row gets empty cells, and every column but the last is padded
+        rows = [ln.split() if seps is None else _split_any(ln, seps) for ln in lines]
         width = max((len(r) for r in rows), default=0)
-        widths = [max((len(r[k]) for r in rows if k < len(r)), default=0) for k in range(width)]
+        rows = [r + [""] * (width - len(r)) for r in rows]
+        widths = [max(len(r[k]) for r in rows) for k in range(width)]
         gap = opts.get("o", "  ")
-        out = []
-        for r in rows:
-            cells = [c.ljust(widths[k]) if k < len(r) - 1 else c for k, c in enumerate(r)]
-            out.append(gap.join(cells).rstrip() + "\n" if opts.get("o") is None else gap.join(cells) + "\n")
+        out = [gap.join(c.ljust(widths[k]) if k < width - 1 else c for k, c in enumerate(r)) + "\n"
+               for r in rows]
         sh.out("".join(out))
         return 0
     return run_guarded("column", sh, body)

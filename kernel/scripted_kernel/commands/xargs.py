@@ -9,17 +9,33 @@ NAMES = ("xargs",)
 
 
 def _items(text: str, delimiter, null: bool) -> list[str]:
-    if null:
-        return [x for x in text.split("\0") if x]
-    if delimiter is not None:
-        items = text.split(delimiter)
-        if items and items[-1] in ("", "\n"):
+    """Arguments from the input: with -0 or -d every separated item counts, empty ones too
+    (and a newline is an ordinary character); otherwise blanks separate and quotes group."""
+    if null or delimiter is not None:
+        items = text.split("\0" if null else delimiter)
+        if items and items[-1] == "":
             items.pop()
         return items
+    return _unquote(text)
+
+
+def _unquote(text: str, blanks_separate: bool = True) -> list[str]:
+    lexer = shlex.shlex(text, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    if not blanks_separate:
+        lexer.whitespace = ""
     try:
-        return shlex.split(text, posix=True)       # blanks separate; quotes and backslashes group
+        return list(lexer)
     except ValueError as e:
         raise UsageError(f"xargs: unmatched quote: {e}") from None
+
+
+def _line_groups(text: str, lines_per_call: int) -> list[list[str]]:
+    """-L: the arguments of each run of that many non-blank lines."""
+    lines = [ln for ln in text.split("\n") if ln.strip()]
+    return [[arg for ln in lines[i:i + lines_per_call] for arg in _unquote(ln)]
+            for i in range(0, len(lines), lines_per_call)]
 
 
 def run(sh, argv):
@@ -35,16 +51,22 @@ def run(sh, argv):
             delimiter = {"\\n": "\n", "\\t": "\t", "\\0": "\0"}.get(delimiter, delimiter)
         text = sh.stdin.read_all()
         replace = opts.get("I")
-        if replace is not None or opts.has("L"):
-            items = [ln for ln in text.split("\n") if ln.strip()] if delimiter is None and not opts.has("0") \
-                else _items(text, delimiter, opts.has("0"))
+        plain_lines = delimiter is None and not opts.has("0")
+        if replace is not None and plain_lines:
+            # -I: a whole line is one argument (leading blanks dropped, quotes still removed)
+            items = [arg for ln in text.split("\n") if ln.strip() for arg in _unquote(ln.lstrip(), False)]
         else:
             items = _items(text, delimiter, opts.has("0"))
         if not items and (opts.has("r") or replace is not None):
             return 0
-        per_call = int(opts.get("n") or opts.get("L") or (1 if replace is not None else 0)) or len(items) or 1
+        if opts.has("L") and replace is None and plain_lines:
+            groups = _line_groups(text, int(opts.get("L"))) or [[]]
+        else:
+            per_call = int(opts.get("n") or opts.get("L") or (1 if replace is not None else 0)) or len(items) or 1
+            groups = [items[i:i + per_call] for i in range(0, len(items), per_call)] or [[]]
+        if not any(groups) and opts.has("r"):
+            return 0
         status = 0
-        groups = [items[i:i + per_call] for i in range(0, len(items), per_call)] or [[]]
         saved_stdin = sh.stdin
         try:
             from ..shell.runtime import InputStream

@@ -120,7 +120,8 @@ def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, 
         elif conv == "q":
             out.append(_pad(spec, printf_q(arg or "")))
         elif conv == "c":
-            out.append(_pad("%" + flags + (width or ""), (arg or "")[:1]))
+            # bash prints the argument's first byte: for an empty one, the terminating NUL
+            out.append(_pad("%" + flags + (width or ""), (arg or "\0")[:1]))
         elif conv in "di":
             out.append((spec + "d") % parse_int(sh, arg or "", errors))
         elif conv in "ouxX":
