@@ -6,7 +6,7 @@ which are function locals, and which expressions are surely numbers or strings, 
 conversions and dispatch disappear.
 
 Naming in the generated code: awk function `f` is `f_f`, its parameter `p` the Python local
-`v_p`, the global array `a` is `A_a`; globals scalars live in `G` (the runtime's dict), and
+`v_p`, the global array `a` is `A_a`; global scalars live in `G` (the runtime's dict), and
 temporaries are `_t<n>`. Values are awk's: float, str or StrNum.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from .runtime import CACHED_STRINGS, Exit, Next, searcher
-from .values import EMPTY, AwkError, StrNum, is_num, num_to_str, strnum, to_num
+from .values import EMPTY, AwkError, StrNum, num_to_str, strnum, to_num
 
 _ARRAY_ARGS = {"split": 1, "match": 2}       # builtins taking an array name, by argument index
 _INLINE_ARITH = {"+", "-", "*"}
@@ -100,8 +100,7 @@ def _helpers(rt) -> dict:
            "T": truth, "F": rt.field, "FN": rt.field_number, "FT": rt.field_text, "FO": rt.field_output, "FD": rt.field_at, "IDX": element,
            "SET": store, "DIV": divide, "MOD": modulo, "POW": power, "fmod": math.fmod,
            "atan2": math.atan2, "STRNUM": strnum, "W": rt.out.append, "TICK": rt.tick,
-           "Next": Next, "Exit": Exit, "FIRST": first, "num_to_str": num_to_str, "is_num": is_num,
-           "StrNum": StrNum}
+           "Next": Next, "Exit": Exit, "FIRST": first, "StrNum": StrNum}
     for name, op in (("LT", "<"), ("LE", "<="), ("EQ", "=="), ("NE", "!="), ("GT", ">"), ("GE", ">=")):
         # numbers compare as numbers, anything else as strings (POSIX's strnum rules)
         exec(f"def {name}(a, b):\n"
@@ -473,7 +472,7 @@ class _CodeGen:
             self.emit(f"{index} = {self.value(target[1])[0]}")
             self.emit(f"rt.set_field({index}, {self.arith(op[0], f'N(FD({index}))', operand)})")
         else:
-            self.store_stmt(target, self.arith(op[0], f"N({self.read(target)})", operand))
+            self.store_stmt(target, self.arith(op[0], f"N({self.value(target)[0]})", operand))
 
     def store_stmt(self, target, value: str):
         kind, name = target[0], target[1]
@@ -497,9 +496,6 @@ class _CodeGen:
         if name in CACHED_STRINGS or name == "NF" or name in self.names.global_arrays:
             return f"rt.set_var({name!r}, {value})"
         return f"SET({value}, G, {name!r})"
-
-    def read(self, target) -> str:
-        return self.value(target)[0]
 
     def assign_expr(self, target, value: str) -> str:
         """An expression storing value (evaluated first) into target and giving it back."""
@@ -525,7 +521,7 @@ class _CodeGen:
             index = self.temp()
             prep = f"({index} := {self.value(target[1])[0]}), "
             return prep + f"({old} := N(FD({index})))", f"rt.set_field({index}, {compute(old)})"
-        return f"({old} := N({self.read(target)}))", self.store(target[1], compute(old))
+        return f"({old} := N({self.value(target)[0]}))", self.store(target[1], compute(old))
 
     def arith(self, op, a: str, b: str) -> str:
         if op in _INLINE_ARITH:
@@ -766,7 +762,7 @@ class _CodeGen:
         target = args[2] if len(args) > 2 else ("field", ("num", 0.0))
         result = self.temp()
         work = f"({result} := rt.substitute({self.regex_object(args[0])}, {self.value(args[1])[0]}, " \
-               f"{self.read(target)}, {global_}))"
+               f"{self.value(target)[0]}, {global_}))"
         return f"FIRST({work}, {result}[0] and {self.assign_expr(target, result + '[1]')})", "num"
 
     def b_gsub(self, args):

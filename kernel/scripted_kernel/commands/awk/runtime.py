@@ -9,7 +9,7 @@ from typing import Optional
 
 import regex
 
-from .values import EMPTY, AwkError, StrNum, is_num, num_to_str, strnum, to_num
+from .values import EMPTY, AwkError, is_num, num_to_str, strnum, to_num
 from ...shell.regexes import DEFAULT_TIMEOUT, RegexError, risky, translate
 
 # Variables whose string form the runtime keeps ready, because every print or subscript uses it.
