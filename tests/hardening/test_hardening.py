@@ -110,6 +110,16 @@ def test_escapes_are_refused(tool, script, fragment):
     assert "Traceback" not in r.stderr
 
 
+def test_awk_program_text_stays_data_in_the_generated_code(tool):
+    """awk compiles to Python source: strings, regexes and names must never become code."""
+    script = r"""awk 'function __import__(os) { return os "!" }
+BEGIN { s = "\"); __import__(\"os\").system(\"echo pwned\"); (\""; print s; print __import__("x")
+        None = 1; class[1] = 2; print None + class[1]; if ("a" ~ /"\); import os; \("/) print "no" }'"""
+    r = tool.execute(script)
+    assert r.stdout == '"); __import__("os").system("echo pwned"); ("\nx!\n3\n', r.stderr
+    assert r.exit_code == 0 and "pwned\n" not in r.stdout.replace('echo pwned"', "")
+
+
 def test_host_environment_and_secrets_stay_out(tool, monkeypatch):
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "topsecretvalue")
     # the pattern is split with quotes so that the script's own text does not match it
