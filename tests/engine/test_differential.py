@@ -22,6 +22,10 @@ CASES = {
     "prefix_names": """aa1=1 aa2=2 ab=3; echo ${!aa*}; for v in "${!aa@}"; do echo $v; done""",
     "quote_transform": """s="it's a \\"test\\""; echo ${s@Q}; t=$'a\\nb'; echo ${t@Q}; declare -i n=3; echo ${n@a}""",
     "tilde": """echo ~ ~/x x~ "~" ~nobody_here_x""",
+    "tilde_in_parameter_words": """unset x; p=abc; q=~/a; echo ${p/b/~} "${x:-~}" ${x:-~/d} ${x:-a~} "${p/b/~}"
+echo ${q//~/z} ${q#~} "${q#~}" ${x:+~}; echo ${y:=~}; echo $y""",
+    "unset_non_identifier": """unset %; echo st=$?; unset -v % 2>/dev/null; echo st=$?""",
+    "loop_control_too_many_arguments": """for x in a b; do echo $x; continue 1 2; done; echo after""",
     "brace_expansion": """echo {a,b}{1,2} x{1..3}y {5..1..2} {a..e} {01..10..3} {x,{y,z}}w {1..3}{,}""",
     "brace_no_expansion": """echo {a} {} {,} a{b c{d,e} '{x,y}' ${v:-{a,b}}""",
     "word_splitting": """x='  a  b   c  '; printf '[%s]' $x; echo; IFS=:; y='a::b:'; printf '[%s]' $y; echo""",

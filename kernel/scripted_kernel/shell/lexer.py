@@ -286,7 +286,7 @@ class Lexer:
     # ------------------------------------------------------------ word parts
 
     def scan_parts(self, mode: int, start: int, limit: int = -1, stops: str = "",
-                   assignment: bool = False, dq: bool = False) -> list:
+                   assignment: bool = False, dq: bool = False, tilde: bool = False) -> list:
         """Scan word parts from self.pos.
 
         mode 0: an ordinary word, ended by a metacharacter;
@@ -308,8 +308,8 @@ class Lexer:
                 lit.clear()
 
         pos = self.pos
-        if mode == 0 and pos < n and src[pos] == "~":
-            pos = self._scan_tilde(pos, parts)
+        if (mode == 0 or tilde) and pos < n and src[pos] == "~":
+            pos = self._scan_tilde(pos, parts, "}" if tilde else "")
         while pos < n:
             c = src[pos]
             if mode == 0:
@@ -400,10 +400,10 @@ class Lexer:
         flush()
         return parts
 
-    def _scan_tilde(self, pos: int, parts: list) -> int:
+    def _scan_tilde(self, pos: int, parts: list, also_ends: str = "") -> int:
         m = re.compile(r"~([A-Za-z0-9_.+-]*)").match(self.src, pos)
         end = m.end()
-        if end >= len(self.src) or self.src[end] in "/: \t\n;&|<>()":
+        if end >= len(self.src) or self.src[end] in "/: \t\n;&|<>()" or self.src[end] in also_ends:
             parts.append(Tilde(pos, m.group(1)))
             return end
         return pos
@@ -756,10 +756,12 @@ class Lexer:
             if lead:
                 pos += 1
                 self.pos = pos
-            node.arg = Word(pos, lead + self.scan_parts(3, pos, stops="/}"))
+            # a leading ~ is expanded in the pattern and the replacement, inside double
+            # quotes too (bash 5.2)
+            node.arg = Word(pos, lead + self.scan_parts(3, pos, stops="/}", tilde=not lead))
             if self.pos < n and src[self.pos] == "/":
                 self.pos += 1
-                node.arg2 = Word(self.pos, self.scan_parts(3, self.pos, stops="}"))
+                node.arg2 = Word(self.pos, self.scan_parts(3, self.pos, stops="}", tilde=True))
         elif op == ":":
             node.arg = Word(pos, self.scan_parts(3, pos, stops=":}"))
             if self.pos < n and src[self.pos] == ":":
@@ -767,7 +769,9 @@ class Lexer:
                 node.arg2 = Word(self.pos, self.scan_parts(3, self.pos, stops="}"))
         else:
             literal_quotes = quoted and op.lstrip(":") in ("-", "=", "?", "+")
-            node.arg = Word(pos, self.scan_parts(3, pos, stops="}", dq=literal_quotes))
+            # ${x:-~/d} expands the tilde unless quoted; a # or % pattern always does
+            node.arg = Word(pos, self.scan_parts(3, pos, stops="}", dq=literal_quotes,
+                                                 tilde=not literal_quotes))
         if self.pos >= n or src[self.pos] != "}":
             raise self.unexpected_eof("}")
         self.pos += 1

@@ -67,6 +67,9 @@ def _loop_levels(sh, argv, cmd: str):
     except ValueError:
         sh.error(f"{cmd}: {argv[1]}: numeric argument required")
         raise ExitSignal(128)
+    if len(argv) > 2:                # bash gives up on the whole (sub)shell here
+        sh.error(f"{cmd}: too many arguments")
+        raise ExitSignal(1)
     if n < 1:
         sh.error(f"{cmd}: {argv[1]}: loop count out of range")
         return -1

@@ -326,6 +326,9 @@ def unset(sh, argv):
                 status = 1
             continue
         if not _NAME.match(name):
+            if mode is None:         # not a variable name, but it can name a function
+                sh.functions.pop(name, None)
+                continue
             sh.error(f"unset: `{name}': not a valid identifier")
             status = 1
             continue
