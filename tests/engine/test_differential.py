@@ -24,6 +24,8 @@ CASES = {
     "tilde": """echo ~ ~/x x~ "~" ~nobody_here_x""",
     "tilde_in_parameter_words": """unset x; p=abc; q=~/a; echo ${p/b/~} "${x:-~}" ${x:-~/d} ${x:-a~} "${p/b/~}"
 echo ${q//~/z} ${q#~} "${q#~}" ${x:+~}; echo ${y:=~}; echo $y""",
+    "slice_offset_with_ternary": """s=abcd; echo ${s: 0 < 1 ? 2 : 0 : 1} ${s:1:2} ${s: 1 ? 3 : 0}""",
+    "assoc_array_slice": """declare -A a=([x]=1 [y]=2 [z]=3); echo ${a[@]:0:1} ${a[@]:1:1} ${a[@]:2:2} ${a[@]:3}""",
     "unset_non_identifier": """unset %; echo st=$?; unset -v % 2>/dev/null; echo st=$?""",
     "loop_control_too_many_arguments": """for x in a b; do echo $x; continue 1 2; done; echo after""",
     "brace_expansion": """echo {a,b}{1,2} x{1..3}y {5..1..2} {a..e} {01..10..3} {x,{y,z}}w {1..3}{,}""",

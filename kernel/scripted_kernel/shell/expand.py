@@ -753,8 +753,8 @@ class WordCompiler:
                             return "" if star_joined else []
                     sel = [arr.d[k] for k in keys if k >= offset]
                     result = _slice_list(sel, 0, length, sh, p)
-                else:
-                    result = _slice_list(var.values(), offset, length, sh, p)
+                else:    # bash counts an associative array's elements from 1 here (0 too)
+                    result = _slice_list(var.values(), offset - 1 if offset > 0 else offset, length, sh, p)
             else:
                 v = base(sh)
                 if v is None:

@@ -763,7 +763,14 @@ class Lexer:
                 self.pos += 1
                 node.arg2 = Word(self.pos, self.scan_parts(3, self.pos, stops="}", tilde=True))
         elif op == ":":
-            node.arg = Word(pos, self.scan_parts(3, pos, stops=":}"))
+            parts = self.scan_parts(3, pos, stops=":}")
+            # ${s: c ? 2 : 0 : 1}: a colon that closes a ?: belongs to the offset
+            while self.pos < n and src[self.pos] == ":" and \
+                    src.count("?", pos, self.pos) > src.count(":", pos, self.pos):
+                parts.append(Lit(self.pos, ":"))
+                self.pos += 1
+                parts.extend(self.scan_parts(3, self.pos, stops=":}"))
+            node.arg = Word(pos, parts)
             if self.pos < n and src[self.pos] == ":":
                 self.pos += 1
                 node.arg2 = Word(self.pos, self.scan_parts(3, self.pos, stops="}"))
