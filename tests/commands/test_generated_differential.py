@@ -151,8 +151,38 @@ def _column_case(rng: random.Random) -> tuple[str, str]:
     return f"column {flags}", "".join(r + "\n" for r in rows)
 
 
+AWK_EXPRESSIONS = ["$1", "$2", "$NF", "NF", "NR", "$1+$2", "$1*2", "$2/4", "$1%3", "-$1", "$1 $2", "length($0)",
+                   "substr($0,2,3)", 'index($0,"b")', "toupper($1)", "($1>$2)", "($1==$2)", '($1<"m")',
+                   "($0 ~ /a/)", "int($2/3)", "x+1", "a[$1]", "s", '($2 != "")', '(NF>2 ? "many" : "few")',
+                   'sprintf("%05.1f", $2)', 'sprintf("%-4s|", $1)', "$1^2", "($1 && $2)", "(!$1)", "k"]
+AWK_STATEMENTS = ["x += $2", "a[$1]++", "s = s $1", "n = split($0, p, /[ ,]/)", 'gsub(/a/, "A")',
+                  'sub(/[0-9]+/, "<&>", $2)', '$3 = "new"', "NF = 2", 'if ($1 > 2) print "big", $1; else print "small"',
+                  "for (i = 1; i <= NF; i++) c += length($i)", "while (j < 3) { j++; if (j == 2) continue; t = t j }",
+                  "next", "k = ($2 > 5) ? $2 : -$2", "delete a[$1]", '$0 = $2 " " $1', 'printf "%s-%d\\n", $1, $2',
+                  "print", "m[NR % 3] = $0"]
+AWK_ENDS = ["print x, s", "for (k in a) cnt++; print cnt", "print n, c, t", "print length(a)", "print NR, x+0",
+            'print m[0] "|" m[1] "|" m[2]', "print k"]
+AWK_WORDS = ["apple", "banana", "3", "10", "7.5", "-2", "a", "cab", "0", "", "x,y", "12abc"]
+
+
+def _awk_case(rng: random.Random) -> tuple[str, str]:
+    """A program of random rules (patterns, assignments, field and NF changes, loops, arrays)."""
+    rules = []
+    for _ in range(rng.randint(1, 3)):
+        pattern = rng.choice(["", "NR > 1 ", "/a/ ", "$2 > 3 ", "NF == 2 ", "!/x/ ", "NR==1, NR==2 "])
+        body = [rng.choice(AWK_STATEMENTS) for _ in range(rng.randint(1, 3))]
+        body += ["print " + ", ".join(rng.choice(AWK_EXPRESSIONS) for _ in range(rng.randint(1, 3)))
+                 for _ in range(rng.randint(0, 2))]
+        rules.append(f"{pattern}{{ {'; '.join(body)} }}")
+    if rng.random() < 0.7:
+        rules.append(f"END {{ {rng.choice(AWK_ENDS)} }}")
+    text = "".join(" ".join(rng.choice(AWK_WORDS) for _ in range(rng.randint(1, 4))) + "\n"
+                   for _ in range(rng.randint(0, 6)))
+    return "awk " + shlex.quote("\n".join(rules)), text
+
+
 SCRIPT_MAKERS = {"seq": _seq_case, "expr": _expr_case, "basename": _path_case, "date": _date_case,
-                 "printf": _printf_case, "xargs": _xargs_case, "column": _column_case}
+                 "printf": _printf_case, "xargs": _xargs_case, "column": _column_case, "awk": _awk_case}
 
 
 def _case(command: str, index: int) -> tuple[str, str]:
@@ -165,7 +195,7 @@ def _case(command: str, index: int) -> tuple[str, str]:
 
 
 CASES = [(command, index) for command in list(GENERATORS) + list(SCRIPT_MAKERS)
-         for index in range(CASES_PER_COMMAND)]
+         for index in range(CASES_PER_COMMAND * (5 if command == "awk" else 1))]
 
 
 @pytest.mark.differential

@@ -219,7 +219,7 @@ class Runtime:
             del self.parts[n:], self.values[n:]
         else:
             self.parts.extend([""] * (n - self.nf))
-            self.values.extend([EMPTY] * (n - self.nf))
+            self.values.extend([""] * (n - self.nf))     # new fields are empty strings, not unset
         self.nf = n
 
     def rebuild(self):
