@@ -163,15 +163,26 @@ AWK_STATEMENTS = ["x += $2", "a[$1]++", "s = s $1", "n = split($0, p, /[ ,]/)", 
 AWK_ENDS = ["print x, s", "for (k in a) cnt++; print cnt", "print n, c, t", "print length(a)", "print NR, x+0",
             'print m[0] "|" m[1] "|" m[2]', "print k"]
 AWK_WORDS = ["apple", "banana", "3", "10", "7.5", "-2", "a", "cab", "0", "", "x,y", "12abc"]
+AWK_FUNCTIONS = {
+    "function f(a, b) { return a + b }": ["f($1, $2)", "f(f(1, 2), NR)"],
+    "function g(arr, k) { arr[k] = k * 2; return length(arr) }": ["g(q, $1)", "g(q, NR) + length(q)"],
+    "function h(s,   i, r) { for (i = length(s); i > 0; i--) r = r substr(s, i, 1); return r }": ["h($1)", "h(h($0))"],
+    "function fact(n) { return n <= 1 ? 1 : n * fact(n - 1) }": ["fact(NR)", "fact(NR % 5)"],
+    "function cnt(arr,   k, c) { for (k in arr) c++; return c + 0 }": ["cnt(a)", "cnt(q)"],
+    'function upd(v) { v = v "!"; gl = v; return v }': ["upd($2)", "gl"],
+}
 
 
 def _awk_case(rng: random.Random) -> tuple[str, str]:
-    """A program of random rules (patterns, assignments, field and NF changes, loops, arrays)."""
-    rules = []
+    """A program of random rules (patterns, assignments, field and NF changes, loops, arrays),
+    half of them with user functions (array parameters, locals, recursion)."""
+    functions = rng.sample(sorted(AWK_FUNCTIONS), rng.randint(1, 3)) if rng.random() < 0.5 else []
+    expressions = AWK_EXPRESSIONS + [call for fn in functions for call in AWK_FUNCTIONS[fn]]
+    rules = list(functions)
     for _ in range(rng.randint(1, 3)):
         pattern = rng.choice(["", "NR > 1 ", "/a/ ", "$2 > 3 ", "NF == 2 ", "!/x/ ", "NR==1, NR==2 "])
         body = [rng.choice(AWK_STATEMENTS) for _ in range(rng.randint(1, 3))]
-        body += ["print " + ", ".join(rng.choice(AWK_EXPRESSIONS) for _ in range(rng.randint(1, 3)))
+        body += ["print " + ", ".join(rng.choice(expressions) for _ in range(rng.randint(1, 3)))
                  for _ in range(rng.randint(0, 2))]
         rules.append(f"{pattern}{{ {'; '.join(body)} }}")
     if rng.random() < 0.7:

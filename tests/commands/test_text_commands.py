@@ -212,3 +212,9 @@ def test_cut_c_counts_characters_not_bytes(run):
     we keep characters whole, and -b still counts bytes."""
     assert run("printf 'é1x\\n' | cut -c1,2").stdout == "é1\n"
     assert run("printf 'é1x\\n' | cut -b3").stdout == "1\n"
+
+
+def test_awk_function_name_is_not_a_variable(run):
+    r = run("awk 'function f(x) { return x } BEGIN { f = 1; print \"no\" }'")
+    assert (r.stdout, r.exit_code) == ("", 2)
+    assert r.stderr == "awk: function name f used as a variable\n"

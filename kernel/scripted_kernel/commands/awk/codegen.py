@@ -148,7 +148,12 @@ class _Names:
             return name in self.array_params[fn]
         return name in self.global_arrays
 
+    def _not_a_function(self, name):
+        if name in self.functions:
+            raise AwkError(f"awk: function name {name} used as a variable")
+
     def _mark_array(self, fn, name):
+        self._not_a_function(name)
         if self.is_param(fn, name):
             self.array_params[fn].add(name)
         else:
@@ -186,6 +191,7 @@ class _Names:
                     self._walk(item, fn)
 
     def _scalar(self, fn, name):
+        self._not_a_function(name)
         if not self.is_param(fn, name):
             self.global_scalars.add(name)
 
