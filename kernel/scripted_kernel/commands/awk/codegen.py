@@ -657,7 +657,7 @@ class _CodeGen:
         if pattern[0] == "regex":
             found = f"({self.regex_search(pattern[1])}({text}) is not None)"
         else:
-            found = f"(rt.dynamic_regex({self.value(pattern)[0]}).search({text}) is not None)"
+            found = f"rt.dynamic_match({self.value(pattern)[0]}, {text})"
         return f"(not {found})" if negate else found
 
     def x_assign(self, node):
@@ -726,7 +726,7 @@ class _CodeGen:
 
     def regex_object(self, node) -> str:
         if node[0] == "regex":
-            return self.constant(self.rt.regex(node[1]))
+            return self.constant(self.rt.regex(node[1], longest=True))
         return f"rt.dynamic_regex({self.value(node)[0]})"
 
     # -- builtin functions

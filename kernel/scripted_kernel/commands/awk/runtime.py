@@ -237,7 +237,7 @@ class Runtime:
             return list(text)
         if len(fs) == 1 and fs != "\\":
             return text.split(fs)
-        return timed(self.regex(fs).split, text)
+        return timed(self.regex(fs, longest=True).split, text)
 
     # -- conversions
     def to_str(self, v) -> str:
@@ -246,14 +246,20 @@ class Runtime:
     def to_output(self, v) -> str:
         return v if type(v) is not float else num_to_str(v, self.ofmt)
 
-    def regex(self, pattern: str):
+    def regex(self, pattern: str, longest: bool = False):
+        """The compiled ERE; `longest` where the matched text itself is used (sub, gsub, match,
+        split, FS, RS), which POSIX wants leftmost-longest."""
         try:
-            return compile_ere(pattern)
+            return compile_ere(pattern, longest)
         except (RegexError, regex.error) as e:
             raise AwkError(f"awk: regular expression compile failed ({e})\n{pattern}") from None
 
     def dynamic_regex(self, value):
-        return self.regex(self.to_str(value))
+        return self.regex(self.to_str(value), longest=True)
+
+    def dynamic_match(self, pattern, text: str) -> bool:
+        """`text ~ pattern` with a pattern made at run time."""
+        return timed(self.regex(self.to_str(pattern)).search, text) is not None
 
     # -- input
     def next_record(self) -> Optional[str]:
@@ -538,14 +544,16 @@ def searcher(rx):
 _ere_cache: dict = {}
 
 
-def compile_ere(pattern: str):
-    rx = _ere_cache.get(pattern)
+def compile_ere(pattern: str, longest: bool = False):
+    key = (pattern, longest)
+    rx = _ere_cache.get(key)
     if rx is None:
         # awk strings and regex literals share escapes such as \/ and \"
-        rx = regex.compile(translate(pattern, extended=True, awk=True), regex.V0 | regex.DOTALL)
+        flags = regex.V0 | regex.DOTALL | (regex.POSIX if longest else 0)
+        rx = regex.compile(translate(pattern, extended=True, awk=True), flags)
         if len(_ere_cache) > 512:
             _ere_cache.clear()
-        _ere_cache[pattern] = rx
+        _ere_cache[key] = rx
     return rx
 
 
@@ -612,7 +620,7 @@ def _records(text: str, rt: Runtime):
             yield text[pos:end]
             pos = end + 1
         else:
-            m = timed(rt.regex(rs).search, text, pos)
+            m = timed(rt.regex(rs, longest=True).search, text, pos)
             if m is None or m.end() == m.start():
                 yield text[pos:]
                 return
