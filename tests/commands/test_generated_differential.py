@@ -82,14 +82,15 @@ def _expr_case(rng: random.Random) -> tuple[str, str]:
     if form == "binary":
         op = rng.choice(["+", "-", "'*'", "/", "%", "=", "!=", "'<'", "'>'", "'<='", "'>='", "'|'", "'&'"])
         return f"expr {value()} {op} {value()}; echo status=$?", ""
-    word = rng.choice(["hello", "abcabc", "x", "''", "a.b.c"])
+    word = rng.choice(["hello", "abcabc", "x", "''", "a.b.c", "bcd"])
     if form == "length":
         return f"expr length {word}; echo status=$?", ""
     if form == "substr":
         return f"expr substr {word} {rng.randint(0, 4)} {rng.randint(0, 4)}; echo status=$?", ""
     if form == "index":
         return f"expr index {word} {rng.choice(['l', 'cb', 'z', '.'])}; echo status=$?", ""
-    pattern = rng.choice(["'a*'", "'h\\(.*\\)o'", "'.*c'", "'[a-c]*'", "'x'", "'\\(ab\\)*'"])
+    pattern = rng.choice(["'a*'", "'h\\(.*\\)o'", "'.*c'", "'[a-c]*'", "'x'", "'\\(ab\\)*'",
+                          "'\\(b\\|bc\\)'", "'a\\|ab\\|abc'"])
     if form == "match":
         return f"expr match {word} {pattern}; echo status=$?", ""
     return f"expr {word} : {pattern}; echo status=$?", ""

@@ -144,7 +144,7 @@ def _truthy(v) -> bool:
 
 def _regex_match(s: str, pattern: str):
     try:
-        rx = compile_posix(pattern, extended=False)
+        rx = compile_posix(pattern, extended=False, longest=True, dotall=True)
     except RegexError as e:
         raise ExprError(f"expr: {e}") from None
     m = rx.match(s)
