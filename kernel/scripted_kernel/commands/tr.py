@@ -59,7 +59,8 @@ def _expand(items: list, for_set2: bool = False, length_hint: int = 0) -> list:
         it = items[i]
         if isinstance(it, tuple):
             if it[0] == "class":
-                chars.extend(chr(c) for c in range(256) if CLASSES[it[1]](chr(c)))
+                # bytes, as GNU tr in a UTF-8 locale: classes hold ASCII characters only
+                chars.extend(chr(c) for c in range(128) if CLASSES[it[1]](chr(c)))
             else:
                 chars.append(("fill", it[1], it[2]))
             i += 1
@@ -101,44 +102,76 @@ def run(sh, argv):
             raise bad_usage("tr", f"extra operand '{ops[need]}'")
         set1 = _expand(_unescape(ops[0]))
         text = sh.stdin.read_all()
-        in_set1 = set(set1)
-        if complement:
-            member = lambda c: c not in in_set1
-        else:
-            member = lambda c: c in in_set1
+        # str.translate and one regex pass over the text instead of a Python step per character
+        selected = _char_class(set1, complement)
         if delete:
-            text = "".join(c for c in text if not member(c))
+            text = selected.sub("", text)
             if squeeze:
-                set2 = set(_expand(_unescape(ops[1])))
-                text = _squeeze(text, lambda c: c in set2)
+                text = _squeeze(text, _char_class(_expand(_unescape(ops[1])), False))
             sh.out(text)
             return 0
         if len(ops) == 2:
-            set2 = _expand(_unescape(ops[1]), True, len(set1))
+            items1, items2 = _unescape(ops[0]), _unescape(ops[1])
+            set2 = _expand(items2, True, len(set1))
             if not set2:
                 raise UsageError("tr: when not truncating set1, string2 must be non-empty")
+            _check_classes(items1, items2, set1, set2, complement)
             if complement:
                 last = set2[-1]
-                text = "".join(c if not member(c) else last for c in text)
+                text = selected.sub(lambda m: last, text)
             else:
                 table = {}
                 for k, c in enumerate(set1):
-                    table[c] = set2[k] if k < len(set2) else (set2[-1] if not opts.has("t") else c)
-                text = "".join(table.get(c, c) for c in text)
+                    table[ord(c)] = set2[k] if k < len(set2) else (set2[-1] if not opts.has("t") else c)
+                text = text.translate(table)
             if squeeze:
-                s2 = set(set2)
-                text = _squeeze(text, lambda c: c in s2)
+                text = _squeeze(text, _char_class(set2, False))
         else:
-            text = _squeeze(text, member)
+            text = _squeeze(text, selected)
         sh.out(text)
         return 0
     return run_guarded("tr", sh, body)
 
 
+def _check_classes(items1: list, items2: list, set1: list, set2: list, complement: bool):
+    """GNU tr's rules for [:class:] in string2 when translating."""
+    classes2 = [(k, it[1]) for k, it in enumerate(items2) if isinstance(it, tuple) and it[0] == "class"]
+    if any(name not in ("upper", "lower") for _, name in classes2):
+        raise UsageError("tr: when translating, the only character classes that may appear in\n"
+                         "string2 are 'upper' and 'lower'")
+    has_class1 = any(isinstance(it, tuple) and it[0] == "class" for it in items1)
+    if complement and has_class1 and len(set(set2)) > 1:
+        raise UsageError("tr: when translating with complemented character classes,\n"
+                         "string2 must map all characters in the domain to one")
+    if classes2 and (complement or not set(_class_offsets(items2)) <= set(_class_offsets(items1))):
+        raise UsageError("tr: misaligned [:upper:] and/or [:lower:] construct")
+    if items2 and isinstance(items2[-1], tuple) and items2[-1][0] == "class" and \
+            (complement or len(set1) > len(set2)):
+        raise UsageError("tr: when translating with string1 longer than string2,\n"
+                         "the latter string must not end with a character class")
+
+
+def _class_offsets(items: list) -> list:
+    """Where each [:upper:] or [:lower:] starts in the expanded set."""
+    out, offset = [], 0
+    for it in items:
+        if isinstance(it, tuple) and it[0] == "class":
+            if it[1] in ("upper", "lower"):
+                out.append(offset)
+            offset += len(_expand([it]))
+        else:
+            offset += 1
+    return out
+
+
+def _char_class(chars: list, complement: bool):
+    """A regex matching one character of chars (or, complemented, any other)."""
+    if not chars:
+        return re.compile(r"[\s\S]" if complement else r"(?!)")
+    members = "".join(sorted({re.escape(c) for c in chars}))
+    return re.compile(("[^" if complement else "[") + members + "]")
+
+
 def _squeeze(text: str, member) -> str:
-    out = []
-    for c in text:
-        if out and out[-1] == c and member(c):
-            continue
-        out.append(c)
-    return "".join(out)
+    """Each run of one repeated character that `member` matches becomes one."""
+    return re.compile(f"({member.pattern})\\1+").sub(r"\1", text)
