@@ -11,7 +11,7 @@ from typing import Optional
 import regex
 
 from ._options import UsageError, no_files, parse, run_guarded
-from ..shell.regexes import RegexError, RegexTimeout, translate
+from ..shell.regexes import RegexError, RegexTimeout, matcher, risky, translate
 
 NAMES = ("sed",)
 
@@ -417,6 +417,8 @@ class _Runner:
         self.sep = sep
         self.out = out
         self.timeout = timeout
+        self.finders: dict = {}
+        self.replacers: dict = {}     # id(Substitution) → its function for subn
         self.index = 0           # next input line
         self.lineno = 0
         self.hold = ""
@@ -446,10 +448,14 @@ class _Runner:
                 raise SedError("sed: no previous regular expression")
         else:
             self.last_rx = rx
-        try:
-            return rx.search(text, timeout=self.timeout)
-        except TimeoutError:
-            raise RegexTimeout() from None
+        return self.finder(rx)(text)
+
+    def finder(self, rx):
+        """rx.search, paying for the timeout only where the pattern can backtrack badly."""
+        find = self.finders.get(rx)
+        if find is None:
+            find = self.finders[rx] = matcher(rx, self.timeout)
+        return find
 
     def matches(self, addr: Address, space: str) -> bool:
         kind = addr.kind
@@ -511,9 +517,10 @@ class _Runner:
             self.unterminated_at = len(self.out)
 
     def flush_appends(self):
-        for text in self.append_queue:
-            self.out.append(text + "\n")
-        self.append_queue.clear()
+        if self.append_queue:
+            for text in self.append_queue:
+                self.out.append(text + "\n")
+            self.append_queue.clear()
 
     def run(self) -> int:
         space = self.read_line()
@@ -628,6 +635,37 @@ class _Runner:
                 raise SedError("sed: no previous regular expression")
         else:
             self.last_rx = rx
+        try:
+            if sub.occurrence != 1:
+                raise _EmptyMatch()
+            result, count = self.replace_all(sub, rx, space)
+            if not count:
+                return space
+        except _EmptyMatch:
+            result = self.replace_stepwise(sub, rx, space)
+            if result is None:
+                return space
+        self.substituted = True
+        if sub.print_:
+            self.emit(result)
+        return result
+
+    def replace_all(self, sub: Substitution, rx, space: str) -> tuple[str, int]:
+        """s/re/x/ and s/re/x/g by the regex engine's own subn; an empty match (where sed's
+        rules differ from the engine's) raises _EmptyMatch for the general path."""
+        replacement = self.replacers.get(id(sub))
+        if replacement is None:
+            replacement = self.replacers[id(sub)] = _replacer(sub.replacement)
+        try:
+            if not risky(rx):
+                return rx.subn(replacement, space, 0 if sub.global_ else 1)
+            return rx.subn(replacement, space, 0 if sub.global_ else 1, timeout=self.timeout)
+        except TimeoutError:
+            raise RegexTimeout() from None
+
+    def replace_stepwise(self, sub: Substitution, rx, space: str) -> Optional[str]:
+        """The general case (empty matches, the Nth occurrence): None when nothing changed."""
+        find = self.finder(rx)
         out = []
         pos = 0
         count = 0
@@ -635,10 +673,7 @@ class _Runner:
         n = len(space)
         previous_end = -1
         while pos <= n:
-            try:
-                m = rx.search(space, pos, timeout=self.timeout)
-            except TimeoutError:
-                raise RegexTimeout() from None
+            m = find(space, pos)
             if m is None:
                 break
             if m.start() == m.end() == previous_end:
@@ -665,13 +700,31 @@ class _Runner:
             if changed and not sub.global_:
                 break
         if not changed:
-            return space
+            return None
         out.append(space[pos:])
-        self.substituted = True
-        result = "".join(out)
-        if sub.print_:
-            self.emit(result)
-        return result
+        return "".join(out)
+
+
+class _EmptyMatch(Exception):
+    pass
+
+
+def _replacer(pieces: list):
+    """The function subn calls for each match of an s command."""
+    if all(type(p) is str for p in pieces):
+        literal = "".join(pieces)
+
+        def replace_literal(m):
+            if m.end() == m.start():
+                raise _EmptyMatch()
+            return literal
+        return replace_literal
+
+    def replace(m):
+        if m.end() == m.start():
+            raise _EmptyMatch()
+        return _expand(pieces, m)
+    return replace
 
 
 def _quit(status: int, autoprint: bool, space: str) -> _Quit:

@@ -292,11 +292,19 @@ _NESTED_QUANTIFIER = regex.compile(r"\((?:[^()\\]|\\.)*[*+}](?:[^()\\]|\\.)*\)[*
                                    r"(?:[^()\\]|\\.)*\)[*+{]|\\[1-9]")
 
 
+_risky_patterns: dict = {}
+
+
 def risky(rx) -> bool:
     """Whether a compiled pattern has the shapes that can backtrack exponentially (a
     quantified group holding a quantifier or an alternation, a back-reference). Only those
-    pay for a per-call timeout, which costs ~10x a plain match."""
-    return bool(_NESTED_QUANTIFIER.search(rx.pattern))
+    pay for a per-call timeout, which costs ~10x a plain match. Cached by pattern text."""
+    found = _risky_patterns.get(rx.pattern)
+    if found is None:
+        if len(_risky_patterns) > 2048:
+            _risky_patterns.clear()
+        found = _risky_patterns[rx.pattern] = bool(_NESTED_QUANTIFIER.search(rx.pattern))
+    return found
 
 
 def matcher(rx, timeout: float = DEFAULT_TIMEOUT):

@@ -496,17 +496,10 @@ def _format_pieces(fmt: str) -> list:
     return pieces
 
 
-_RISKY: dict = {}
-
-
 def timed(method, *args):
     """A regex operation; patterns that can backtrack exponentially run under the per-call
     budget and fail cleanly (the timeout costs ~10x a plain match, so only those pay it)."""
-    rx = method.__self__
-    risky_rx = _RISKY.get(rx.pattern)
-    if risky_rx is None:
-        risky_rx = _RISKY[rx.pattern] = risky(rx)
-    if not risky_rx:
+    if not risky(method.__self__):
         return method(*args)
     try:
         return method(*args, timeout=DEFAULT_TIMEOUT)
