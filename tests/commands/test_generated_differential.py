@@ -44,8 +44,10 @@ def grep_text(rng: random.Random, option: str) -> str:
 # command → (option sets, input maker)
 GENERATORS = {
     "sort": (["", "-n", "-r", "-rn", "-k2", "-k2,2n", "-k2,2 -k1,1r", "-u", "-f", "-s -k1,1", "-t: -k2n",
-              "-h", "-g", "-V", "-b -k2", "-nu", "-c", "-M", "-fu", "-k1.2,1.3"],
-             lambda rng, option: lines(rng, WORDS)),
+              "-h", "-g", "-V", "-b -k2", "-nu", "-c", "-M", "-fu", "-k1.2,1.3", "-rk2,2n", "-k2,2nr -k1,1",
+              "-k1,1r -k2n", "-r -k2", "-rc", "-c -k2n", "-ru", "-t' ' -k2,2r -k1,1n"],
+             # -k1.2 counts characters here, bytes in GNU sort: é only where offsets are whole fields
+             lambda rng, option: lines(rng, ASCII_WORDS if "." in option else WORDS)),
     "uniq": (["", "-c", "-d", "-u", "-i", "-f1", "-s1", "-w1", "-D", "-ci", "-u -i"], repeated_lines),
     "cut": (["-d: -f1", "-d: -f2-", "-d: -f1,3", "-d: -s -f2", "-c1-3", "-c2-", "-b1,3", "-d: --complement -f2",
              "-f2", "-d: -f3 --output-delimiter=,", "-f1-2", "-s -f2"], colon_fields),
@@ -61,7 +63,8 @@ GENERATORS = {
               "-E '^(foo|bar)$'", "-q a", "-nv foo", "-ow 'foo\\|bar'"], grep_text),
     "sed": (["s/a/X/", "s/a/X/g", "-n /a/p", "/^$/d", "1d", "'$d'", "2,3d", "-E 's/([0-9]+)/<\\1>/g'",
              "y/abc/xyz/", "-n '$='", "G", "'$!N;P;D'", "'s/.*/\\U&/'", "-n l", "/a/,/b/d", "'s/o*/-/2'",
-             "-n '2~2p'", "'1!G;h;$!d'", "-s -n '$p'", "'/foo/c\\\nchanged'"], grep_text),
+             "-n '2~2p'", "'1!G;h;$!d'", "-s -n '$p'", "'/foo/c\\\nchanged'", "'H;$!d;x'", "'$!d;x;G'",
+             "-n '${x;p;x;p}'", "'s/\\bfoo/F/g'", "'s/o\\|oo/0/g'"], grep_text),
     "nl": (["", "-ba", "-bt -w3", "-s: -v5", "-nln"], lambda rng, option: lines(rng, ASCII_WORDS)),
     "paste": (["-s", "-s -d,", "-s -d ':;'", "-d, - -"], lambda rng, option: lines(rng, ASCII_WORDS)),
     "fold": (["-w 4", "-w 3 -s", "-w 1", "-s -w 6"], lambda rng, option: lines(rng, ASCII_WORDS, fields=(1, 4))),

@@ -422,6 +422,10 @@ class _Runner:
         self.index = 0           # next input line
         self.lineno = 0
         self.hold = ""
+        # Whether the pattern (hold) space's text had a line terminator: only the last line can
+        # lack one, and h/H/g/G/x carry the state along as GNU sed does.
+        self.chomped = True
+        self.hold_chomped = True
         self.last_rx = None
         self.append_queue: list[str] = []
         self.substituted = False
@@ -436,6 +440,7 @@ class _Runner:
         line = self.lines[self.index]
         self.index += 1
         self.lineno += 1
+        self.chomped = not (self.missing_newline and self.index >= len(self.lines))
         return line
 
     def is_last(self) -> bool:
@@ -513,7 +518,7 @@ class _Runner:
         """Print text and a line terminator. GNU sed leaves the terminator off the last input
         line's pattern space if that line had none and nothing is printed after it."""
         self.out.append(text + self.sep)
-        if whole_line and self.missing_newline and self.index >= len(self.lines):
+        if whole_line and not self.chomped:
             self.unterminated_at = len(self.out)
 
     def flush_appends(self):
@@ -587,15 +592,16 @@ class _Runner:
                 first, newline, _ = space.partition("\n")
                 self.emit(first, whole_line=not newline)
             elif name == "h":
-                self.hold = space
+                self.hold, self.hold_chomped = space, self.chomped
             elif name == "H":
-                self.hold = self.hold + "\n" + space
+                self.hold, self.hold_chomped = self.hold + "\n" + space, self.chomped
             elif name == "g":
-                space = self.hold
+                space, self.chomped = self.hold, self.hold_chomped
             elif name == "G":
-                space = space + "\n" + self.hold
+                space, self.chomped = space + "\n" + self.hold, self.hold_chomped
             elif name == "x":
                 space, self.hold = self.hold, space
+                self.chomped, self.hold_chomped = self.hold_chomped, self.chomped
             elif name == "z":
                 space = ""
             elif name == "=":

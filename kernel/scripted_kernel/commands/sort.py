@@ -16,11 +16,10 @@ _MONTHS = {m: i for i, m in enumerate("JAN FEB MAR APR MAY JUN JUL AUG SEP OCT N
 
 class Key:
     """A -k field range with its ordering flags (its own, else the global ones)."""
-    __slots__ = ("sf", "sc", "ef", "ec", "flags", "own_reverse")
+    __slots__ = ("sf", "sc", "ef", "ec", "flags")
 
-    def __init__(self, sf, sc, ef, ec, flags, own_reverse=False):
+    def __init__(self, sf, sc, ef, ec, flags):
         self.sf, self.sc, self.ef, self.ec, self.flags = sf, sc, ef, ec, flags
-        self.own_reverse = own_reverse
 
 
 class Reverse:
@@ -43,7 +42,7 @@ def _parse_key(text: str, global_flags: str) -> Key:
         raise UsageError(f"sort: invalid number at field start: invalid count at start of '{text}'", 2)
     flags = (m.group(3) or "") + (m.group(6) or "")
     return Key(int(m.group(1)), int(m.group(2) or 1), int(m.group(4)) if m.group(4) else None,
-               int(m.group(5) or 0), flags or global_flags, "r" in flags)
+               int(m.group(5) or 0), flags or global_flags)
 
 
 def _fields(line: str, sep):
@@ -87,6 +86,27 @@ def _numeric(text: str):
         return 0.0
     value = float((whole or "0") + "." + (frac or "0"))
     return -value if m.group(1) else value
+
+
+def _key_texts(lines: list, key: Key, sep) -> list:
+    """The text of one -k key in every line; a -t key of whole fields by str.split."""
+    if sep is None or key.sc != 1 or key.ec != 0 or "b" in key.flags:
+        return [_key_text(line, key, sep) for line in lines]
+    lo = key.sf - 1
+    if key.ef is None:
+        return [sep.join(line.split(sep)[lo:]) for line in lines]
+    hi = key.ef
+    return [sep.join(line.split(sep, hi)[lo:hi]) for line in lines]
+
+
+def _key_column(texts: list, key: Key, record_sep: str) -> list:
+    """The sort values of one key for every line (negated or wrapped when the key is reversed)."""
+    reversed_ = "r" in key.flags
+    if key.flags.replace("r", "") == "n" and record_sep == "\n":
+        values = _numeric_keys(texts)
+        return [-v for v in values] if reversed_ else values
+    values = [_transform(text, key.flags) for text in texts]
+    return [Reverse(v) for v in values] if reversed_ else values
 
 
 def _numeric_keys(lines: list) -> list:
@@ -226,32 +246,30 @@ def run(sh, argv):
             for x, y, spec in zip(ka, kb, specs):
                 if x != y:
                     result = -1 if x < y else 1
-                    return -result if spec.own_reverse else result
+                    return -result if "r" in spec.flags else result
             if stable or unique:
                 return 0
-            return -1 if a < b else (1 if a > b else 0)
+            result = -1 if a < b else (1 if a > b else 0)
+            return -result if reverse else result
 
         if opts.has("c") or opts.has("C"):
             for prev, cur in zip(lines, lines[1:]):
                 c = compare(prev, cur)
-                if (c > 0 and not reverse) or (c < 0 and reverse) or (unique and c == 0):
+                if c > 0 or (unique and c == 0):
                     if opts.has("c"):
                         sh.err(f"sort: -:{lines.index(cur) + 1}: disorder: {cur}\n")
                     return 1
             return 0
         # Each line's keys are computed once. Without -s or -u, ties fall back to comparing whole
         # lines: sorting by line first and then (stably) by key gives that order without
-        # carrying the line inside every key.
+        # carrying the line inside every key. A key is reversed by its own flags (a key with
+        # flags of its own does not inherit -r); the whole-line comparison by -r.
         if not (stable or unique):
             lines.sort(reverse=reverse)
-        if not keys and global_flags.replace("r", "") == "n" and record_sep == "\n":
-            values = _numeric_keys(lines)
-        elif len(specs) == 1 and not specs[0].own_reverse:
-            values = [key_values(line)[0] for line in lines]
-        else:
-            values = [tuple(Reverse(v) if spec.own_reverse else v for v, spec in zip(key_values(line), specs))
-                      for line in lines]
-        order = sorted(range(len(lines)), key=values.__getitem__, reverse=reverse)
+        columns = [_key_column(_key_texts(lines, spec, sep) if keys else lines, spec, record_sep)
+                   for spec in specs]
+        values = columns[0] if len(columns) == 1 else list(zip(*columns))
+        order = sorted(range(len(lines)), key=values.__getitem__)
         ordered = [lines[i] for i in order]
         if unique:
             result = []

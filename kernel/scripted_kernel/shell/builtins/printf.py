@@ -45,12 +45,18 @@ def parse_float(arg: str, errors: list) -> float:
         return 0.0
     if arg[0] in "'\"":
         return float(ord(arg[1])) if len(arg) > 1 else 0.0
-    try:
+    if _HEX_FLOAT.fullmatch(arg):            # strtold reads C99 hex floats: 0x1f, 0x1p3
+        return float.fromhex(arg.strip())
+    if _DECIMAL_FLOAT.fullmatch(arg):        # (Python's float() would also take 1_0 and "5 ")
         return float(arg)
-    except ValueError:
-        m = re.match(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", arg)
-        errors.append(f"{arg}: invalid number")
-        return float(m.group()) if m else 0.0
+    m = re.match(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?", arg)
+    errors.append(f"{arg}: invalid number")
+    return float(m.group()) if m else 0.0
+
+
+_HEX_FLOAT = re.compile(r"\s*[-+]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][-+]?[0-9]+)?")
+_DECIMAL_FLOAT = re.compile(r"\s*[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|inf(?:inity)?|nan)",
+                            re.IGNORECASE)
 
 
 def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, int, bool]:
