@@ -86,9 +86,15 @@ def run(sh, argv):
         out_delim = opts.get("output-delimiter", delim if mode == "f" else "")
         sep = "\0" if opts.has("z") else "\n"
         lines = split_lines(sh.stdin.read_all(), sep)
-        span = _single_span(ranges) if mode == "f" and not complement else None
+        span = _single_span(ranges) if not complement else None
         if span is not None:
-            out = _cut_span(lines, delim, out_delim, span, opts.has("s"))
+            if mode == "f":
+                out = _cut_span(lines, delim, out_delim, span, opts.has("s"))
+            elif mode == "c":
+                out = [line[span[0] - 1:span[1]] for line in lines]
+            else:
+                out = [line.encode("utf-8", "surrogateescape")[span[0] - 1:span[1]]
+                       .decode("utf-8", "surrogateescape") for line in lines]
             lines = ()
         else:
             out = []

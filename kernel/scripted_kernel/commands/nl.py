@@ -69,9 +69,31 @@ def _fold(sh, argv):
     except ValueError:
         raise UsageError(f"fold: invalid number of columns: '{opts.get('w')}'") from None
     text = sh.stdin.read_all()
-    sh.out(_fold_text(text.encode("utf-8", "surrogateescape") if opts.has("b") else text, width,
-                      opts.has("s"), opts.has("b")))
+    if opts.has("b"):
+        sh.out(_fold_text(text.encode("utf-8", "surrogateescape"), width, opts.has("s"), True))
+    else:
+        sh.out("\n".join(_fold_line(line, width, opts.has("s")) for line in text.split("\n")))
     return 0
+
+
+def _fold_line(line: str, width: int, at_blanks: bool) -> str:
+    """One line folded; where every character is one column wide (no tab, backspace or
+    carriage return) by slicing, else by GNU fold's column-counting loop."""
+    if len(line) <= width:
+        return line
+    if "\t" in line or "\b" in line or "\r" in line or width < 1:
+        return _fold_text(line, width, at_blanks, False)
+    pieces = []
+    while len(line) > width:
+        cut = width
+        if at_blanks:
+            blank = line.rfind(" ", 0, width)
+            if blank >= 0:
+                cut = blank + 1
+        pieces.append(line[:cut])
+        line = line[cut:]
+    pieces.append(line)
+    return "\n".join(pieces)
 
 
 def _next_column(column: int, c, by_bytes: bool) -> int:

@@ -39,16 +39,17 @@ def run(sh, argv):
 
         plain = not (skip_fields or skip_chars or width is not None or opts.has("i"))
         groups = [list(members) for _, members in itertools.groupby(lines, None if plain else key)]
+        repeated, single, all_repeated, counts = (opts.has(f) for f in "duDc")
         out = []
         for members in groups:
             n, first = len(members), members[0]
-            if opts.has("d") and n < 2 or opts.has("u") and n > 1:
+            if repeated and n < 2 or single and n > 1:
                 continue
-            if opts.has("D"):
+            if all_repeated:
                 if n > 1:
                     out.extend(members)
                 continue
-            out.append(f"{n:7d} {first}" if opts.has("c") else first)
+            out.append(f"{n:7d} {first}" if counts else first)
         if out:
             sh.out(sep.join(out) + sep)
         return 0
