@@ -37,6 +37,19 @@ def _read_raw(stdin, delim: str, nchars, exact: bool, raw: bool):
     return chars, mask, found
 
 
+def _read_plain_line(stdin, delim: str, raw: bool):
+    """_read_raw's result for a whole line at once, when no backslash needs processing;
+    (None, None, None) to leave the line to _read_raw."""
+    start = stdin.pos
+    line, found = _fast_line(stdin, delim)
+    if line is None:
+        return [], [], False
+    if not raw and "\\" in line:
+        stdin.pos = start
+        return None, None, None
+    return list(line), [False] * len(line), found
+
+
 def _fast_line(stdin, delim: str):
     """The common case (`read -r line`): a whole line at once."""
     s = stdin.read_until(delim)
@@ -164,7 +177,9 @@ def read(sh, argv):
                 line = _split_for_read(chars, [False] * len(chars), ifs, 1)[0] if chars else ""
         _assign(sh, names[0] if names else "REPLY", line)
         return 0 if found else 1
-    chars, mask, found = _read_raw(stdin, delim if delim else "\0", nchars, exact, raw)
+    chars, mask, found = _read_plain_line(stdin, delim if delim else "\0", raw) if nchars is None else (None, None, None)
+    if chars is None:
+        chars, mask, found = _read_raw(stdin, delim if delim else "\0", nchars, exact, raw)
     if not chars and not found:
         if array:
             sh.set_array(array, [])
