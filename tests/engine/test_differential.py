@@ -83,6 +83,8 @@ for w in apple Banana cherry 42 x.txt ''; do case $w in a*|b*) echo ab;; [A-Z]*)
     "printf_v_and_reuse": """printf -v out '%s=%d;' a 1 b 2; echo "$out"; printf '%d\\n' "'A" 0x10 010""",
     "echo_flags": r"""echo -n a; echo -e 'b\tc\x41'; echo -E 'd\te'; echo -ne 'f\n'; echo -- -n""",
     "read_variants": """read a b <<< '  one two three  '; echo "[$a][$b]"; IFS=: read -r x y <<< 'p:q:r'; echo $x $y; read -n 3 c <<< abcdef; echo $c; read -d , d <<< 'x,y'; echo $d""",
+    "read_backslashes_and_fields": r"""printf 'a\\b c\\\nd e\n\nx,y,,z rest, \nlast' > /dev/null
+printf 'a\\b c\\\nd e\n\nx,y,,z rest, \nlast' | { read p q; echo "[$p][$q]"; read -r e; echo "[$e]"; IFS=, read -r f g h; echo "[$f][$g][$h]"; read -r l; echo "[$l] $?"; read m; echo "[$m] $?"; }""",
     "read_loop_from_heredoc": """while IFS= read -r line; do echo "<$line>"; done <<'EOF'
   indented
 with \\backslash
