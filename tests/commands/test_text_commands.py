@@ -221,3 +221,12 @@ def test_awk_function_name_is_not_a_variable(run):
     r = run("awk 'function f(x) { return x } BEGIN { f = 1; print \"no\" }'")
     assert (r.stdout, r.exit_code) == ("", 2)
     assert r.stderr == "awk: function name f used as a variable\n"
+
+
+def test_awk_long_expression_chains_compile(run):
+    """Left-associative + - * and concatenation chains are flat in the generated Python, whose
+    parser refuses about 200 nested parentheses."""
+    terms = " + 1 - 2 + 3" * 400
+    pieces = ' "b" x' * 400
+    r = run(f"awk 'BEGIN {{ x = 1{terms}; print x; s = \"a\"{pieces}; print length(s) }}'")
+    assert (r.stdout, r.exit_code) == ("801\n1201\n", 0), r.stderr

@@ -618,13 +618,31 @@ class _CodeGen:
         return f"FD({self.value(index)[0]})", "any"
 
     def x_concat(self, node):
-        return f"({self.string(node[1])} + {self.string(node[2])})", "str"
+        operands = []
+        while node[0] == "concat":        # a b c d is one flat chain, not nested parentheses
+            operands.append(node[2])
+            node = node[1]
+        operands.append(node)
+        return "(" + " + ".join(self.string(o) for o in reversed(operands)) + ")", "str"
 
     def x_arith(self, node):
-        op, a, b = node[1], self.number(node[2]), self.number(node[3])
+        op = node[1]
+        if op in _INLINE_ARITH:
+            return self.arith_chain(node), "num"
+        a, b = self.number(node[2]), self.number(node[3])
         if op == "%" and node[3][0] == "num" and node[3][1] != 0:
             return f"fmod({a}, {b})", "num"
         return self.arith(op, a, b), "num"
+
+    def arith_chain(self, node) -> str:
+        """a + b - c (or a * b * c) as one flat Python expression: Python's parser refuses
+        about 200 nested parentheses, and these operators associate the same way in both."""
+        group = "+-" if node[1] in "+-" else "*"
+        terms = []
+        while node[0] == "arith" and node[1] in group:
+            terms.append(f" {node[1]} {self.number(node[3])}")
+            node = node[2]
+        return "(" + self.number(node) + "".join(reversed(terms)) + ")"
 
     def x_neg(self, node):
         return f"(-{self.number(node[1])})", "num"
