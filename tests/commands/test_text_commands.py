@@ -229,4 +229,4 @@ def test_awk_long_expression_chains_compile(run):
     terms = " + 1 - 2 + 3" * 400
     pieces = ' "b" x' * 400
     r = run(f"awk 'BEGIN {{ x = 1{terms}; print x; s = \"a\"{pieces}; print length(s) }}'")
-    assert (r.stdout, r.exit_code) == ("801\n1201\n", 0), r.stderr
+    assert (r.stdout, r.exit_code) == ("801\n1601\n", 0), r.stderr
