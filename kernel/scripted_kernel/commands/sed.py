@@ -11,7 +11,7 @@ from typing import Optional
 import regex
 
 from ._options import UsageError, no_files, parse, run_guarded
-from ..shell.regexes import RegexError, RegexTimeout, matcher, risky, translate
+from ..shell.regexes import RegexError, RegexTimeout, matcher, risky, substitute, translate
 
 NAMES = ("sed",)
 
@@ -641,96 +641,28 @@ class _Runner:
                 raise SedError("sed: no previous regular expression")
         else:
             self.last_rx = rx
+        replacement = self.replacers.get(id(sub))
+        if replacement is None:
+            replacement = self.replacers[id(sub)] = _replacer(sub.replacement)
         try:
-            if sub.occurrence != 1:
-                raise _EmptyMatch()
-            result, count = self.replace_all(sub, rx, space)
-            if not count:
-                return space
-        except _EmptyMatch:
-            result = self.replace_stepwise(sub, rx, space)
-            if result is None:
-                return space
+            result, count = substitute(rx, space, replacement, sub.occurrence, sub.global_,
+                                       self.timeout if risky(rx) else None)
+        except TimeoutError:
+            raise RegexTimeout() from None
+        if not count:
+            return space
         self.substituted = True
         if sub.print_:
             self.emit(result)
         return result
 
-    def replace_all(self, sub: Substitution, rx, space: str) -> tuple[str, int]:
-        """s/re/x/ and s/re/x/g by the regex engine's own subn; an empty match (where sed's
-        rules differ from the engine's) raises _EmptyMatch for the general path."""
-        replacement = self.replacers.get(id(sub))
-        if replacement is None:
-            replacement = self.replacers[id(sub)] = _replacer(sub.replacement)
-        try:
-            if not risky(rx):
-                return rx.subn(replacement, space, 0 if sub.global_ else 1)
-            return rx.subn(replacement, space, 0 if sub.global_ else 1, timeout=self.timeout)
-        except TimeoutError:
-            raise RegexTimeout() from None
-
-    def replace_stepwise(self, sub: Substitution, rx, space: str) -> Optional[str]:
-        """The general case (empty matches, the Nth occurrence): None when nothing changed."""
-        find = self.finder(rx)
-        out = []
-        pos = 0
-        count = 0
-        changed = False
-        n = len(space)
-        previous_end = -1
-        while pos <= n:
-            m = find(space, pos)
-            if m is None:
-                break
-            if m.start() == m.end() == previous_end:
-                # no empty match right after a match: move on one character
-                if pos < n:
-                    out.append(space[pos])
-                pos += 1
-                previous_end = -1
-                continue
-            previous_end = m.end()
-            count += 1
-            if count >= sub.occurrence:
-                out.append(space[pos:m.start()])
-                out.append(_expand(sub.replacement, m))
-                changed = True
-            else:
-                out.append(space[pos:m.end()])
-            if m.end() == m.start():
-                if m.start() < n:
-                    out.append(space[m.start()])
-                pos = m.start() + 1
-            else:
-                pos = m.end()
-            if changed and not sub.global_:
-                break
-        if not changed:
-            return None
-        out.append(space[pos:])
-        return "".join(out)
-
-
-class _EmptyMatch(Exception):
-    pass
-
 
 def _replacer(pieces: list):
-    """The function subn calls for each match of an s command."""
+    """The function giving an s command's replacement for a match."""
     if all(type(p) is str for p in pieces):
         literal = "".join(pieces)
-
-        def replace_literal(m):
-            if m.end() == m.start():
-                raise _EmptyMatch()
-            return literal
-        return replace_literal
-
-    def replace(m):
-        if m.end() == m.start():
-            raise _EmptyMatch()
-        return _expand(pieces, m)
-    return replace
+        return lambda m: literal
+    return lambda m: _expand(pieces, m)
 
 
 def _quit(status: int, autoprint: bool, space: str) -> _Quit:

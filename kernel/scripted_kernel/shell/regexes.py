@@ -334,3 +334,60 @@ def finditer(rx, text: str, timeout: float = DEFAULT_TIMEOUT):
         return list(rx.finditer(text, timeout=timeout))
     except TimeoutError:
         raise RegexTimeout() from None
+
+
+class _EmptyMatch(Exception):
+    pass
+
+
+def substitute(rx, text: str, replace, first: int = 1, every: bool = True, timeout=None) -> tuple[str, int]:
+    """s/re/x/ as sed and awk do it: (new text, number of replacements). `replace(m)` gives a
+    match's replacement; the matches before the `first`th are kept; with `every` all later
+    ones are replaced too. An empty match right after a match does not count (sed, awk).
+    The regex engine's own subn does the common case; since its rules for empty matches are
+    not sed's, the first empty match hands the work to the stepping loop. Raises TimeoutError
+    past `timeout` (None: no limit)."""
+    limit = {} if timeout is None else {"timeout": timeout}
+    if first == 1:
+        def replace_nonempty(m):
+            if m.end() == m.start():
+                raise _EmptyMatch()
+            return replace(m)
+        try:
+            return rx.subn(replace_nonempty, text, 0 if every else 1, **limit)
+        except _EmptyMatch:
+            pass
+    out = []
+    pos = count = replaced = 0
+    n = len(text)
+    previous_end = -1
+    while pos <= n:
+        m = rx.search(text, pos, **limit)
+        if m is None:
+            break
+        if m.start() == m.end() == previous_end:
+            if pos < n:              # no empty match right after a match: move on one character
+                out.append(text[pos])
+            pos += 1
+            previous_end = -1
+            continue
+        previous_end = m.end()
+        count += 1
+        if count >= first:
+            out.append(text[pos:m.start()])
+            out.append(replace(m))
+            replaced += 1
+        else:
+            out.append(text[pos:m.end()])
+        if m.end() == m.start():
+            if m.start() < n:
+                out.append(text[m.start()])
+            pos = m.start() + 1
+        else:
+            pos = m.end()
+        if replaced and not every:
+            break
+    if not replaced:
+        return text, 0
+    out.append(text[pos:])
+    return "".join(out), replaced

@@ -10,7 +10,7 @@ from typing import Optional
 import regex
 
 from .values import EMPTY, AwkError, is_num, num_to_str, strnum, to_num
-from ...shell.regexes import DEFAULT_TIMEOUT, RegexError, risky, translate
+from ...shell.regexes import DEFAULT_TIMEOUT, RegexError, risky, substitute, translate
 
 # Variables whose string form the runtime keeps ready, because every print or subscript uses it.
 CACHED_STRINGS = {"OFS": "ofs", "ORS": "ors", "SUBSEP": "subsep", "CONVFMT": "convfmt", "OFMT": "ofmt"}
@@ -366,41 +366,14 @@ class Runtime:
     def substitute(self, rx, repl, text, global_: bool) -> tuple[float, str]:
         """sub/gsub: (number of replacements, new text)."""
         repl = self.to_str(repl)
-        text = self.to_str(text)
-        if not _matches_empty(rx):
-            # no empty matches to step over: the regex engine's own substitution will do
-            template = repl if "&" not in repl and "\\" not in repl else (
-                lambda m: _awk_replacement(repl, m.group()))
-            new, count = timed(rx.subn, template, text, 0 if global_ else 1)
-            return float(count), new
-        count = 0
-        out = []
-        pos = 0
-        n = len(text)
-        last_end = -1
-        while pos <= n:
-            m = timed(rx.search, text, pos)
-            if m is None:
-                break
-            if m.start() == m.end() == last_end:
-                if pos < n:
-                    out.append(text[pos])
-                pos += 1
-                continue
-            out.append(text[pos:m.start()])
-            out.append(_awk_replacement(repl, m.group()))
-            count += 1
-            last_end = m.end()
-            if m.end() == m.start():
-                if m.start() < n:
-                    out.append(text[m.start()])
-                pos = m.start() + 1
-            else:
-                pos = m.end()
-            if not global_:
-                break
-        out.append(text[pos:])
-        return float(count), "".join(out)
+        replace = (lambda m: repl) if "&" not in repl and "\\" not in repl else (
+            lambda m: _awk_replacement(repl, m.group()))
+        try:
+            new, count = substitute(rx, self.to_str(text), replace, 1, global_,
+                                    DEFAULT_TIMEOUT if risky(rx) else None)
+        except TimeoutError:
+            raise AwkError("awk: regular expression too complex") from None
+        return float(count), new
 
     def gensub(self, rx, repl, how, text=None) -> str:
         repl = self.to_str(repl)
@@ -505,20 +478,6 @@ def timed(method, *args):
         return method(*args, timeout=DEFAULT_TIMEOUT)
     except TimeoutError:
         raise AwkError("awk: regular expression too complex") from None
-
-
-_EMPTY_MATCHERS: dict = {}
-
-
-def _matches_empty(rx) -> bool:
-    """Whether rx can match the empty string (x*, ^, a|): sub and gsub then need awk's rules
-    for empty matches."""
-    found = _EMPTY_MATCHERS.get(rx.pattern)
-    if found is None:
-        if len(_EMPTY_MATCHERS) > 512:
-            _EMPTY_MATCHERS.clear()
-        found = _EMPTY_MATCHERS[rx.pattern] = rx.fullmatch("") is not None
-    return found
 
 
 def searcher(rx):
