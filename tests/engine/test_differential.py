@@ -85,6 +85,9 @@ for w in apple Banana cherry 42 x.txt ''; do case $w in a*|b*) echo ab;; [A-Z]*)
     "read_variants": """read a b <<< '  one two three  '; echo "[$a][$b]"; IFS=: read -r x y <<< 'p:q:r'; echo $x $y; read -n 3 c <<< abcdef; echo $c; read -d , d <<< 'x,y'; echo $d""",
     "read_backslashes_and_fields": r"""printf 'a\\b c\\\nd e\n\nx,y,,z rest, \nlast' > /dev/null
 printf 'a\\b c\\\nd e\n\nx,y,,z rest, \nlast' | { read p q; echo "[$p][$q]"; read -r e; echo "[$e]"; IFS=, read -r f g h; echo "[$f][$g][$h]"; read -r l; echo "[$l] $?"; read m; echo "[$m] $?"; }""",
+    "printf_q_and_at_q": r"""printf '%q\n' 'a,b' 'x^y' 'p=q' '#h' 'm#n' '~u' 'v~w' 'é ü' $'\xff' "it's"; x=$'\t\xff'; echo "${x@Q}" """,
+    "read_array_and_trailing_delimiters": """IFS=, read -ra p <<< "solo"; echo ${#p[@]}; IFS=: read a b c <<< "1:2:3:4:"; echo "[$c]"; IFS=: read a b <<< "1:2:"; echo "[$b]"; IFS=: read a b <<< "1:2::"; echo "[$b]" """,
+    "printf_c_first_byte": """x=$(printf '%c' é); echo ${#x}; printf '[%c]\n' '' | wc -c""",
     "read_loop_from_heredoc": """while IFS= read -r line; do echo "<$line>"; done <<'EOF'
   indented
 with \\backslash

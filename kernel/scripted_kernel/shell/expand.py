@@ -246,9 +246,14 @@ def _sequence(text: str, limit: int):
 
 def quote_for_reuse(value: str) -> str:
     """${x@Q}: single-quoted, or $'...' when the value holds control characters."""
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+    if _needs_ansi_c(value):
         return "$'" + _ansi_c_escape(value) + "'"
     return "'" + value.replace("'", "'\\''") + "'"
+
+
+def _needs_ansi_c(value: str) -> bool:
+    """Control characters or bytes of invalid UTF-8: only $'...' can spell them."""
+    return any(ord(c) < 32 or ord(c) == 127 or 0xDC80 <= ord(c) <= 0xDCFF for c in value)
 
 
 def _ansi_c_escape(value: str) -> str:
@@ -260,6 +265,8 @@ def _ansi_c_escape(value: str) -> str:
             out.append(table[c])
         elif ord(c) < 32 or ord(c) == 127:
             out.append("\\%03o" % ord(c))
+        elif 0xDC80 <= ord(c) <= 0xDCFF:          # a byte of invalid UTF-8
+            out.append("\\%03o" % (ord(c) - 0xDC00))
         else:
             out.append(c)
     return "".join(out)
@@ -269,10 +276,16 @@ def printf_q(value: str) -> str:
     """printf %q: backslash quoting, $'...' for control characters, '' for empty."""
     if value == "":
         return "''"
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+    if _needs_ansi_c(value):
         return "$'" + _ansi_c_escape(value) + "'"
-    return re.sub(r"([^A-Za-z0-9_./,:@%^+=-])", r"\\\1", value) if not value.startswith("~") \
-        else "\\~" + re.sub(r"([^A-Za-z0-9_./,:@%^+=-])", r"\\\1", value[1:])
+    if value[0] in "~#":                    # special only where a word starts
+        return "\\" + value[0] + _Q_SPECIAL.sub(r"\\\1", value[1:])
+    return _Q_SPECIAL.sub(r"\\\1", value)
+
+
+# Characters %q escapes: ASCII punctuation and blanks; printable non-ASCII text stays as it is
+# (in a UTF-8 locale).
+_Q_SPECIAL = re.compile("([^A-Za-z0-9_./:@%+=~#\\-\u0080-\ud7ff\ue000-\U0010ffff])")
 
 
 # ---------------------------------------------------------------- compiling words

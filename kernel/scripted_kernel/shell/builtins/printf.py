@@ -126,8 +126,10 @@ def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, 
         elif conv == "q":
             out.append(_pad(spec, printf_q(arg or "")))
         elif conv == "c":
-            # bash prints the argument's first byte: for an empty one, the terminating NUL
-            out.append(_pad("%" + flags + (width or ""), (arg or "\0")[:1]))
+            # bash prints the argument's first byte (of é, half a character); for an empty
+            # argument, the terminating NUL
+            first = (arg or "\0")[:1].encode("utf-8", "surrogateescape")[:1].decode("utf-8", "surrogateescape")
+            out.append(_pad("%" + flags + (width or ""), first))
         elif conv in "di":
             out.append((spec + "d") % parse_int(sh, arg or "", errors))
         elif conv in "ouxX":

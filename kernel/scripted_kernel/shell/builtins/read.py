@@ -88,12 +88,14 @@ def _split_for_read(chars, mask, ifs: str, count: int) -> list[str]:
                 i += 1
                 while i < n and is_ws(i):
                     i += 1
-    if i < n or len(fields) < count:
+    if i < n:
         end = n
         while end > i and is_ws(end - 1):
             end -= 1
-        # bash drops one trailing non-blank delimiter from the rest ("ax" -> "a"), not two
-        if end > i and is_delim(end - 1) and not is_ws(end - 1) and (end - 1 == i or not is_delim(end - 2)):
+        # bash drops a trailing non-blank delimiter from the rest only when it ends the one
+        # field left ("a:" -> "a", but "a:b:" and "a::" stay)
+        if end > i and is_delim(end - 1) and not is_ws(end - 1) and \
+                not any(is_delim(k) for k in range(i, end - 1)):
             end -= 1
         rest = "".join(chars[i:end])
         if len(fields) < count:
