@@ -23,7 +23,37 @@ TESTS = ['[[ $v == h* ]]', '[[ $v =~ ^[0-9]+$ ]]', '[[ -z $v ]]', '[[ -n $u ]]',
          'test "$n" -eq 4', '[[ $v == "a.b.c" ]]', '[[ $v =~ ([a-z]+)\\.([a-z]+) ]] && echo "${BASH_REMATCH[2]}"']
 
 
+MORE = [
+    'set -- "$v" two "three four"; echo $#; shift; echo "$1|$*"; for x; do echo "<$x>"; done',
+    'set -- a b; f2() { echo $# "$@"; local IFS=-; echo "$*"; }; f2 "$v" x',
+    'mapfile -t L < <(printf "%s\\n" c a b) 2>/dev/null || mapfile -t L <<< "$(printf "%s\\n" c a b)"; echo ${#L[@]} "${L[1]}"',
+    'cat <<EOF\nv=$v n=$((n+1)) ${v:0:2}\nEOF',
+    "cat <<'EOF'\nraw $v\nEOF",
+    'echo {1..3} {a,b}{x,y} x{1..7..3}',
+    'IFS=:; set -- $v; echo $#; IFS=" "',
+    'eval "w=\\$v"; echo "$w"',
+    'printf -v "arr_$n" %s "$v"; declare -p arr_$n',
+    'declare -a la=(1 2 3); la[5]=6; echo "${la[*]}" ${#la[@]}; declare -p la',
+    'f3() { local -a xs=("$@"); echo ${#xs[@]}; }; f3 1 "2 3" 4',
+    'OPTIND=1; while getopts "ab:c" o -a -b val -c rest; do echo "$o=${OPTARG:-}"; done; echo $OPTIND',
+    '(exit 3); echo $?; ( v=sub; echo $v ); echo $v',
+    'x=${v:-$(echo fallback)}; echo "$x"',
+    '[[ $v =~ ^([a-z]+)(.*)$ ]] && echo "${#BASH_REMATCH[@]} ${BASH_REMATCH[1]}"',
+    'echo "${!a*}" "${a[@]/y/Y}" "${a[@]^}"',
+    'unset v; echo "${v-gone}" "${v:=again}" "$v"',
+    'echo $(( RANDOM >= 0 )) $(( ${#v} > 3 ? ${#v} : -1 ))',
+    'let "n = n * 3" "m = n + 1"; echo $n $m',
+    'echo "$v" > /dev/null; echo status=$?; false || echo recovered',
+    'x="  trim me  "; y="${x#"${x%%[![:space:]]*}"}"; echo "[${y%"${y##*[![:space:]]}"}]"',
+    'case "$n" in [0-3]) echo low;; [4-6]) echo mid;; *) echo high;; esac',
+    'if ! [[ $n -eq 4 ]]; then echo not4; fi; [[ $n == 4 ]] && echo is4 || echo isnt4',
+    'for f in "$v" "$n"; do printf "%s:" "${f//[^a-z]/}"; done; echo',
+]
+
+
 def _statement(rng: random.Random, depth: int = 0) -> str:
+    if rng.random() < 0.25:
+        return rng.choice(MORE)
     kinds = ["echo", "echo", "arith", "assign", "test", "array", "assoc", "printf", "subst", "pipe"]
     if depth < 2:
         kinds += ["case", "for", "while", "func", "if"]
