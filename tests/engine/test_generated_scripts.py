@@ -119,3 +119,36 @@ def test_generated_script_matches_bash(seed, run, tmp_path):
     want_out, want_status = run_bash(script, tmp_path=tmp_path)
     got = run(script)
     assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script}\nstderr: {got.stderr}"
+
+
+# ---- set -e / -u / pipefail: which failures end the script, and with what status
+ERREXIT_HEADS = ["set -e", "set -euo pipefail", "set -u", "set -o pipefail", "set -e -o pipefail", ""]
+ERREXIT_STATEMENTS = [
+    "echo start", "false", "false || echo alt", "false && echo no", "! false", "if false; then echo t; fi",
+    "x=$(false); echo after-subst $?", "lf() { local y=$(false); echo in-func $?; }; lf",
+    "echo $undefined_var", "echo ${undefined_var:-dflt}", "a=(); echo ${#a[@]}", 'echo "${a[@]:-}"',
+    "(( 0 )); echo arith0", "(( n = 0 )) || true", "echo x | grep -q y; echo grep $?",
+    "echo x | grep y | cat; echo pipe $?", "true | false | true; echo ps ${PIPESTATUS[*]}",
+    "f() { false; echo f-continued; }; f; echo after-f", "f() { false; echo f-continued; }; f || echo f-failed",
+    "f() { return 3; }; f; echo ret $?", "read -r line <<< ''; echo read $?", "read -r line < /dev/null; echo eof $?",
+    'v=$(echo ok; false); echo "v=$v $?"', "cmd_not_found_x 2>/dev/null; echo nf $?",
+    "while false; do :; done; echo while-ok", "for i in 1 2; do [[ $i == 2 ]] && echo two; done",
+    "[[ -z ${unset_x-} ]] && echo empty", "test 1 -eq 2; echo test $?", "{ false; echo in-group; }",
+    "( false; echo in-sub ); echo sub $?", "set +e; false; echo off; set -e", "echo $(( 1 / 0 ))",
+    "x=$(( 1 / 0 )); echo x-after $?", "echo end"]
+
+
+def _errexit_script(seed: int) -> str:
+    rng = random.Random(f"errexit-{seed}")
+    lines = [rng.choice(ERREXIT_STATEMENTS) for _ in range(rng.randint(2, 6))]
+    return "\n".join([rng.choice(ERREXIT_HEADS), "n=1"] + lines)
+
+
+@pytest.mark.differential
+@pytest.mark.skipif(not HAVE_BASH5, reason="real bash 5 is not installed")
+@pytest.mark.parametrize("seed", range(CASES))
+def test_generated_errexit_script_matches_bash(seed, run, tmp_path):
+    script = _errexit_script(seed)
+    want_out, want_status = run_bash(script, tmp_path=tmp_path)
+    got = run(script)
+    assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script}\nstderr: {got.stderr}"

@@ -37,6 +37,7 @@ class FatalError(Exception):
         self.message = message
         self.status = status
         self.exits = exits
+        self.ends_errexit_shell = True   # False for $((...)) in a word: bash goes on even under set -e
 
 
 def unbound(name: str) -> FatalError:

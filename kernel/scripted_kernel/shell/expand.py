@@ -444,7 +444,14 @@ class WordCompiler:
             return (lambda sh: sh.command_substitution(body)), not quoted
         if t is ArithSub:
             expr = self.string(p.expr)
-            return (lambda sh: str(sh.arith_eval(expr(sh)))), not quoted
+
+            def arith_sub(sh):
+                try:
+                    return str(sh.arith_eval(expr(sh)))
+                except FatalError as e:
+                    e.ends_errexit_shell = False
+                    raise
+            return arith_sub, not quoted
         if t is Tilde:
             user = p.user
             return (lambda sh: sh.tilde(user)), False

@@ -195,7 +195,7 @@ def run_shell(sh: Shell, fn: Callable, report: Optional[Callable] = None) -> tup
                 except FatalError as e:
                     sh.error(e.message)
                     status = sh.status = 1 if (e.exits and sh.errexit) else e.status
-                    if e.exits or sh.errexit:
+                    if e.exits or (sh.errexit and e.ends_errexit_shell):
                         break
                 except Disabled as e:
                     sh.error(str(e))
