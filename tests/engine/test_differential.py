@@ -88,6 +88,9 @@ printf 'a\\b c\\\nd e\n\nx,y,,z rest, \nlast' | { read p q; echo "[$p][$q]"; rea
     "printf_q_and_at_q": r"""printf '%q\n' 'a,b' 'x^y' 'p=q' '#h' 'm#n' '~u' 'v~w' 'é ü' $'\xff' "it's"; x=$'\t\xff'; echo "${x@Q}" """,
     "read_array_and_trailing_delimiters": """IFS=, read -ra p <<< "solo"; echo ${#p[@]}; IFS=: read a b c <<< "1:2:3:4:"; echo "[$c]"; IFS=: read a b <<< "1:2:"; echo "[$b]"; IFS=: read a b <<< "1:2::"; echo "[$b]" """,
     "printf_c_first_byte": """x=$(printf '%c' é); echo ${#x}; printf '[%c]\n' '' | wc -c""",
+    "patsub_empty_matches_and_extglob": """shopt -s extglob; s=abc; p='?(x)'; echo "${s/$p/X}|${s//$p/X}|${s/#$p/X}|${s/%$p/X}"
+p='*(b)'; echo "${s//$p/X}"; s=a-xa; p='?x!(a)'; echo "${s/$p/X}"; s=ab; p='!(a)'; echo "${s/$p/X}" "${s/#!(a)/Y}"
+[[ c/a-- == [!a]**(a) ]] && echo star-then-group""",
     "read_loop_from_heredoc": """while IFS= read -r line; do echo "<$line>"; done <<'EOF'
   indented
 with \\backslash

@@ -50,7 +50,8 @@ def glob_to_regex(p: str, extglob: bool = True) -> str:
                 i = end
                 continue
         if c == "*":
-            while i + 1 < n and p[i + 1] == "*":
+            # ** is one *, but not the * that starts a *(...) group
+            while i + 1 < n and p[i + 1] == "*" and not (extglob and p.startswith("(", i + 2)):
                 i += 1
             out.append(".*")
         elif c == "?":
@@ -174,11 +175,10 @@ def replace(value: str, pattern: str, replacement, mode: str) -> str:
     except re.error:
         return value
     if mode == "/#":
-        m = re.compile(rx_text, re.S).match(value)
-        if m is None:
+        found = _leftmost_longest(re.compile(rx_text, re.S), rx_text, value, 0, anchored=True)
+        if found is None:
             return value
-        end = _longest_end(rx_text, value, 0) if m else 0
-        return replacement(value[:end]) + value[end:]
+        return replacement(value[:found[1]]) + value[found[1]:]
     if mode == "/%":
         rx = re.compile(rx_text, re.S)
         for i in range(0, len(value) + 1):
@@ -192,26 +192,42 @@ def replace(value: str, pattern: str, replacement, mode: str) -> str:
     pos = 0
     n = len(value)
     while pos <= n:
-        m = rx.search(value, pos)
-        if m is None:
+        found = _leftmost_longest(rx, rx_text, value, pos)
+        if found is None:
             break
-        start = m.start()
-        end = _longest_end(rx_text, value, start)
+        start, end = found
         if end == start:
-            # an empty match replaces nothing; bash moves on one character
-            out.append(value[pos:start + 1])
+            # bash puts the replacement before the character at an empty match (not after
+            # the last one, unless the value is empty) and moves on past that character
+            if start == n and n:
+                break
+            out.append(value[pos:start])
+            out.append(replacement(""))
+            out.append(value[start:start + 1])
             pos = start + 1
-            if mode != "//":
-                out.append(value[pos:])
-                return "".join(out)
-            continue
-        out.append(value[pos:start])
-        out.append(replacement(value[start:end]))
-        pos = end
+        else:
+            out.append(value[pos:start])
+            out.append(replacement(value[start:end]))
+            pos = end
         if mode != "//":
             break
     out.append(value[pos:])
     return "".join(out)
+
+
+def _leftmost_longest(rx, rx_text: str, value: str, pos: int, anchored: bool = False):
+    """(start, end) of the first place from pos (only pos itself if anchored) where the
+    pattern matches, and its longest extent there; None when it matches nowhere. A !(...)
+    group limits the matched text itself, which a regex search (whose look-ahead sees the
+    whole rest) cannot express: those patterns try each start and end."""
+    if "(?!" not in rx_text:
+        m = rx.match(value, pos) if anchored else rx.search(value, pos)
+        return None if m is None else (m.start(), _longest_end(rx_text, value, m.start()))
+    for start in range(pos, pos + 1 if anchored else len(value) + 1):
+        for end in range(len(value), start - 1, -1):
+            if rx.fullmatch(value, start, end):
+                return start, end
+    return None
 
 
 _anchored: dict = {}
