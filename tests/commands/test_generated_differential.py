@@ -198,8 +198,34 @@ def _awk_case(rng: random.Random) -> tuple[str, str]:
     return "awk " + shlex.quote("\n".join(rules)), text
 
 
+REGEX_ATOMS = ["a", "b", ".", "[ab]", "[^a]", "[[:digit:]]", "[[:space:]]", "[a-c]", "\\.", "x", "1", "(a|b)", "(ab)",
+               "[]a]", "[a-]", "\\w", "\\W", "\\b", "^", "$", "\\<", "\\>", "[[:upper:]]", "\\s", "^^"]
+REGEX_QUANTIFIERS = ["", "", "", "*", "+", "?", "{2}", "{1,2}", "{0,}", "{,2}"]
+BRE_SPELLING = {"(a|b)": "\\(a\\|b\\)", "(ab)": "\\(ab\\)", "+": "\\+", "?": "\\?", "{2}": "\\{2\\}",
+                "{1,2}": "\\{1,2\\}", "{0,}": "\\{0,\\}", "{,2}": "\\{,2\\}"}
+REGEX_LINES = ["ab", "aab b", "x1 y22", "A.b", "  lead", "a]b-c", "abab", "", "foo_bar baz", "1.2.3", "^^x", "BA ab"]
+
+
+def _regex_case(rng: random.Random) -> tuple[str, str]:
+    """One random pattern, spelled as an ERE and as a BRE, through grep and sed."""
+    atoms = []
+    for _ in range(rng.randint(1, 4)):
+        atom = rng.choice(REGEX_ATOMS)
+        quantifier = "" if atom in ("^", "$", "\\b", "\\<", "\\>", "^^") else rng.choice(REGEX_QUANTIFIERS)
+        atoms.append((atom, quantifier))
+    ere = "".join(a + q for a, q in atoms)
+    bre = "".join(BRE_SPELLING.get(a, a) + BRE_SPELLING.get(q, q) for a, q in atoms)
+    command = rng.choice([f"grep -c -E {shlex.quote(ere)}", f"grep -o -E {shlex.quote(ere)}", f"grep -c {shlex.quote(bre)}",
+                          "sed -E " + shlex.quote(f"s/{ere}/<&>/g"), "sed " + shlex.quote(f"s/{bre}/<&>/"),
+                          f"grep -n -i -E {shlex.quote(ere)}", f"grep -w -E {shlex.quote(ere)}"])
+    text = "".join(rng.choice(REGEX_LINES) + "\n" for _ in range(rng.randint(1, 6)))
+    return command + '; echo "[$?]"', text
+
+
 SCRIPT_MAKERS = {"seq": _seq_case, "expr": _expr_case, "basename": _path_case, "date": _date_case,
-                 "printf": _printf_case, "xargs": _xargs_case, "column": _column_case, "awk": _awk_case}
+                 "printf": _printf_case, "xargs": _xargs_case, "column": _column_case, "awk": _awk_case,
+                 "regex": _regex_case}
+TOOL_OF = {"regex": "grep"}          # which real tool a maker's cases need
 
 
 def _case(command: str, index: int) -> tuple[str, str]:
@@ -212,14 +238,15 @@ def _case(command: str, index: int) -> tuple[str, str]:
 
 
 CASES = [(command, index) for command in list(GENERATORS) + list(SCRIPT_MAKERS)
-         for index in range(CASES_PER_COMMAND * (5 if command == "awk" else 1))]
+         for index in range(CASES_PER_COMMAND * (5 if command in ("awk", "regex") else 1))]
 
 
 @pytest.mark.differential
 @pytest.mark.parametrize("command,index", CASES, ids=[f"{c}-{i}" for c, i in CASES])
 def test_generated_case_matches_the_real_tool(command, index, run, tmp_path):
-    if not HAVE_BASH5 or shutil.which(command) is None:
-        pytest.skip(f"real bash 5 and {command} are needed")
+    tool = TOOL_OF.get(command, command)
+    if not HAVE_BASH5 or shutil.which(tool) is None:
+        pytest.skip(f"real bash 5 and {tool} are needed")
     script, stdin = _case(command, index)
     want_out, want_status = run_bash(script, stdin=stdin, tmp_path=tmp_path)
     got = run(script, stdin=stdin)

@@ -202,7 +202,9 @@ def translate(pattern: str, extended: bool, awk: bool = False, strict: bool = Fa
             else:
                 _repeat(out, "*")
         elif c == "^":
-            if extended or start_here:
+            # in a BRE only a leading ^ anchors (a second one, as in ^^, is a character);
+            # a * right after the anchor is still literal
+            if extended or (start_here and out[-1:] != ["^"]):
                 out.append("^")
                 at_start = True
             else:
