@@ -51,14 +51,17 @@ def run(sh, argv):
         if count > budget:
             raise LimitExceeded("max_string_length",
                                 f"seq: {count} numbers exceed the output budget (max_string_length)")
-        values = [first + step * k for k in range(count)]
-        if fmt:
-            from ..shell.builtins.printf import format_once
-            items = [format_once(sh, fmt, [str(v)], 0, [])[0] for v in values]
-        elif places == 0 and all(v == v.to_integral_value() for v in (first, step)):
-            items = [str(int(v)) for v in values]
+        integral = places == 0 and all(v == v.to_integral_value() for v in (first, step))
+        if integral and not fmt:          # whole numbers: a range, without Decimal arithmetic
+            start, stride = int(first), int(step)
+            items = list(map(str, range(start, start + stride * count, stride)))
         else:
-            items = [f"{v:.{places}f}" for v in values]
+            values = [first + step * k for k in range(count)]
+            if fmt:
+                from ..shell.builtins.printf import format_once
+                items = [format_once(sh, fmt, [str(v)], 0, [])[0] for v in values]
+            else:
+                items = [f"{v:.{places}f}" for v in values]
         if opts.has("w") and items:
             width = max(len(x) for x in items)
             items = [("-" + x[1:].rjust(width - 1, "0")) if x.startswith("-") else x.rjust(width, "0")

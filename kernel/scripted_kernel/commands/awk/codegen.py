@@ -97,7 +97,7 @@ def _helpers(rt) -> dict:
         return pair[0]
 
     env = {"rt": rt, "G": rt.globals, "E": EMPTY, "N": to_num, "S": to_str, "O": to_output,
-           "T": truth, "F": rt.field, "FN": rt.field_number, "FT": rt.field_text, "FO": rt.field_output, "FD": rt.field_at, "IDX": element,
+           "T": truth, "F": rt.field, "FN": rt.field_number, "FT": rt.field_text, "FD": rt.field_at, "IDX": element,
            "SET": store, "DIV": divide, "MOD": modulo, "POW": power, "fmod": math.fmod,
            "atan2": math.atan2, "STRNUM": strnum, "W": rt.out.append, "TICK": rt.tick,
            "Next": Next, "Exit": Exit, "FIRST": first, "StrNum": StrNum}
@@ -366,7 +366,7 @@ class _CodeGen:
 
     def output(self, node) -> str:
         if node[0] == "field" and node[1][0] == "num":
-            return f"FO({int(node[1][1])})"
+            return f"FT({int(node[1][1])}, True)"
         code, kind = self.value(node)
         return code if kind == "str" else f"O({code})"
 

@@ -171,9 +171,6 @@ class Runtime:
             return self.to_output(v) if output else self.to_str(v)
         return self.field(i)         # "" past NF, or the out-of-range error
 
-    def field_output(self, i: int) -> str:
-        return self.field_text(i, True)
-
     def field_number(self, i: int) -> float:
         if i == 0:
             return to_num(self.record)
@@ -182,7 +179,10 @@ class Runtime:
             parts = self.split_record()
         if 0 < i <= self.nf:
             v = self.values[i - 1]
-            return to_num(parts[i - 1] if v is None else v)
+            if v is not None:
+                return to_num(v)
+            text = parts[i - 1]
+            return float(text) if text.isdigit() and text.isascii() else to_num(text)
         return to_num(self.field(i))
 
     def field_at(self, index) -> object:
