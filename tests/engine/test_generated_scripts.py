@@ -152,3 +152,30 @@ def test_generated_errexit_script_matches_bash(seed, run, tmp_path):
     want_out, want_status = run_bash(script, tmp_path=tmp_path)
     got = run(script)
     assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script}\nstderr: {got.stderr}"
+
+
+# ---- IFS: word splitting of $v, $@, $*, arrays, read and for, under assorted separators
+IFS_VALUES = ["' '", "':'", "' :'", "','", "''", "$' \\t\\n'", "'x'", "': '", "'::'", "'a '"]
+SPLIT_VALUES = ["'a b'", "'a:b::c'", "' lead trail '", "'a,,b,'", "''", "'x y:z'", "': a : b :'", "'aaxbb'",
+                "$'a\\tb\\nc'"]
+SPLIT_FORMS = ['printf "<%s>" $v; echo', 'set -- $v; echo $#', 'a=($v); echo ${#a[@]} "${a[*]}"',
+               'set -- $v; printf "<%s>" "$*"; echo', 'set -- $v; printf "<%s>" $*; echo',
+               'set -- $v; printf "<%s>" "$@" $@; echo', 'read -r p q r <<< "$v"; printf "<%s>" "$p" "$q" "$r"; echo',
+               'for w in $v; do printf "[%s]" "$w"; done; echo', 'printf "<%s>" ${v}x "${v:-}" $v""; echo',
+               'x=$v; printf "<%s>" $x$x; echo', 'a=($v); printf "<%s>" ${a[@]} ${a[*]}; echo']
+
+
+def _ifs_script(seed: int) -> str:
+    rng = random.Random(f"ifs-{seed}")
+    return "\n".join(f"IFS={rng.choice(IFS_VALUES)}; v={rng.choice(SPLIT_VALUES)}; {rng.choice(SPLIT_FORMS)}"
+                     for _ in range(3))
+
+
+@pytest.mark.differential
+@pytest.mark.skipif(not HAVE_BASH5, reason="real bash 5 is not installed")
+@pytest.mark.parametrize("seed", range(CASES))
+def test_generated_word_splitting_matches_bash(seed, run, tmp_path):
+    script = _ifs_script(seed)
+    want_out, want_status = run_bash(script, tmp_path=tmp_path)
+    got = run(script)
+    assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script}\nstderr: {got.stderr}"

@@ -58,6 +58,12 @@ def split_fields(items, ifs: str) -> list[str]:
                 cur.clear()
                 cur.append(v)
             continue
+        if ifs and ifs[0] in other:
+            # bash joins an unquoted $@ / $* / ${a[@]} with IFS's first character and splits
+            # the result: with a non-blank separator, an empty element in the middle stays an
+            # empty field ("a" "" "b" with IFS=: gives a, "", b), a trailing one does not
+            started = _split_into(ifs[0].join(value), ifs, ws, other, cur, started, fields)
+            continue
         for k, v in enumerate(value):
             if k and started:
                 fields.append("".join(cur))

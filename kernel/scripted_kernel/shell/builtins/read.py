@@ -92,11 +92,14 @@ def _split_for_read(chars, mask, ifs: str, count: int) -> list[str]:
         end = n
         while end > i and is_ws(end - 1):
             end -= 1
-        # bash drops a trailing non-blank delimiter from the rest only when it ends the one
-        # field left ("a:" -> "a", but "a:b:" and "a::" stay)
-        if end > i and is_delim(end - 1) and not is_ws(end - 1) and \
-                not any(is_delim(k) for k in range(i, end - 1)):
-            end -= 1
+        # bash drops a trailing non-blank delimiter (with the blanks before it) from the rest
+        # only when it ends the one field left ("a :" -> "a", but "a:b:" and "a::" stay)
+        if end > i and is_delim(end - 1) and not is_ws(end - 1):
+            field_end = end - 1
+            while field_end > i and is_ws(field_end - 1):
+                field_end -= 1
+            if not any(is_delim(k) for k in range(i, field_end)):
+                end = field_end
         rest = "".join(chars[i:end])
         if len(fields) < count:
             fields.append(rest)
