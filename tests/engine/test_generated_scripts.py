@@ -179,3 +179,37 @@ def test_generated_word_splitting_matches_bash(seed, run, tmp_path):
     want_out, want_status = run_bash(script, tmp_path=tmp_path)
     got = run(script)
     assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script}\nstderr: {got.stderr}"
+
+
+# ---- test / [ ] / [[ ]]: operators, operand counts, octal and bad numbers in arithmetic tests
+TEST_OPERANDS = ["''", "a", "b", "10", "010", "0x10", "-3", "' 5 '", "abc", "'a b'", "-n", "-z", "!", "=", "'('",
+                 "')'", "-a", "-o", "2", "1e2"]
+TEST_BINARY = ["=", "==", "!=", "'<'", "'>'", "-eq", "-ne", "-lt", "-le", "-gt", "-ge"]
+
+
+def _test_script(seed: int) -> str:
+    rng = random.Random(f"test-{seed}")
+    operand = lambda: rng.choice(TEST_OPERANDS)
+    lines = []
+    for _ in range(4):
+        expr = rng.choice([operand(), f"{rng.choice(['-n', '-z', '!'])} {operand()}",
+                           f"{operand()} {rng.choice(TEST_BINARY)} {operand()}",
+                           f"! {operand()} {rng.choice(TEST_BINARY)} {operand()}",
+                           f"{operand()} {rng.choice(TEST_BINARY)} {operand()} {rng.choice(['-a', '-o'])} {operand()}",
+                           f"'(' {operand()} {rng.choice(TEST_BINARY)} {operand()} ')'",
+                           " ".join(operand() for _ in range(rng.randint(3, 5)))])
+        lines.append(f"[ {expr} ]; echo $?")
+        x = rng.choice(["10", "010", "'a b'", "x", "-3", "' 7'", "08"])
+        right = rng.choice(["10", "8", "x", "007", "-3", "$x", "'a b'"])
+        lines.append(f"x={x}; [[ $x {rng.choice(['-eq', '-lt', '-ge', '==', '<'])} {right} ]]; echo $?")
+    return "\n".join(lines)
+
+
+@pytest.mark.differential
+@pytest.mark.skipif(not HAVE_BASH5, reason="real bash 5 is not installed")
+@pytest.mark.parametrize("seed", range(CASES))
+def test_generated_test_expressions_match_bash(seed, run, tmp_path):
+    script = _test_script(seed)
+    want_out, want_status = run_bash(script, tmp_path=tmp_path)
+    got = run(script)
+    assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script}\nstderr: {got.stderr}"

@@ -85,6 +85,8 @@ def parse_number(text: str, expr: str) -> int:
                     raise ArithError(expr, "value too great for base", text)
                 value = value * base + d
             return wrap(value)
+        if "_" in text:               # Python's int() would read 1_000; a digit only past base 36
+            raise ArithError(expr, "value too great for base", text)
         if text[:2] in ("0x", "0X"):
             return wrap(int(text[2:], 16))
         if len(text) > 1 and text[0] == "0":

@@ -9,7 +9,7 @@ from typing import Callable
 from . import nodes as A
 from . import patterns
 from .arith import compile_arith
-from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal,
+from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, FatalError,
                      LimitExceeded)
 from .expand import Disabled, WordCompiler
 from .regexes import RegexError, RegexTimeout, search
@@ -618,7 +618,7 @@ class Compiler:
                 status = 0 if test(sh) else 1
             except CondError as e:
                 sh.error(str(e))
-                status = 2
+                status = e.status
             sh.status = status
             if status and sh.errexit and not sh.errexit_suppressed:
                 raise ErrexitSignal(status)
@@ -673,10 +673,15 @@ class Compiler:
         from .builtins.test import binary_test
 
         def binary(sh):
+            lhs, rhs = left(sh), right(sh)
             try:
-                return binary_test(sh, op, left(sh), right(sh), arith=True)
+                return binary_test(sh, op, lhs, rhs, arith=True)
             except ValueError as err:
                 raise CondError(str(err)) from None
+            except FatalError as err:       # bash: the test fails (status 1), the line goes on
+                if err.exits:
+                    raise
+                raise CondError(f"[[: {err.message}", status=1) from None
         return binary
 
     def _lazy(self, node: A.FunctionDef) -> Callable:
@@ -756,7 +761,11 @@ class CompiledScript:
 
 
 class CondError(Exception):
-    pass
+    """A [[ ]] that cannot be evaluated: status 2, or 1 for an arithmetic error in -eq & co."""
+
+    def __init__(self, message: str, status: int = 2):
+        super().__init__(message)
+        self.status = status
 
 
 class DeclarationArg:

@@ -632,10 +632,10 @@ class Shell:
                 v = val if index == 0 else None
             if v is None:
                 return 0
-        try:
+        # A plain decimal is the common case; anything else (010 is octal, 0x1f, 2#101, -3,
+        # an expression, Python-only forms like 1_000) is evaluated as bash does.
+        if v.isdigit() and v.isascii() and (v[0] != "0" or len(v) == 1):
             return int(v)
-        except ValueError:
-            pass
         v = v.strip()
         if not v:
             return 0

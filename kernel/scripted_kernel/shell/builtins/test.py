@@ -105,8 +105,8 @@ class _TestParser:
         return left
 
     def expr_not(self):
-        if self.i < len(self.args) and self.args[self.i] == "!" and self.i + 1 < len(self.args):
-            self.i += 1
+        if self.i < len(self.args) and self.args[self.i] == "!":
+            self.i += 1              # bash: a ! (or a `(`) needs something after it
             return not self.expr_not()
         return self.primary()
 
@@ -116,7 +116,9 @@ class _TestParser:
         if i >= n:
             raise ValueError("argument expected")
         a = args[i]
-        if a == "(" and i + 1 < n:
+        if a == "(":
+            if i + 1 >= n:
+                raise ValueError("argument expected")
             self.i += 1
             value = self.expr_or()
             if self.i >= n or args[self.i] != ")":
