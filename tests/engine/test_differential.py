@@ -94,6 +94,8 @@ p='*(b)'; echo "${s//$p/X}"; s=a-xa; p='?x!(a)'; echo "${s/$p/X}"; s=ab; p='!(a)
     "unquoted_at_with_nonblank_ifs": """IFS=:; set -- a "" b; printf "<%s>" $@; echo; printf "<%s>" $* x$*y; echo
 set -- "a:b" ""; printf "<%s>" $@; echo; IFS=': '; v=': a : b :'; set -- $v; printf "<%s>" $*; echo
 read -r p q r <<< "$v"; printf "<%s>" "$p" "$q" "$r"; echo; IFS=' '; set -- a "" b; printf "<%s>" $@; echo""",
+    "arith_signs_and_compound_order": """x=5; y=-2; a=(4 5 6); echo $(( ---x )) $x $(( --3 )) $(( +++x )) $x $(( ----x )) $(( x---y )) $x $y
+x=5; y=-2; echo $(( y |= y <<= 3 )) $y $(( y += y *= 2 )) $y $(( a[1] += a[1] *= 2 )) ${a[1]} $(( - --x )) $x""",
     "read_loop_from_heredoc": """while IFS= read -r line; do echo "<$line>"; done <<'EOF'
   indented
 with \\backslash

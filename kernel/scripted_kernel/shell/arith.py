@@ -119,9 +119,23 @@ class _Parser:
                 rest = text[pos:].lstrip()
                 raise ArithError(text, "syntax error: invalid arithmetic operator", rest)
             kind = m.lastgroup
-            self.tokens.append((kind, m.group(kind), m.start(kind)))
+            value, start = m.group(kind), m.start(kind)
+            if value in ("++", "--") and not self._is_increment(text, m.end()):
+                # bash reads ++/-- as increment only after a variable or before a name;
+                # elsewhere it is one sign, and the next character is read afresh (---x is
+                # -(--x), --3 is -(-3))
+                self.tokens.append(("op", value[0], start))
+                pos = start + 1
+                continue
+            self.tokens.append((kind, value, start))
             pos = m.end()
         self.i = 0
+
+    def _is_increment(self, text: str, after: int) -> bool:
+        if self.tokens and self.tokens[-1][0] in ("name", "subscript"):
+            return True
+        rest = text[after:].lstrip()
+        return bool(rest) and (rest[0].isalpha() or rest[0] == "_") and rest[0].isascii()
 
     def rest(self) -> str:
         if self.i >= len(self.tokens):
@@ -194,9 +208,10 @@ class _Parser:
 
         def update(sh):
             idx = index(sh) if index else None
+            current = sh.arith_get(name, idx)      # bash reads x in `x op= expr` first
             v = value(sh)
             try:
-                result = func(sh.arith_get(name, idx), v)
+                result = func(current, v)
             except ZeroDivisionError:
                 raise ArithError(text, "division by 0", str(v)) from None
             sh.arith_set(name, idx, result)
