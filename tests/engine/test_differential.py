@@ -96,6 +96,8 @@ set -- "a:b" ""; printf "<%s>" $@; echo; IFS=': '; v=': a : b :'; set -- $v; pri
 read -r p q r <<< "$v"; printf "<%s>" "$p" "$q" "$r"; echo; IFS=' '; set -- a "" b; printf "<%s>" $@; echo""",
     "arith_signs_and_compound_order": """x=5; y=-2; a=(4 5 6); echo $(( ---x )) $x $(( --3 )) $(( +++x )) $x $(( ----x )) $(( x---y )) $x $y
 x=5; y=-2; echo $(( y |= y <<= 3 )) $y $(( y += y *= 2 )) $y $(( a[1] += a[1] *= 2 )) ${a[1]} $(( - --x )) $x""",
+    "brace_expansion_lengthens_names": """v=V; v05=five; v1a=one; printf "<%s>" $v{05..10..2}; echo; printf "<%s>" x{,}$v{1..3}{a,b}; echo
+printf "<%s>" {$v,c}{1..3} ${v}{1,2} $v{,x} "$v"{1,2}; echo""",
     "read_loop_from_heredoc": """while IFS= read -r line; do echo "<$line>"; done <<'EOF'
   indented
 with \\backslash

@@ -394,7 +394,7 @@ class WordCompiler:
         def run(sh):
             if not cache:
                 words = brace_expand(word, sh.limits.max_brace_expansion)
-                cache.append([self._fields_no_brace(w) for w in words])
+                cache.append([self._fields_no_brace(_rejoin_names(w)) for w in words])
             elif len(cache[0]) > sh.limits.max_brace_expansion:
                 raise LimitExceeded("max_brace_expansion", "brace expansion: too many words")
             out = []
@@ -831,6 +831,33 @@ def _as_string(v, sh) -> str:
     if v is None:
         return ""
     return " ".join(v)
+
+
+_NAME_CHARS = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _rejoin_names(word: Word) -> Word:
+    """Brace expansion comes before parameter expansion, so in `$v{1,2}` the braces' text
+    lengthens the name: bash expands $v1 and $v2. A bare $name followed by name characters
+    after brace expansion takes them in."""
+    parts = word.parts
+    if not any(type(p) is ParamExp and not p.braced for p in parts):
+        return word
+    out = []
+    for p in parts:
+        prev = out[-1] if out else None
+        if (type(p) is Lit and not p.escaped and type(prev) is ParamExp and not prev.braced
+                and prev.op is None and prev.index is None and _NAME_CHARS.match(prev.name)
+                and not prev.name[0].isdigit()):
+            m = _NAME_CHARS.match(p.text)
+            if m:
+                out[-1] = ParamExp(prev.pos, prev.name + m.group(), braced=False)
+                rest = p.text[m.end():]
+                if rest:
+                    out.append(Lit(p.pos + m.end(), rest))
+                continue
+        out.append(p)
+    return Word(word.pos, out)
 
 
 def _map(v, fn):
