@@ -213,3 +213,25 @@ def test_generated_test_expressions_match_bash(seed, run, tmp_path):
     want_out, want_status = run_bash(script, tmp_path=tmp_path)
     got = run(script)
     assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script}\nstderr: {got.stderr}"
+
+
+# ---- brace expansion: sequences, nesting, empty alternatives, next to parameters and quotes
+BRACE_PIECES = ["a", "b", "{a,b}", "{1..3}", "{3..1}", "{01..3}", "{a..c}", "{1..10..4}", "{x,{y,z}}", "{,q}", "{a}",
+                "{}", ",", "{1..a}", "{-2..2}", "{a..e..2}", "$v", "'{a,b}'", "{$v,c}", "{1..3}{a,b}", "x{,}",
+                "{a,b,}", "{05..10..2}", "{-05..5..5}"]
+
+
+def _brace_script(seed: int) -> str:
+    rng = random.Random(f"brace-{seed}")
+    words = ["".join(rng.choice(BRACE_PIECES) for _ in range(rng.randint(1, 3))) for _ in range(3)]
+    return "v=V; v1a=one; v05=five\n" + "\n".join(f"printf '<%s>' {w}; echo" for w in words)
+
+
+@pytest.mark.differential
+@pytest.mark.skipif(not HAVE_BASH5, reason="real bash 5 is not installed")
+@pytest.mark.parametrize("seed", range(CASES))
+def test_generated_brace_expansion_matches_bash(seed, run, tmp_path):
+    script = _brace_script(seed)
+    want_out, want_status = run_bash(script, tmp_path=tmp_path)
+    got = run(script)
+    assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script}\nstderr: {got.stderr}"
