@@ -111,15 +111,6 @@ def _script(seed: int) -> str:
     return "\n".join([head] + [_statement(rng) for _ in range(rng.randint(2, 6))])
 
 
-@pytest.mark.differential
-@pytest.mark.skipif(not HAVE_BASH5, reason="real bash 5 is not installed")
-@pytest.mark.parametrize("seed", range(CASES))
-def test_generated_script_matches_bash(seed, run, tmp_path):
-    script = _script(seed)
-    want_out, want_status = run_bash(script, tmp_path=tmp_path)
-    got = run(script)
-    assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script}\nstderr: {got.stderr}"
-
 
 # ---- set -e / -u / pipefail: which failures end the script, and with what status
 ERREXIT_HEADS = ["set -e", "set -euo pipefail", "set -u", "set -o pipefail", "set -e -o pipefail", ""]
@@ -144,15 +135,6 @@ def _errexit_script(seed: int) -> str:
     return "\n".join([rng.choice(ERREXIT_HEADS), "n=1"] + lines)
 
 
-@pytest.mark.differential
-@pytest.mark.skipif(not HAVE_BASH5, reason="real bash 5 is not installed")
-@pytest.mark.parametrize("seed", range(CASES))
-def test_generated_errexit_script_matches_bash(seed, run, tmp_path):
-    script = _errexit_script(seed)
-    want_out, want_status = run_bash(script, tmp_path=tmp_path)
-    got = run(script)
-    assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script}\nstderr: {got.stderr}"
-
 
 # ---- IFS: word splitting of $v, $@, $*, arrays, read and for, under assorted separators
 IFS_VALUES = ["' '", "':'", "' :'", "','", "''", "$' \\t\\n'", "'x'", "': '", "'::'", "'a '"]
@@ -170,15 +152,6 @@ def _ifs_script(seed: int) -> str:
     return "\n".join(f"IFS={rng.choice(IFS_VALUES)}; v={rng.choice(SPLIT_VALUES)}; {rng.choice(SPLIT_FORMS)}"
                      for _ in range(3))
 
-
-@pytest.mark.differential
-@pytest.mark.skipif(not HAVE_BASH5, reason="real bash 5 is not installed")
-@pytest.mark.parametrize("seed", range(CASES))
-def test_generated_word_splitting_matches_bash(seed, run, tmp_path):
-    script = _ifs_script(seed)
-    want_out, want_status = run_bash(script, tmp_path=tmp_path)
-    got = run(script)
-    assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script}\nstderr: {got.stderr}"
 
 
 # ---- test / [ ] / [[ ]]: operators, operand counts, octal and bad numbers in arithmetic tests
@@ -205,15 +178,6 @@ def _test_script(seed: int) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.differential
-@pytest.mark.skipif(not HAVE_BASH5, reason="real bash 5 is not installed")
-@pytest.mark.parametrize("seed", range(CASES))
-def test_generated_test_expressions_match_bash(seed, run, tmp_path):
-    script = _test_script(seed)
-    want_out, want_status = run_bash(script, tmp_path=tmp_path)
-    got = run(script)
-    assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script}\nstderr: {got.stderr}"
-
 
 # ---- brace expansion: sequences, nesting, empty alternatives, next to parameters and quotes
 BRACE_PIECES = ["a", "b", "{a,b}", "{1..3}", "{3..1}", "{01..3}", "{a..c}", "{1..10..4}", "{x,{y,z}}", "{,q}", "{a}",
@@ -227,11 +191,16 @@ def _brace_script(seed: int) -> str:
     return "v=V; v1a=one; v05=five\n" + "\n".join(f"printf '<%s>' {w}; echo" for w in words)
 
 
+GENERATORS = {"script": _script, "errexit": _errexit_script, "word-splitting": _ifs_script,
+              "test": _test_script, "brace": _brace_script}
+
+
 @pytest.mark.differential
 @pytest.mark.skipif(not HAVE_BASH5, reason="real bash 5 is not installed")
-@pytest.mark.parametrize("seed", range(CASES))
-def test_generated_brace_expansion_matches_bash(seed, run, tmp_path):
-    script = _brace_script(seed)
+@pytest.mark.parametrize("kind,seed", [(k, seed) for k in GENERATORS for seed in range(CASES)],
+                         ids=[f"{k}-{seed}" for k in GENERATORS for seed in range(CASES)])
+def test_generated_script_matches_bash(kind, seed, run, tmp_path):
+    script = GENERATORS[kind](seed)
     want_out, want_status = run_bash(script, tmp_path=tmp_path)
     got = run(script)
     assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script}\nstderr: {got.stderr}"
