@@ -1,7 +1,9 @@
 """Generated scripts against real bash: seeded random combinations of the constructs LLM
 scripts use (parameter expansions, arrays, arithmetic, tests, case, loops, functions, printf,
-command substitution, pipelines into text commands), run in bash and in the engine; stdout and
-exit status must match. Each case is rebuilt from its seed, so a failure reproduces."""
+command substitution, pipelines into text commands), and focused generators for set -e/-u/
+pipefail, IFS word splitting, test/[[ ]] expressions and brace expansion; each runs in bash and in
+the engine, and stdout and exit status must match. A case is rebuilt from its seed, so a failure
+reproduces."""
 import random
 
 import pytest
