@@ -98,6 +98,8 @@ read -r p q r <<< "$v"; printf "<%s>" "$p" "$q" "$r"; echo; IFS=' '; set -- a ""
 x=5; y=-2; echo $(( y |= y <<= 3 )) $y $(( y += y *= 2 )) $y $(( a[1] += a[1] *= 2 )) ${a[1]} $(( - --x )) $x""",
     "brace_expansion_lengthens_names": """v=V; v05=five; v1a=one; printf "<%s>" $v{05..10..2}; echo; printf "<%s>" x{,}$v{1..3}{a,b}; echo
 printf "<%s>" {$v,c}{1..3} ${v}{1,2} $v{,x} "$v"{1,2}; echo""",
+    "declare_p_control_characters": r"""a=($'x	y' b); declare -A m=([$'k	q']=1); s=$''; declare -p a m s; export e=$'n
+l'; declare -p e""",
     "read_loop_from_heredoc": """while IFS= read -r line; do echo "<$line>"; done <<'EOF'
   indented
 with \\backslash

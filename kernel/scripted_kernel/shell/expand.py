@@ -252,17 +252,17 @@ def _sequence(text: str, limit: int):
 
 def quote_for_reuse(value: str) -> str:
     """${x@Q}: single-quoted, or $'...' when the value holds control characters."""
-    if _needs_ansi_c(value):
-        return "$'" + _ansi_c_escape(value) + "'"
+    if needs_ansi_c(value):
+        return "$'" + ansi_c_escape(value) + "'"
     return "'" + value.replace("'", "'\\''") + "'"
 
 
-def _needs_ansi_c(value: str) -> bool:
+def needs_ansi_c(value: str) -> bool:
     """Control characters or bytes of invalid UTF-8: only $'...' can spell them."""
     return any(ord(c) < 32 or ord(c) == 127 or 0xDC80 <= ord(c) <= 0xDCFF for c in value)
 
 
-def _ansi_c_escape(value: str) -> str:
+def ansi_c_escape(value: str) -> str:
     out = []
     table = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\a": "\\a", "\b": "\\b", "\f": "\\f",
              "\v": "\\v", "\x1b": "\\E", "'": "\\'", "\\": "\\\\"}
@@ -282,8 +282,8 @@ def printf_q(value: str) -> str:
     """printf %q: backslash quoting, $'...' for control characters, '' for empty."""
     if value == "":
         return "''"
-    if _needs_ansi_c(value):
-        return "$'" + _ansi_c_escape(value) + "'"
+    if needs_ansi_c(value):
+        return "$'" + ansi_c_escape(value) + "'"
     if value[0] in "~#":                    # special only where a word starts
         return "\\" + value[0] + _Q_SPECIAL.sub(r"\\\1", value[1:])
     return _Q_SPECIAL.sub(r"\\\1", value)
@@ -959,5 +959,5 @@ def sh_special(name: str) -> Callable:
     return positional
 
 
-__all__ = ["WordCompiler", "Fields", "Disabled", "split_fields", "quote_for_reuse", "printf_q",
-           "ArithError"]
+__all__ = ["WordCompiler", "Fields", "Disabled", "split_fields", "quote_for_reuse", "printf_q", "ansi_c_escape",
+           "needs_ansi_c", "ArithError"]

@@ -5,6 +5,7 @@ import re
 
 from . import builtin
 from ..errors import FatalError
+from ..expand import ansi_c_escape, needs_ansi_c
 from ..runtime import attribute_letters
 from ..state import (assoc_order, CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray,
                      Var)
@@ -16,7 +17,10 @@ FLAG_BITS = {"i": INTEGER, "l": LOWER, "u": UPPER, "r": READONLY, "x": EXPORT, "
 
 
 def quote_value(value: str) -> str:
-    """A value as `declare -p` prints it: double quotes with \\ " $ ` escaped."""
+    """A value as `declare -p` prints it: double quotes with \\ " $ ` escaped, or $'...' when
+    it holds control characters or bytes of invalid UTF-8."""
+    if needs_ansi_c(value):
+        return "$'" + ansi_c_escape(value) + "'"
     return '"' + re.sub(r'([\\"$`])', r"\\\1", value) + '"'
 
 
