@@ -100,6 +100,7 @@ x=5; y=-2; echo $(( y |= y <<= 3 )) $y $(( y += y *= 2 )) $y $(( a[1] += a[1] *=
 printf "<%s>" {$v,c}{1..3} ${v}{1,2} $v{,x} "$v"{1,2}; echo""",
     "declare_p_control_characters": r"""a=($'x	y' b); declare -A m=([$'k	q']=1); s=$''; declare -p a m s; export e=$'n
 l'; declare -p e""",
+    "heredoc_continuations": "cat <<EOF\na\\\nb\nx\\\nEOF\nEOF\ncat <<-EOF\n\ta\\\n\tb\n\tEOF\ncat <<'EOF'\nc\\\nEOF\necho after",
     "read_loop_from_heredoc": """while IFS= read -r line; do echo "<$line>"; done <<'EOF'
   indented
 with \\backslash

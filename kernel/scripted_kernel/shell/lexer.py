@@ -60,6 +60,18 @@ class Source:
         return self.text[self.line_starts[idx]:end if end >= 0 else len(self.text)]
 
 
+def _strip_leading_tabs(text: str, continuations: bool) -> str:
+    """<<- bodies: leading tabs go from each line, but not from a line that continues the one
+    before it (which ended in a backslash, in an unquoted body)."""
+    out = []
+    continued = False
+    for line in text.splitlines(keepends=True):
+        out.append(line if continued else line.lstrip("\t"))
+        body = line.rstrip("\n")
+        continued = continuations and line.endswith("\n") and (len(body) - len(body.rstrip("\\"))) % 2 == 1
+    return "".join(out)
+
+
 class _BadSubstitution(Exception):
     def __init__(self, node, end: int):
         self.node = node
@@ -794,32 +806,40 @@ class Lexer:
         docs, self.pending_heredocs = self.pending_heredocs, []
         src = self.src
         for doc in docs:
-            start = pos = self.pos
+            start = pos = group_start = self.pos
             body_end = None
+            logical = ""          # an unquoted body joins lines ending in \ before the check
             while pos <= len(src):
                 nl = src.find("\n", pos)
                 line_end = len(src) if nl < 0 else nl
                 line = src[pos:line_end]
                 check = line.lstrip("\t") if doc.strip_tabs else line
-                if check == doc.delimiter:
-                    body_end = pos
+                if not doc.quoted and nl >= 0 and (len(check) - len(check.rstrip("\\"))) % 2:
+                    logical += check[:-1]
+                    pos = nl + 1
+                    continue
+                if logical + check == doc.delimiter:
+                    body_end = group_start
                     self.pos = line_end + 1 if nl >= 0 else line_end
                     break
-                if nl < 0:
+                logical = ""
+                if nl < 0:           # no delimiter: the body runs to the end, a line like any
                     body_end = len(src)
                     self.pos = len(src)
                     break
-                pos = nl + 1
+                pos = group_start = nl + 1
             text = src[start:body_end]
             after = self.pos
             if doc.strip_tabs:
-                text = "".join(line.lstrip("\t") for line in text.splitlines(keepends=True))
+                text = _strip_leading_tabs(text, continuations=not doc.quoted)
                 doc.body = Word(start, [SingleQuoted(start, text)]) if doc.quoted else \
                     self._heredoc_word_from_text(text, start)
             elif doc.quoted:
                 doc.body = Word(start, [SingleQuoted(start, text)])
             else:
                 doc.body = self.scan_heredoc_text(start, start + len(text))
+            if text and body_end == len(src) and not text.endswith("\n"):
+                doc.body.parts.append(SingleQuoted(body_end, "\n"))
             self.pos = after
             self.peeked = None
 
