@@ -222,10 +222,25 @@ def _regex_case(rng: random.Random) -> tuple[str, str]:
     return command + '; echo "[$?]"', text
 
 
+SED_ADDRESSES = ["", "", "1", "2", "$", "/a/", "/^b/", "2,3", "/a/,/c/", "0,/a/", "1~2", "2~3", "3,+1", "/x/,$", "$!", "1!",
+                 "/a/!"]
+SED_COMMANDS = ["p", "d", "s/a/X/", "s/[bc]/<&>/g", "s/\\(.\\)\\(.\\)/\\2\\1/", "y/abc/ABC/", "=", "l", "n", "N", "P",
+                "h", "H", "g", "G", "x", "a\\\nAPP", "i\\\nINS", "c\\\nCHG", "q", "Q", "s/a/\\n/", "s/$/!/",
+                "s/^/>/", "{p;p}", "s/a*/-/g", "s/b/B/2", "s/A/Z/I"]      # (no D: G;D can loop forever)
+SED_LINES = ["abc", "bca", "cab", "a", "", "xyz", "aaa", "b c a"]
+
+
+def _sed_script_case(rng: random.Random) -> tuple[str, str]:
+    """A sed script of one to three addressed commands (ranges, n/N, hold space, a/i/c, q)."""
+    script = "\n".join(rng.choice(SED_ADDRESSES) + rng.choice(SED_COMMANDS) for _ in range(rng.randint(1, 3)))
+    text = "".join(rng.choice(SED_LINES) + "\n" for _ in range(rng.randint(1, 6)))
+    return f"sed {rng.choice(['', '-n', '-s'])} {shlex.quote(script)}", text[:-1] if rng.random() < 0.2 else text
+
+
 SCRIPT_MAKERS = {"seq": _seq_case, "expr": _expr_case, "basename": _path_case, "date": _date_case,
                  "printf": _printf_case, "xargs": _xargs_case, "column": _column_case, "awk": _awk_case,
-                 "regex": _regex_case}
-TOOL_OF = {"regex": "grep"}          # which real tool a maker's cases need
+                 "regex": _regex_case, "sed-script": _sed_script_case}
+TOOL_OF = {"regex": "grep", "sed-script": "sed"}          # which real tool a maker's cases need
 
 
 def _case(command: str, index: int) -> tuple[str, str]:
@@ -238,7 +253,7 @@ def _case(command: str, index: int) -> tuple[str, str]:
 
 
 CASES = [(command, index) for command in list(GENERATORS) + list(SCRIPT_MAKERS)
-         for index in range(CASES_PER_COMMAND * (5 if command in ("awk", "regex") else 1))]
+         for index in range(CASES_PER_COMMAND * (5 if command in ("awk", "regex", "sed-script") else 1))]
 
 
 @pytest.mark.differential

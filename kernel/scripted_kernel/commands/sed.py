@@ -37,6 +37,7 @@ class Command:
     block_end: int = -1       # for '{': the index after its '}'
     in_range: bool = False
     range_end: int = 0        # for numeric/+N second addresses: the last line of the range
+    range_spent: bool = False  # ranges from 0 or a line number open only once
 
 
 @dataclass(slots=True)
@@ -193,6 +194,8 @@ class _ScriptParser:
             raise self.error("missing command")
         self.i += 1
         cmd.name = name
+        if name in "qQ" and cmd.addr2 is not None:
+            raise self.error("command only uses one address")
         if name == "{":
             self.blocks.append(len(self.commands))
             self.commands.append(cmd)
@@ -401,9 +404,10 @@ def _compile(pattern: str, extended: bool, ignore_case: bool, multiline: bool):
 # ---------------------------------------------------------------- running
 
 class _Quit(Exception):
-    def __init__(self, status: int, autoprint: bool):
+    def __init__(self, status: int, autoprint: bool, by_q: bool = False):
         self.status = status
         self.autoprint = autoprint
+        self.by_q = by_q
 
 
 class _Runner:
@@ -481,7 +485,17 @@ class _Runner:
         if cmd.addr2 is None:
             return self.matches(cmd.addr1, space) != cmd.negate
         if not cmd.in_range:
-            start = self.lineno == 1 if cmd.addr1.kind == "zero" else self.matches(cmd.addr1, space)
+            if cmd.addr1.kind == "zero":
+                start, cmd.range_spent = not cmd.range_spent, True
+            elif cmd.addr1.kind == "line" and cmd.addr2.kind in ("line", "plus"):
+                # N,M and N,+K open once on any line of their span, even if n, N or c went
+                # past line N before this command saw it
+                first = cmd.addr1.value
+                last = cmd.addr2.value if cmd.addr2.kind == "line" else first + cmd.addr2.value
+                start = not cmd.range_spent and first <= self.lineno <= max(first, last)
+                cmd.range_spent = cmd.range_spent or start
+            else:
+                start = self.matches(cmd.addr1, space)
             if not start:
                 return cmd.negate
             a2 = cmd.addr2
@@ -489,8 +503,8 @@ class _Runner:
                 cmd.in_range = a2.value > self.lineno
                 cmd.range_end = a2.value
             elif a2.kind == "plus":
-                cmd.in_range = a2.value > 0
                 cmd.range_end = self.lineno + a2.value
+                cmd.in_range = a2.value > 0
             elif a2.kind == "tilde":
                 cmd.in_range = a2.value > 0 and self.lineno % a2.value != 0
             elif a2.kind == "last":
@@ -499,11 +513,14 @@ class _Runner:
                 cmd.in_range = not (cmd.addr1.kind == "zero" and self.matches(a2, space))
             return not cmd.negate
         a2 = cmd.addr2
-        if a2.kind in ("line", "plus"):
+        if a2.kind == "line":
             if self.lineno >= cmd.range_end:
                 cmd.in_range = False
-            if self.lineno > cmd.range_end:
+            if self.lineno > cmd.range_end:      # n or N read past the end line
                 return cmd.negate
+        elif a2.kind == "plus":
+            if self.lineno >= cmd.range_end:     # the last line, or the first one past it
+                cmd.in_range = False
         elif a2.kind == "tilde":
             if self.lineno % a2.value == 0:
                 cmd.in_range = False
@@ -533,8 +550,10 @@ class _Runner:
             try:
                 space, deleted = self.cycle(space)
             except _Quit as q:
+                if q.by_q:           # GNU's q ends the output's last line, a missing newline too
+                    self.unterminated_at = -1
                 if q.autoprint and not self.quiet:
-                    self.emit(q.space)
+                    self.emit(q.space, whole_line=not q.by_q)
                 self.flush_appends()
                 return q.status
             if not deleted and not self.quiet:
@@ -619,7 +638,7 @@ class _Runner:
             elif name == "y":
                 space = "".join(cmd.arg.get(ch, ch) for ch in space)
             elif name in "qQ":
-                raise _quit(cmd.arg or 0, name == "q", space)
+                raise _quit(cmd.arg or 0, name == "q", space, by_q=True)
             elif name == "b":
                 k = self.labels[cmd.arg] if cmd.arg else n
             elif name == "t":
@@ -665,8 +684,8 @@ def _replacer(pieces: list):
     return lambda m: _expand(pieces, m)
 
 
-def _quit(status: int, autoprint: bool, space: str) -> _Quit:
-    q = _Quit(status, autoprint)
+def _quit(status: int, autoprint: bool, space: str, by_q: bool = False) -> _Quit:
+    q = _Quit(status, autoprint, by_q)
     q.space = space
     return q
 
