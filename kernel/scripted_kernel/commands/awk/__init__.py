@@ -15,6 +15,7 @@ from .codegen import compile_program
 from .runtime import Runtime, run_program
 from .syntax import Parser, tokenize
 from .values import AwkError
+from ...shell.regexes import RegexTimeout
 
 NAMES = ("awk", "gawk", "mawk", "nawk")
 
@@ -86,6 +87,10 @@ def run(sh, argv):
             if rt is not None:
                 rt.flush()
             raise UsageError(e.message, e.status) from None
+        except RegexTimeout:          # a regex literal's guarded search (see regexes.matcher)
+            if rt is not None:
+                rt.flush()
+            raise UsageError("awk: regular expression too complex", 2) from None
         except RecursionError:
             raise UsageError("awk: expression or function nesting too deep", 2) from None
     return run_guarded(argv[0], sh, body)

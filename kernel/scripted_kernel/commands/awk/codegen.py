@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import math
 
-from .runtime import CACHED_STRINGS, Exit, Next, searcher
-from .values import EMPTY, AwkError, StrNum, num_to_str, strnum, to_num
+from .runtime import CACHED_STRINGS, Exit, Next
+from .values import EMPTY, AwkError, StrNum, strnum, to_num
+from ...shell.regexes import matcher
 
 _ARRAY_ARGS = {"split": 1, "match": 2}       # builtins taking an array name, by argument index
 _INLINE_ARITH = {"+", "-", "*"}
-_2_63 = float(2 ** 63)
 
 
 class Program:
@@ -45,19 +45,8 @@ def compile_program(parsed, rt) -> Program:
 
 # ---------------------------------------------------------------- helpers the generated code calls
 
-def _number_text(rt, format_name: str):
-    """str() of an awk value; numbers that are not integers go through rt's CONVFMT or OFMT."""
-    def convert(v) -> str:
-        if type(v) is not float:
-            return v
-        if v.is_integer() and -_2_63 < v < _2_63:
-            return str(int(v))
-        return num_to_str(v, getattr(rt, format_name))
-    return convert
-
-
 def _helpers(rt) -> dict:
-    to_str, to_output = _number_text(rt, "convfmt"), _number_text(rt, "ofmt")
+    to_str, to_output = rt.to_str, rt.to_output
 
     def truth(v) -> bool:
         t = type(v)
@@ -740,7 +729,7 @@ class _CodeGen:
         return "rt.subscript(" + ", ".join(self.value(s)[0] for s in subs) + ")"
 
     def regex_search(self, pattern: str) -> str:
-        return self.constant(searcher(self.rt.regex(pattern)))
+        return self.constant(matcher(self.rt.regex(pattern)))
 
     def regex_object(self, node) -> str:
         if node[0] == "regex":

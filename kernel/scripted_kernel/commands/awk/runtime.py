@@ -36,6 +36,8 @@ class Runtime:
             "FILENAME": "", "ARGC": 1.0,
         }
         self.ofs, self.ors, self.subsep, self.convfmt, self.ofmt = " ", "\n", "\x1c", "%.6g", "%.6g"
+        # value → text through CONVFMT (strings, keys) or OFMT (print); the compiled code calls these
+        self.to_str, self.to_output = _number_text(self, "convfmt"), _number_text(self, "ofmt")
         env = {k: strnum(v) for k, v in sh.exported_env().items()}
         self.arrays: dict = {"ENVIRON": env, "ARGV": {"0": "awk"}}
         self.set_record("")
@@ -51,14 +53,11 @@ class Runtime:
         self.steps = 0
 
     # -- output
-    def write(self, text: str):
-        self.out.append(text)
-
     def write_to(self, redirect: tuple, text: str):
         """print > "/dev/stderr" and friends; files and commands are refused."""
         op, dest = redirect
         if op in (">", ">>") and dest in ("/dev/stdout", "-"):
-            self.write(text)
+            self.out.append(text)
         elif op in (">", ">>") and dest == "/dev/stderr":
             self.flush()
             self.sh.err(text)
@@ -102,11 +101,8 @@ class Runtime:
         self.globals[name] = value
         attr = CACHED_STRINGS.get(name)
         if attr:
-            setattr(self, attr, self.to_str(value) if attr != "convfmt" else self._format_str(value))
+            setattr(self, attr, self.to_str(value))
         return value
-
-    def _format_str(self, value) -> str:
-        return value if type(value) is not float else num_to_str(value, self.convfmt)
 
     def array(self, name) -> dict:
         arr = self.arrays.get(name)
@@ -179,10 +175,7 @@ class Runtime:
             parts = self.split_record()
         if 0 < i <= self.nf:
             v = self.values[i - 1]
-            if v is not None:
-                return to_num(v)
-            text = parts[i - 1]
-            return float(text) if text.isdigit() and text.isascii() else to_num(text)
+            return to_num(parts[i - 1] if v is None else v)
         return to_num(self.field(i))
 
     def field_at(self, index) -> object:
@@ -240,12 +233,6 @@ class Runtime:
         return timed(self.regex(fs, longest=True).split, text)
 
     # -- conversions
-    def to_str(self, v) -> str:
-        return v if type(v) is not float else num_to_str(v, self.convfmt)
-
-    def to_output(self, v) -> str:
-        return v if type(v) is not float else num_to_str(v, self.ofmt)
-
     def regex(self, pattern: str, longest: bool = False):
         """The compiled ERE; `longest` where the matched text itself is used (sub, gsub, match,
         split, FS, RS), which POSIX wants leftmost-longest."""
@@ -300,9 +287,6 @@ class Runtime:
             self.records = _records(text, self)
 
     # -- builtins
-    def length_of(self, value) -> float:
-        return float(len(self.to_str(value)))
-
     def substr(self, s, start, length=None) -> str:
         s = self.to_str(s)
         start = _round(to_num(start))
@@ -439,6 +423,21 @@ class Runtime:
         return (spec + conv) % to_num(arg)
 
 
+_2_63 = float(2 ** 63)
+
+
+def _number_text(rt, format_name: str):
+    """str() of an awk value; numbers that are not integers go through rt's CONVFMT or OFMT
+    (the common integral case is done here, without num_to_str's call)."""
+    def convert(v) -> str:
+        if type(v) is not float:
+            return v
+        if v.is_integer() and -_2_63 < v < _2_63:
+            return str(int(v))
+        return num_to_str(v, getattr(rt, format_name))
+    return convert
+
+
 _format_cache: dict = {}
 
 
@@ -478,19 +477,6 @@ def timed(method, *args):
         return method(*args, timeout=DEFAULT_TIMEOUT)
     except TimeoutError:
         raise AwkError("awk: regular expression too complex") from None
-
-
-def searcher(rx):
-    """rx.search for a regex literal, guarded by the timeout only if the pattern needs it."""
-    if not risky(rx):
-        return rx.search
-
-    def guarded(text):
-        try:
-            return rx.search(text, timeout=DEFAULT_TIMEOUT)
-        except TimeoutError:
-            raise AwkError("awk: regular expression too complex") from None
-    return guarded
 
 
 _ere_cache: dict = {}
