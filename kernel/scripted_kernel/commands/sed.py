@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re as _re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 import regex
 
@@ -43,7 +43,7 @@ class Command:
 @dataclass(slots=True)
 class Substitution:
     rx: object
-    replacement: list
+    replace: Callable         # match → its replacement text
     global_: bool
     occurrence: int
     print_: bool
@@ -304,7 +304,7 @@ class _ScriptParser:
                 break
             self.i += 1
         self.end_of_command()
-        return Substitution(self.compile(pattern, flags), replacement, global_, occurrence, print_)
+        return Substitution(self.compile(pattern, flags), _replacer(replacement), global_, occurrence, print_)
 
     def parse_replacement(self, delim: str) -> list:
         """Pieces: str, int (group), or a case marker ('L','U','E','l','u')."""
@@ -422,7 +422,6 @@ class _Runner:
         self.out = out
         self.timeout = timeout
         self.finders: dict = {}
-        self.replacers: dict = {}     # id(Substitution) → its function for subn
         self.index = 0           # next input line
         self.lineno = 0
         self.hold = ""
@@ -660,11 +659,8 @@ class _Runner:
                 raise SedError("sed: no previous regular expression")
         else:
             self.last_rx = rx
-        replacement = self.replacers.get(id(sub))
-        if replacement is None:
-            replacement = self.replacers[id(sub)] = _replacer(sub.replacement)
         try:
-            result, count = substitute(rx, space, replacement, sub.occurrence, sub.global_,
+            result, count = substitute(rx, space, sub.replace, sub.occurrence, sub.global_,
                                        self.timeout if risky(rx) else None)
         except TimeoutError:
             raise RegexTimeout() from None
