@@ -270,13 +270,9 @@ def run(sh, argv):
                    for spec in specs]
         values = columns[0] if len(columns) == 1 else list(zip(*columns))
         order = sorted(range(len(lines)), key=values.__getitem__)
+        if unique:      # the first of each run of lines whose keys are equal
+            order = [i for k, i in enumerate(order) if k == 0 or values[order[k - 1]] != values[i]]
         ordered = [lines[i] for i in order]
-        if unique:
-            result = []
-            for line in ordered:
-                if not result or compare(result[-1], line) != 0:
-                    result.append(line)
-            ordered = result
         if ordered:
             sh.out(record_sep.join(ordered) + record_sep)
         return 0
