@@ -60,6 +60,11 @@ class Source:
         return self.text[self.line_starts[idx]:end if end >= 0 else len(self.text)]
 
 
+def _ends_in_escape(line: str) -> bool:
+    """Whether the line ends in an odd run of backslashes, escaping the newline after it."""
+    return (len(line) - len(line.rstrip("\\"))) % 2 == 1
+
+
 def _strip_leading_tabs(text: str, continuations: bool) -> str:
     """<<- bodies: leading tabs go from each line, but not from a line that continues the one
     before it (which ended in a backslash, in an unquoted body)."""
@@ -67,8 +72,7 @@ def _strip_leading_tabs(text: str, continuations: bool) -> str:
     continued = False
     for line in text.splitlines(keepends=True):
         out.append(line if continued else line.lstrip("\t"))
-        body = line.rstrip("\n")
-        continued = continuations and line.endswith("\n") and (len(body) - len(body.rstrip("\\"))) % 2 == 1
+        continued = continuations and line.endswith("\n") and _ends_in_escape(line[:-1])
     return "".join(out)
 
 
@@ -814,7 +818,7 @@ class Lexer:
                 line_end = len(src) if nl < 0 else nl
                 line = src[pos:line_end]
                 check = line.lstrip("\t") if doc.strip_tabs else line
-                if not doc.quoted and nl >= 0 and (len(check) - len(check.rstrip("\\"))) % 2:
+                if not doc.quoted and nl >= 0 and _ends_in_escape(check):
                     logical += check[:-1]
                     pos = nl + 1
                     continue
