@@ -38,9 +38,10 @@ def test_file_operands_and_options_are_refused(run):
 
 
 def test_a_program_in_a_loop_compiles_once(run):
+    """A path-only program runs in process; its compiled form is reused across the loop."""
     from scripted_kernel.commands import jq as jq_command
     jq_command._cache.clear()
-    script = 'for i in 1 2 3 4 5; do echo "{\\"id\\": $i}" | jq -r --arg n "$i" \'.id == ($n|tonumber)\'; done'
+    script = 'for i in 1 2 3 4 5; do echo "{\\"id\\": $i}" | jq -r --arg n "$i" \'.id\'; done'
     r = run(script)
-    assert r.stdout == "true\n" * 5, r.stderr
+    assert r.stdout == "1\n2\n3\n4\n5\n", r.stderr
     assert len(jq_command._cache) == 1

@@ -13,10 +13,8 @@ import re
 from decimal import Decimal
 from collections import OrderedDict
 
-import time
-
 from ._options import UsageError, run_guarded
-from .jq_worker import RUNAWAY, Worker, WorkerCrashed, WorkerTimeout
+from .jq_worker import POOL, WorkerCrashed, WorkerTimeout
 from ..shell.errors import Cancelled
 
 NAMES = ("jq",)
@@ -282,25 +280,67 @@ def _json_arg(value: str, option: str):
         raise UsageError(f"jq: Invalid JSON text passed to {option}", 2) from None
 
 
+# A program that only selects parts of its input (`.name`, `.items[0].id`, `.[]`, joined by `|`
+# or `,`) cannot loop or build values larger than its input, so on a small input it runs in
+# this process (~15 µs); every other program runs in a worker process (one pipe round trip).
+_SEGMENT = r'(?:\.[A-Za-z_][A-Za-z0-9_]*|\.?\[(?:-?\d{1,9}|"[^"\\]*"|)\]|\."[^"\\]*")\??'
+_TERM = r'\s*(?:(?=\.)(?:' + _SEGMENT + r')+|\.)\s*'
+_PATH_ONLY = re.compile(_TERM + r'(?:[|,]' + _TERM + r')*')
+IN_PROCESS_INPUT = 1 << 20
+
+
 def run(sh, argv):
     def body():
         opts, named, positional, text = _parse_args(argv)
         try:
-            return _run(sh, opts, named, positional, text)
+            _check_guards(text)
+            env = sh.exported_env()
+            raw = sh.stdin.read_all()
+            if _PATH_ONLY.fullmatch(text) and len(raw) <= IN_PROCESS_INPUT:
+                return run_program(_InProcess(sh, raw), opts, named, positional, text, env)
+            return _in_worker(sh, (text, opts, named, positional, env, raw, sh.limits.max_output_bytes))
         except JqFailure as e:
             sh.err(e.message + "\n")
             return e.status
     return run_guarded("jq", sh, body)
 
 
-def _run(sh, opts, named, positional, text) -> int:
-    _check_guards(text)
-    env = sh.exported_env()
+class _InProcess:
+    """The script's shell as jq's runner sees it, with its input already read."""
+    __slots__ = ("out", "err", "raw")
+
+    def __init__(self, sh, raw: str):
+        self.out, self.err, self.raw = sh.out, sh.err, raw
+
+    def read_all(self) -> str:
+        return self.raw
+
+
+def _in_worker(sh, request) -> int:
+    """Run the program in a worker process, within the script's deadline and cancel flag."""
+    budget = sh.budget
+    try:
+        _, out, err, status = POOL.run(request, budget.deadline, lambda: budget.cancel.cancelled)
+    except WorkerTimeout:
+        budget.check_clock()
+        raise Cancelled(f"execution timed out after {sh.limits.timeout_seconds:g} s in jq "
+                        f"(timeout_seconds)", status=124) from None
+    except WorkerCrashed:
+        raise JqFailure("jq: error: jq ran out of memory (jq values are limited to "
+                        "768 MiB in all)", 5) from None
+    sh.out(out)
+    if err:
+        sh.err(err)
+    return status
+
+
+def run_program(io, opts, named, positional, text, env) -> int:
+    """Run one jq command line: `io` gives the input (`read_all`) and takes the output
+    (`out`, `err`); returns jq's exit status."""
     uses_input = bool(_USES_INPUT.search(_STRING.sub('""', text)))
     wrapped = bool(named) or bool(positional) or uses_input
     program, source = _program(text, tuple(sorted(named)), env, uses_input or bool(positional))
-    runaway = _RUNAWAY.search(_STRING.sub('""', text)) is not None
-    raw = sh.stdin.read_all()
+    raw = io.read_all()
     # what each run of the program gets: (input value, input line)
     if opts["R"]:
         lines = raw.split("\n")
@@ -331,10 +371,7 @@ def _run(sh, opts, named, positional, text) -> int:
     good = [item for item in runs if not isinstance(item, JqFailure)]
     payloads = [{"v": value, "a": named, "p": positional, "i": rest} if wrapped else value
                 for value, _ in good]
-    if runaway:
-        streams = _in_worker(sh, source, env, payloads)
-    else:
-        streams = (program.input_value(data) for data in payloads)
+    streams = (program.input_value(data) for data in payloads)
     for (value, line), results in zip(good, streams):
         try:
             for result in results:
@@ -342,21 +379,21 @@ def _run(sh, opts, named, positional, text) -> int:
                 last = result
                 out.append(_format(result, opts, indent))
         except ValueError as e:
-            sh.out("".join(out))
+            io.out("".join(out))
             out = []
             halted = _halt(str(e))
             if halted is not None:
                 code, value = halted
                 if value is not None:
-                    sh.err(value if isinstance(value, str) else dump(value, None, False, False) + "\n")
+                    io.err(value if isinstance(value, str) else dump(value, None, False, False) + "\n")
                 return code
             where = f"<stdin>:{line}" if not opts["n"] else "<unknown>"
-            sh.err(f"jq: error (at {where}): {_runtime_message(str(e))}\n")
+            io.err(f"jq: error (at {where}): {_runtime_message(str(e))}\n")
             status = 5
         if len(out) > 256:
-            sh.out("".join(out))
+            io.out("".join(out))
             out = []
-    sh.out("".join(out))
+    io.out("".join(out))
     if failure is not None and not status:
         raise failure
     if status:
@@ -366,29 +403,6 @@ def _run(sh, opts, named, positional, text) -> int:
             return 4
         return 1 if last is None or last is False else 0
     return 0
-
-
-_RUNAWAY = re.compile(r"\b(" + "|".join(RUNAWAY) + r")\b")
-
-
-def _in_worker(sh, source: str, env: dict, payloads: list) -> list:
-    """Run a program that can loop in the worker process, within the script's time budget."""
-    deadline = sh.budget.deadline
-    timeout = None if deadline is None else max(0.05, deadline - time.monotonic())
-    try:
-        batches = Worker.run(source, {"__scripted_env": env}, payloads, timeout)
-    except WorkerTimeout:
-        raise Cancelled(f"execution timed out after {sh.limits.timeout_seconds:g} s in jq "
-                        f"(timeout_seconds)", status=124) from None
-    except WorkerCrashed as e:
-        raise JqFailure(f"jq: error: {e}", 5) from None
-    return [_replay(results, error) for results, error in batches]
-
-
-def _replay(results: list, error):
-    yield from results
-    if error is not None:
-        raise ValueError(error)
 
 
 def _format(result, opts, indent) -> str:

@@ -1,145 +1,223 @@
-"""A worker process for jq programs that can run away (`range`, `repeat`, recursion, ...).
+"""Worker processes that run jq programs.
 
-libjq cannot be interrupted from Python and can allocate without bound, so such programs run
-in a child process with an address-space limit; past the script's time budget the child is
-killed (and started again for the next call). Programs without those constructs stay in
-process (~15 µs a run), since they finish in time proportional to their input.
+libjq cannot be interrupted from Python, holds the GIL while it runs, and calls abort() when an
+allocation fails. So a jq program runs in a child process with an address-space limit: the
+calling thread waits on the child's pipe in short slices, checking the script's cancel flag
+and deadline between them, and kills the child on a timeout, a cancel or an interrupt. A dead
+or killed child is simply dropped; the next call takes another. Idle children are kept warm in
+a pool (one per concurrent caller, up to `MAX_IDLE`), so a call costs one pipe round trip.
 """
 from __future__ import annotations
 
 import os
 import pickle
+import select
 import struct
 import subprocess
 import sys
 import threading
-from typing import Optional
+import time
+from typing import Callable, Optional
 
-# Constructs with which a jq program can loop or grow without its input growing.
-RUNAWAY = ("range", "repeat", "recurse", "until", "while", "def", "combinations")
-MEMORY_LIMIT = 1 << 30            # bytes of address space for the child
-MAX_RESULTS_BYTES = 64 << 20      # results larger than this are refused
+MEMORY_LIMIT = 768 << 20          # bytes of address space for a child
+MAX_IDLE = 4                      # warm children kept for later calls
+POLL_SLICE = 0.05                 # seconds between checks of the cancel flag and deadline
+_HEADER = struct.Struct(">Q")
 
 
 class WorkerTimeout(Exception):
-    pass
+    """The deadline passed or the script was cancelled; the child was killed."""
 
 
 class WorkerCrashed(Exception):
+    """The child died (an allocation failure inside libjq ends it with abort())."""
+
+
+# ---------------------------------------------------------------- the child
+
+def _read_exact(fd: int, size: int) -> bytes:
+    parts, got = [], 0
+    while got < size:
+        chunk = os.read(fd, min(size - got, 1 << 20))
+        if not chunk:
+            raise EOFError
+        parts.append(chunk)
+        got += len(chunk)
+    return b"".join(parts)
+
+
+def _write_frame(fd: int, obj) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(_HEADER.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+class _CapturedShell:
+    """What jq's runner needs of a shell: its output streams and its standard input."""
+
+    def __init__(self, raw: str, out_limit: int):
+        self.raw = raw
+        self.out_parts: list[str] = []
+        self.err_parts: list[str] = []
+        self.room = out_limit + 1
+
+    def read_all(self) -> str:
+        raw, self.raw = self.raw, ""
+        return raw
+
+    def out(self, text: str):
+        # past the output limit the rest is of no use: the parent reports the limit
+        self.room -= len(text)
+        self.out_parts.append(text)
+        if self.room < 0:
+            raise _OutputFull()
+
+    def err(self, text: str):
+        self.err_parts.append(text)
+
+
+class _OutputFull(Exception):
     pass
 
 
-def _send(stream, obj):
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(struct.pack(">Q", len(data)))
-    stream.write(data)
-    stream.flush()
-
-
-def _receive(stream):
-    header = stream.read(8)
-    if len(header) < 8:
-        raise EOFError
-    (size,) = struct.unpack(">Q", header)
-    return pickle.loads(stream.read(size))
-
-
 def serve():
-    """The child: compile (cached) and run requests until stdin closes."""
+    """The child: run requests from stdin until it closes. A request is
+    (filter, options, named, positional, env, stdin text, output limit); the reply is
+    ("ok", stdout, stderr, status) or ("error", message)."""
     import resource
     try:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     except (ValueError, OSError):
         pass
-    import jq as libjq
-    programs: dict = {}
-    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    from .jq import JqFailure, run_program
+    inp, out = sys.stdin.fileno(), sys.stdout.fileno()
     while True:
         try:
-            source, args, inputs = _receive(inp)
+            (size,) = _HEADER.unpack(_read_exact(inp, _HEADER.size))
+            text, opts, named, positional, env, raw, out_limit = pickle.loads(_read_exact(inp, size))
         except EOFError:
             return
-        runs = []
-        key = (source, pickle.dumps(args))
+        io = _CapturedShell(raw, out_limit)
         try:
-            program = programs.get(key)
-            if program is None:
-                program = libjq.compile(source, args=dict(args))
-                programs[key] = program
-            size = 0
-            for value in inputs:
-                results, error = [], None
-                try:
-                    for result in program.input_value(value):
-                        results.append(result)
-                        size += 64
-                        if size > MAX_RESULTS_BYTES:
-                            raise ValueError("jq output too large for the worker (limit 64 MiB)")
-                except ValueError as e:
-                    error = str(e)
-                runs.append((results, error))
-                if error is not None:
-                    break
-            _send(out, ("ok", runs))
-        except MemoryError:
-            _send(out, ("error", "jq ran out of memory (limit 1 GiB)"))
-        except ValueError as e:
-            _send(out, ("compile", str(e)))
+            status = run_program(io, opts, named, positional, text, env)
+        except _OutputFull:
+            status = 0
+        except JqFailure as e:
+            io.err(e.message + "\n")
+            status = e.status
+        except (MemoryError, RecursionError):
+            _write_frame(out, ("error", "memory"))
+            continue
+        _write_frame(out, ("ok", "".join(io.out_parts), "".join(io.err_parts), status))
 
 
-class Worker:
-    """The parent's handle on one child; a dead or killed child is replaced on next use."""
+# ---------------------------------------------------------------- the parent
 
-    _lock = threading.Lock()
-    _proc: Optional[subprocess.Popen] = None
+class _Child:
+    __slots__ = ("proc", "to_child", "from_child")
 
-    @classmethod
-    def _ensure(cls) -> subprocess.Popen:
-        if cls._proc is None or cls._proc.poll() is not None:
-            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": os.pathsep.join(sys.path)}
-            cls._proc = subprocess.Popen(
-                [sys.executable, "-c", "from scripted_kernel.commands.jq_worker import serve; serve()"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-        return cls._proc
+    def __init__(self):
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+               "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", "from scripted_kernel.commands.jq_worker import serve; serve()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+            close_fds=True)
+        self.to_child = self.proc.stdin.fileno()
+        self.from_child = self.proc.stdout.fileno()
 
-    @classmethod
-    def kill(cls):
-        if cls._proc is not None:
+    def kill(self):
+        try:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+        except Exception:
+            pass
+        for stream in (self.proc.stdin, self.proc.stdout):
             try:
-                cls._proc.kill()
-                cls._proc.wait(timeout=5)
+                stream.close()
             except Exception:
                 pass
-            cls._proc = None
 
-    @classmethod
-    def run(cls, source: str, args: dict, inputs: list, timeout: Optional[float]):
-        """[(results, error or None)] per input; raises WorkerTimeout / WorkerCrashed, or
-        ValueError with libjq's message for a compile error."""
-        with cls._lock:
-            proc = cls._ensure()
-            box: dict = {}
+    def exchange(self, request, should_stop: Callable[[], bool]):
+        """Send one request and wait for its reply, checking `should_stop` between slices."""
+        _write_frame(self.to_child, request)
+        header = self._read(_HEADER.size, should_stop)
+        (size,) = _HEADER.unpack(header)
+        return pickle.loads(self._read(size, should_stop))
 
-            def exchange():
-                try:
-                    _send(proc.stdin, (source, list(args.items()), inputs))
-                    box["reply"] = _receive(proc.stdout)
-                except Exception as e:       # a broken pipe: the child died
-                    box["failure"] = e
-            thread = threading.Thread(target=exchange, daemon=True)
-            thread.start()
-            thread.join(timeout)
-            if thread.is_alive():
-                cls.kill()
-                thread.join(5)
-                raise WorkerTimeout()
-            if "failure" in box:
-                cls.kill()
-                raise WorkerCrashed("jq worker stopped (memory limit?)")
-            kind, payload = box["reply"]
-            if kind == "compile":
-                raise ValueError(payload)
-            if kind == "error":
-                cls.kill()
-                raise WorkerCrashed(payload)
-            return payload
+    def _read(self, size: int, should_stop) -> bytes:
+        parts, got = [], 0
+        poller = select.poll()
+        poller.register(self.from_child, select.POLLIN | select.POLLHUP | select.POLLERR)
+        while got < size:
+            if not poller.poll(POLL_SLICE * 1000):
+                if should_stop():
+                    raise WorkerTimeout()
+                continue
+            chunk = os.read(self.from_child, min(size - got, 1 << 20))
+            if not chunk:
+                raise WorkerCrashed()
+            parts.append(chunk)
+            got += len(chunk)
+        return b"".join(parts)
+
+
+class Pool:
+    """Warm children, checked out for one call at a time by any number of threads."""
+
+    def __init__(self):
+        self._idle: list[_Child] = []
+        self._lock = threading.Lock()
+
+    def _checkout(self) -> _Child:
+        with self._lock:
+            while self._idle:
+                child = self._idle.pop()
+                if child.proc.poll() is None:
+                    return child
+                child.kill()
+        return _Child()
+
+    def _checkin(self, child: _Child):
+        with self._lock:
+            if len(self._idle) < MAX_IDLE:
+                self._idle.append(child)
+                return
+        child.kill()
+
+    def warm(self):
+        """Start a child ahead of the first call (a cold start costs ~50 ms)."""
+        with self._lock:
+            if self._idle:
+                return
+        self._checkin(_Child())
+
+    def run(self, request, deadline: Optional[float], cancelled: Callable[[], bool]):
+        """The child's reply to `request`; raises WorkerTimeout or WorkerCrashed."""
+        def should_stop():
+            return cancelled() or (deadline is not None and time.monotonic() > deadline)
+        if should_stop():
+            raise WorkerTimeout()
+        child = self._checkout()
+        try:
+            reply = child.exchange(request, should_stop)
+        except BaseException as e:      # timeout, crash, interrupt: the child is discarded
+            child.kill()
+            if isinstance(e, (BrokenPipeError, EOFError, pickle.UnpicklingError)):
+                raise WorkerCrashed() from None
+            raise
+        if reply[0] == "error":
+            child.kill()
+            raise WorkerCrashed()
+        self._checkin(child)
+        return reply
+
+    def close(self):
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for child in idle:
+            child.kill()
+
+
+POOL = Pool()
