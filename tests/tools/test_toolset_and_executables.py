@@ -40,14 +40,14 @@ def test_timeout_stops_a_slow_sync_tool_with_124_and_the_script_goes_on():
     assert r.stdout == "status=124\nquick\n" and time.monotonic() - start < 2
 
 
-def test_wall_clock_stops_a_slow_sync_tool_when_tools_are_isolated():
+def test_wall_clock_stops_a_hung_sync_tool():
     from scripted_kernel import ExecutionLimits
 
     def slow(args):
         time.sleep(3)
         return "late\n"
     t = (ScriptedTool.builder("t").tool(ToolDef("slow", "sleeps"), slow)
-         .limits(ExecutionLimits(timeout_seconds=0.3, isolate_sync_tools=True)).build())
+         .limits(ExecutionLimits(timeout_seconds=0.3)).build())
     start = time.monotonic()
     r = t.execute("echo before; slow; echo never")
     assert r.stdout == "before\n" and r.exit_code == 124 and r.error == "timeout"

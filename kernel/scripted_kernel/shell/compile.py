@@ -3,6 +3,7 @@ loop body runs as direct Python calls with no dispatch on node types at run time
 from __future__ import annotations
 
 import re
+import threading
 import time
 from typing import Callable
 
@@ -34,10 +35,26 @@ def xtrace_quote(arg: str) -> str:
     return quote_for_reuse(arg)
 
 
+class _CompilingSource(threading.local):
+    source: "Source | None" = None
+
+
 class Compiler:
+    """Turns an AST into closures. One instance serves every thread: the only state it keeps
+    while compiling (the source text, for line numbers) is per thread, and what it produces
+    is never changed afterwards."""
+
     def __init__(self):
         self.words = WordCompiler(self.compile)
-        self.source: Source | None = None
+        self._current = _CompilingSource()
+
+    @property
+    def source(self) -> "Source | None":
+        return self._current.source
+
+    @source.setter
+    def source(self, source: "Source | None"):
+        self._current.source = source
 
     def line(self, pos: int) -> int:
         return self.source.line_of(pos) if self.source is not None else 0

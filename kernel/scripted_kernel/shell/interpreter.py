@@ -10,6 +10,7 @@ import contextlib
 import gc
 import os
 import sys
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -100,19 +101,39 @@ def _gc_paused():
 
 
 class ScriptCache:
-    """Compiled scripts by text (LRU): a script run again, or an `eval` in a loop, compiles once."""
+    """Compiled scripts by text (LRU): a script run again, or an `eval` in a loop, compiles once.
 
-    def __init__(self, size: int = 256):
-        self.size = size
+    Bounded by the bytes of script text it holds, since a compiled script takes some hundred
+    times its text: scripts above `max_script` bytes are compiled for each use and not kept."""
+
+    def __init__(self, max_total: int = 256 * 1024, max_script: int = 8 * 1024):
+        self.max_total = max_total
+        self.max_script = max_script
+        self.total = 0
         self.entries: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
 
     def get(self, text: str, max_depth: int) -> CompiledScript:
         """The compiled script; one with a syntax error keeps the commands before it."""
         key = (text, max_depth)
-        fn = self.entries.get(key)
-        if fn is not None:
-            self.entries.move_to_end(key)
-            return fn
+        with self._lock:
+            fn = self.entries.get(key)
+            if fn is not None:
+                self.entries.move_to_end(key)
+                return fn
+        fn = self._compile(text, max_depth)
+        if len(text) <= self.max_script:
+            with self._lock:
+                if key not in self.entries:
+                    self.entries[key] = fn
+                    self.total += len(text)
+                while self.total > self.max_total:
+                    (old_text, _), _ = self.entries.popitem(last=False)
+                    self.total -= len(old_text)
+        return fn
+
+    @staticmethod
+    def _compile(text: str, max_depth: int) -> CompiledScript:
         source = Source(text)
         with _gc_paused():
             try:
@@ -122,9 +143,6 @@ class ScriptCache:
                 tree, error = e.partial, e
             fn = COMPILER.compile_program(tree, source)
         fn.syntax_error = error
-        self.entries[key] = fn
-        if len(self.entries) > self.size:
-            self.entries.popitem(last=False)
         return fn
 
 
@@ -169,7 +187,6 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
                    compile_script=lambda text: SCRIPT_CACHE.get(text, limits.max_parser_depth))
         if session is not None:
             session.append(sh)
-    sh.isolate_tools = limits.isolate_sync_tools
     if not session:
         from .state import Var
         sh.globals["BASH_EXECUTION_STRING"] = Var(script)

@@ -22,10 +22,6 @@ class ExecutionLimits:
     max_parser_depth: int = 100
     max_script_bytes: int = 1024 * 1024
     max_subshell_depth: int = 64
-    # Sync tool callbacks run inline (fast). With this on, they run on a helper thread, so the
-    # wall clock (timeout_seconds) stops a slow one with status 124; each call then costs ~65 µs
-    # more. `timeout N tool` isolates one call either way.
-    isolate_sync_tools: bool = False
 
 
 class CancelToken:

@@ -14,7 +14,8 @@ import threading
 from typing import Optional, TypedDict
 
 from .definitions import ToolArgs, ToolDef
-from .scripted_tool import ScriptedTool, _LoopThread
+from .containment import valid_unicode
+from .scripted_tool import ScriptedTool
 from .toolset import DiscoveryMode, DiscoverTool
 
 
@@ -39,8 +40,9 @@ def build_server(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, ho
     server = FastMCP(tool.name, instructions=tool.short_description or None, host=host, port=port)
 
     async def run_script(commands: str) -> ScriptOutput:
+        # each request runs on a runner thread of its own: a hung tool never blocks the others
         response = await tool.execute_async(commands)
-        return {"stdout": response.stdout, "stderr": response.stderr, "exit_code": response.exit_code}
+        return _output(response)
 
     server.add_tool(run_script, name=tool.name, description=tool.system_prompt(), structured_output=True)
     if mode is DiscoveryMode.WITH_DISCOVERY:
@@ -48,9 +50,15 @@ def build_server(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, ho
 
         async def lookup(command: str) -> ScriptOutput:
             response = await asyncio.to_thread(discover.execute, {"command": command})
-            return {"stdout": response.stdout, "stderr": response.stderr, "exit_code": response.exit_code}
+            return _output(response)
         server.add_tool(lookup, name=discover.name, description=discover.description(), structured_output=True)
     return server
+
+
+def _output(response) -> ScriptOutput:
+    """A response as JSON can carry it: undecodable bytes become U+FFFD."""
+    return {"stdout": valid_unicode(response.stdout), "stderr": valid_unicode(response.stderr),
+            "exit_code": response.exit_code}
 
 
 def serve(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, http: bool = False,
@@ -61,6 +69,22 @@ def serve(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, http: boo
 
 
 # ---------------------------------------------------------------- import
+
+class _LoopThread:
+    """A private event loop on a daemon thread that keeps the client sessions of imported
+    MCP servers open between calls."""
+    _lock = threading.Lock()
+    _loop: Optional[asyncio.AbstractEventLoop] = None
+
+    @classmethod
+    def loop(cls) -> asyncio.AbstractEventLoop:
+        with cls._lock:
+            if cls._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="scripted-mcp-loop", daemon=True).start()
+                cls._loop = loop
+            return cls._loop
+
 
 class McpConnection:
     """A client session to one MCP server, kept open on the private loop thread."""

@@ -1,0 +1,208 @@
+"""The tool layer contains its callbacks: a failing, hung or misbehaving callback is a failing
+command, never a crash of the caller, and never affects a later call.
+
+Hung callbacks wait on an Event that the test sets at the end, so no test depends on how long
+anything takes; the deadline checks compare against generous bounds only."""
+import asyncio
+import threading
+import time
+
+import pytest
+
+from scripted_kernel import ExecutionLimits, ScriptedTool
+from scripted_kernel.shell.limits import CancelToken
+from scripted_kernel.tools.containment import sanitize
+from scripted_kernel.tools.definitions import ToolDef
+
+
+class _Unprintable:
+    def __str__(self):
+        raise RuntimeError("no text")
+
+    __repr__ = __str__
+
+
+def _cycle():
+    d = {}
+    d["self"] = d
+    return d
+
+
+def _raise(error):
+    def callback(args):
+        raise error
+    return callback
+
+
+MISBEHAVING = {
+    "system_exit": (_raise(SystemExit(2)), "exited with status 2"),
+    "generator_exit": (_raise(GeneratorExit()), "GeneratorExit"),
+    "returns_interrupt": (lambda a: KeyboardInterrupt("stop"), "stop"),
+    "raises_interrupt_on_runner": (_raise(KeyboardInterrupt()), "KeyboardInterrupt"),
+    "circular": (lambda a: _cycle(), "cannot print the result: Circular reference"),
+    "tuple_keys": (lambda a: {(1, 2): 3}, "cannot print the result: keys must be"),
+    "bad_str": (lambda a: _Unprintable(), "cannot print the result: no text"),
+    "huge_int": (lambda a: 10 ** 5000, "cannot print the result: Exceeds the limit"),
+    "exception_str_raises": (_raise(ValueError(_Unprintable())), "ValueError"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MISBEHAVING))
+def test_a_misbehaving_callback_is_a_failing_command(name):
+    callback, message = MISBEHAVING[name]
+    t = ScriptedTool.builder("t").tool(ToolDef("bad", "misbehaves"), callback).build()
+    r = t.execute("bad; echo status=$?")
+    assert r.stdout == "status=1\n", r.stderr
+    assert r.stderr.startswith("bad: ") and message in r.stderr and "internal" not in r.stderr
+    assert t.execute("echo next").stdout == "next\n"
+
+
+def test_a_lone_surrogate_becomes_a_replacement_character():
+    t = ScriptedTool.builder("t").tool(ToolDef("surrogate", "odd text"), lambda a: "a\ud800b\n").build()
+    r = t.execute("surrogate | wc -c; surrogate")
+    assert r.exit_code == 0 and r.stdout == "6\na\ufffdb\n"
+
+
+def _hanging_tools(release: threading.Event):
+    def hang(args):
+        release.wait(60)
+        return "late\n"
+
+    async def hang_async(args):
+        release.wait(60)             # blocks its event loop, as a careless async tool does
+        return "late\n"
+
+    async def sleep_async(args):
+        await asyncio.sleep(60)
+    return hang, hang_async, sleep_async
+
+
+@pytest.mark.parametrize("tool_name", ["hang", "hang_async", "sleep_async"])
+def test_the_deadline_stops_waiting_for_a_hung_callback(tool_name):
+    release = threading.Event()
+    hang, hang_async, sleep_async = _hanging_tools(release)
+    t = (ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=0.5))
+         .tool(ToolDef("hang", "hangs"), hang).tool(ToolDef("hang_async", "blocks"), hang_async)
+         .tool(ToolDef("sleep_async", "sleeps"), sleep_async).tool(ToolDef("ok", "fine"), lambda a: "ok\n")
+         .build())
+    try:
+        started = time.monotonic()
+        r = t.execute(f"echo before; {tool_name}; echo never")
+        assert time.monotonic() - started < 10
+        assert r.exit_code == 124 and r.error == "timeout" and r.stdout == "before\n"
+        assert "timed out after 0.5 s" in r.stderr
+        # a hung callback leaves nothing behind that a later call could wait on
+        for _ in range(6):
+            assert t.execute("ok; echo done").stdout == "ok\ndone\n"
+    finally:
+        release.set()
+
+
+def test_hung_callbacks_never_fill_anything():
+    """More hung calls than any pool has threads; every later call still runs."""
+    release = threading.Event()
+    hang, hang_async, _ = _hanging_tools(release)
+    t = (ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=0.2))
+         .tool(ToolDef("hang", "hangs"), hang).tool(ToolDef("hang_async", "blocks"), hang_async)
+         .tool(ToolDef("ok", "fine"), lambda a: "ok\n").build())
+    try:
+        for _ in range(10):
+            assert t.execute("hang").exit_code == 124
+            assert t.execute("hang_async").exit_code == 124
+            assert t.execute("timeout 0.05 hang; echo $?").stdout == "124\n"
+        assert t.execute("ok").stdout == "ok\n"
+    finally:
+        release.set()
+
+
+def test_a_cancel_stops_waiting_for_a_hung_callback():
+    release = threading.Event()
+    hang, _, _ = _hanging_tools(release)
+    t = ScriptedTool.builder("t").tool(ToolDef("hang", "hangs"), hang).build()
+    cancel = CancelToken()
+    threading.Timer(0.2, cancel.cancel).start()
+    try:
+        r = t.execute("echo a; hang", cancel=cancel)
+        assert r.exit_code == 130 and r.error == "cancelled" and r.stdout == "a\n"
+        assert "tool 'hang' did not return" in r.stderr
+    finally:
+        release.set()
+
+
+def test_execute_async_serves_others_while_a_tool_hangs():
+    release = threading.Event()
+    hang, _, _ = _hanging_tools(release)
+    t = (ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=2))
+         .tool(ToolDef("hang", "hangs"), hang).tool(ToolDef("ok", "fine"), lambda a: "ok\n").build())
+
+    async def main():
+        hung = [asyncio.ensure_future(t.execute_async("hang")) for _ in range(8)]
+        quick = await asyncio.gather(*(t.execute_async(f"ok; echo {i}") for i in range(20)))
+        assert [r.stdout for r in quick] == [f"ok\n{i}\n" for i in range(20)]
+        assert not any(h.done() for h in hung)
+        assert all(r.exit_code == 124 for r in await asyncio.gather(*hung))
+    try:
+        asyncio.run(main())
+    finally:
+        release.set()
+
+
+# ---------------------------------------------------------------- concurrency
+
+def test_concurrent_runs_keep_their_own_output_status_lineno_and_trace():
+    t = ScriptedTool.builder("t").tool(ToolDef("echo_id", "echoes", {
+        "type": "object", "properties": {"id": {"type": "integer"}}}), lambda a: f"{a.params['id']}\n").build()
+    failures = []
+
+    def worker(k):
+        for j in range(40):
+            n = k * 1000 + j
+            pad = "\n" * (n % 7)            # a distinct text and distinct line numbers each time
+            script = f"# run {n}\n{pad}echo_id --id {n}\necho line=$LINENO\nexit $(( {n} % 5 ))"
+            r = t.execute(script)
+            expected = f"{n}\nline={3 + n % 7}\n"
+            if (r.stdout, r.exit_code) != (expected, n % 5) or \
+                    [(e.name, e.params) for e in r.trace] != [("echo_id", {"id": n})] or \
+                    [e.params for e in t.last_trace] != [{"id": n}]:
+                failures.append((n, r.stdout, r.exit_code, r.trace))
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(32)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not failures, failures[:3]
+
+
+# ---------------------------------------------------------------- sanitising
+
+@pytest.mark.parametrize("message, secret", [
+    ("{'password': 'hunter2', 'user': 'bob'}", "hunter2"),
+    ('{"api_key": "abc123xyz", "n": 1}', "abc123xyz"),
+    ("postgres://admin:pa55w0rd@db/prod unreachable", "pa55w0rd"),
+    ("https://user:tok@example.com/x failed", "tok@"),
+    ("connect token=abc.def.ghi failed", "abc.def.ghi"),
+    ("refused by 10.0.0.5:5432", "10.0.0.5"),
+    ("refused by fe80::1ff:fe23:4567:890a", "fe80::1ff"),
+    ("no route to db1.prod.internal", "db1.prod.internal"),
+    ("cannot open /srv/app/config.py", "/srv/app"),
+    ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload", "eyJhbGci"),
+    ("Traceback (most recent call last):\n  File \"/srv/x.py\", line 1\nValueError: boom", "/srv/x.py"),
+])
+def test_sanitize_redacts(message, secret):
+    clean = sanitize(message)
+    assert secret not in clean and "\n" not in clean
+
+
+def test_sanitize_keeps_the_useful_part():
+    assert sanitize("Traceback (most recent call last):\n  File \"x\"\nValueError: boom") == "ValueError: boom"
+    assert sanitize("user 42 not found") == "user 42 not found"
+
+
+def test_secrets_from_callbacks_do_not_reach_the_script_unless_asked():
+    def leaky(args):
+        raise KeyError({"password": "hunter2", "host": "10.1.2.3"})
+    t = ScriptedTool.builder("t").tool(ToolDef("leaky", "fails"), leaky).build()
+    r = t.execute("leaky")
+    assert "hunter2" not in r.stderr and "10.1.2.3" not in r.stderr and "password" in r.stderr
+    raw = ScriptedTool.builder("t").tool(ToolDef("leaky", "fails"), leaky).sanitize_errors(False).build()
+    assert "hunter2" in raw.execute("leaky").stderr
