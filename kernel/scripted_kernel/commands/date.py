@@ -26,7 +26,13 @@ def _zone(sh, utc: bool):
 
 
 def _parse_when(text: str, tz) -> dt.datetime:
-    text = text.strip()
+    try:
+        return _when(text.strip(), tz)
+    except (ValueError, OverflowError, OSError):     # out of the calendar's range, or no date
+        raise UsageError(f"date: invalid date '{text}'") from None
+
+
+def _when(text: str, tz) -> dt.datetime:
     if text.startswith("@"):
         return dt.datetime.fromtimestamp(float(text[1:]), tz)
     now = dt.datetime.now(tz)
@@ -45,11 +51,8 @@ def _parse_when(text: str, tz) -> dt.datetime:
             return dt.datetime.strptime(text.replace("Z", ""), fmt).replace(tzinfo=tz)
         except ValueError:
             continue
-    try:
-        parsed = dt.datetime.fromisoformat(text)
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=tz)
-    except ValueError:
-        raise UsageError(f"date: invalid date '{text}'") from None
+    parsed = dt.datetime.fromisoformat(text)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=tz)
 
 
 def _format(when: dt.datetime, fmt: str) -> str:

@@ -471,7 +471,7 @@ class WordCompiler:
         parts = [self._part(q, quoted=True, ctx="fields") for q in dq.parts]
         if not parts:
             return lambda sh: ""
-        multi = any(type(q) is ParamExp and _is_multi(q) for q in dq.parts)
+        multi = _has_multi(dq.parts)
         if len(parts) == 1:
             fn = parts[0][0]
             if multi:
@@ -817,6 +817,13 @@ def _is_multi(p: ParamExp) -> bool:
     if p.name in ("@", "*") and p.index is None:
         return p.name == "@"
     return p.index is not None and p.index.literal() == "@"
+
+
+def _has_multi(parts) -> bool:
+    """Whether a double-quoted text has a "$@"-like part (one nested in quotes included, as
+    in ${u:-{"$@"}), which makes it several fields."""
+    return any((type(q) is ParamExp and _is_multi(q)) or (type(q) is DoubleQuoted and _has_multi(q.parts))
+               for q in parts)
 
 
 def _dq_single(v):

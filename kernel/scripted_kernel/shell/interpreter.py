@@ -21,7 +21,7 @@ from .errors import (Cancelled, ErrexitSignal, ExitSignal, FatalError, LimitExce
                      ShellSyntaxError, BreakLoop, ContinueLoop, ReturnSignal)
 from .expand import Disabled
 from .lexer import Source
-from .limits import Budget, CancelToken, ExecutionLimits
+from .limits import Budget, CancelToken, ExecutionLimits, activate
 from .parser import Parser
 from .runtime import InputStream, Shell
 
@@ -204,6 +204,7 @@ def run_shell(sh: Shell, fn: Callable, report: Optional[Callable] = None) -> tup
     def _report(sh, message):
         (report or sh.err)(f"bash: {message}\n")
     status = 0
+    outer_budget = activate(sh.budget)
     try:
         try:
             for unit in fn.units:
@@ -244,4 +245,6 @@ def run_shell(sh: Shell, fn: Callable, report: Optional[Callable] = None) -> tup
             raise
         status, error = 1, "internal"
         _report(sh, f"internal error ({type(e).__name__})")
+    finally:
+        activate(outer_budget)
     return status, error

@@ -1,6 +1,7 @@
 """Execution limits and the per-execution budget that enforces them."""
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 
@@ -67,3 +68,41 @@ class Budget:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise Cancelled(f"execution timed out after {self.limits.timeout_seconds:g} s "
                             f"(timeout_seconds)", status=124)
+
+
+# The budget of the execution running on this thread, for code that has no shell at hand
+# (pattern matching, text commands' inner loops).
+_active = threading.local()
+
+
+def active_budget() -> "Budget | None":
+    return getattr(_active, "budget", None)
+
+
+def activate(budget: "Budget | None") -> "Budget | None":
+    """Make `budget` this thread's; returns the one it replaces (restore it afterwards)."""
+    previous = getattr(_active, "budget", None)
+    _active.budget = budget
+    return previous
+
+
+def time_left() -> "float | None":
+    """Seconds until this thread's deadline (at least a millisecond), or None."""
+    budget = active_budget()
+    if budget is None or budget.deadline is None:
+        return None
+    return max(0.001, budget.deadline - time.monotonic())
+
+
+def check_clock():
+    """Stop with the deadline or cancel error if either has come (cheap; call in long loops)."""
+    budget = active_budget()
+    if budget is not None:
+        budget.check_clock()
+
+
+def timed_out() -> Cancelled:
+    """The error for a deadline that passed inside a call that was given the time left."""
+    budget = active_budget()
+    seconds = budget.limits.timeout_seconds if budget is not None else 0
+    return Cancelled(f"execution timed out after {seconds:g} s (timeout_seconds)", status=124)

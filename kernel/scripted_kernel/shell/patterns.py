@@ -2,11 +2,16 @@
 
 A pattern arrives as text in which a backslash quotes the next character (the expander escapes
 quoted parts that way), so one translation serves `case`, `[[ == ]]`, `${x#pat}` and `${x/pat/}`.
+
+Every match runs with the time left before the script's deadline (the regex engine stops
+there), and the loops that try one position after another check the clock: an extglob that
+backtracks exponentially ends the script at its deadline instead of hanging it.
 """
 from __future__ import annotations
 
 import regex as re
 
+from .limits import check_clock, time_left, timed_out
 from .regexes import bracket, compile_posix
 
 GLOB_CHARS = frozenset("*?[\\")
@@ -133,7 +138,27 @@ def compile_glob(pattern: str, nocase: bool = False) -> re.Pattern:
 def glob_match(pattern: str, text: str, nocase: bool = False) -> bool:
     if not nocase and not any(c in pattern for c in "*?[\\+@!"):
         return pattern == text
-    return compile_glob(pattern, nocase).fullmatch(text) is not None
+    return _fullmatch(compile_glob(pattern, nocase), text) is not None
+
+
+def _timed(method, *args):
+    """A regex method's result, given the time left before the deadline."""
+    try:
+        return method(*args, timeout=time_left())
+    except TimeoutError:
+        raise timed_out() from None
+
+
+def _fullmatch(rx, text, start=0, end=None):
+    return _timed(rx.fullmatch, text, start, len(text) if end is None else end)
+
+
+def _tried(positions):
+    """The positions, checking the clock every so often."""
+    for k, i in enumerate(positions):
+        if not k & 255:
+            check_clock()
+        yield i
 
 
 def unescape_glob(pattern: str) -> str:
@@ -146,9 +171,12 @@ def remove_prefix(value: str, pattern: str, longest: bool) -> str:
     if not has_glob(pattern) and not any(c in pattern for c in "+@!"):
         return value[len(pattern):] if value.startswith(pattern) else value
     rx = compile_glob(pattern)
+    if longest and "(?!" not in rx.pattern:
+        m = _timed(_posix(rx.pattern).match, value)
+        return value[m.end():] if m else value
     rng = range(len(value), -1, -1) if longest else range(0, len(value) + 1)
-    for i in rng:
-        if rx.fullmatch(value, 0, i):
+    for i in _tried(rng):
+        if _fullmatch(rx, value, 0, i):
             return value[i:]
     return value
 
@@ -159,8 +187,8 @@ def remove_suffix(value: str, pattern: str, longest: bool) -> str:
     rx = compile_glob(pattern)
     n = len(value)
     rng = range(0, n + 1) if longest else range(n, -1, -1)
-    for i in rng:
-        if rx.fullmatch(value, i, n):
+    for i in _tried(rng):
+        if _fullmatch(rx, value, i, n):
             return value[:i]
     return value
 
@@ -181,8 +209,8 @@ def replace(value: str, pattern: str, replacement, mode: str) -> str:
         return replacement(value[:found[1]]) + value[found[1]:]
     if mode == "/%":
         rx = re.compile(rx_text, re.S)
-        for i in range(0, len(value) + 1):
-            if rx.fullmatch(value, i):
+        for i in _tried(range(0, len(value) + 1)):
+            if _fullmatch(rx, value, i):
                 return value[:i] + replacement(value[i:])
         return value
     if pattern == "":
@@ -191,7 +219,11 @@ def replace(value: str, pattern: str, replacement, mode: str) -> str:
     out = []
     pos = 0
     n = len(value)
+    rounds = 0
     while pos <= n:
+        rounds += 1
+        if not rounds & 255:
+            check_clock()
         found = _leftmost_longest(rx, rx_text, value, pos)
         if found is None:
             break
@@ -221,32 +253,43 @@ def _leftmost_longest(rx, rx_text: str, value: str, pos: int, anchored: bool = F
     group limits the matched text itself, which a regex search (whose look-ahead sees the
     whole rest) cannot express: those patterns try each start and end."""
     if "(?!" not in rx_text:
-        m = rx.match(value, pos) if anchored else rx.search(value, pos)
+        m = _timed(rx.match if anchored else rx.search, value, pos)
         return None if m is None else (m.start(), _longest_end(rx_text, value, m.start()))
-    for start in range(pos, pos + 1 if anchored else len(value) + 1):
-        for end in range(len(value), start - 1, -1):
-            if rx.fullmatch(value, start, end):
+    for start in _tried(range(pos, pos + 1 if anchored else len(value) + 1)):
+        for end in _tried(range(len(value), start - 1, -1)):
+            if _fullmatch(rx, value, start, end):
                 return start, end
     return None
 
 
-_anchored: dict = {}
-
-
 def _longest_end(rx_text: str, value: str, start: int) -> int:
-    """The end of the longest match of the pattern starting at `start` (glob semantics)."""
-    rx = _anchored.get(rx_text)
+    """The end of the longest match of the pattern starting at `start` (glob semantics).
+    Greedy backtracking finds it for plain globs; alternations need the POSIX
+    (leftmost-longest) mode, which is slower, so only they use it."""
+    rx = _posix(rx_text) if "(?:" in rx_text else _plain(rx_text)
+    m = _timed(rx.match, value, start)
+    return m.end() if m else start
+
+
+_by_text: dict = {}
+
+
+def _compiled_text(rx_text: str, flags: int):
+    key = (rx_text, flags)
+    rx = _by_text.get(key)
     if rx is None:
-        rx = re.compile(rx_text, re.S)
-        _anchored[rx_text] = rx
-    m = rx.match(value, start)
-    best = m.end() if m else start
-    # Greedy backtracking finds the longest match for plain globs; extglob alternations may not.
-    if "(?:" in rx_text:
-        for end in range(len(value), best, -1):
-            if rx.fullmatch(value, start, end):
-                return end
-    return best
+        if len(_by_text) > 4096:
+            _by_text.clear()
+        rx = _by_text[key] = re.compile(rx_text, flags)
+    return rx
+
+
+def _plain(rx_text: str):
+    return _compiled_text(rx_text, re.S)
+
+
+def _posix(rx_text: str):
+    return _compiled_text(rx_text, re.S | re.POSIX)
 
 
 # ---------------------------------------------------------------- [[ =~ ]]

@@ -406,7 +406,7 @@ class Runtime:
 
     def _format_one(self, spec: str, conv: str, arg) -> str:
         if conv == "c":
-            ch = chr(int(to_num(arg))) if is_num(arg) and type(arg) is not str else self.to_str(arg)[:1]
+            ch = _char(to_num(arg)) if is_num(arg) and type(arg) is not str else self.to_str(arg)[:1]
             return (spec.split(".")[0] + "s") % ch
         if conv == "s":
             return (spec + "s") % self.to_str(arg)
@@ -608,3 +608,12 @@ def _each_record(main, rt: Runtime):
         if not count & 1023:
             rt.sh.budget.check_clock()
             rt.flush()
+
+
+def _char(number: float) -> str:
+    """printf %c of a number: that character; past Unicode's range, the low byte (mawk's C
+    cast), an infinity or NaN printing nothing."""
+    if number != number or number in (float("inf"), float("-inf")):
+        return ""
+    code = int(number)
+    return chr(code) if 0 <= code < 0x110000 else chr(code & 0xFF)

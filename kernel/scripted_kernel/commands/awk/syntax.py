@@ -148,7 +148,7 @@ def tokenize(src: str) -> list[Tok]:
             toks.append(Tok("NUMBER", float(int(text, 16)) if text[:2] in ("0x", "0X") else float(text), line))
             i = m.end()
             continue
-        if c.isalpha() or c == "_":
+        if (c.isascii() and c.isalpha()) or c == "_":
             m = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").match(src, i)
             word = m.group()
             i = m.end()

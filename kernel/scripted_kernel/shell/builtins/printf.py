@@ -107,7 +107,7 @@ def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, 
         if width and width.startswith("-"):
             flags += "-"
             width = width[1:]
-        if width and int(width) > 10_000_000:
+        if (width and int(width) > _MAX_FIELD) or (precision and int(precision) > _MAX_FIELD):
             raise _too_wide(sh)
         arg = next_arg()
         spec = "%" + flags + (width or "") + ("." + precision if precision is not None else "")
@@ -184,9 +184,13 @@ def _pad(spec: str, text: str) -> str:
     return text
 
 
+_MAX_FIELD = 10_000_000        # digits or characters of one field's width or precision
+
+
 def _too_wide(sh):
     from ..errors import LimitExceeded
-    return LimitExceeded("max_string_length", "printf: field width too large (max_string_length)")
+    return LimitExceeded("max_string_length", "printf: field width or precision too large "
+                                              "(max_string_length)")
 
 
 @builtin("printf")
@@ -214,15 +218,18 @@ def printf(sh, argv):
     fmt, rest = args[0], args[1:]
     errors: list = []
     chunks = []
-    pos = 0
+    pos = size = 0
     while True:
         text, new_pos, stop = format_once(sh, fmt, rest, pos, errors)
         chunks.append(text)
+        size += len(text)
         if stop or new_pos >= len(rest) or new_pos == pos:
             break
         pos = new_pos
-        if sum(len(c) for c in chunks) > sh.limits.max_string_length:
+        if size > sh.limits.max_string_length:
             raise _too_wide(sh)
+        if not len(chunks) & 1023:       # reusing the format over many arguments takes a while
+            sh.budget.check_clock()
     output = "".join(chunks)
     if var is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\[.+\])?", var, re.S):
         sh.error(f"printf: `{var}': not a valid identifier")
