@@ -4,6 +4,7 @@ from __future__ import annotations
 from ._options import UsageError, no_files, parse, run_guarded, split_lines
 
 NAMES = ("nl", "paste", "fold")
+_MAX_WIDTH = 1 << 20            # GNU nl allows up to INT_MAX; a wider field is only a memory bomb
 
 
 def _nl(sh, argv):
@@ -13,6 +14,8 @@ def _nl(sh, argv):
     no_files("nl", ops)
     style = opts.get("b", "t")
     width = int(opts.get("w", "6"))
+    if not 0 < width <= _MAX_WIDTH:
+        raise UsageError(f"nl: invalid line number field width: ‘{width}’: Numerical result out of range")
     sep = opts.get("s", "\t")
     number = int(opts.get("v", "1"))
     step = int(opts.get("i", "1"))

@@ -80,7 +80,8 @@ def _expand(items: list, for_set2: bool = False, length_hint: int = 0) -> list:
         for c in chars:
             if isinstance(c, tuple):
                 n = c[2] if c[2] else max(0, length_hint - fixed)
-                out.extend(c[1] * n)
+                # characters past SET1's length are never used: [x*2000000000] needs no more
+                out.extend(c[1] * min(n, max(length_hint, 1)))
             else:
                 out.append(c)
         chars = out

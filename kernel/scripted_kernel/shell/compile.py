@@ -39,6 +39,33 @@ class _CompilingSource(threading.local):
     source: "Source | None" = None
 
 
+class PipeBuffer:
+    """What one pipeline stage writes for the next (stages run one after another). Its size
+    counts against the memory budget: `yes | head -1` ends with the memory limit, not an
+    exhausted host."""
+    __slots__ = ("chunks", "size", "budget", "noted")
+
+    def __init__(self, budget):
+        self.chunks: list[str] = []
+        self.size = 0
+        self.noted = 0
+        self.budget = budget
+
+    def write(self, text: str):
+        self.chunks.append(text)
+        self.size += len(text)
+        if self.size - self.noted > 1 << 20:
+            self.budget.note(self.size - self.noted)
+            self.noted = self.size
+            if self.size > self.budget.limits.max_memory_bytes:
+                raise LimitExceeded("max_memory_bytes",
+                                    f"pipe buffer exceeded {self.budget.limits.max_memory_bytes} "
+                                    f"bytes (max_memory_bytes)")
+
+    def text(self) -> str:
+        return "".join(self.chunks)
+
+
 class Compiler:
     """Turns an AST into closures. One instance serves every thread: the only state it keeps
     while compiling (the source text, for line numbers) is per thread, and what it produces
@@ -150,10 +177,10 @@ class Compiler:
                     target.stdin = stdin
                     buf = None
                     if not last:
-                        buf = []
-                        target.out = buf.append
+                        buf = PipeBuffer(sh.budget)
+                        target.out = buf.write
                         if stderr_too[k]:
-                            target.err = buf.append
+                            target.err = buf.write
                     try:
                         if target is sh:
                             try:
@@ -166,7 +193,7 @@ class Compiler:
                         target.stdin, target.out, target.err = saved
                     statuses.append(status)
                     if buf is not None:
-                        stdin = InputStream("".join(buf))
+                        stdin = InputStream(buf.text())
             finally:
                 if negate:
                     sh.errexit_suppressed -= 1

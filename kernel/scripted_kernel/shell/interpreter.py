@@ -240,6 +240,9 @@ def run_shell(sh: Shell, fn: Callable, report: Optional[Callable] = None) -> tup
     except RecursionError:
         status, error = 1, "limit:recursion"
         _report(sh, "maximum nesting depth exceeded")
+    except MemoryError:           # the host ran out before the budget noticed
+        status, error = 1, "limit:max_memory_bytes"
+        _report(sh, "memory limit exceeded: out of memory (max_memory_bytes)")
     except Exception as e:        # an engine defect: report it without a traceback or host paths
         if DEBUG:
             raise

@@ -1,6 +1,7 @@
 """Execution limits and the per-execution budget that enforces them."""
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -23,6 +24,10 @@ class ExecutionLimits:
     max_parser_depth: int = 100
     max_script_bytes: int = 1024 * 1024
     max_subshell_depth: int = 64
+    # Growth of the process's resident memory while the script runs (variables, arrays, pipe
+    # buffers, every command's working data). Checked every 64 commands, inside long loops
+    # and after every 4 MiB of large values built.
+    max_memory_bytes: int = 512 * 1024 * 1024
 
 
 class CancelToken:
@@ -38,9 +43,30 @@ class CancelToken:
         self.cancelled = True
 
 
+def resident_bytes() -> int:
+    """The process's resident memory (0 where /proc is missing: the memory limit is then off)."""
+    global _statm
+    if _statm is None:
+        try:
+            _statm = os.open("/proc/self/statm", os.O_RDONLY)
+        except OSError:
+            _statm = -1
+    if _statm < 0:
+        return 0
+    try:
+        return int(os.pread(_statm, 128, 0).split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+_statm = None
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_NOTE_EVERY = 4 << 20
+
+
 class Budget:
     """Counters shared by a script and all of its subshells."""
-    __slots__ = ("limits", "commands", "deadline", "cancel", "started")
+    __slots__ = ("limits", "commands", "deadline", "cancel", "started", "memory_start", "unchecked")
 
     def __init__(self, limits: ExecutionLimits, cancel: CancelToken):
         self.limits = limits
@@ -48,6 +74,21 @@ class Budget:
         self.started = time.monotonic()
         self.deadline = self.started + limits.timeout_seconds if limits.timeout_seconds else None
         self.cancel = cancel
+        self.memory_start = resident_bytes()
+        self.unchecked = 0            # bytes of large values built since the last memory check
+
+    def check_memory(self):
+        self.unchecked = 0
+        if self.memory_start and resident_bytes() - self.memory_start > self.limits.max_memory_bytes:
+            raise LimitExceeded("max_memory_bytes",
+                                f"memory limit exceeded: the script grew the process by more than "
+                                f"{self.limits.max_memory_bytes} bytes (max_memory_bytes)")
+
+    def note(self, size: int):
+        """A large value of `size` characters was built: check memory every few MiB of them."""
+        self.unchecked += size
+        if self.unchecked > _NOTE_EVERY:
+            self.check_memory()
 
     def check(self):
         """Called between commands: the command count, the cancel flag, the clock."""
@@ -58,11 +99,15 @@ class Budget:
                                 f"commands (max_commands)")
         if self.cancel.cancelled:
             raise Cancelled(f"execution {self.cancel.reason}")
-        if self.deadline is not None and not self.commands & 63 and time.monotonic() > self.deadline:
-            raise Cancelled(f"execution timed out after {self.limits.timeout_seconds:g} s "
-                            f"(timeout_seconds)", status=124)
+        if not self.commands & 63:
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                raise Cancelled(f"execution timed out after {self.limits.timeout_seconds:g} s "
+                                f"(timeout_seconds)", status=124)
+            self.check_memory()
 
     def check_clock(self):
+        """The cancel flag, the clock and memory: for loops inside one command."""
+        self.check_memory()
         if self.cancel.cancelled:
             raise Cancelled(f"execution {self.cancel.reason}")
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -95,7 +140,7 @@ def time_left() -> "float | None":
 
 
 def check_clock():
-    """Stop with the deadline or cancel error if either has come (cheap; call in long loops)."""
+    """Stop with the deadline, cancel or memory error if one has come (call in long loops)."""
     budget = active_budget()
     if budget is not None:
         budget.check_clock()
@@ -106,3 +151,23 @@ def timed_out() -> Cancelled:
     budget = active_budget()
     seconds = budget.limits.timeout_seconds if budget is not None else 0
     return Cancelled(f"execution timed out after {seconds:g} s (timeout_seconds)", status=124)
+
+
+def note_allocation(size: int):
+    """Tell this thread's budget that a large value of `size` characters was built."""
+    budget = active_budget()
+    if budget is not None:
+        budget.note(size)
+
+
+def string_limit() -> int:
+    budget = active_budget()
+    return budget.limits.max_string_length if budget is not None else ExecutionLimits.max_string_length
+
+
+def check_length(size: int, what: str):
+    """Refuse to build a string of `size` characters past max_string_length (before building it)."""
+    limit = string_limit()
+    if size > limit:
+        raise LimitExceeded("max_string_length",
+                            f"{what}: string longer than {limit} characters (max_string_length)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import regex as re
 
-from .limits import check_clock, time_left, timed_out
+from .limits import check_clock, check_length, string_limit, time_left, timed_out
 from .regexes import bracket, compile_posix
 
 GLOB_CHARS = frozenset("*?[\\")
@@ -219,11 +219,14 @@ def replace(value: str, pattern: str, replacement, mode: str) -> str:
     out = []
     pos = 0
     n = len(value)
-    rounds = 0
+    rounds = size = 0
+    limit = string_limit()
     while pos <= n:
         rounds += 1
         if not rounds & 255:
             check_clock()
+        if size > limit:
+            check_length(size, "${parameter//pattern/string}")
         found = _leftmost_longest(rx, rx_text, value, pos)
         if found is None:
             break
@@ -241,6 +244,7 @@ def replace(value: str, pattern: str, replacement, mode: str) -> str:
             out.append(value[pos:start])
             out.append(replacement(value[start:end]))
             pos = end
+        size += len(out[-1]) + len(out[-2])
         if mode != "//":
             break
     out.append(value[pos:])

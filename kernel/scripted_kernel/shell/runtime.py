@@ -219,9 +219,11 @@ class Shell:
         text = "".join(buf)
         if "\0" in text:           # bash strings cannot hold NUL bytes: bash drops them
             text = text.replace("\0", "")
-        if len(text) > self.limits.max_string_length:
-            raise LimitExceeded("max_string_length", "command substitution output exceeds "
-                                f"{self.limits.max_string_length} characters (max_string_length)")
+        if len(text) > 4096:
+            if len(text) > self.limits.max_string_length:
+                raise LimitExceeded("max_string_length", "command substitution output exceeds "
+                                    f"{self.limits.max_string_length} characters (max_string_length)")
+            self.budget.note(len(text))
         return text.rstrip("\n")
 
     # ------------------------------------------------------------ messages
@@ -371,10 +373,12 @@ class Shell:
         return self.get_value(target)
 
     def check_string(self, value: str):
+        """A large value about to be stored: its length, and the memory it adds up to."""
         if len(value) > self.limits.max_string_length:
             raise LimitExceeded("max_string_length",
                                 f"string longer than {self.limits.max_string_length} characters "
                                 f"(max_string_length)")
+        self.budget.note(len(value))
 
     def _writable(self, name: str, create_local: bool = False) -> Var:
         var = None

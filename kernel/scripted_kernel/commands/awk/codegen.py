@@ -612,7 +612,8 @@ class _CodeGen:
             operands.append(node[2])
             node = node[1]
         operands.append(node)
-        return "(" + " + ".join(self.string(o) for o in reversed(operands)) + ")", "str"
+        # rt.cat bounds the result: `s = s s` in a loop doubles it each time
+        return "rt.cat(" + " + ".join(self.string(o) for o in reversed(operands)) + ")", "str"
 
     def x_arith(self, node):
         op = node[1]

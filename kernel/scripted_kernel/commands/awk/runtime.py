@@ -10,6 +10,8 @@ from typing import Optional
 import regex
 
 from .values import EMPTY, AwkError, is_num, num_to_str, strnum, to_num
+from ...shell.errors import LimitExceeded
+from ...shell.limits import check_length, note_allocation
 from ...shell.regexes import DEFAULT_TIMEOUT, RegexError, risky, substitute, translate
 
 # Variables whose string form the runtime keeps ready, because every print or subscript uses it.
@@ -208,6 +210,9 @@ class Runtime:
         self.rebuild()
 
     def _resize(self, n: int):
+        if n > self.sh.limits.max_array_length:
+            raise LimitExceeded("max_array_length", f"awk: NF={n}: more fields than "
+                                f"{self.sh.limits.max_array_length} (max_array_length)")
         if n < self.nf:
             del self.parts[n:], self.values[n:]
         else:
@@ -384,6 +389,13 @@ class Runtime:
             return "".join(out)
         return timed(rx.sub, replace, text)
 
+    def cat(self, text: str) -> str:
+        """A concatenation's result, within max_string_length."""
+        if len(text) > 4096:
+            check_length(len(text), "awk")
+            note_allocation(len(text))
+        return text
+
     def sprintf(self, fmt, *args) -> str:
         out = []
         k = 0
@@ -400,6 +412,9 @@ class Runtime:
                 k += 1
             arg = args[k] if k < len(args) else EMPTY
             k += 1
+            if (width and width != "-" and abs(int(width)) > _MAX_FIELD) or (prec and int(prec) > _MAX_FIELD):
+                raise LimitExceeded("max_string_length", f"awk: printf: field width or precision "
+                                    f"too large (max_string_length)")
             out.append(self._format_one("%" + flags + (width or "") + ("." + prec if prec is not None else ""),
                                         conv, arg))
         return "".join(out)
@@ -608,6 +623,9 @@ def _each_record(main, rt: Runtime):
         if not count & 1023:
             rt.sh.budget.check_clock()
             rt.flush()
+
+
+_MAX_FIELD = 10_000_000        # characters of one printf field's width or precision
 
 
 def _char(number: float) -> str:
