@@ -32,6 +32,8 @@ REPRODUCERS = {
         ("stdout", "100000 bbb\n"),
     "echo $(( $(printf '(%.0s' {1..100000}) 1 ))": ("status", 1),
     "awk 'BEGIN { while (1) x++ }'": ("error", "timeout"),
+    "echo a | sed ':a;ba'": ("error", "timeout"),
+    "echo x | sed ':a;s/.*/&&/;ta'": ("error", "limit:max_string_length"),
     # memory
     "x=$(printf '%8000000s'); x=$x$x; for i in {1..300}; do a[i]=$x$i; done":
         ("error", "limit:max_memory_bytes"),
@@ -52,6 +54,7 @@ REPRODUCERS = {
     "set -- a b; x=${u:-{\"$@\"}; echo \"$x\"": ("stdout", "{a b\n"),
     "awk 'BEGIN { printf \"%c\", 1114112 }' | wc -c": ("stdout", "1\n"),
     "awk 'BEGIN { é = 1 }'; echo status=$?": ("stdout", "status=2\n"),
+    "echo x | sed 'bnope'; echo status=$?": ("stdout", "status=1\n"),
 }
 
 

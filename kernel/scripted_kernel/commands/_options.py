@@ -109,6 +109,14 @@ def parse(cmd: str, argv: list, short_flags: str = "", short_values: str = "",
     return opts, operands
 
 
+def integer(text: str, complaint: str, status: int = 1) -> int:
+    """A numeric option's value; anything else is `complaint` (GNU's wording) with the value."""
+    try:
+        return int(text)
+    except ValueError:
+        raise UsageError(complaint.format(text), status) from None
+
+
 def no_files(cmd: str, operands: list, status: int = 1):
     """Logic mode has no files: any operand other than `-` (stdin) is refused."""
     for op in operands:

@@ -1,7 +1,7 @@
 """nl, paste, fold: line numbering, merging and wrapping of standard input."""
 from __future__ import annotations
 
-from ._options import UsageError, no_files, parse, run_guarded, split_lines
+from ._options import UsageError, integer, no_files, parse, run_guarded, split_lines
 
 NAMES = ("nl", "paste", "fold")
 _MAX_WIDTH = 1 << 20            # GNU nl allows up to INT_MAX; a wider field is only a memory bomb
@@ -13,12 +13,12 @@ def _nl(sh, argv):
         "line-increment": "i", "number-format": "n"})
     no_files("nl", ops)
     style = opts.get("b", "t")
-    width = int(opts.get("w", "6"))
+    width = integer(opts.get("w", "6"), "nl: invalid line number field width: ‘{}’")
     if not 0 < width <= _MAX_WIDTH:
         raise UsageError(f"nl: invalid line number field width: ‘{width}’: Numerical result out of range")
     sep = opts.get("s", "\t")
-    number = int(opts.get("v", "1"))
-    step = int(opts.get("i", "1"))
+    number = integer(opts.get("v", "1"), "nl: invalid starting line number: ‘{}’")
+    step = integer(opts.get("i", "1"), "nl: invalid line number increment: ‘{}’")
     fmt = opts.get("n", "rn")
     out = []
     for line in split_lines(sh.stdin.read_all()):
@@ -67,10 +67,7 @@ def _fold(sh, argv):
                       long_flags={"bytes": "b", "spaces": "s"}, long_values={"width": "w"},
                       numeric_short="w")
     no_files("fold", ops)
-    try:
-        width = int(opts.get("w", "80"))
-    except ValueError:
-        raise UsageError(f"fold: invalid number of columns: '{opts.get('w')}'") from None
+    width = integer(opts.get("w", "80"), "fold: invalid number of columns: ‘{}’")
     text = sh.stdin.read_all()
     if opts.has("b"):
         sh.out(_fold_text(text.encode("utf-8", "surrogateescape"), width, opts.has("s"), True))

@@ -11,6 +11,7 @@ from typing import Callable, Optional
 import regex
 
 from ._options import UsageError, no_files, parse, run_guarded
+from ..shell.limits import check_clock, check_length, string_limit
 from ..shell.regexes import RegexError, RegexTimeout, matcher, risky, substitute, translate
 
 NAMES = ("sed",)
@@ -433,6 +434,7 @@ class _Runner:
         self.append_queue: list[str] = []
         self.substituted = False
         self.labels = {c.arg: k for k, c in enumerate(commands) if c.name == ":"}
+        self.steps = 0
         for c in commands:
             if c.name in "btT" and c.arg and c.arg not in self.labels:
                 raise SedError(f"sed: can't find label for jump to `{c.arg}'")
@@ -568,9 +570,15 @@ class _Runner:
         k = 0
         commands = self.commands
         n = len(commands)
+        limit = string_limit()
         while k < n:
             cmd = commands[k]
             k += 1
+            self.steps += 1
+            if not self.steps & 1023:       # a branch back (`:a; ...; ba`) can loop for ever
+                check_clock()
+            if len(space) > limit:          # and `s/.*/&&/` in such a loop doubles the space
+                check_length(len(space), "sed")
             if cmd.name == ":":
                 continue
             if not self.selected(cmd, space):
@@ -756,10 +764,6 @@ def run(sh, argv):
         text = "\n".join(scripts)
         quiet = opts.has("n") or text.startswith("#n\n") or text == "#n"
         extended = opts.has("E") or opts.has("r")
-        try:
-            commands = _ScriptParser(text, extended).parse()
-        except SedError as e:
-            raise UsageError(str(e), 1) from None
         sep = "\0" if opts.has("z") else "\n"
         data = sh.stdin.read_all()
         lines = data.split(sep)
@@ -767,8 +771,12 @@ def run(sh, argv):
         if not missing_newline:
             lines.pop()
         out: list[str] = []
-        runner = _Runner(commands, lines, quiet, sep, out, getattr(sh.limits, "regex_timeout_seconds", 2.0),
-                         missing_newline)
+        try:                     # a script error (a jump to a missing label too) before any input
+            commands = _ScriptParser(text, extended).parse()
+            runner = _Runner(commands, lines, quiet, sep, out, getattr(sh.limits, "regex_timeout_seconds", 2.0),
+                             missing_newline)
+        except SedError as e:
+            raise UsageError(str(e), 1) from None
         try:
             status = runner.run()
         except SedError as e:

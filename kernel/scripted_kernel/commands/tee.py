@@ -4,7 +4,7 @@ from __future__ import annotations
 import base64 as b64
 import binascii
 
-from ._options import UsageError, no_files, parse, run_guarded
+from ._options import UsageError, integer, no_files, parse, run_guarded
 
 NAMES = ("tee", "base64")
 
@@ -38,7 +38,7 @@ def _base64(sh, argv):
             raise UsageError("base64: invalid input") from None
         return 0
     encoded = b64.b64encode(data).decode()
-    width = int(opts.get("w", "76"))
+    width = integer(opts.get("w", "76"), "base64: invalid wrap size: ‘{}’")
     if not width:                  # -w 0: one line, and GNU ends it without a newline
         sh.out(encoded)
         return 0

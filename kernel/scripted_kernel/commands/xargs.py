@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import shlex
 
-from ._options import UsageError, parse, run_guarded
+from ._options import UsageError, integer, parse, run_guarded
 
 NAMES = ("xargs",)
 
@@ -60,9 +60,10 @@ def run(sh, argv):
         if not items and (opts.has("r") or replace is not None):
             return 0
         if opts.has("L") and replace is None and plain_lines:
-            groups = _line_groups(text, int(opts.get("L"))) or [[]]
+            groups = _line_groups(text, _count(opts, "L")) or [[]]
         else:
-            per_call = int(opts.get("n") or opts.get("L") or (1 if replace is not None else 0)) or len(items) or 1
+            per_call = (_count(opts, "n") if opts.get("n") else _count(opts, "L") if opts.get("L") else
+                        (1 if replace is not None else 0)) or len(items) or 1
             groups = [items[i:i + per_call] for i in range(0, len(items), per_call)] or [[]]
         if not any(groups) and opts.has("r"):
             return 0
@@ -114,3 +115,8 @@ def _split_at_command(args: list) -> list:
             i += 1
         i += 1
     return out
+
+
+def _count(opts, letter: str) -> int:
+    return integer(opts.get(letter), f'xargs: invalid number "{{}}" for -{letter} option\n'
+                                      f"Try 'xargs --help' for more information.")

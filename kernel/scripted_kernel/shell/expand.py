@@ -822,8 +822,13 @@ def _is_multi(p: ParamExp) -> bool:
 def _has_multi(parts) -> bool:
     """Whether a double-quoted text has a "$@"-like part (one nested in quotes included, as
     in ${u:-{"$@"}), which makes it several fields."""
-    return any((type(q) is ParamExp and _is_multi(q)) or (type(q) is DoubleQuoted and _has_multi(q.parts))
-               for q in parts)
+    return any((type(q) is ParamExp and (_is_multi(q) or _default_is_multi(q)))
+               or (type(q) is DoubleQuoted and _has_multi(q.parts)) for q in parts)
+
+
+def _default_is_multi(p: ParamExp) -> bool:
+    """"${u:-$@}": the word used in place of the parameter has a "$@" of its own."""
+    return p.op in ("-", ":-", "+", ":+") and p.arg is not None and _has_multi(p.arg.parts)
 
 
 def _dq_single(v):
@@ -956,9 +961,9 @@ def sh_special(name: str) -> Callable:
         return lambda sh: None
     if name == "-":
         return lambda sh: sh.option_letters()
-    if name == "0":
-        return lambda sh: sh.script_name
     k = int(name)
+    if k == 0:                                  # ${0}, ${00}: the script's name
+        return lambda sh: sh.script_name
 
     def positional(sh):
         pos = sh.positional
