@@ -740,6 +740,9 @@ class _CodeGen:
     # -- builtin functions
     def x_builtin(self, node):
         name, args = node[1], node[2] or []
+        fewest, most = _ARITY.get(name, (0, 255))
+        if not fewest <= len(args) <= most:
+            raise AwkError(f"awk: {len(args)} is invalid as number of arguments for {name}")
         method = getattr(self, "b_" + name, None)
         if method is None:
             return self.b_math(name, args)
@@ -821,3 +824,11 @@ class _CodeGen:
     def b_gensub(self, args):
         rest = ", ".join(self.value(a)[0] for a in args[1:])
         return f"rt.gensub({self.regex_object(args[0])}, {rest})", "str"
+
+
+# (fewest, most) arguments of the builtin functions
+_ARITY = {"length": (0, 1), "substr": (2, 3), "index": (2, 2), "split": (2, 3), "sub": (2, 3),
+          "gsub": (2, 3), "match": (2, 3), "sprintf": (1, 255), "atan2": (2, 2), "rand": (0, 0),
+          "srand": (0, 1), "tolower": (1, 1), "toupper": (1, 1), "system": (1, 1), "close": (1, 2),
+          "gensub": (3, 4), "sin": (1, 1), "cos": (1, 1), "exp": (1, 1), "log": (1, 1),
+          "sqrt": (1, 1), "int": (1, 1)}
