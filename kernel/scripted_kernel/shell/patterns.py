@@ -12,7 +12,7 @@ from __future__ import annotations
 import regex as re
 
 from .limits import check_clock, check_length, string_limit, time_left, timed_out
-from .regexes import bracket, compile_posix
+from .regexes import bracket, compile_posix, risky
 
 GLOB_CHARS = frozenset("*?[\\")
 EXTGLOB_CHARS = frozenset("?*+@!")
@@ -142,11 +142,28 @@ def glob_match(pattern: str, text: str, nocase: bool = False) -> bool:
 
 
 def _timed(method, *args):
-    """A regex method's result, given the time left before the deadline."""
+    """A regex method's result, given the time left before the deadline when the pattern can
+    backtrack badly (a timeout costs ~1.6 µs a call, several times a plain match)."""
+    if not _needs_timeout(method.__self__):
+        return method(*args)
     try:
         return method(*args, timeout=time_left())
     except TimeoutError:
         raise timed_out() from None
+
+
+_QUANTIFIED_GROUP = re.compile(r"\)[*+?{]")
+_risk: dict = {}
+
+
+def _needs_timeout(rx) -> bool:
+    """Extglob repetitions (a quantified group) and what regexes.risky flags can backtrack."""
+    found = _risk.get(rx.pattern)
+    if found is None:
+        if len(_risk) > 4096:
+            _risk.clear()
+        found = _risk[rx.pattern] = bool(_QUANTIFIED_GROUP.search(rx.pattern)) or risky(rx)
+    return found
 
 
 def _fullmatch(rx, text, start=0, end=None):
