@@ -14,8 +14,8 @@ from decimal import Decimal
 from collections import OrderedDict
 
 from ._options import UsageError, run_guarded
-from .jq_worker import POOL, WorkerCrashed, WorkerTimeout
-from ..shell.errors import Cancelled
+from .jq_worker import MEMORY_LIMIT, POOL, WorkerCrashed, WorkerTimeout
+from ..shell.limits import timeout_error
 
 NAMES = ("jq",)
 
@@ -321,13 +321,12 @@ def _in_worker(sh, request) -> int:
     budget = sh.budget
     try:
         _, out, err, status = POOL.run(request, budget.deadline, lambda: budget.cancel.cancelled)
-    except WorkerTimeout:
-        budget.check_clock()
-        raise Cancelled(f"execution timed out after {sh.limits.timeout_seconds:g} s in jq "
-                        f"(timeout_seconds)", status=124) from None
+    except WorkerTimeout:         # the worker stopped on the cancel flag or the deadline
+        budget.check_stop()
+        raise timeout_error(sh.limits) from None
     except WorkerCrashed:
-        raise JqFailure("jq: error: jq ran out of memory (jq values are limited to "
-                        "768 MiB in all)", 5) from None
+        raise JqFailure(f"jq: error: jq ran out of memory (jq values are limited to "
+                        f"{MEMORY_LIMIT >> 20} MiB in all)", 5) from None
     sh.out(out)
     if err:
         sh.err(err)

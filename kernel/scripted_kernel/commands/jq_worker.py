@@ -35,9 +35,12 @@ class WorkerCrashed(Exception):
 
 # ---------------------------------------------------------------- the child
 
-def _read_exact(fd: int, size: int) -> bytes:
+def _read_exact(fd: int, size: int, wait: Optional[Callable[[], None]] = None) -> bytes:
+    """`size` bytes from `fd`; `wait()` first blocks until some are ready (or raises)."""
     parts, got = [], 0
     while got < size:
+        if wait is not None:
+            wait()
         chunk = os.read(fd, min(size - got, 1 << 20))
         if not chunk:
             raise EOFError
@@ -142,25 +145,15 @@ class _Child:
     def exchange(self, request, should_stop: Callable[[], bool]):
         """Send one request and wait for its reply, checking `should_stop` between slices."""
         _write_frame(self.to_child, request)
-        header = self._read(_HEADER.size, should_stop)
-        (size,) = _HEADER.unpack(header)
-        return pickle.loads(self._read(size, should_stop))
-
-    def _read(self, size: int, should_stop) -> bytes:
-        parts, got = [], 0
         poller = select.poll()
         poller.register(self.from_child, select.POLLIN | select.POLLHUP | select.POLLERR)
-        while got < size:
-            if not poller.poll(POLL_SLICE * 1000):
+
+        def wait():
+            while not poller.poll(POLL_SLICE * 1000):
                 if should_stop():
                     raise WorkerTimeout()
-                continue
-            chunk = os.read(self.from_child, min(size - got, 1 << 20))
-            if not chunk:
-                raise WorkerCrashed()
-            parts.append(chunk)
-            got += len(chunk)
-        return b"".join(parts)
+        (size,) = _HEADER.unpack(_read_exact(self.from_child, _HEADER.size, wait))
+        return pickle.loads(_read_exact(self.from_child, size, wait))
 
 
 class Pool:
@@ -186,13 +179,6 @@ class Pool:
                 return
         child.kill()
 
-    def warm(self):
-        """Start a child ahead of the first call (a cold start costs ~50 ms)."""
-        with self._lock:
-            if self._idle:
-                return
-        self._checkin(_Child())
-
     def run(self, request, deadline: Optional[float], cancelled: Callable[[], bool]):
         """The child's reply to `request`; raises WorkerTimeout or WorkerCrashed."""
         def should_stop():
@@ -204,7 +190,7 @@ class Pool:
             reply = child.exchange(request, should_stop)
         except BaseException as e:      # timeout, crash, interrupt: the child is discarded
             child.kill()
-            if isinstance(e, (BrokenPipeError, EOFError, pickle.UnpicklingError)):
+            if isinstance(e, (BrokenPipeError, EOFError, pickle.UnpicklingError)):     # it died
                 raise WorkerCrashed() from None
             raise
         if reply[0] == "error":
@@ -212,12 +198,6 @@ class Pool:
             raise WorkerCrashed()
         self._checkin(child)
         return reply
-
-    def close(self):
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for child in idle:
-            child.kill()
 
 
 POOL = Pool()

@@ -62,6 +62,7 @@ def resident_bytes() -> int:
 _statm = None
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _NOTE_EVERY = 4 << 20
+MAX_FIELD_WIDTH = 10_000_000   # characters of one printf field's width or precision
 
 
 class Budget:
@@ -101,18 +102,26 @@ class Budget:
             raise Cancelled(f"execution {self.cancel.reason}")
         if not self.commands & 63:
             if self.deadline is not None and time.monotonic() > self.deadline:
-                raise Cancelled(f"execution timed out after {self.limits.timeout_seconds:g} s "
-                                f"(timeout_seconds)", status=124)
+                raise timeout_error(self.limits)
             self.check_memory()
+
+    def check_stop(self):
+        """The cancel flag and the clock: while waiting on something outside the script."""
+        if self.cancel.cancelled:
+            raise Cancelled(f"execution {self.cancel.reason}")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise timeout_error(self.limits)
 
     def check_clock(self):
         """The cancel flag, the clock and memory: for loops inside one command."""
         self.check_memory()
-        if self.cancel.cancelled:
-            raise Cancelled(f"execution {self.cancel.reason}")
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise Cancelled(f"execution timed out after {self.limits.timeout_seconds:g} s "
-                            f"(timeout_seconds)", status=124)
+        self.check_stop()
+
+
+def timeout_error(limits: ExecutionLimits) -> Cancelled:
+    """What ends an execution that ran past `timeout_seconds` (status 124, as timeout(1))."""
+    return Cancelled(f"execution timed out after {limits.timeout_seconds:g} s (timeout_seconds)",
+                     status=124)
 
 
 # The budget of the execution running on this thread, for code that has no shell at hand
@@ -149,8 +158,7 @@ def check_clock():
 def timed_out() -> Cancelled:
     """The error for a deadline that passed inside a call that was given the time left."""
     budget = active_budget()
-    seconds = budget.limits.timeout_seconds if budget is not None else 0
-    return Cancelled(f"execution timed out after {seconds:g} s (timeout_seconds)", status=124)
+    return timeout_error(budget.limits if budget is not None else ExecutionLimits(timeout_seconds=0))
 
 
 def note_allocation(size: int):

@@ -14,7 +14,6 @@ import ipaddress
 import json
 import re
 import threading
-import time
 from typing import Callable, Optional
 
 from ..shell.errors import Cancelled
@@ -52,7 +51,6 @@ class Runners:
     def __init__(self):
         self._idle: list[_Runner] = []
         self._lock = threading.Lock()
-        self.started = 0
 
     def submit(self, job: Callable):
         with self._lock:
@@ -65,7 +63,6 @@ class Runners:
                     runner.start()
                 finally:
                     threading.stack_size(previous)
-            self.started += 1
         runner.job = job
         runner.ready.set()
 
@@ -80,41 +77,18 @@ class Runners:
 RUNNERS = Runners()
 
 
-class Abandoned:
-    """Threads the caller stopped waiting for; they end when their callback returns."""
-    _lock = threading.Lock()
-    names: list = []
-
-    @classmethod
-    def add(cls, what: str):
-        with cls._lock:
-            cls.names.append(what)
-
-    @classmethod
-    def count(cls) -> int:
-        return len(cls.names)
-
-
 # ---------------------------------------------------------------- running callbacks
 
 WAIT_SLICE = 0.02                # seconds between checks of the cancel flag and the deadline
 
 
-def _timed_out(limits) -> Cancelled:
-    return Cancelled(f"execution timed out after {limits.timeout_seconds:g} s (timeout_seconds)",
-                     status=124)
-
-
-def wait_for(done: threading.Event, budget, limits):
+def wait_for(done: threading.Event, budget):
     """Block until `done`, the budget's deadline or its cancel flag."""
     while not done.wait(WAIT_SLICE):
-        if budget.cancel.cancelled:
-            raise Cancelled(f"execution {budget.cancel.reason}")
-        if budget.deadline is not None and time.monotonic() > budget.deadline:
-            raise _timed_out(limits)
+        budget.check_stop()
 
 
-def call_on_own_thread(name: str, fn: Callable, budget, limits):
+def call_on_own_thread(name: str, fn: Callable, budget):
     """Run fn() on a thread of its own (under `timeout`): the script can go on without it."""
     done = threading.Event()
     box: dict = {}
@@ -126,11 +100,7 @@ def call_on_own_thread(name: str, fn: Callable, budget, limits):
             box["error"] = e
         done.set()
     threading.Thread(target=work, name=f"scripted-tool-{name}", daemon=True).start()
-    try:
-        wait_for(done, budget, limits)
-    except Cancelled:
-        Abandoned.add(name)
-        raise
+    wait_for(done, budget)
     if "error" in box:
         raise box["error"]
     return box["value"]
@@ -139,7 +109,7 @@ def call_on_own_thread(name: str, fn: Callable, budget, limits):
 _thread_loop = threading.local()
 
 
-def run_coroutine(make_coroutine: Callable, caller_loop, budget, limits):
+def run_coroutine(make_coroutine: Callable, caller_loop, budget):
     """An async callback's result: on the caller's loop when there is one (execute_async),
     else on this thread's own loop, within the deadline and cancel flag."""
     if caller_loop is not None:
@@ -147,7 +117,7 @@ def run_coroutine(make_coroutine: Callable, caller_loop, budget, limits):
         done = threading.Event()
         future.add_done_callback(lambda _: done.set())
         try:
-            wait_for(done, budget, limits)
+            wait_for(done, budget)
         except Cancelled:
             future.cancel()
             raise
@@ -155,23 +125,20 @@ def run_coroutine(make_coroutine: Callable, caller_loop, budget, limits):
     loop = getattr(_thread_loop, "loop", None)
     if loop is None or loop.is_closed():
         loop = _thread_loop.loop = asyncio.new_event_loop()
-    return loop.run_until_complete(_within_budget(make_coroutine(), budget, limits))
+    return loop.run_until_complete(_within_budget(make_coroutine(), budget))
 
 
-async def _within_budget(coroutine, budget, limits):
+async def _within_budget(coroutine, budget):
     task = asyncio.ensure_future(coroutine)
     while True:
         done, _ = await asyncio.wait({task}, timeout=WAIT_SLICE)
         if done:
             return task.result()
-        stop = None
-        if budget.cancel.cancelled:
-            stop = Cancelled(f"execution {budget.cancel.reason}")
-        elif budget.deadline is not None and time.monotonic() > budget.deadline:
-            stop = _timed_out(limits)
-        if stop is not None:
+        try:
+            budget.check_stop()
+        except Cancelled:
             task.cancel()
-            raise stop
+            raise
 
 
 # ---------------------------------------------------------------- results and failures

@@ -22,10 +22,10 @@ from ..commands import COMMANDS
 from ..shell.builtins import load as load_builtins
 from ..shell.errors import Cancelled, LimitExceeded
 from ..shell.interpreter import execute as run_script
-from ..shell.limits import CancelToken, ExecutionLimits
+from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
 from . import catalog
-from .containment import (RUNNERS, WAIT_SLICE, Abandoned, call_on_own_thread, failure_message,
-                          result_text, run_coroutine, sanitize)
+from .containment import (RUNNERS, WAIT_SLICE, call_on_own_thread, failure_message, result_text,
+                          run_coroutine, sanitize)
 from .definitions import DecoratedTool, ToolArgs, ToolDef, tool_def_from_function, callback_from_function
 from .flags import FlagError, FlagParser
 
@@ -206,11 +206,11 @@ class _Run:
             self.closed = True
             out, err = "".join(self.out), "".join(self.err)
         stuck = self.calling
-        Abandoned.add(stuck or "script")
         if reason == "timeout":
-            message, status = f"execution timed out after {self.limits.timeout_seconds:g} s (timeout_seconds)", 124
+            stop = timeout_error(self.limits)
         else:
-            message, status = f"execution {self.cancel.reason}", 130
+            stop = Cancelled(f"execution {self.cancel.reason}")
+        message, status = stop.message, stop.status
         if stuck:
             message += f"; tool '{stuck}' did not return and was left running"
         return ToolResponse(out, err + f"bash: {message}\n", status, reason, trace=list(self.trace))
@@ -457,15 +457,15 @@ class ScriptedTool:
         """The callback's value. Under `timeout` (sh.isolate_tools), or when the script runs on
         the caller's thread, it runs on a thread of its own that can be left behind."""
         name, callback = registered.tool_def.name, registered.callback
-        budget, limits = sh.budget, sh.limits
+        budget = sh.budget
         isolate = sh.isolate_tools or run is None or run.inline
         if registered.is_async:
             caller_loop = run.caller_loop if run is not None else None
             if isolate and caller_loop is None:
-                return call_on_own_thread(name, lambda: asyncio.run(callback(tool_args)), budget, limits)
-            return run_coroutine(lambda: callback(tool_args), caller_loop, budget, limits)
+                return call_on_own_thread(name, lambda: asyncio.run(callback(tool_args)), budget)
+            return run_coroutine(lambda: callback(tool_args), caller_loop, budget)
         if isolate:
-            return call_on_own_thread(name, lambda: callback(tool_args), budget, limits)
+            return call_on_own_thread(name, lambda: callback(tool_args), budget)
         return callback(tool_args)
 
     def _fail(self, sh, name, argv, params, started, message: str) -> int:

@@ -11,7 +11,7 @@ import regex
 
 from .values import EMPTY, AwkError, is_num, num_to_str, strnum, to_num
 from ...shell.errors import LimitExceeded
-from ...shell.limits import check_length, note_allocation
+from ...shell.limits import MAX_FIELD_WIDTH, check_length, note_allocation
 from ...shell.regexes import DEFAULT_TIMEOUT, RegexError, risky, substitute, translate
 
 # Variables whose string form the runtime keeps ready, because every print or subscript uses it.
@@ -412,7 +412,8 @@ class Runtime:
                 k += 1
             arg = args[k] if k < len(args) else EMPTY
             k += 1
-            if (width and width != "-" and abs(int(width)) > _MAX_FIELD) or (prec and int(prec) > _MAX_FIELD):
+            if (width and width != "-" and abs(int(width)) > MAX_FIELD_WIDTH) or \
+                    (prec and int(prec) > MAX_FIELD_WIDTH):
                 raise LimitExceeded("max_string_length", f"awk: printf: field width or precision "
                                     f"too large (max_string_length)")
             out.append(self._format_one("%" + flags + (width or "") + ("." + prec if prec is not None else ""),
@@ -623,9 +624,6 @@ def _each_record(main, rt: Runtime):
         if not count & 1023:
             rt.sh.budget.check_clock()
             rt.flush()
-
-
-_MAX_FIELD = 10_000_000        # characters of one printf field's width or precision
 
 
 def _char(number: float) -> str:

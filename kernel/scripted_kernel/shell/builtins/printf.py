@@ -7,6 +7,7 @@ import time
 from . import builtin
 from ..escapes import StopOutput, decode
 from ..expand import printf_q
+from ..limits import MAX_FIELD_WIDTH
 
 _SPEC = re.compile(r"%([-+ #0']*)(\*|[0-9]+)?(?:\.(\*|[0-9]*))?(?:hh|h|ll|l|L|q|j|z|t)?"
                    r"([diouxXfFeEgGaAcsbq%]|\([^)]*\)T)")
@@ -107,7 +108,7 @@ def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, 
         if width and width.startswith("-"):
             flags += "-"
             width = width[1:]
-        if (width and int(width) > _MAX_FIELD) or (precision and int(precision) > _MAX_FIELD):
+        if (width and int(width) > MAX_FIELD_WIDTH) or (precision and int(precision) > MAX_FIELD_WIDTH):
             raise _too_wide(sh)
         arg = next_arg()
         spec = "%" + flags + (width or "") + ("." + precision if precision is not None else "")
@@ -182,9 +183,6 @@ def _pad(spec: str, text: str) -> str:
     if width:
         text = text.ljust(int(width)) if "-" in flags else text.rjust(int(width))
     return text
-
-
-_MAX_FIELD = 10_000_000        # digits or characters of one field's width or precision
 
 
 def _too_wide(sh):
