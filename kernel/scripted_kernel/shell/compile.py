@@ -7,6 +7,7 @@ import threading
 import time
 from typing import Callable
 
+from ..fs import FsError, access
 from . import nodes as A
 from . import patterns
 from .arith import compile_arith
@@ -418,8 +419,7 @@ class Compiler:
                     return
                 if not (t.isascii() and t.isdigit()):
                     if op == ">&" and fd is None:
-                        _redirect_file(sh, t, 1, ">")
-                        _redirect_file(sh, t, 2, ">")
+                        _redirect_both(sh, t, ">")
                         return
                     raise RedirectError(f"{t}: ambiguous redirect")
                 _set_fd(sh, src_fd, _get_fd(sh, int(t)))
@@ -428,8 +428,7 @@ class Compiler:
         def to_file(sh):
             t = target(sh)
             if op in ("&>", "&>>"):
-                _redirect_file(sh, t, 1, ">")
-                _redirect_file(sh, t, 2, ">")
+                _redirect_both(sh, t, ">>" if op == "&>>" else ">")
             else:
                 _redirect_file(sh, t, (0 if op in ("<", "<>") else 1) if fd is None else fd, op)
         return to_file
@@ -887,6 +886,14 @@ def _invoke(sh, argv: list, assigns: list) -> int:
     """Run a command by name: function, builtin, registered command; with prefix assignments
     as a temporary scope (bash's temporary environment)."""
     name = argv[0]
+    try:
+        return _invoke_with(sh, name, argv, assigns)
+    except FsError as e:          # a write to a file past a filesystem limit
+        sh.error(f"{name}: write error: {e.strerror}")
+        return 1
+
+
+def _invoke_with(sh, name: str, argv: list, assigns: list) -> int:
     if assigns:
         scope = TempScope()
         sh.scopes.append(scope)
@@ -916,12 +923,19 @@ def _dispatch(sh, name: str, argv: list) -> int:
     command = sh.commands.get(name)
     if command is not None:
         return command(sh, argv)
-    return command_not_found(sh, name)
+    return command_not_found(sh, name, argv)
 
 
-def command_not_found(sh, name: str) -> int:
-    if "/" in name:
-        sh.error(f"{name}: running programs by path is disabled in logic mode")
+def command_not_found(sh, name: str, argv: list | None = None) -> int:
+    """A name that is no function, builtin or command: a script file to run if the filesystem
+    has one (by path, or on $PATH), else `command not found` (127)."""
+    if sh.fs.enabled:
+        from .builtins.files import run_path
+        status = run_path(sh, name, argv or [name])
+        if status is not None:
+            return status
+    elif "/" in name:
+        sh.error(f"{name}: {access.PROGRAMS_DISABLED}")
         return NOT_ALLOWED
     hint = suggest(name, list(sh.commands) + list(sh.builtins) + list(sh.functions))
     sh.error(f"{name}: command not found" + (f" (did you mean '{hint}'?)" if hint else ""))
@@ -980,25 +994,28 @@ def _set_fd(sh, n: int, writer):
         sh.extra_fds[n] = writer
 
 
+def _redirect_both(sh, path: str, op: str):
+    """`&> path`: standard output and error to one open file."""
+    _redirect_file(sh, path, 1, op)
+    _set_fd(sh, 2, sh.out)
+
+
 def _redirect_file(sh, path: str, fd: int, op: str):
-    if path == "/dev/null":
-        if fd == 0:
-            sh.stdin = InputStream("")
-        else:
-            _set_fd(sh, fd, discard)
-        return
-    if path in ("/dev/stdout", "/dev/fd/1"):
-        _set_fd(sh, fd, sh.out)
-        return
-    if path in ("/dev/stderr", "/dev/fd/2"):
-        _set_fd(sh, fd, sh.err)
-        return
-    if path in ("/dev/stdin", "/dev/fd/0") and fd == 0:
-        return
+    """Point `fd` at the file `path` for `op` (`<`, `<>`, `>`, `>|`, `>>`)."""
     if path == "":
         raise RedirectError(": No such file or directory")
-    raise RedirectError(f"{path}: file redirection is disabled in logic mode "
-                        f"(only /dev/null, /dev/stdout and /dev/stderr)")
+    try:
+        if op == "<" or op == "<>":
+            if op == "<>" and not sh.fs.exists(sh.path(path)) and path not in access.WRITE_DEVICES:
+                access.writer(sh, path)
+            if fd == 0 and path in ("/dev/stdin", "/dev/fd/0"):
+                return
+            _set_fd(sh, fd, InputStream(access.read_text(sh, path)))
+        else:
+            _set_fd(sh, fd, access.writer(sh, path, append=op == ">>",
+                                          exclusive=op == ">" and sh.noclobber))
+    except FsError as e:
+        raise RedirectError(f"{path}: {access.redirect_message(e)}") from None
 
 
 COMPILER = Compiler()

@@ -140,6 +140,54 @@ def _split_into(value: str, ifs: str, ws: str, other: str, cur: list, started: b
     return in_field
 
 
+# ---------------------------------------------------------------- pathname expansion
+
+RAW, QUOTED_PART, ACTIVE = 0, 1, 2
+_WILDCARD = re.compile(r"[*?\[]|[+@!]\(")
+
+
+def _glob_kind(p) -> int:
+    """ACTIVE: the part can put a wildcard in a field (unquoted `*`, an unquoted expansion);
+    QUOTED_PART: its text never acts as a wildcard; RAW: literal text without wildcards."""
+    t = type(p)
+    if t is Lit:
+        if p.escaped:
+            return QUOTED_PART
+        return ACTIVE if _WILDCARD.search(p.text) else RAW
+    if t is ParamExp or t is CommandSub:
+        return ACTIVE
+    if t is ArithSub:
+        return RAW
+    return QUOTED_PART
+
+
+def _escape_value(v):
+    if type(v) is str:
+        return patterns.escape_glob(v)
+    return type(v)(patterns.escape_glob(x) for x in v)
+
+
+def pathnames(sh, fields: list, escaped: list) -> list:
+    """Replace each field whose pattern has an unquoted wildcard by the sorted paths matching
+    it (nullglob: by nothing; failglob: an error; otherwise the field stays as it is)."""
+    from ..fs import glob
+    out = []
+    shopts = sh.shopts
+    for field, pattern in zip(fields, escaped):
+        if not glob.is_pattern(pattern):
+            out.append(field)
+            continue
+        matches = glob.expand(sh.fs, sh.cwd, pattern, dotglob=shopts["dotglob"],
+                              nocase=shopts["nocaseglob"], globstar=shopts["globstar"])
+        if matches:
+            out.extend(matches)
+        elif shopts["failglob"]:
+            raise FatalError(f"no match: {field}")
+        elif not shopts["nullglob"]:
+            out.append(field)
+    return out
+
+
 # ---------------------------------------------------------------- brace expansion
 
 _SEQ = re.compile(r"^(-?[0-9]+)\.\.(-?[0-9]+)(?:\.\.(-?[0-9]+))?$|^([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?[0-9]+))?$")
@@ -314,7 +362,8 @@ class WordCompiler:
         """fn(sh) -> list[str] for a list of words (command arguments, for-in lists)."""
         fns = [self.fields(w) for w in words]
         statics = [self._static_text(w) for w in words]
-        if all(s is not None for s in statics) and not any(has_braces(w) for w in words):
+        if all(s is not None for s in statics) and not any(has_braces(w) for w in words) \
+                and not any(_glob_kind(p) == ACTIVE for w in words for p in w.parts):
             const = list(statics)
             return lambda sh: list(const)
         if len(fns) == 1:
@@ -404,6 +453,36 @@ class WordCompiler:
         return run
 
     def _fields_no_brace(self, word: Word) -> Callable:
+        """Expansion, splitting and, on a filesystem, pathname expansion of unquoted
+        wildcards. Words that cannot hold a wildcard compile to the plain path only."""
+        plain = self._fields_plain(word)
+        kinds = [_glob_kind(p) for p in word.parts]
+        if ACTIVE not in kinds:
+            return plain
+        if QUOTED_PART not in kinds:         # every field is its own pattern
+            def globbed(sh):
+                fields = plain(sh)
+                if sh.fs.enabled and not sh.noglob:
+                    return pathnames(sh, fields, fields)
+                return fields
+            return globbed
+        parts = [self._part(p, quoted=False, ctx="fields") for p in word.parts]
+        quoted = [k == QUOTED_PART for k in kinds]
+
+        def globbed_quoted(sh):
+            values = [fn(sh) for fn, _ in parts]
+            ifs = sh.ifs
+            fields = split_fields([(v, s) for v, (_, s) in zip(values, parts)], ifs)
+            if not sh.fs.enabled or sh.noglob:
+                return fields
+            escaped = split_fields([(_escape_value(v) if q else v, s)
+                                    for v, q, (_, s) in zip(values, quoted, parts)], ifs)
+            if len(escaped) != len(fields):
+                return fields
+            return pathnames(sh, fields, escaped)
+        return globbed_quoted
+
+    def _fields_plain(self, word: Word) -> Callable:
         if not word.parts:           # an empty alternative of a brace expansion: no word
             return lambda sh: []
         static = self._static_text(word)

@@ -154,7 +154,7 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
             limits: Optional[ExecutionLimits] = None, stdin: str = "",
             cancel: Optional[CancelToken] = None, on_output: Optional[Callable] = None,
             builtins: Optional[dict] = None, shell_setup: Optional[Callable] = None,
-            session: Optional[list] = None) -> ExecResult:
+            session: Optional[list] = None, fs=None) -> ExecResult:
     """Run `script` in a fresh shell. `commands` maps names to `fn(sh, argv) -> status`.
 
     `session`: a one-element list holding the shell of earlier calls (or empty): variables and
@@ -184,7 +184,8 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
     else:
         sh = Shell(budget, commands if commands is not None else {}, builtins or BUILTINS, env,
                    out=out.write, err=err.write, stdin=InputStream(stdin),
-                   compile_script=lambda text: SCRIPT_CACHE.get(text, limits.max_parser_depth))
+                   compile_script=lambda text: SCRIPT_CACHE.get(text, limits.max_parser_depth),
+                   fs=fs)
         if session is not None:
             session.append(sh)
     if not session:

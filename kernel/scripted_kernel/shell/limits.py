@@ -28,6 +28,12 @@ class ExecutionLimits:
     # buffers, every command's working data). Checked every 64 commands, inside long loops
     # and after every 4 MiB of large values built.
     max_memory_bytes: int = 512 * 1024 * 1024
+    # A MemoryFs (BashTool, scratch files, the notebook's files): all file contents together,
+    # the number of files and directories, the components of one path, the bytes of one file.
+    max_fs_bytes: int = 64 * 1024 * 1024
+    max_file_count: int = 10_000
+    max_path_depth: int = 128
+    max_file_bytes: int = 16 * 1024 * 1024
 
 
 class CancelToken:

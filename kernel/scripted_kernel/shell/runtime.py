@@ -10,6 +10,7 @@ from typing import Callable, Optional
 from . import arith as arith_mod
 from .errors import (unbound, ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
                      LimitExceeded, ReturnSignal)
+from ..fs import NO_FS, absolute
 from .state import (CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray, Var)
 
 HOME = "/home/user"
@@ -99,8 +100,12 @@ class Shell:
 
     def __init__(self, budget, commands: dict, builtins: dict, env: Optional[dict] = None,
                  out: Callable = discard, err: Callable = discard, stdin: InputStream = EMPTY_INPUT,
-                 compile_script: Optional[Callable] = None):
+                 compile_script: Optional[Callable] = None, fs=None):
         self.budget = budget
+        self.fs = fs if fs is not None else NO_FS
+        self.cwd = self.fs.home if self.fs.enabled else HOME
+        self.umask = 0o022
+        self.dirstack: list[str] = []        # pushd's saved directories (below the current one)
         self.limits = budget.limits
         self.commands = commands
         self.builtins = builtins
@@ -108,6 +113,7 @@ class Shell:
         self.globals: dict[str, Var] = {}
         self.scopes: list[dict[str, Var]] = []
         self.functions: dict[str, Function] = {}
+        self.exported_functions: set[str] = set()     # export -f: seen by `bash -c` and scripts
         self.positional: list[str] = []
         self.status = 0
         self.lineno = 0
@@ -142,7 +148,7 @@ class Shell:
         g = self.globals
         for name, value in env.items():
             g[name] = Var(str(value), EXPORT)
-        defaults = {"HOME": HOME, "PWD": HOME, "IFS": DEFAULT_IFS, "PS4": "+ ", "OPTIND": "1",
+        defaults = {"HOME": self.cwd, "PWD": self.cwd, "IFS": DEFAULT_IFS, "PS4": "+ ", "OPTIND": "1",
                     "BASH_VERSION": BASH_VERSION, "BASH": "/bin/bash", "HOSTNAME": "sandbox",
                     "SHELL": "/bin/bash", "USER": "user", "UID": "1000", "EUID": "1000",
                     "PPID": "4241", "SHLVL": "1", "OSTYPE": "linux-gnu", "HOSTTYPE": "x86_64",
@@ -168,8 +174,10 @@ class Shell:
         child.globals = {k: v.copy() for k, v in self.globals.items()}
         child.scopes = [{k: v.copy() for k, v in s.items()} for s in self.scopes]
         child.functions = dict(self.functions)
+        child.exported_functions = set(self.exported_functions)
         child.positional = list(self.positional)
         child.shopts = dict(self.shopts)
+        child.dirstack = list(self.dirstack)
         child.extra_fds = dict(self.extra_fds)
         child.funcnames = list(self.funcnames)
         child.call_lines = list(self.call_lines)
@@ -227,6 +235,10 @@ class Shell:
         return text.rstrip("\n")
 
     # ------------------------------------------------------------ messages
+
+    def path(self, name: str) -> str:
+        """A path operand made absolute against the working directory."""
+        return absolute(self.cwd, name)
 
     def error(self, message: str):
         """A diagnostic as bash prints it for a script: `bash: line N: message`."""

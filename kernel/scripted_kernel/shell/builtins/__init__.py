@@ -19,5 +19,5 @@ def builtin(*names: str):
 
 
 def load() -> dict[str, Callable]:
-    from . import core, options, printf, read, test, timeout, variables  # noqa: F401  (they register)
+    from . import core, files, options, printf, read, test, timeout, variables  # noqa: F401  (they register)
     return BUILTINS

@@ -288,7 +288,7 @@ def command_builtin(sh, argv):
     if name in sh.commands:
         return sh.commands[name](sh, args)
     from ..compile import command_not_found
-    return command_not_found(sh, name)
+    return command_not_found(sh, name, args)
 
 
 @builtin("builtin")
@@ -331,28 +331,6 @@ def wait(sh, argv):
     return 0 if len(argv) == 1 else 127
 
 
-@builtin("cd", "pushd", "popd", "dirs")
-def cd(sh, argv):
-    sh.error(f"{argv[0]}: changing directories is disabled in logic mode (there is no file system)")
-    return 1
-
-
-@builtin("pwd")
-def pwd(sh, argv):
-    sh.out((sh.get_value("PWD") or "/home/user") + "\n")
-    return 0
-
-
-@builtin("source", ".")
-def source(sh, argv):
-    target = argv[1] if len(argv) > 1 else ""
-    if not target:
-        sh.error(f"{argv[0]}: filename argument required")
-        return 2
-    sh.error(f"{argv[0]}: {target}: reading script files is disabled in logic mode")
-    return 1
-
-
 @builtin("exec")
 def exec_builtin(sh, argv):
     if len(argv) == 1:
@@ -367,7 +345,7 @@ def times(sh, argv):
     return 0
 
 
-@builtin("hash", "umask", "ulimit", "enable", "alias", "unalias", "set_prompt", "caller",
+@builtin("hash", "ulimit", "enable", "alias", "unalias", "set_prompt", "caller",
          "disown", "suspend", "logout", "history", "fc", "jobs", "bg", "fg", "kill", "compgen",
          "complete", "compopt", "bind", "help_bash")
 def unsupported(sh, argv):

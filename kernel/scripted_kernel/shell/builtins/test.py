@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from ...fs import FsError
 from . import builtin
 
 FILE_TESTS = frozenset("-a -b -c -d -e -f -g -h -k -p -r -s -u -w -x -G -L -N -O -S".split())
@@ -43,8 +44,59 @@ def unary_test(sh, op: str, operand: str) -> bool:
         return var is not None and bool(var.attrs & 32)
     if op == "-t":
         return False
-    # No file system in logic mode: no file exists.
-    return False
+    return file_test(sh, op, operand)
+
+
+def file_test(sh, op: str, operand: str) -> bool:
+    """-e -f -d ... on the shell's filesystem (in logic mode no file exists) and its devices."""
+    if operand in ("/dev/stdin", "/dev/stdout", "/dev/stderr") or operand.startswith("/dev/fd/"):
+        return op in ("-e", "-a", "-c", "-r", "-w")
+    if not sh.fs.enabled or not operand:
+        return False
+    path = sh.path(operand)
+    if op in ("-r", "-w", "-x"):
+        return sh.fs.access(path, op[1])
+    try:
+        st = sh.fs.stat(path, follow=op not in ("-h", "-L"))
+    except FsError:
+        return False
+    if op in ("-e", "-a"):
+        return True
+    if op == "-f":
+        return st.is_file
+    if op == "-d":
+        return st.is_dir
+    if op in ("-h", "-L"):
+        return st.is_link
+    if op == "-s":
+        return st.size > 0
+    if op == "-c":
+        return st.kind == "c"
+    if op in ("-O", "-G"):
+        return True                 # the script owns every file
+    if op == "-k":
+        return bool(st.mode & 0o1000)
+    if op == "-u":
+        return bool(st.mode & 0o4000)
+    if op == "-g":
+        return bool(st.mode & 0o2000)
+    return False                    # -b -p -S -N: no block devices, fifos or sockets
+
+
+def _compare_files(sh, op: str, left: str, right: str) -> bool:
+    def stat(name):
+        if not sh.fs.enabled:
+            return None
+        try:
+            return sh.fs.stat(sh.path(name))
+        except FsError:
+            return None
+    a, b = stat(left), stat(right)
+    if op == "-ef":
+        return a is not None and b is not None and a.ino == b.ino
+    if op == "-ot":
+        a, b = b, a
+    return a is not None and (b is None or a.mtime > b.mtime)
 
 
 def binary_test(sh, op: str, left: str, right: str, arith: bool = False) -> bool:
@@ -57,7 +109,7 @@ def binary_test(sh, op: str, left: str, right: str, arith: bool = False) -> bool
     if op == ">":
         return left > right
     if op in ("-nt", "-ot", "-ef"):
-        return False
+        return _compare_files(sh, op, left, right)
     a = _integer(sh, left, arith)
     b = _integer(sh, right, arith)
     if op == "-eq":

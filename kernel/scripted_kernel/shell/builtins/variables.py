@@ -273,7 +273,16 @@ def export(sh, argv):
             sh.out(describe(name, var) + "\n")
         return 0
     if "f" in on:
-        return 0
+        status = 0
+        for name in args:
+            if name not in sh.functions:
+                sh.error(f"export: {name}: not a function")
+                status = 1
+            elif "n" in on:
+                sh.exported_functions.discard(name)
+            else:
+                sh.exported_functions.add(name)
+        return status
     if "n" in on:
         return _declare_each(sh, args, set(), {"x"}, False, "export")
     return _declare_each(sh, args, {"x"}, set(), False, "export")
