@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..fs import access
+
 
 class UsageError(Exception):
     """A bad option or operand: the command prints the message and exits with `status`."""
@@ -117,11 +119,40 @@ def integer(text: str, complaint: str, status: int = 1) -> int:
         raise UsageError(complaint.format(text), status) from None
 
 
-def no_files(cmd: str, operands: list, status: int = 1):
-    """Logic mode has no files: any operand other than `-` (stdin) is refused."""
-    for op in operands:
-        if op != "-":
-            raise UsageError(f"{cmd}: {op}: file access is disabled in logic mode", status)
+class Inputs:
+    """The file operands of a text command (`-` or none: standard input), read through the
+    filesystem layer. A file that cannot be read is reported in the command's own wording
+    (`message`, with {cmd}, {name}, {reason}) and `status` becomes `fail_status`."""
+
+    def __init__(self, sh, cmd: str, operands: list, fail_status: int = 1,
+                 message: str = "{cmd}: {name}: {reason}"):
+        self.sh = sh
+        self.cmd = cmd
+        self.operands = operands or ["-"]
+        self.fail_status = fail_status
+        self.message = message
+        self.status = 0
+
+    def __iter__(self):
+        """(name, text) of each operand that could be read."""
+        for name, text in access.read_operands(self.sh, self.operands, self._report):
+            if text is not None:
+                yield name, text
+
+    def _report(self, name: str, reason: str):
+        self.status = self.fail_status
+        self.sh.err(self.message.format(cmd=self.cmd, name=name, reason=reason) + "\n")
+
+    def text(self) -> str:
+        """All operands' contents, one after the other."""
+        return "".join(text for _, text in self)
+
+
+def read_input(sh, cmd: str, operands: list, fail_status: int = 1) -> tuple[str, int]:
+    """(the operands' contents joined, 0 or `fail_status` if one could not be read)."""
+    inputs = Inputs(sh, cmd, operands, fail_status)
+    text = inputs.text()
+    return text, inputs.status
 
 
 def run_guarded(cmd: str, sh, body) -> int:
@@ -129,7 +160,8 @@ def run_guarded(cmd: str, sh, body) -> int:
     try:
         return body()
     except UsageError as e:
-        sh.err(e.message + "\n")
+        if e.message:
+            sh.err(e.message + "\n")
         return e.status
 
 

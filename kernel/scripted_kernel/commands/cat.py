@@ -1,7 +1,7 @@
 """cat: copies standard input (logic mode has no files; `-` is standard input)."""
 from __future__ import annotations
 
-from ._options import no_files, parse, run_guarded
+from ._options import read_input, parse, run_guarded
 
 NAMES = ("cat",)
 
@@ -33,8 +33,7 @@ def run(sh, argv):
                           long_flags={"number": "n", "number-nonblank": "b", "squeeze-blank": "s",
                                       "show-all": "A", "show-nonprinting": "v", "show-ends": "E",
                                       "show-tabs": "T"})
-        no_files("cat", ops)
-        text = sh.stdin.read_all()
+        text, status = read_input(sh, "cat", ops)
         lines = text.splitlines(keepends=True)
         if opts.has("s"):
             squeezed = []
@@ -61,5 +60,5 @@ def run(sh, argv):
                 out.append(f"{k:6d}\t{ln}")
             lines = out
         sh.out("".join(lines))
-        return 0
+        return status
     return run_guarded("cat", sh, body)

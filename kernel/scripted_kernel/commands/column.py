@@ -1,7 +1,7 @@
 """column: align whitespace- (or -s) separated input into a table (-t), or fill columns."""
 from __future__ import annotations
 
-from ._options import no_files, parse, run_guarded, split_lines
+from ._options import read_input, parse, run_guarded, split_lines
 
 NAMES = ("column",)
 
@@ -21,11 +21,11 @@ def run(sh, argv):
         opts, ops = parse("column", argv, short_flags="tnxe", short_values="sco",
                           long_flags={"table": "t"},
                           long_values={"separator": "s", "output-separator": "o", "output-width": "c"})
-        no_files("column", ops)
-        lines = [ln for ln in split_lines(sh.stdin.read_all()) if ln.strip()]
+        text, status = read_input(sh, "column", ops)
+        lines = [ln for ln in split_lines(text) if ln.strip()]
         if not opts.has("t"):
             sh.out("".join(ln + "\n" for ln in lines))
-            return 0
+            return status
         seps = opts.get("s")
         # util-linux 2.38: -s splits at every separator character (empty cells stay), a short
         # row gets empty cells, and every column but the last is padded

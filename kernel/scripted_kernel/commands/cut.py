@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from ._options import bad_usage, no_files, parse, run_guarded, split_lines
+from ._options import read_input, bad_usage, parse, run_guarded, split_lines
 
 NAMES = ("cut",)
 
@@ -70,7 +70,6 @@ def run(sh, argv):
                                       "zero-terminated": "z"},
                           long_values={"bytes": "b", "characters": "c", "fields": "f",
                                        "delimiter": "d", "output-delimiter": "output-delimiter"})
-        no_files("cut", ops)
         modes = [m for m in "bcf" if opts.has(m)]
         if len(modes) != 1:
             raise bad_usage("cut", "you must specify a list of bytes, characters, or fields" if not modes
@@ -85,7 +84,8 @@ def run(sh, argv):
             raise bad_usage("cut", "an input delimiter may be specified only when operating on fields")
         out_delim = opts.get("output-delimiter", delim if mode == "f" else "")
         sep = "\0" if opts.has("z") else "\n"
-        lines = split_lines(sh.stdin.read_all(), sep)
+        text, status = read_input(sh, "cut", ops)
+        lines = split_lines(text, sep)
         span = _single_span(ranges) if not complement else None
         if span is not None:
             if mode == "f":
@@ -115,5 +115,5 @@ def run(sh, argv):
                     out.append(bytes(units[i - 1] for i in picks).decode("utf-8", "surrogateescape"))
         if out:
             sh.out(sep.join(out) + sep)
-        return 0
+        return status
     return run_guarded("cut", sh, body)

@@ -5,6 +5,7 @@ import datetime as dt
 import re
 import time
 
+from ..fs import FsError
 from ._options import UsageError, parse, run_guarded
 
 NAMES = ("date",)
@@ -65,14 +66,16 @@ def _format(when: dt.datetime, fmt: str) -> str:
 
 def run(sh, argv):
     def body():
-        opts, ops = parse("date", argv, short_flags="uR", short_values="dI",
+        opts, ops = parse("date", argv, short_flags="uR", short_values="dIr",
                           long_flags={"utc": "u", "universal": "u", "rfc-email": "R"},
-                          long_values={"date": "d", "iso-8601": "I"})
-        for f in ("r", "f"):
-            if opts.has(f):
-                raise UsageError("date: file access is disabled in logic mode")
+                          long_values={"date": "d", "iso-8601": "I", "reference": "r"})
         tz = _zone(sh, opts.has("u"))
         when = _parse_when(opts.get("d"), tz) if opts.has("d") else dt.datetime.fromtimestamp(time.time(), tz)
+        if opts.has("r"):
+            try:
+                when = dt.datetime.fromtimestamp(sh.fs.stat(sh.path(opts.get("r"))).mtime, tz)
+            except FsError as e:
+                raise UsageError(f"date: {opts.get('r')}: {e.strerror}") from None
         fmt = "%a %b %e %H:%M:%S %Z %Y"
         for op in ops:
             if op.startswith("+"):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import regex
 
+from ..fs import FsError, access
 from ._options import UsageError, parse, run_guarded, split_lines
 from ..shell.regexes import RegexError, RegexTimeout, finditer, matcher, translate
 
@@ -55,25 +56,23 @@ def run(sh, argv):
         for f in opts.flags:
             if f in "EFGP":
                 mode = f
-        if opts.has("f"):
-            raise UsageError(f"{cmd}: {opts.get('f')}: file access is disabled in logic mode", 2)
-        if opts.has("r"):
-            raise UsageError(f"{cmd}: recursive search needs files; file access is disabled in logic mode", 2)
         patterns = []
+        for pattern_file in opts.all("f"):
+            try:
+                patterns.extend(split_lines(access.read_text(sh, pattern_file)))
+            except FsError as e:
+                raise UsageError(f"{cmd}: {pattern_file}: {e.strerror}", 2) from None
         for p in opts.all("e"):
             patterns.extend(p.split("\n"))
-        if not opts.has("e"):
+        if not opts.has("e") and not opts.has("f"):
             if not ops:
                 raise UsageError(f"Usage: {cmd} [OPTION]... PATTERNS [FILE]...\n"
                                  f"Try '{cmd} --help' for more information.", 2)
             patterns.extend(ops[0].split("\n"))
             ops = ops[1:]
-        for op in ops:
-            if op != "-":
-                if opts.has("s"):
-                    return 2
-                raise UsageError(f"{cmd}: {op}: file access is disabled in logic mode", 2)
-        label = opts.get("label", STDIN_LABEL)
+        recursive = opts.has("r") or opts.has("R")
+        if recursive and not ops:
+            ops = ["."]
         try:
             context_after = int(opts.get("A", opts.get("C", "0")))
             context_before = int(opts.get("B", opts.get("C", "0")))
@@ -89,73 +88,86 @@ def run(sh, argv):
         except RegexError as e:
             raise UsageError(f"{cmd}: {e}", 2) from None
         sep = "\0" if opts.has("z") else "\n"
-        lines = split_lines(sh.stdin.read_all(), sep)
         invert = opts.has("v")
-        with_name = opts.has("H") and not opts.has("h")
         timeout = getattr(sh.limits, "regex_timeout_seconds", 2.0)
         find = matcher(rx, timeout)
-        try:
-            if invert:
-                selected = [find(ln) is None for ln in lines]
+
+        def search(text: str, label: str, with_name: bool) -> int:
+            """Print what one input gives; the number of selected lines."""
+            lines = split_lines(text, sep)
+            try:
+                if invert:
+                    selected = [find(ln) is None for ln in lines]
+                else:
+                    selected = [find(ln) is not None for ln in lines]
+            except RegexTimeout:
+                raise UsageError(f"{cmd}: regular expression too complex", 2) from None
+            if max_count is not None:
+                seen = 0
+                for k, sel in enumerate(selected):
+                    if sel:
+                        seen += 1
+                        if seen > max_count:
+                            selected[k] = False
+                last_allowed = max((k for k, s in enumerate(selected) if s), default=-1)
             else:
-                selected = [find(ln) is not None for ln in lines]
-        except RegexTimeout:
-            raise UsageError(f"{cmd}: regular expression too complex", 2) from None
-        if max_count is not None:
-            seen = 0
-            for k, sel in enumerate(selected):
-                if sel:
-                    seen += 1
-                    if seen > max_count:
-                        selected[k] = False
-            last_allowed = max((k for k, s in enumerate(selected) if s), default=-1)
-        else:
-            last_allowed = len(lines)
-        count = sum(selected)
-        if opts.has("q"):
-            return 0 if count else 1
-        if opts.has("l") or opts.has("L"):
-            if (count > 0) == opts.has("l"):
-                sh.out(label + sep if not opts.has("z") else label + "\0")
-            return 0 if count else 1
-        if opts.has("c"):
-            sh.out((label + ":" if with_name else "") + str(count) + "\n")
-            return 0 if count else 1
-        out = []
-        prefix_name = label + ":" if with_name else ""
-        if opts.has("o"):
-            if not invert:
-                for k, ln in enumerate(lines):
-                    if not selected[k]:
-                        continue
-                    for m in finditer(rx, ln, timeout=timeout):
-                        if m.end() > m.start():
-                            out.append(prefix_name + (f"{k + 1}:" if opts.has("n") else "") + m.group() + sep)
+                last_allowed = len(lines)
+            count = sum(selected)
+            if opts.has("q"):
+                return count
+            if opts.has("l") or opts.has("L"):
+                if (count > 0) == opts.has("l"):
+                    sh.out(label + sep if not opts.has("z") else label + "\0")
+                return count
+            if opts.has("c"):
+                sh.out((label + ":" if with_name else "") + str(count) + "\n")
+                return count
+            out = []
+            prefix_name = label + ":" if with_name else ""
+            if opts.has("o"):
+                if not invert:
+                    for k, ln in enumerate(lines):
+                        if not selected[k]:
+                            continue
+                        for m in finditer(rx, ln, timeout=timeout):
+                            if m.end() > m.start():
+                                out.append(prefix_name + (f"{k + 1}:" if opts.has("n") else "") + m.group() + sep)
+                sh.out("".join(out))
+                return count
+            if not (context_before or context_after or with_name or opts.has("n")):
+                out = [ln for ln, sel in zip(lines, selected) if sel]
+                if out:
+                    sh.out(sep.join(out) + sep)
+                return count
+            printed = -1
+            pending_after = 0
+            for k, ln in enumerate(lines):
+                if selected[k]:
+                    start = max(k - context_before, printed + 1)
+                    if (context_before or context_after) and printed >= 0 and start > printed + 1:
+                        out.append("--\n")
+                    for j in range(start, k):
+                        out.append(_prefix(label if with_name else None, j, opts.has("n"), "-") + lines[j] + sep)
+                    out.append(_prefix(label if with_name else None, k, opts.has("n"), ":") + ln + sep)
+                    printed = k
+                    pending_after = context_after
+                elif pending_after and k <= last_allowed + context_after:
+                    out.append(_prefix(label if with_name else None, k, opts.has("n"), "-") + ln + sep)
+                    printed = k
+                    pending_after -= 1
             sh.out("".join(out))
-            return 0 if count else 1
-        if not (context_before or context_after or with_name or opts.has("n")):
-            out = [ln for ln, sel in zip(lines, selected) if sel]
-            if out:
-                sh.out(sep.join(out) + sep)
-            return 0 if count else 1
-        printed = -1
-        pending_after = 0
-        for k, ln in enumerate(lines):
-            if selected[k]:
-                start = max(k - context_before, printed + 1)
-                if (context_before or context_after) and printed >= 0 and start > printed + 1:
-                    out.append("--\n")
-                for j in range(start, k):
-                    out.append(_prefix(label if with_name else None, j, opts.has("n"), "-") + lines[j] + sep)
-                out.append(_prefix(label if with_name else None, k, opts.has("n"), ":") + ln + sep)
-                printed = k
-                pending_after = context_after
-            elif pending_after and k <= last_allowed + context_after:
-                out.append(_prefix(label if with_name else None, k, opts.has("n"), "-") + ln + sep)
-                printed = k
-                pending_after -= 1
-        sh.out("".join(out))
-        return 0 if count else 1
+            return count
+
+        with_name = (opts.has("H") or len(ops) > 1 or recursive) and not opts.has("h")
+        total, failed = 0, False
+        for name, text in _inputs(sh, cmd, ops, recursive, opts.has("s")):
+            if text is None:
+                failed = True
+                continue
+            total += search(text, opts.get("label", STDIN_LABEL) if name == "-" else name, with_name)
+            if total and opts.has("q"):
+                return 0
+        return 2 if failed else (0 if total else 1)
     return run_guarded(cmd, sh, body)
 
 
@@ -166,3 +178,42 @@ def _prefix(name, index: int, numbered: bool, mark: str) -> str:
     if numbered:
         text += f"{index + 1}{mark}"
     return text
+
+
+def _inputs(sh, cmd: str, operands: list, recursive: bool, quiet_errors: bool):
+    """(name, text) of each input; text None for one that could not be read (reported unless
+    -s). With -r, directories are searched through, their entries in name order."""
+    def report(name, reason):
+        if not quiet_errors:
+            sh.err(f"{cmd}: {name}: {reason}\n")
+    for name in operands or ["-"]:
+        if recursive and name != "-" and _is_dir(sh, name):
+            yield from _walk(sh, cmd, name, report)
+            continue
+        yield from access.read_operands(sh, [name], report)
+
+
+def _is_dir(sh, name: str) -> bool:
+    try:
+        return sh.fs.stat(sh.path(name)).is_dir
+    except FsError:
+        return False
+
+
+def _walk(sh, cmd: str, top: str, report):
+    try:
+        names = sorted(sh.fs.listdir(sh.path(top)))
+    except FsError as e:
+        report(top, e.strerror)
+        yield top, None
+        return
+    for entry in names:
+        path = (top.rstrip("/") + "/" if top != "/" else "/") + entry
+        try:
+            st = sh.fs.stat(sh.path(path), follow=False)
+        except FsError:
+            continue
+        if st.is_dir:
+            yield from _walk(sh, cmd, path, report)
+        elif st.is_file:
+            yield from access.read_operands(sh, [path], report)

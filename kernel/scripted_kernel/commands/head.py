@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from ._options import UsageError, no_files, parse, run_guarded
+from ._options import Inputs, UsageError, parse, run_guarded
 
 NAMES = ("head", "tail")
 _SUFFIX = {"": 1, "b": 512, "K": 1024, "k": 1024, "KB": 1000, "M": 1 << 20, "MB": 10 ** 6,
@@ -29,34 +29,47 @@ def run(sh, argv):
                           long_flags={"quiet": "q", "silent": "q", "verbose": "v",
                                       "zero-terminated": "z", "follow": "f"},
                           long_values={"lines": "n", "bytes": "c"}, numeric_short="n")
-        no_files(cmd, ops)
         sep = "\0" if opts.has("z") else "\n"
-        text = sh.stdin.read_all()
         if opts.has("c"):
-            n, sign = _count(cmd, opts.get("c"), "bytes")
-            data = text.encode("utf-8", "surrogateescape")
-            if cmd == "head":
-                chunk = data[:-n] if sign == "-" else data[:n]
-            else:
-                chunk = data[n - 1:] if sign == "+" else (data[-n:] if n else b"")
-            sh.out(chunk.decode("utf-8", "surrogateescape"))
-            return 0
-        n, sign = _count(cmd, opts.get("n", "10"), "lines")
-        lines = text.split(sep)
-        ends_with_sep = lines[-1] == ""
-        if ends_with_sep:
-            lines.pop()
-        if cmd == "head":
-            chosen = lines[:-n] if sign == "-" else lines[:n]
-            last_is_end = len(chosen) == len(lines)
+            count = _count(cmd, opts.get("c"), "bytes")
+            pick = lambda text: _bytes(cmd, text, *count)
         else:
-            chosen = lines[n - 1 if n else 0:] if sign == "+" else (lines[-n:] if n else [])
-            last_is_end = True
-        if not chosen:
-            return 0
-        out = sep.join(chosen)
-        if not last_is_end or ends_with_sep:
-            out += sep
-        sh.out(out)
-        return 0
+            count = _count(cmd, opts.get("n", "10"), "lines")
+            pick = lambda text: _lines(cmd, text, sep, *count)
+        inputs = Inputs(sh, cmd, ops, message=cmd + ": cannot open '{name}' for reading: {reason}")
+        headers = (len(ops) > 1 or opts.has("v")) and not opts.has("q")
+        for k, (name, text) in enumerate(inputs):
+            if headers:
+                shown = "standard input" if name == "-" else name
+                sh.out(("\n" if k else "") + f"==> {shown} <==\n")
+            sh.out(pick(text))
+        return inputs.status
     return run_guarded(cmd, sh, body)
+
+
+def _bytes(cmd: str, text: str, n: int, sign: str) -> str:
+    data = text.encode("utf-8", "surrogateescape")
+    if cmd == "head":
+        chunk = data[:-n] if sign == "-" else data[:n]
+    else:
+        chunk = data[n - 1:] if sign == "+" else (data[-n:] if n else b"")
+    return chunk.decode("utf-8", "surrogateescape")
+
+
+def _lines(cmd: str, text: str, sep: str, n: int, sign: str) -> str:
+    lines = text.split(sep)
+    ends_with_sep = lines[-1] == ""
+    if ends_with_sep:
+        lines.pop()
+    if cmd == "head":
+        chosen = lines[:-n] if sign == "-" else lines[:n]
+        last_is_end = len(chosen) == len(lines)
+    else:
+        chosen = lines[n - 1 if n else 0:] if sign == "+" else (lines[-n:] if n else [])
+        last_is_end = True
+    if not chosen:
+        return ""
+    out = sep.join(chosen)
+    if not last_is_end or ends_with_sep:
+        out += sep
+    return out

@@ -13,6 +13,7 @@ import re
 from decimal import Decimal
 from collections import OrderedDict
 
+from ..fs import FsError, access
 from ._options import UsageError, run_guarded
 from .jq_worker import MEMORY_LIMIT, POOL, WorkerCrashed, WorkerTimeout
 from ..shell.limits import timeout_error
@@ -200,7 +201,9 @@ def _parse_args(argv):
             "S": False, "R": False, "indent": "  ", "seq": False, "raw0": False}
     named: dict = {}
     positional: list = []
-    filter_text = None
+    filter_text = program_file = None
+    files: list = []
+    file_args: list = []      # (--slurpfile or --rawfile, name, path)
     rest_mode = None          # "args" or "jsonargs" after --args / --jsonargs
     i = 1
     short = {"r": "r", "j": "j", "c": "c", "n": "n", "s": "s", "e": "e", "a": "a", "S": "S",
@@ -221,7 +224,8 @@ def _parse_args(argv):
             name, value = argv[i], argv[i + 1]
             i += 2
             if a in ("--slurpfile", "--rawfile"):
-                raise UsageError(f"jq: {a}: file access is disabled in logic mode", 2)
+                file_args.append((a, name, value))
+                continue
             named[name] = value if a == "--arg" else _json_arg(value, a)
             continue
         if a in ("--args", "--jsonargs"):
@@ -246,8 +250,14 @@ def _parse_args(argv):
             if longs[a]:
                 opts[longs[a]] = True
             continue
-        if a in ("-f", "--from-file", "-L") or a.startswith("-L"):
-            raise UsageError(f"jq: {a}: file access is disabled in logic mode", 2)
+        if a in ("-f", "--from-file"):
+            if i >= len(argv):
+                raise UsageError(f"jq: {a} takes a parameter", 2)
+            program_file = argv[i]
+            i += 1
+            continue
+        if a == "-L" or a.startswith("-L"):
+            raise UsageError(f"jq: {a}: modules are not available", 2)
         if a == "--":
             rest_mode = rest_mode or "files"
             continue
@@ -262,15 +272,54 @@ def _parse_args(argv):
         if a.startswith("--"):
             raise UsageError(f"jq: Unknown option: {a}\nUse jq --help for help with command-line options,\n"
                              f"or see the jq manpage, or online docs  at https://jqlang.github.io/jq", 2)
-        if filter_text is None:
+        if filter_text is None and program_file is None:
             filter_text = a
         elif rest_mode in ("args", "jsonargs"):
             positional.append(a if rest_mode == "args" else _json_arg(a, "--jsonargs"))
         else:
-            raise UsageError(f"jq: error: Could not open {a}: file access is disabled in logic mode", 2)
-    if filter_text is None:
+            files.append(a)
+    if filter_text is None and program_file is None:
         raise UsageError("Usage:\tjq [OPTIONS] FILTER [FILES...]", 2)
-    return opts, named, positional, filter_text
+    return opts, named, positional, filter_text, program_file, files, file_args
+
+
+def _read_files(sh, named: dict, filter_text, program_file, files: list, file_args: list):
+    """Through the filesystem: the program of -f, the values of --slurpfile and --rawfile, and
+    the input files joined (None: standard input). Returns (filter, input text, status)."""
+    def read(name: str) -> str:
+        try:
+            return access.read_text(sh, name)
+        except FsError as e:
+            raise UsageError(f"jq: error: Could not open {name}: {e.strerror}", 2) from None
+    if program_file is not None:
+        filter_text = read(program_file)
+    for option, name, path in file_args:
+        text = read(path)
+        named[name] = text if option == "--rawfile" else _json_values(text, path)
+    if not files:
+        return filter_text, None, 0
+    status, texts = 0, []
+    for name in files:
+        try:
+            texts.append(read(name))
+        except UsageError as e:
+            sh.err(e.message + "\n")
+            status = 2
+    return filter_text, "".join(texts), status
+
+
+def _json_values(text: str, path: str) -> list:
+    decoder, values, pos = json.JSONDecoder(), [], 0
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n":
+            pos += 1
+        if pos >= len(text):
+            return values
+        try:
+            value, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            raise UsageError(f"jq: Bad JSON in --slurpfile {path}", 2) from None
+        values.append(value)
 
 
 def _json_arg(value: str, option: str):
@@ -291,14 +340,20 @@ IN_PROCESS_INPUT = 1 << 20
 
 def run(sh, argv):
     def body():
-        opts, named, positional, text = _parse_args(argv)
+        opts, named, positional, text, program_file, files, file_args = _parse_args(argv)
+        text, raw, read_status = _read_files(sh, named, text, program_file, files, file_args)
+        if read_status and not raw:
+            return read_status
         try:
             _check_guards(text)
             env = sh.exported_env()
-            raw = sh.stdin.read_all()
+            if raw is None:
+                raw = sh.stdin.read_all()
             if _PATH_ONLY.fullmatch(text) and len(raw) <= IN_PROCESS_INPUT:
-                return run_program(_InProcess(sh, raw), opts, named, positional, text, env)
-            return _in_worker(sh, (text, opts, named, positional, env, raw, sh.limits.max_output_bytes))
+                status = run_program(_InProcess(sh, raw), opts, named, positional, text, env)
+            else:
+                status = _in_worker(sh, (text, opts, named, positional, env, raw, sh.limits.max_output_bytes))
+            return max(status, read_status)
         except JqFailure as e:
             sh.err(e.message + "\n")
             return e.status

@@ -1,7 +1,7 @@
 """nl, paste, fold: line numbering, merging and wrapping of standard input."""
 from __future__ import annotations
 
-from ._options import UsageError, integer, no_files, parse, run_guarded, split_lines
+from ._options import Inputs, read_input, UsageError, integer, parse, run_guarded, split_lines
 
 NAMES = ("nl", "paste", "fold")
 _MAX_WIDTH = 1 << 20            # GNU nl allows up to INT_MAX; a wider field is only a memory bomb
@@ -11,7 +11,6 @@ def _nl(sh, argv):
     opts, ops = parse("nl", argv, short_values="bwsvinf", long_values={
         "body-numbering": "b", "number-width": "w", "number-separator": "s", "starting-line-number": "v",
         "line-increment": "i", "number-format": "n"})
-    no_files("nl", ops)
     style = opts.get("b", "t")
     width = integer(opts.get("w", "6"), "nl: invalid line number field width: ‘{}’")
     if not 0 < width <= _MAX_WIDTH:
@@ -21,7 +20,8 @@ def _nl(sh, argv):
     step = integer(opts.get("i", "1"), "nl: invalid line number increment: ‘{}’")
     fmt = opts.get("n", "rn")
     out = []
-    for line in split_lines(sh.stdin.read_all()):
+    text, status = read_input(sh, "nl", ops)
+    for line in split_lines(text):
         if style == "a" or (style == "t" and line):
             text = str(number)
             text = text.ljust(width) if fmt == "ln" else (text.zfill(width) if fmt == "rz" else text.rjust(width))
@@ -30,15 +30,16 @@ def _nl(sh, argv):
         else:
             out.append(" " * (width + len(sep)) + line + "\n")
     sh.out("".join(out))
-    return 0
+    return status
 
 
 def _paste(sh, argv):
     opts, ops = parse("paste", argv, short_flags="sz", short_values="d",
                       long_flags={"serial": "s", "zero-terminated": "z"}, long_values={"delimiters": "d"})
-    no_files("paste", ops)
     delims = opts.get("d", "\t").replace("\\n", "\n").replace("\\t", "\t").replace("\\0", "")
     sep = "\0" if opts.has("z") else "\n"
+    if any(op != "-" for op in ops):
+        return _paste_files(sh, ops, delims, sep, opts.has("s"))
     lines = split_lines(sh.stdin.read_all(), sep)
     columns = max(1, len(ops))
     if opts.has("s"):
@@ -62,18 +63,38 @@ def _paste(sh, argv):
     return 0
 
 
+def _paste_files(sh, ops: list, delims: str, sep: str, serial: bool) -> int:
+    """paste FILE...: line k of every file on one line (-s: each file on one line)."""
+    inputs = Inputs(sh, "paste", ops)
+    columns = [split_lines(text, sep) for _, text in inputs]
+    if inputs.status:
+        return inputs.status
+
+    def joined(cells):
+        text = cells[0] if cells else ""
+        for k, cell in enumerate(cells[1:]):
+            text += (delims[k % len(delims)] if delims else "") + cell
+        return text + sep
+    if serial:
+        sh.out("".join(joined(lines) for lines in columns))
+        return 0
+    rows = max((len(lines) for lines in columns), default=0)
+    sh.out("".join(joined([lines[r] if r < len(lines) else "" for lines in columns])
+                   for r in range(rows)))
+    return 0
+
+
 def _fold(sh, argv):
     opts, ops = parse("fold", argv, short_flags="bs", short_values="w",
                       long_flags={"bytes": "b", "spaces": "s"}, long_values={"width": "w"},
                       numeric_short="w")
-    no_files("fold", ops)
     width = integer(opts.get("w", "80"), "fold: invalid number of columns: ‘{}’")
-    text = sh.stdin.read_all()
+    text, status = read_input(sh, "fold", ops)
     if opts.has("b"):
         sh.out(_fold_text(text.encode("utf-8", "surrogateescape"), width, opts.has("s"), True))
     else:
         sh.out("\n".join(_fold_line(line, width, opts.has("s")) for line in text.split("\n")))
-    return 0
+    return status
 
 
 def _fold_line(line: str, width: int, at_blanks: bool) -> str:

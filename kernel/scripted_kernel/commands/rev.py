@@ -1,7 +1,7 @@
 """rev: reverse the characters of each line."""
 from __future__ import annotations
 
-from ._options import no_files, parse, run_guarded
+from ._options import read_input, parse, run_guarded
 
 NAMES = ("rev",)
 
@@ -9,9 +9,8 @@ NAMES = ("rev",)
 def run(sh, argv):
     def body():
         _, ops = parse("rev", argv)
-        no_files("rev", ops)
-        text = sh.stdin.read_all()
+        text, status = read_input(sh, "rev", ops)
         lines = text.split("\n")
         sh.out("\n".join(line[::-1] for line in lines))
-        return 0
+        return status
     return run_guarded("rev", sh, body)

@@ -10,7 +10,8 @@ from typing import Callable, Optional
 
 import regex
 
-from ._options import UsageError, no_files, parse, run_guarded
+from ..fs import FsError, access
+from ._options import Inputs, UsageError, parse, run_guarded
 from ..shell.limits import check_clock, check_length, string_limit
 from ..shell.regexes import RegexError, RegexTimeout, matcher, risky, substitute, translate
 
@@ -744,6 +745,10 @@ def _unambiguous(space: str, width: int) -> str:
 
 
 def run(sh, argv):
+    # -i[SUFFIX] / --in-place[=SUFFIX]: the backup suffix is accepted (no backup is kept)
+    argv = [a if not (a.startswith("-i") and len(a) > 2 and a[2] not in "nrEsuz") and
+            not a.startswith("--in-place=") else "-i" for a in argv]
+
     def body():
         opts, ops = parse("sed", argv, short_flags="nrEsuzi", short_values="ef",
                           long_flags={"quiet": "n", "silent": "n", "regexp-extended": "E",
@@ -751,42 +756,72 @@ def run(sh, argv):
                                       "in-place": "i", "posix": "posix", "debug": "debug",
                                       "sandbox": "sandbox"},
                           long_values={"expression": "e", "file": "f", "line-length": "l"})
-        if opts.has("i"):
-            raise UsageError("sed: -i edits files; file access is disabled in logic mode", 4)
-        if opts.has("f"):
-            raise UsageError(f"sed: {opts.get('f')}: file access is disabled in logic mode", 4)
         scripts = opts.all("e")
+        if opts.has("f"):
+            try:
+                scripts.append(access.read_text(sh, opts.get("f")).removesuffix("\n"))
+            except FsError as e:
+                raise UsageError(f"sed: couldn't open file {opts.get('f')}: {e.strerror}", 1) from None
         if not scripts:
             if not ops:
                 raise UsageError("Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...", 1)
             scripts, ops = [ops[0]], ops[1:]
-        no_files("sed", ops, 2)
         text = "\n".join(scripts)
         quiet = opts.has("n") or text.startswith("#n\n") or text == "#n"
-        extended = opts.has("E") or opts.has("r")
         sep = "\0" if opts.has("z") else "\n"
-        data = sh.stdin.read_all()
-        lines = data.split(sep)
-        missing_newline = lines[-1] != ""
-        if not missing_newline:
-            lines.pop()
-        out: list[str] = []
         try:                     # a script error (a jump to a missing label too) before any input
-            commands = _ScriptParser(text, extended).parse()
-            runner = _Runner(commands, lines, quiet, sep, out, getattr(sh.limits, "regex_timeout_seconds", 2.0),
-                             missing_newline)
+            commands = _ScriptParser(text, opts.has("E") or opts.has("r")).parse()
         except SedError as e:
             raise UsageError(str(e), 1) from None
-        try:
-            status = runner.run()
-        except SedError as e:
-            sh.out("".join(out))
-            raise UsageError(str(e), 4) from None
-        except RegexTimeout:
-            sh.out("".join(out))
-            raise UsageError("sed: regular expression too complex", 4) from None
-        if runner.unterminated_at == len(out):
-            out[-1] = out[-1][:-1]
-        sh.out("".join(out))
-        return status
+        run_on = lambda data: _run_commands(sh, commands, data, quiet, sep)
+        inputs = Inputs(sh, "sed", ops, 2, message="sed: can't read {name}: {reason}")
+        if opts.has("i") and ops:
+            for name, data in inputs:
+                try:
+                    writer = access.writer(sh, name)
+                except FsError as e:
+                    raise UsageError(f"sed: couldn't open temporary file {name}: {e.strerror}", 4) from None
+                writer(run_on(data))
+            return inputs.status
+        if opts.has("s"):
+            for _, data in inputs:
+                sh.out(run_on(data))
+        else:
+            sh.out(run_on(inputs.text()))
+        return inputs.status
     return run_guarded("sed", sh, body)
+
+
+def _run_commands(sh, commands, data: str, quiet: bool, sep: str) -> str:
+    """The output of a parsed sed script over one input stream."""
+    lines = data.split(sep)
+    missing_newline = lines[-1] != ""
+    if not missing_newline:
+        lines.pop()
+    out: list[str] = []
+    try:                          # a jump to a missing label fails before any input is read
+        runner = _Runner(commands, lines, quiet, sep, out, getattr(sh.limits, "regex_timeout_seconds", 2.0),
+                         missing_newline)
+    except SedError as e:
+        raise UsageError(str(e), 1) from None
+    try:
+        status = runner.run()
+    except SedError as e:
+        sh.out("".join(out))
+        raise UsageError(str(e), 4) from None
+    except RegexTimeout:
+        sh.out("".join(out))
+        raise UsageError("sed: regular expression too complex", 4) from None
+    if runner.unterminated_at == len(out):
+        out[-1] = out[-1][:-1]
+    if status:
+        sh.out("".join(out))
+        raise _ExitWith(status)
+    return "".join(out)
+
+
+class _ExitWith(UsageError):
+    """`q N` / `Q N`: the output so far is written, the command exits N."""
+
+    def __init__(self, status: int):
+        super().__init__("", status)

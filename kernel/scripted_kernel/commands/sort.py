@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import re
 
-from ._options import UsageError, no_files, parse, run_guarded, split_lines
+from ..fs import FsError, access
+from ._options import UsageError, parse, read_input, run_guarded, split_lines
 
 NAMES = ("sort",)
 _NUM = re.compile(r"\s*(-?)(\d*)(?:\.(\d*))?")
@@ -216,10 +217,7 @@ def run(sh, argv):
                                       "random-sort": "R", "ignore-nonprinting": "i"},
                           long_values={"key": "k", "field-separator": "t", "output": "o",
                                        "buffer-size": "S", "temporary-directory": "T"}, status=2)
-        no_files("sort", ops, 2)
         out_file = opts.get("o")
-        if out_file not in (None, "-", "/dev/stdout"):
-            raise UsageError(f"sort: {out_file}: file access is disabled in logic mode", 2)
         sep = opts.get("t")
         if sep is not None:
             if sep == "\\0":
@@ -230,7 +228,10 @@ def run(sh, argv):
         keys = [_parse_key(k, global_flags) for k in opts.all("k")]
         reverse = opts.has("r")
         record_sep = "\0" if opts.has("z") else "\n"
-        lines = split_lines(sh.stdin.read_all(), record_sep)
+        text, status = read_input(sh, "sort", ops, 2)
+        if status:
+            return status
+        lines = split_lines(text, record_sep)
         stable = opts.has("s")
         unique = opts.has("u")
 
@@ -273,7 +274,13 @@ def run(sh, argv):
         if unique:      # the first of each run of lines whose keys are equal
             order = [i for k, i in enumerate(order) if k == 0 or values[order[k - 1]] != values[i]]
         ordered = [lines[i] for i in order]
-        if ordered:
-            sh.out(record_sep.join(ordered) + record_sep)
+        output = record_sep.join(ordered) + record_sep if ordered else ""
+        if out_file is None:
+            sh.out(output)
+            return 0
+        try:
+            access.writer(sh, out_file)(output)
+        except FsError as e:
+            raise UsageError(f"sort: open failed: {out_file}: {e.strerror}", 2) from None
         return 0
     return run_guarded("sort", sh, body)

@@ -1,7 +1,7 @@
 """tac: standard input with its lines in reverse order."""
 from __future__ import annotations
 
-from ._options import no_files, parse, run_guarded
+from ._options import Inputs, parse, run_guarded
 
 NAMES = ("tac",)
 
@@ -9,14 +9,13 @@ NAMES = ("tac",)
 def run(sh, argv):
     def body():
         opts, ops = parse("tac", argv, short_values="s", long_values={"separator": "s"})
-        no_files("tac", ops)
         sep = opts.get("s", "\n")
-        text = sh.stdin.read_all()
-        if not text:
-            return 0
-        records = text.split(sep)
-        tail = records.pop()            # text after the last separator (no separator of its own)
-        out = [r + sep for r in reversed(records)]
-        sh.out((tail if tail else "") + "".join(out))
-        return 0
+        inputs = Inputs(sh, "tac", ops, message="tac: failed to open '{name}' for reading: {reason}")
+        for _, text in inputs:
+            if not text:
+                continue
+            records = text.split(sep)
+            tail = records.pop()        # text after the last separator (no separator of its own)
+            sh.out(tail + "".join(r + sep for r in reversed(records)))
+        return inputs.status
     return run_guarded("tac", sh, body)

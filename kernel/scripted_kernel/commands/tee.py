@@ -4,32 +4,37 @@ from __future__ import annotations
 import base64 as b64
 import binascii
 
-from ._options import UsageError, integer, no_files, parse, run_guarded
+from ..fs import FsError, access
+from ._options import UsageError, integer, parse, read_input, run_guarded
 
 NAMES = ("tee", "base64")
 
 
 def _tee(sh, argv):
     opts, ops = parse("tee", argv, short_flags="aip", long_flags={"append": "a", "ignore-interrupts": "i"})
+    writers, status = [], 0
     for op in ops:
-        if op not in ("/dev/null", "/dev/stdout", "/dev/stderr", "-"):
-            raise UsageError(f"tee: {op}: file access is disabled in logic mode (only /dev/null, "
-                             f"/dev/stdout and /dev/stderr)")
+        try:
+            writers.append(sh.out if op == "-" else access.writer(sh, op, append=opts.has("a")))
+        except FsError as e:
+            sh.err(f"tee: {op}: {e.strerror}\n")
+            status = 1
     text = sh.stdin.read_all()
     sh.out(text)
-    for op in ops:
-        if op in ("/dev/stdout", "-"):
-            sh.out(text)
-        elif op == "/dev/stderr":
-            sh.err(text)
-    return 0
+    for write in writers:
+        write(text)
+    return status
 
 
 def _base64(sh, argv):
     opts, ops = parse("base64", argv, short_flags="di", short_values="w",
                       long_flags={"decode": "d", "ignore-garbage": "i"}, long_values={"wrap": "w"})
-    no_files("base64", ops)
-    data = sh.stdin.read_all().encode("utf-8", "surrogateescape")
+    if len(ops) > 1:
+        raise UsageError(f"base64: extra operand ‘{ops[1]}’\nTry 'base64 --help' for more information.")
+    text, status = read_input(sh, "base64", ops)
+    if status:
+        return status
+    data = text.encode("utf-8", "surrogateescape")
     if opts.has("d"):
         text = b"".join(data.split())
         try:

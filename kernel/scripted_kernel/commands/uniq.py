@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import itertools
 
-from ._options import UsageError, no_files, parse, run_guarded, split_lines
+from ..fs import FsError, access
+from ._options import UsageError, bad_usage, parse, read_input, run_guarded, split_lines
 
 NAMES = ("uniq",)
 
@@ -14,7 +15,8 @@ def run(sh, argv):
                           long_flags={"count": "c", "repeated": "d", "unique": "u",
                                       "ignore-case": "i", "zero-terminated": "z", "all-repeated": "D"},
                           long_values={"skip-fields": "f", "skip-chars": "s", "check-chars": "w"})
-        no_files("uniq", ops)
+        if len(ops) > 2:
+            raise bad_usage("uniq", f"extra operand '{ops[2]}'")
         try:
             skip_fields = int(opts.get("f", "0"))
             skip_chars = int(opts.get("s", "0"))
@@ -22,7 +24,10 @@ def run(sh, argv):
         except ValueError:
             raise UsageError("uniq: invalid number of fields to skip") from None
         sep = "\0" if opts.has("z") else "\n"
-        lines = split_lines(sh.stdin.read_all(), sep)
+        text, status = read_input(sh, "uniq", ops[:1])
+        if status:
+            return status
+        lines = split_lines(text, sep)
 
         def key(line):
             rest = line
@@ -50,7 +55,13 @@ def run(sh, argv):
                     out.extend(members)
                 continue
             out.append(f"{n:7d} {first}" if counts else first)
-        if out:
-            sh.out(sep.join(out) + sep)
+        output = sep.join(out) + sep if out else ""
+        if len(ops) < 2 or ops[1] == "-":
+            sh.out(output)
+            return 0
+        try:
+            access.writer(sh, ops[1])(output)
+        except FsError as e:
+            raise UsageError(f"uniq: {ops[1]}: {e.strerror}") from None
         return 0
     return run_guarded("uniq", sh, body)

@@ -1,7 +1,7 @@
 """wc: line, word, character and byte counts of standard input."""
 from __future__ import annotations
 
-from ._options import no_files, parse, run_guarded
+from ._options import Inputs, parse, run_guarded
 
 NAMES = ("wc",)
 
@@ -11,20 +11,27 @@ def run(sh, argv):
         opts, ops = parse("wc", argv, short_flags="lwcmL",
                           long_flags={"lines": "l", "words": "w", "bytes": "c", "chars": "m",
                                       "max-line-length": "L"})
-        no_files("wc", ops)
-        text = sh.stdin.read_all()
         wanted = [f for f in "lwmcL" if opts.has(f)] or ["l", "w", "c"]
-        counts = {
-            "l": text.count("\n"),
-            "w": len(text.split()),
-            "m": len(text),
-            "c": len(text.encode("utf-8", "surrogateescape")),
-            "L": max((len(line.expandtabs(8)) for line in text.split("\n")), default=0),
-        }
-        values = [str(counts[f]) for f in wanted]
-        if len(values) == 1:
-            sh.out(values[0] + "\n")
-        else:
-            sh.out(" ".join(v.rjust(7) for v in values) + "\n")
-        return 0
+        inputs = Inputs(sh, "wc", ops)
+        rows = [(_counts(text), "" if name == "-" and not ops else name) for name, text in inputs]
+        if len(ops) > 1:
+            rows.append(({f: (max if f == "L" else sum)(r[0][f] for r in rows) if rows else 0
+                          for f in "lwmcL"}, "total"))
+        single = len(wanted) == 1 and len(rows) == 1 and not ops
+        width = 1 if single else max([len(str(r[0][f])) for r in rows for f in wanted] +
+                                     [7 if not ops or "-" in ops else 1])
+        for counts, name in rows:
+            cells = [str(counts[f]).rjust(width) for f in wanted]
+            sh.out(" ".join(cells) + (" " + name if name else "") + "\n")
+        return inputs.status
     return run_guarded("wc", sh, body)
+
+
+def _counts(text: str) -> dict:
+    return {
+        "l": text.count("\n"),
+        "w": len(text.split()),
+        "m": len(text),
+        "c": len(text.encode("utf-8", "surrogateescape")),
+        "L": max((len(line.expandtabs(8)) for line in text.split("\n")), default=0),
+    }

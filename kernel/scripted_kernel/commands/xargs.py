@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import shlex
 
+from ..fs import FsError, access
 from ._options import UsageError, integer, parse, run_guarded
 
 NAMES = ("xargs",)
@@ -41,15 +42,21 @@ def _line_groups(text: str, lines_per_call: int) -> list[list[str]]:
 def run(sh, argv):
     def body():
         opts, ops = parse("xargs", [argv[0]] + _split_at_command(argv[1:]),
-                          short_flags="0rtx", short_values="nIdLsPE",
+                          short_flags="0rtx", short_values="nIdLsPEa",
                           long_flags={"null": "0", "no-run-if-empty": "r", "verbose": "t"},
                           long_values={"max-args": "n", "replace": "I", "delimiter": "d",
-                                       "max-lines": "L", "max-procs": "P"})
+                                       "max-lines": "L", "max-procs": "P", "arg-file": "a"})
         command = ops or ["echo"]
         delimiter = opts.get("d")
         if delimiter is not None:
             delimiter = {"\\n": "\n", "\\t": "\t", "\\0": "\0"}.get(delimiter, delimiter)
-        text = sh.stdin.read_all()
+        if opts.has("a"):
+            try:
+                text = access.read_text(sh, opts.get("a"))
+            except FsError as e:
+                raise UsageError(f"xargs: {opts.get('a')}: {e.strerror}") from None
+        else:
+            text = sh.stdin.read_all()
         replace = opts.get("I")
         plain_lines = delimiter is None and not opts.has("0")
         if replace is not None and plain_lines:

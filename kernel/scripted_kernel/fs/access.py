@@ -66,24 +66,17 @@ def redirect_message(e: FsError) -> str:
     return REDIRECT_DISABLED if isinstance(e, FsDisabled) else e.strerror
 
 
-def operand_message(cmd: str, name: str, e: FsError) -> str:
-    """`cmd: name: reason`, as GNU's text commands report a file they cannot use."""
-    return f"{cmd}: {name}: {e.strerror}"
-
-
-def read_operands(sh, cmd: str, operands: list, report=None):
-    """(name, text) for each operand (`-` is standard input; none means standard input).
-    A file that cannot be read is reported as `cmd: name: reason` (through `report`, by
-    default stderr) and skipped; `failed[0]` tells whether any was."""
-    report = report or (lambda message: sh.err(message + "\n"))
-    for name in operands or ["-"]:
+def read_operands(sh, operands: list, report):
+    """(name, text) for each operand (`-` is standard input). A file that cannot be read is
+    given to `report(name, reason)` and yields (name, None)."""
+    for name in operands:
         if name == "-":
             yield name, sh.stdin.read_all()
             continue
         try:
             yield name, read_text(sh, name)
         except FsError as e:
-            report(operand_message(cmd, name, e))
+            report(name, e.strerror)
             yield name, None
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ...fs import FsError, access
 from .._options import UsageError, run_guarded
 from .codegen import compile_program
 from .runtime import Runtime, run_program
@@ -25,6 +26,7 @@ def _program_and_args(argv):
     field_sep = None
     assigns = []
     operand_assigns = []
+    program_files: list = []
     i = 1
     while i < len(argv):
         a = argv[i]
@@ -47,24 +49,40 @@ def _program_and_args(argv):
             assigns.append((name, _unescape(val)))
             continue
         if a.startswith("-f") or a == "--file":
-            raise UsageError("awk: -f progfile: file access is disabled in logic mode", 2)
+            value = a[2:] if a.startswith("-f") and len(a) > 2 else (argv[i + 1] if i + 1 < len(argv) else None)
+            if value is None:
+                raise UsageError("awk: option requires an argument -- f", 2)
+            i += 1 if a.startswith("-f") and len(a) > 2 else 2
+            program_files.append(value)
+            continue
         if a in ("--posix", "--traditional", "-W") or a.startswith("--"):
             i += 1
             continue
         if a.startswith("-") and len(a) > 1:
             raise UsageError(f"awk: not an option: {a}", 2)
         break
-    if i >= len(argv):
+    if program_files:
+        program = None
+    elif i >= len(argv):
         raise UsageError("usage: awk [-F value] [-v var=value] [--] 'program text' [file ...]", 2)
-    program = argv[i]
-    operands = argv[i + 1:]
-    for op in operands:
+    else:
+        program = argv[i]
+        i += 1
+    files = []
+    for op in argv[i:]:
         if re.match(r"[A-Za-z_][A-Za-z0-9_]*=", op):
             name, _, val = op.partition("=")
             operand_assigns.append((name, _unescape(val)))
-        elif op != "-":
-            raise UsageError(f"awk: {op}: file access is disabled in logic mode", 2)
-    return program, field_sep, assigns, operand_assigns
+        else:
+            files.append(op)
+    return program, program_files, field_sep, assigns, operand_assigns, files
+
+
+def _program_file(sh, name: str) -> str:
+    try:
+        return access.read_text(sh, name)
+    except FsError as e:
+        raise UsageError(f"awk: couldn't open file {name}: {e.strerror}", 2) from None
 
 
 def _unescape(value: str) -> str:
@@ -74,15 +92,20 @@ def _unescape(value: str) -> str:
 
 def run(sh, argv):
     def body():
-        program, field_sep, assigns, operand_assigns = _program_and_args(argv)
+        program, program_files, field_sep, assigns, operand_assigns, files = _program_and_args(argv)
+        if program is None:
+            program = "\n".join(_program_file(sh, name) for name in program_files)
         rt = None
         try:
             parsed = Parser(program).parse()
             rt = Runtime(sh, assigns, field_sep)
             rt.operand_assigns = operand_assigns
             compiled = compile_program(parsed, rt)
-            text = sh.stdin.read_all() if (compiled.reads_input or "getline" in program) else ""
-            return run_program(compiled, rt, text)
+            if not (compiled.reads_input or "getline" in program):
+                files = []
+            elif not files:
+                files = ["-"]
+            return run_program(compiled, rt, files)
         except AwkError as e:
             if rt is not None:
                 rt.flush()

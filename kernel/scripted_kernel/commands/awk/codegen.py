@@ -690,6 +690,12 @@ class _CodeGen:
         return f"({prep}, {update}, {old_holder[0]})[-1]", "num"
 
     def x_getline(self, node):
+        if len(node) > 2:             # getline [var] < file: NR and FNR stay
+            line = self.temp()
+            effect = f"rt.set_record({line})" if node[1] is None else \
+                self.assign_expr(node[1], f"STRNUM({line})")
+            return (f"(0.0 if ({line} := rt.getline_file({self.string(node[2])})) is None else "
+                    f"-1.0 if {line} == -1.0 else ({effect}, 1.0)[-1])"), "num"
         if node[1] is None:
             return "rt.getline()", "num"
         line = self.temp()
@@ -817,9 +823,10 @@ class _CodeGen:
         return 'rt.fail("awk: system(): running commands is disabled in logic mode")', "num"
 
     def b_close(self, args):
-        return "0.0", "num"
+        return f"rt.close({self.string(args[0])})", "num"
 
-    b_fflush = b_close
+    def b_fflush(self, args):
+        return "0.0", "num"
 
     def b_gensub(self, args):
         rest = ", ".join(self.value(a)[0] for a in args[1:])

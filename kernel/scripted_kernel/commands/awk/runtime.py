@@ -9,6 +9,7 @@ from typing import Optional
 
 import regex
 
+from ...fs import FsDisabled, FsError, access
 from .values import EMPTY, AwkError, is_num, num_to_str, strnum, to_num
 from ...shell.errors import LimitExceeded
 from ...shell.limits import MAX_FIELD_WIDTH, check_length, note_allocation
@@ -52,21 +53,51 @@ class Runtime:
         self.random = random.Random(0)
         self.seed = 0.0
         self.records = iter(())
+        self.outputs: dict = {}       # print > FILE: open files by name, until close()
+        self.inputs: dict = {}        # getline < FILE: records left, by name
         self.steps = 0
 
     # -- output
     def write_to(self, redirect: tuple, text: str):
-        """print > "/dev/stderr" and friends; files and commands are refused."""
+        """print > FILE, >> FILE (the file stays open until close(FILE)); commands are refused."""
         op, dest = redirect
         if op in (">", ">>") and dest in ("/dev/stdout", "-"):
             self.out.append(text)
-        elif op in (">", ">>") and dest == "/dev/stderr":
-            self.flush()
-            self.sh.err(text)
-        elif op == "|":
+            return
+        if op == "|":
             raise AwkError(f"awk: print | \"{dest}\": running commands is disabled in logic mode")
-        else:
-            raise AwkError(f"awk: print > \"{dest}\": file access is disabled in logic mode")
+        write = self.outputs.get(dest)
+        if write is None:
+            self.flush()
+            try:
+                write = self.sh.err if dest == "/dev/stderr" else \
+                    access.writer(self.sh, dest, append=op == ">>")
+            except FsError as e:
+                raise AwkError(f"awk: cannot open \"{dest}\" for output ({e.strerror})", 2) from None
+            self.outputs[dest] = write
+        if dest == "/dev/stderr":
+            self.flush()
+        write(text)
+
+    def getline_file(self, name) -> Optional[str]:
+        """`getline < FILE`: its next record; None at its end; -1.0 if it cannot be read."""
+        name = self.to_str(name)
+        records = self.inputs.get(name)
+        if records is None:
+            try:
+                text = self.sh.stdin.read_all() if name in ("-", "/dev/stdin") else access.read_text(self.sh, name)
+            except FsDisabled as e:      # logic mode says so rather than reading nothing
+                raise AwkError(f"awk: getline < \"{name}\": {e}", 2) from None
+            except FsError:
+                return -1.0
+            records = self.inputs[name] = _records(text, self)
+        return next(records, None)
+
+    def close(self, name) -> float:
+        name = self.to_str(name)
+        found = self.outputs.pop(name, None) is not None
+        found = self.inputs.pop(name, None) is not None or found
+        return 0.0 if found else -1.0
 
     def flush(self):
         if self.out:
@@ -542,6 +573,21 @@ def _awk_replacement(repl: str, matched: str) -> str:
     return "".join(out)
 
 
+def _file_records(rt: Runtime, files: list):
+    """The records of each file in turn, with FILENAME and FNR following the file; a file
+    that cannot be opened ends the program (status 2), as in mawk."""
+    g = rt.globals
+    for name in files:
+        try:
+            text = rt.sh.stdin.read_all() if name == "-" else access.read_text(rt.sh, name)
+        except FsError as e:
+            rt.flush()
+            raise AwkError(f"awk: cannot open {name} ({e.strerror})", 2) from None
+        g["FILENAME"] = name
+        g["FNR"] = 0.0
+        yield from _records(text, rt)
+
+
 def _records(text: str, rt: Runtime):
     """Records of the input by RS, read lazily so that RS may change in BEGIN."""
     pos = 0
@@ -582,9 +628,13 @@ def _records(text: str, rt: Runtime):
             pos = m.end()
 
 
-def run_program(program, rt: Runtime, text: str) -> int:
-    """BEGIN, then the rules for every record, then END; `exit` skips to END (or out of it)."""
-    rt.read_input(text, not program.uses_rs)
+def run_program(program, rt: Runtime, files: list) -> int:
+    """BEGIN, then the rules for every record of the input files (`-`: standard input), then
+    END; `exit` skips to END (or out of it)."""
+    if len(files) == 1 and files[0] == "-":
+        rt.read_input(rt.sh.stdin.read_all(), not program.uses_rs)
+    else:
+        rt.records = _file_records(rt, files)
     status = 0
     try:
         try:

@@ -623,7 +623,8 @@ class Parser:
             if self.tok.kind == "NAME" or self.is_op("$"):
                 target = self.postfix() if not self.is_op("$") else self.primary()
             if self.is_op("<"):
-                raise AwkError("awk: getline < file: file access is disabled in logic mode")
+                self.take()
+                return ("getline", target, self.primary())
             return ("getline", target)
         if k == "OP" and t.value in ("-", "+", "!"):
             operand = self.unary()
