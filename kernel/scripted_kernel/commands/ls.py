@@ -1,0 +1,166 @@
+"""ls: list directory contents, in GNU's format for output that is not a terminal."""
+from __future__ import annotations
+
+import stat as st_mod
+import time
+
+from ..fs import FsError, Stat
+from ._options import parse, run_guarded
+
+NAMES = ("ls",)
+_SIX_MONTHS = 182.5 * 24 * 3600
+
+
+def mode_string(s: Stat) -> str:
+    """`-rw-r--r--` as ls -l and stat %A show it."""
+    kinds = {"-": st_mod.S_IFREG, "d": st_mod.S_IFDIR, "l": st_mod.S_IFLNK, "c": st_mod.S_IFCHR}
+    return st_mod.filemode(kinds[s.kind] | s.mode)
+
+
+def human(size: int) -> str:
+    """GNU's -h: sizes in K, M, G... rounded up, with one decimal below 10."""
+    if size < 1024:
+        return str(size)
+    value, unit = float(size), ""
+    for unit in "KMGTPE":
+        value /= 1024
+        if value < 1024:
+            break
+    if value < 10:
+        tenths = int(-(-value * 10 // 1))
+        if tenths < 100:
+            return f"{tenths // 10}.{tenths % 10}{unit}"
+        value = tenths / 10
+    return f"{int(-(-value // 1))}{unit}"
+
+
+def blocks(s: Stat) -> int:
+    """1K blocks a file takes (4K allocation units), as `total` and du count them."""
+    if s.kind == "l" or s.kind == "c":
+        return 0
+    return -(-s.size // 4096) * 4
+
+
+class _Lister:
+    def __init__(self, sh, opts):
+        self.sh = sh
+        self.opts = opts
+        self.long = opts.has("l") or opts.has("n") or opts.has("g") or opts.has("o")
+        self.all = opts.has("a")
+        self.almost_all = opts.has("A") and not self.all
+        self.user = getattr(sh.fs, "user", "user")
+        self.status = 0
+        self.now = time.time()
+
+    def stat(self, path: str, follow: bool):
+        return self.sh.fs.stat(self.sh.path(path), follow=follow)
+
+    def sort(self, items: list) -> list:
+        """items: (name, Stat). Name order (C locale), or by -t / -S; -r reverses."""
+        items = sorted(items, key=lambda it: it[0].encode("utf-8", "surrogateescape"))
+        if self.opts.has("t"):
+            items.sort(key=lambda it: -it[1].mtime)
+        elif self.opts.has("S"):
+            items.sort(key=lambda it: -it[1].size)
+        if self.opts.has("r"):
+            items.reverse()
+        return items
+
+    def suffix(self, s: Stat) -> str:
+        if not self.opts.has("F") and not self.opts.has("p"):
+            return ""
+        if s.kind == "d":
+            return "/"
+        if self.opts.has("p"):
+            return ""
+        if s.kind == "l":
+            return "@"
+        return "*" if s.kind == "-" and s.mode & 0o111 else ""
+
+    def render(self, items: list) -> str:
+        if not self.long:
+            return "".join(name + self.suffix(s) + "\n" for name, s in items)
+        rows = []
+        for name, s in items:
+            size = human(s.size) if self.opts.has("h") else str(s.size)
+            when = time.localtime(s.mtime)
+            recent = self.now - _SIX_MONTHS < s.mtime <= self.now + 3600
+            date = time.strftime("%b %e %H:%M" if recent else "%b %e  %Y", when)
+            shown = name + (f" -> {s.target}" if s.kind == "l" else self.suffix(s))
+            owner = "1000" if self.opts.has("n") else self.user
+            who = [] if self.opts.has("g") else [owner]
+            if not self.opts.has("o"):
+                who.append(owner)
+            rows.append((mode_string(s), str(s.nlink), who, size, date, shown))
+        links = max(len(r[1]) for r in rows)
+        sizes = max(len(r[3]) for r in rows)
+        widths = [max(len(r[2][k]) for r in rows) for k in range(len(rows[0][2]))]
+        return "".join(" ".join([r[0], r[1].rjust(links)] + [w.ljust(widths[k]) for k, w in enumerate(r[2])]
+                                + [r[3].rjust(sizes), r[4], r[5]]) + "\n" for r in rows)
+
+    def directory(self, path: str) -> tuple[str, list]:
+        """The listing of one directory (with `total` under -l) and its subdirectories (-R)."""
+        try:
+            names = self.sh.fs.listdir(self.sh.path(path))
+        except FsError as e:
+            self.sh.err(f"ls: cannot open directory '{path}': {e.strerror}\n")
+            self.status = 2
+            return "", []
+        if not self.all and not self.almost_all:
+            names = [n for n in names if not n.startswith(".")]
+        items = []
+        if self.all:
+            for dot in (".", ".."):
+                items.append((dot, self.stat(path.rstrip("/") + "/" + dot if path != "/" else "/" + dot, True)))
+        for name in names:
+            try:
+                items.append((name, self.stat(_join(path, name), False)))
+            except FsError:
+                continue
+        items = self.sort(items)
+        text = self.render(items)
+        if self.long:
+            text = f"total {sum(blocks(s) for _, s in items)}\n" + text
+        subdirs = [_join(path, n) for n, s in items if s.kind == "d" and n not in (".", "..")]
+        return text, subdirs
+
+
+def _join(directory: str, name: str) -> str:
+    return directory + name if directory.endswith("/") else directory + "/" + name
+
+
+def run(sh, argv):
+    def body():
+        opts, ops = parse("ls", argv, short_flags="laAR1tSrhdFpngoU",
+                          long_flags={"all": "a", "almost-all": "A", "recursive": "R",
+                                      "reverse": "r", "human-readable": "h", "directory": "d",
+                                      "classify": "F"})
+        lister = _Lister(sh, opts)
+        files, dirs = [], []
+        for op in ops or ["."]:
+            try:
+                s = lister.stat(op, follow=not lister.long or op.endswith("/"))
+                if s.kind == "l" and not opts.has("d") and not lister.long:
+                    s = lister.stat(op, follow=True)
+            except FsError as e:
+                sh.err(f"ls: cannot access '{op}': {e.strerror}\n")
+                lister.status = 2
+                continue
+            if s.kind == "d" and not opts.has("d"):
+                dirs.append((op, s))
+            else:
+                files.append((op, s))
+        out = []
+        if files:
+            out.append(lister.render(lister.sort(files)))
+        queue = [name for name, _ in lister.sort(dirs)]
+        headers = len(ops) > 1 or opts.has("R") or bool(files)
+        while queue:
+            path = queue.pop(0)
+            text, subdirs = lister.directory(path)
+            out.append((f"{path}:\n" if headers else "") + text)
+            if opts.has("R"):
+                queue[0:0] = subdirs
+        sh.out("\n".join(out))
+        return lister.status
+    return run_guarded("ls", sh, body)
