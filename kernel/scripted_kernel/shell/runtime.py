@@ -105,6 +105,7 @@ class Shell:
         self.fs = fs if fs is not None else NO_FS
         self.cwd = self.fs.home if self.fs.enabled else HOME
         self.umask = 0o022
+        self.hostname = "sandbox"
         self.dirstack: list[str] = []        # pushd's saved directories (below the current one)
         self.limits = budget.limits
         self.commands = commands

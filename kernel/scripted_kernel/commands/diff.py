@@ -1,0 +1,143 @@
+"""diff (normal and unified formats) and cmp: compare files."""
+from __future__ import annotations
+
+import difflib
+import time
+
+from ..fs import FsError, access
+from ._options import UsageError, bad_usage, parse, run_guarded
+
+NAMES = ("diff", "cmp")
+
+
+def _read(sh, cmd: str, name: str) -> str:
+    try:
+        return sh.stdin.read_all() if name == "-" else access.read_text(sh, name)
+    except FsError as e:
+        raise UsageError(f"{cmd}: {name}: {e.strerror}", 2) from None
+
+
+def _lines(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def _span(lo: int, hi: int) -> str:
+    """Lines lo+1..hi as diff numbers them (an empty range is the line before it)."""
+    if hi - lo <= 1:
+        return str(hi if hi > lo else lo)
+    return f"{lo + 1},{hi}"
+
+
+def _show(prefix: str, line: str) -> str:
+    if line.endswith("\n"):
+        return prefix + line
+    return prefix + line + "\n\\ No newline at end of file\n"
+
+
+def _normal(a: list, b: list, opcodes) -> str:
+    out = []
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag == "equal":
+            continue
+        letter = {"replace": "c", "delete": "d", "insert": "a"}[tag]
+        out.append(f"{_span(i1, i2)}{letter}{_span(j1, j2)}\n")
+        out.extend(_show("< ", line) for line in a[i1:i2])
+        if tag == "replace":
+            out.append("---\n")
+        out.extend(_show("> ", line) for line in b[j1:j2])
+    return "".join(out)
+
+
+def _stamp(sh, name: str) -> str:
+    try:
+        mtime = sh.fs.stat(sh.path(name)).mtime if name != "-" else time.time()
+    except FsError:
+        mtime = time.time()
+    local = time.localtime(mtime)
+    return time.strftime("%Y-%m-%d %H:%M:%S", local) + f".{int(mtime % 1 * 1e9):09d} " + \
+        time.strftime("%z", local)
+
+
+def _unified(sh, names: tuple, a: list, b: list, matcher, context: int, labels: list) -> str:
+    out = [f"--- {labels[0] if labels else names[0] + chr(9) + _stamp(sh, names[0])}\n",
+           f"+++ {labels[1] if len(labels) > 1 else names[1] + chr(9) + _stamp(sh, names[1])}\n"]
+    for group in matcher.get_grouped_opcodes(context):
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        old = f"{i1 + 1 if i2 > i1 else i1}" + (f",{i2 - i1}" if i2 - i1 != 1 else "")
+        new = f"{j1 + 1 if j2 > j1 else j1}" + (f",{j2 - j1}" if j2 - j1 != 1 else "")
+        out.append(f"@@ -{old} +{new} @@\n")
+        for tag, k1, k2, m1, m2 in group:
+            if tag == "equal":
+                out.extend(_show(" ", line) for line in a[k1:k2])
+                continue
+            out.extend(_show("-", line) for line in a[k1:k2])
+            out.extend(_show("+", line) for line in b[m1:m2])
+    return "".join(out)
+
+
+def _diff(sh, argv):
+    opts, ops = parse("diff", argv, short_flags="uqsiwbBtNa", short_values="UL",
+                      long_flags={"unified": "u", "brief": "q", "report-identical-files": "s",
+                                  "ignore-case": "i", "ignore-all-space": "w",
+                                  "ignore-space-change": "b", "ignore-blank-lines": "B", "text": "a"},
+                      long_values={"label": "L"}, status=2)
+    if len(ops) != 2:
+        raise bad_usage("diff", "missing operand after '" + ops[0] + "'" if ops else "missing operand", 2)
+    texts = [_read(sh, "diff", name) for name in ops]
+    a, b = _lines(texts[0]), _lines(texts[1])
+
+    def key(line: str) -> str:
+        if opts.has("w"):
+            line = "".join(line.split())
+        elif opts.has("b"):
+            line = " ".join(line.split())
+        return line.lower() if opts.has("i") else line
+    ka, kb = [key(x) for x in a], [key(x) for x in b]
+    if opts.has("B"):
+        ka = [k if k.strip() else "" for k in ka]
+        kb = [k if k.strip() else "" for k in kb]
+    matcher = difflib.SequenceMatcher(None, ka, kb, autojunk=False)
+    same = all(tag == "equal" for tag, *_ in matcher.get_opcodes())
+    if same:
+        if opts.has("s"):
+            sh.out(f"Files {ops[0]} and {ops[1]} are identical\n")
+        return 0
+    if opts.has("q"):
+        sh.out(f"Files {ops[0]} and {ops[1]} differ\n")
+    elif opts.has("u") or opts.has("U"):
+        context = int(opts.get("U", "3")) if opts.has("U") else 3
+        sh.out(_unified(sh, tuple(ops), a, b, matcher, context, opts.all("L")))
+    else:
+        sh.out(_normal(a, b, matcher.get_opcodes()))
+    return 1
+
+
+def _cmp(sh, argv):
+    opts, ops = parse("cmp", argv, short_flags="sbl", long_flags={"silent": "s", "quiet": "s"},
+                      status=2)
+    if not ops:
+        raise bad_usage("cmp", "missing operand", 2)
+    names = ops + ["-"] if len(ops) == 1 else ops[:2]
+    data = [_read(sh, "cmp", name).encode("utf-8", "surrogateescape") for name in names]
+    line = 1
+    for k, (x, y) in enumerate(zip(*data)):
+        if x != y:
+            if not opts.has("s"):
+                sh.out(f"{names[0]} {names[1]} differ: byte {k + 1}, line {line}\n")
+            return 1
+        if x == 10:
+            line += 1
+    if len(data[0]) != len(data[1]):
+        if not opts.has("s"):
+            shorter = 0 if len(data[0]) < len(data[1]) else 1
+            n = len(data[shorter])
+            lines = data[shorter].count(10) + (0 if data[shorter].endswith(b"\n") else 1)
+            where = f"after byte {n}, line {lines}" if n else "which is empty"
+            sh.err(f"cmp: EOF on {names[shorter]} {where}\n")
+        return 1
+    return 0
+
+
+def run(sh, argv):
+    impl = _diff if argv[0] == "diff" else _cmp
+    return run_guarded(argv[0], sh, lambda: impl(sh, argv))

@@ -1,0 +1,209 @@
+"""stat, du, realpath, readlink, mktemp: facts about files."""
+from __future__ import annotations
+
+import random
+import time
+
+from ..fs import FsError
+from ._options import UsageError, bad_usage, parse, run_guarded
+from .ls import blocks, human, mode_string
+
+NAMES = ("stat", "du", "realpath", "readlink", "mktemp")
+_KIND_NAMES = {"-": "regular file", "d": "directory", "l": "symbolic link", "c": "character special file"}
+
+
+def _stat_format(fmt: str, name: str, s, user: str) -> str:
+    out, i = [], 0
+    while i < len(fmt):
+        c = fmt[i]
+        if c == "%" and i + 1 < len(fmt):
+            d = fmt[i + 1]
+            value = {
+                "n": name, "N": f"'{name}'" + (f" -> '{s.target}'" if s.kind == "l" else ""),
+                "s": str(s.size), "a": f"{s.mode & 0o7777:o}", "A": mode_string(s),
+                "F": _KIND_NAMES[s.kind] if not (s.kind == "-" and s.size == 0) else "regular empty file",
+                "U": user, "G": user, "u": "1000", "g": "1000", "h": str(s.nlink), "i": str(s.ino),
+                "Y": str(int(s.mtime)), "y": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(s.mtime))
+                + f".{int(s.mtime % 1 * 1e9):09d} " + time.strftime("%z", time.localtime(s.mtime)),
+                "b": str(blocks(s) * 2), "B": "512", "o": "4096", "%": "%",
+                "f": f"{_raw_mode(s):x}", "t": "0", "T": "0", "d": "0", "D": "0",
+            }.get(d)
+            out.append(value if value is not None else "?")
+            i += 2
+            continue
+        if c == "\\" and i + 1 < len(fmt):
+            out.append({"n": "\n", "t": "\t", "\\": "\\"}.get(fmt[i + 1], "\\" + fmt[i + 1]))
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _raw_mode(s) -> int:
+    return {"-": 0o100000, "d": 0o040000, "l": 0o120000, "c": 0o020000}[s.kind] | s.mode
+
+
+def _stat(sh, argv):
+    opts, ops = parse("stat", argv, short_flags="Lt", short_values="c",
+                      long_flags={"dereference": "L", "terse": "t"},
+                      long_values={"format": "c", "printf": "printf"})
+    if not ops:
+        raise bad_usage("stat", "missing operand")
+    fmt = opts.get("c") or opts.get("printf")
+    status = 0
+    for name in ops:
+        try:
+            s = sh.fs.stat(sh.path(name), follow=opts.has("L"))
+        except FsError as e:
+            sh.err(f"stat: cannot statx '{name}': {e.strerror}\n")
+            status = 1
+            continue
+        user = getattr(sh.fs, "user", "user")
+        if fmt is not None:
+            sh.out(_stat_format(fmt, name, s, user) + ("\n" if opts.has("c") else ""))
+            continue
+        sh.out(_stat_format(
+            "  File: %N\n  Size: %s\tBlocks: %b          IO Block: 4096   %F\n"
+            "Device: 0h/0d\tInode: %i    Links: %h\n"
+            "Access: (%04a/%A)  Uid: ( 1000/    %U)   Gid: ( 1000/    %G)\n"
+            "Modify: %y\n", name, s, user).replace("(%04a", "(") + "")
+    return status
+
+
+def _du(sh, argv):
+    opts, ops = parse("du", argv, short_flags="shacbkm", short_values="d",
+                      long_flags={"summarize": "s", "human-readable": "h", "all": "a", "total": "c",
+                                  "bytes": "b"},
+                      long_values={"max-depth": "d"})
+    max_depth = 0 if opts.has("s") else (int(opts.get("d")) if opts.has("d") else None)
+    status, grand = 0, 0
+
+    def show(size_kb: int, size_bytes: int, name: str):
+        if opts.has("b"):
+            text = str(size_bytes)
+        elif opts.has("h"):
+            text = human(size_kb * 1024) if size_kb else "0"
+        elif opts.has("m"):
+            text = str(-(-size_kb // 1024))
+        else:
+            text = str(size_kb)
+        sh.out(f"{text}\t{name}\n")
+
+    def walk(name: str, depth: int) -> tuple[int, int]:
+        s = sh.fs.stat(sh.path(name), follow=False)
+        kb, by = blocks(s), s.size
+        if s.kind == "d":
+            for entry in sorted(sh.fs.listdir(sh.path(name))):
+                child = name.rstrip("/") + "/" + entry
+                ckb, cby = walk(child, depth + 1)
+                kb += ckb
+                by += cby
+            if max_depth is None or depth <= max_depth:
+                show(kb, by, name)
+        elif opts.has("a") and (max_depth is None or depth <= max_depth) or depth == 0:
+            show(kb, by, name)
+        return kb, by
+
+    for name in ops or ["."]:
+        try:
+            kb, _ = walk(name, 0)
+            grand += kb
+        except FsError as e:
+            sh.err(f"du: cannot access '{name}': {e.strerror}\n")
+            status = 1
+    if opts.has("c"):
+        show(grand, grand * 1024, "total")
+    return status
+
+
+def _realpath(sh, argv):
+    cmd = argv[0]
+    if cmd == "readlink":
+        opts, ops = parse(cmd, argv, short_flags="femnqsvz",
+                          long_flags={"canonicalize": "f", "canonicalize-existing": "e",
+                                      "canonicalize-missing": "m", "no-newline": "n"})
+    else:
+        opts, ops = parse(cmd, argv, short_flags="emqsLPz", short_values="",
+                          long_flags={"canonicalize-existing": "e", "canonicalize-missing": "m",
+                                      "quiet": "q", "no-symlinks": "s", "strip": "s"},
+                          long_values={"relative-to": "relative-to"})
+    if not ops:
+        raise bad_usage(cmd, "missing operand")
+    status = 0
+    end = "" if opts.has("n") and len(ops) == 1 else ("\0" if opts.has("z") else "\n")
+    for name in ops:
+        try:
+            if cmd == "readlink" and not (opts.has("f") or opts.has("e") or opts.has("m")):
+                sh.out(sh.fs.readlink(sh.path(name)) + end)
+                continue
+            if opts.has("s"):
+                from ..fs import lexical
+                sh.out(lexical(sh.path(name)) + end)
+                continue
+            strict = opts.has("e")
+            if opts.has("m"):
+                from ..fs import lexical
+                result = _canonical_missing(sh, lexical(sh.path(name)))
+            else:
+                result = sh.fs.realpath(sh.path(name), strict=strict)
+            sh.out(result + end)
+        except FsError as e:
+            status = 1
+            if cmd == "realpath" and not opts.has("q"):
+                sh.err(f"realpath: {name}: {e.strerror}\n")
+    return status
+
+
+def _canonical_missing(sh, path: str) -> str:
+    """realpath -m: resolve what exists, keep the missing rest as text."""
+    parts = [p for p in path.split("/") if p]
+    for k in range(len(parts), -1, -1):
+        head = "/" + "/".join(parts[:k])
+        try:
+            resolved = sh.fs.realpath(head)
+        except FsError:
+            continue
+        return (resolved.rstrip("/") + "/" + "/".join(parts[k:])).rstrip("/") or "/"
+    return path
+
+
+def _mktemp(sh, argv):
+    opts, ops = parse("mktemp", argv, short_flags="dqutp", short_values="p",
+                      long_flags={"directory": "d", "quiet": "q", "dry-run": "u"},
+                      long_values={"tmpdir": "p", "suffix": "suffix"})
+    template = ops[0] if ops else "tmp.XXXXXXXXXX"
+    if "XXX" not in template:
+        raise UsageError(f"mktemp: too few X's in template ‘{template}’")
+    directory = opts.get("p") or ("/tmp" if not ops or opts.has("t") or "/" not in template else "")
+    rng = random.Random()
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+    stem = template.rstrip("X")
+    count = len(template) - len(stem)
+    for _ in range(100):
+        name = stem + "".join(rng.choice(letters) for _ in range(count)) + (opts.get("suffix") or "")
+        path = (directory.rstrip("/") + "/" + name) if directory else name
+        try:
+            if opts.has("d"):
+                sh.fs.mkdir(sh.path(path), 0o700)
+            elif not opts.has("u"):
+                if sh.fs.exists(sh.path(path)):
+                    continue
+                sh.fs.open_write(sh.path(path), mode=0o600)
+        except FsError as e:
+            if e.strerror == "File exists":
+                continue
+            if not opts.has("q"):
+                sh.err(f"mktemp: failed to create {'directory' if opts.has('d') else 'file'} via "
+                       f"template ‘{path[:len(path) - count] + 'X' * count}’: {e.strerror}\n")
+            return 1
+        sh.out(path + "\n")
+        return 0
+    return 1
+
+
+_IMPLS = {"stat": _stat, "du": _du, "realpath": _realpath, "readlink": _realpath, "mktemp": _mktemp}
+
+
+def run(sh, argv):
+    return run_guarded(argv[0], sh, lambda: _IMPLS[argv[0]](sh, argv))
