@@ -1,8 +1,9 @@
 """scripted_kernel: bash scripts against tools registered in Python."""
 from .shell import CancelToken, ExecutionLimits
-from .tools import (DiscoveryMode, ScriptedTool, ScriptingToolSet, ToolArgs, ToolDef, ToolResponse,
+from .fs import MemoryFs, NoFs
+from .tools import (BashTool, DiscoveryMode, ScriptedTool, ScriptingToolSet, ToolArgs, ToolDef, ToolResponse,
                     ToolStatus, tool)
 
 __version__ = "0.1.0"
-__all__ = ["CancelToken", "DiscoveryMode", "ScriptingToolSet", "ExecutionLimits", "ScriptedTool", "ToolArgs", "ToolDef", "ToolResponse",
+__all__ = ["BashTool", "MemoryFs", "NoFs", "CancelToken", "DiscoveryMode", "ScriptingToolSet", "ExecutionLimits", "ScriptedTool", "ToolArgs", "ToolDef", "ToolResponse",
            "ToolStatus", "__version__", "tool"]

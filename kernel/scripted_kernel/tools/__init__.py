@@ -1,7 +1,8 @@
 """The tool layer: Python callables registered as commands of a scripted tool."""
+from .bash_tool import BashTool, BashToolBuilder
 from .definitions import REGISTRY, ToolArgs, ToolDef, tool
 from .scripted_tool import ScriptedTool, ScriptedToolBuilder, ToolResponse, ToolStatus, TraceEntry
 from .toolset import DiscoveryMode, DiscoverTool, ScriptingToolSet
 
-__all__ = ["DiscoverTool", "DiscoveryMode", "REGISTRY", "ScriptingToolSet", "ScriptedTool", "ScriptedToolBuilder", "ToolArgs", "ToolDef", "ToolResponse",
+__all__ = ["BashTool", "BashToolBuilder", "DiscoverTool", "DiscoveryMode", "REGISTRY", "ScriptingToolSet", "ScriptedTool", "ScriptedToolBuilder", "ToolArgs", "ToolDef", "ToolResponse",
            "ToolStatus", "TraceEntry", "tool"]

@@ -83,8 +83,9 @@ def matches_search(tool_def, text: str) -> bool:
 
 
 def system_prompt(name: str, short_description: str, tool_defs: list, compact: bool,
-                  context: list[str] = ()) -> str:
-    """The prompt a model gets: what the tool is, how to call tools from bash, the tools."""
+                  context: list[str] = (), files: str = "there is no file system") -> str:
+    """The prompt a model gets: what the tool is, how to call tools from bash, the tools.
+    `files` says what a script may do with files (the filesystem mode)."""
     lines = [f"# {name}", ""]
     if short_description:
         lines += [short_description, ""]
@@ -95,7 +96,7 @@ def system_prompt(name: str, short_description: str, tool_defs: list, compact: b
         "- Call a tool with flags: `tool --name value` (or `--name=value`; `--flag` for booleans).",
         "- Tools print JSON: filter it with `jq` (e.g. `get_user --id 1 | jq -r .name`).",
         "- Text commands read standard input: jq grep sed awk sort uniq cut tr wc head tail seq"
-        " and more; there is no file system and no network.",
+        f" and more; {files} and no network.",
         "- `help TOOL` shows a tool's flags; `discover --search TEXT` finds tools.",
         "- A failing tool prints `TOOL: message` on stderr and exits non-zero; use `||` to recover.",
         "",

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..commands import COMMANDS
+from ..fs import FileSystem, MemoryFs
 from ..shell.builtins import load as load_builtins
 from ..shell.errors import Cancelled, LimitExceeded
 from ..shell.interpreter import execute as run_script
@@ -224,8 +225,11 @@ class ScriptedTool:
 
     def __init__(self, name: str, short_description: str = "", env: Optional[dict] = None,
                  limits: Optional[ExecutionLimits] = None, compact_prompt: bool = False,
-                 sanitize_errors: bool = True, context: Optional[list] = None):
+                 sanitize_errors: bool = True, context: Optional[list] = None, filesystem=None):
         self.name = name
+        # None: logic mode (no files). A MemoryFs: shared by every call. A factory (such as the
+        # MemoryFs class): a fresh filesystem per call, for scratch files.
+        self.filesystem = filesystem
         self.short_description = short_description
         self.env = dict(env or {})
         self.limits = limits or ExecutionLimits()
@@ -298,7 +302,15 @@ class ScriptedTool:
 
     def system_prompt(self) -> str:
         return catalog.system_prompt(self.name, self.short_description, self.tool_defs(), self.compact,
-                                     self.context)
+                                     self.context, self._files_note())
+
+    def _files_note(self) -> str:
+        """What the prompt says about files, by filesystem mode."""
+        if self.filesystem is None:
+            return "there is no file system"
+        if isinstance(self.filesystem, FileSystem):
+            return "files persist across calls in a virtual file system (/tmp, $HOME)"
+        return "each call gets an empty virtual file system (stage data in /tmp within one script)"
 
     def input_schema(self) -> dict:
         return {"type": "object",
@@ -354,11 +366,21 @@ class ScriptedTool:
         run = _Run(self.limits, cancel or CancelToken(), on_output, caller_loop)
         run.script = commands
         table, env, limits = self.commands(), self.env, self.limits
+        fs = self._filesystem_for_call() if not session else None
 
         def work(relay):
             return run_script(commands, commands=table, env=env, limits=limits, stdin=stdin,
-                              cancel=run.cancel, on_output=relay, session=session)
+                              cancel=run.cancel, on_output=relay, session=session, fs=fs,
+                              shell_setup=self._setup_shell)
         return run, work
+
+    def _filesystem_for_call(self):
+        fs = self.filesystem
+        if fs is None or isinstance(fs, FileSystem):
+            return fs
+        return fs(limits=self.limits) if fs is MemoryFs else fs()
+
+    _setup_shell = None       # a hook: fn(shell) before a script runs (BashTool's host name)
 
     def _names_a_tool(self, script: str) -> bool:
         """Whether a tool's name occurs in the script text: then the script runs on a runner
@@ -582,6 +604,7 @@ class ScriptedToolBuilder:
     _sanitize: bool = True
     _tools: list = field(default_factory=list)
     _context: list = field(default_factory=list)
+    _filesystem: object = None
 
     def short_description(self, text: str) -> "ScriptedToolBuilder":
         self._short_description = text
@@ -648,9 +671,15 @@ class ScriptedToolBuilder:
             self._tools.append((tool_def, callback, False))
         return self
 
+    def filesystem(self, fs) -> "ScriptedToolBuilder":
+        """Files for scripts: a MemoryFs shared by every call, or a factory such as the MemoryFs
+        class itself (a fresh, empty filesystem per call: scratch files in /tmp)."""
+        self._filesystem = fs
+        return self
+
     def build(self) -> ScriptedTool:
         tool = ScriptedTool(self.name, self._short_description, self._env, self._limits,
-                            self._compact, self._sanitize, self._context)
+                            self._compact, self._sanitize, self._context, self._filesystem)
         for tool_def, callback, is_async in self._tools:
             if tool_def == "function":
                 tool.add(callback)
