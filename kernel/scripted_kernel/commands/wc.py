@@ -1,6 +1,7 @@
 """wc: line, word, character and byte counts of standard input."""
 from __future__ import annotations
 
+from ..fs import FsError
 from ._options import Inputs, parse, run_guarded
 
 NAMES = ("wc",)
@@ -19,12 +20,23 @@ def run(sh, argv):
                           for f in "lwmcL"}, "total"))
         single = len(wanted) == 1 and len(rows) == 1 and not ops
         width = 1 if single else max([len(str(r[0][f])) for r in rows for f in wanted] +
-                                     [7 if not ops or "-" in ops else 1])
+                                     [7 if not ops or "-" in ops else _size_width(sh, ops)])
         for counts, name in rows:
             cells = [str(counts[f]).rjust(width) for f in wanted]
             sh.out(" ".join(cells) + (" " + name if name else "") + "\n")
         return inputs.status
     return run_guarded("wc", sh, body)
+
+
+def _size_width(sh, ops: list) -> int:
+    """GNU's column width for regular files: the digits of their total size."""
+    total = 0
+    for name in ops:
+        try:
+            total += sh.fs.stat(sh.path(name)).size
+        except FsError:
+            pass
+    return len(str(total))
 
 
 def _counts(text: str) -> dict:

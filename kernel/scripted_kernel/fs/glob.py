@@ -37,7 +37,7 @@ def _closes(text: str, i: int) -> bool:
 
 
 def expand(fs: FileSystem, cwd: str, pattern: str, dotglob: bool = False,
-           nocase: bool = False, globstar: bool = False) -> list[str]:
+           nocase: bool = False, globstar: bool = False, skipdots: bool = True) -> list[str]:
     """The paths matching `pattern`, sorted; [] when none does."""
     absolute = pattern.startswith("/")
     components = pattern.split("/")
@@ -57,7 +57,7 @@ def expand(fs: FileSystem, cwd: str, pattern: str, dotglob: bool = False,
             if globstar and component == "**":
                 matched.extend(_descend(fs, cwd, prefix, dotglob, include_files=last))
             elif is_pattern(component):
-                matched.extend(_matches(fs, cwd, prefix, component, dotglob, nocase))
+                matched.extend(_matches(fs, cwd, prefix, component, dotglob, nocase, skipdots))
             else:
                 matched.append(_join(prefix, patterns.unescape_glob(component)))
         if not last:
@@ -65,7 +65,7 @@ def expand(fs: FileSystem, cwd: str, pattern: str, dotglob: bool = False,
         prefixes = matched
         if not prefixes:
             return []
-    return sorted(p for p in prefixes if _exists(fs, cwd, p))
+    return sorted({p for p in prefixes if _exists(fs, cwd, p)})
 
 
 def _join(prefix: str, name: str) -> str:
@@ -102,10 +102,13 @@ def _hidden_ok(component: str, dotglob: bool) -> bool:
     return dotglob or component.startswith(".") or component.startswith("\\.")
 
 
-def _matches(fs, cwd, prefix, component, dotglob, nocase) -> list[str]:
+def _matches(fs, cwd, prefix, component, dotglob, nocase, skipdots) -> list[str]:
     rx = patterns.compile_glob(component, nocase)
     hidden = _hidden_ok(component, dotglob)
-    return [_join(prefix, name) for name in _list(fs, cwd, prefix)
+    names = _list(fs, cwd, prefix)
+    if not skipdots and (component.startswith(".") or component.startswith("\\.")):
+        names += [".", ".."]              # shopt -u globskipdots: `.*` matches . and ..
+    return [_join(prefix, name) for name in names
             if (hidden or not name.startswith(".")) and rx.fullmatch(name)]
 
 

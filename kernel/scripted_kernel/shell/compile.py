@@ -421,12 +421,20 @@ class Compiler:
                     if op == ">&" and fd is None:
                         _redirect_both(sh, t, ">")
                         return
+                    if op == ">&" and fd == 1:
+                        _redirect_file(sh, t, 1, ">")
+                        return
                     raise RedirectError(f"{t}: ambiguous redirect")
                 _set_fd(sh, src_fd, _get_fd(sh, int(t)))
             return dup
 
+        words = self.words.fields(r.target)
+
         def to_file(sh):
-            t = target(sh)
+            fields = words(sh)        # split and globbed: it must come to one word
+            if len(fields) != 1:
+                raise RedirectError(f"{' '.join(fields) or target(sh)}: ambiguous redirect")
+            t = fields[0]
             if op in ("&>", "&>>"):
                 _redirect_both(sh, t, ">>" if op == "&>>" else ">")
             else:
@@ -930,10 +938,10 @@ def command_not_found(sh, name: str, argv: list | None = None) -> int:
     """A name that is no function, builtin or command: a script file to run if the filesystem
     has one (by path, or on $PATH), else `command not found` (127)."""
     if sh.fs.enabled:
-        from .builtins.files import run_path
-        status = run_path(sh, name, argv or [name])
-        if status is not None:
-            return status
+        from .builtins.files import find_program, run_path
+        found = name if "/" in name else find_program(sh, name)
+        if found is not None:
+            return run_path(sh, found, argv or [name])
     elif "/" in name:
         sh.error(f"{name}: {access.PROGRAMS_DISABLED}")
         return NOT_ALLOWED

@@ -167,6 +167,49 @@ def _escape_value(v):
     return type(v)(patterns.escape_glob(x) for x in v)
 
 
+def _file_read_only(body):
+    """The `< file` redirection of a command substitution that is nothing else, or None."""
+    node = body
+    while type(node).__name__ == "CommandList" and len(node.items) == 1:
+        node = node.items[0]
+    if type(node).__name__ != "SimpleCommand" or node.words or node.assigns:
+        return None
+    if len(node.redirects) == 1 and node.redirects[0].op == "<" and node.redirects[0].fd in (None, 0):
+        return node.redirects[0]
+    return None
+
+
+def _ignored(sh, matches: list) -> list:
+    """Matches left after GLOBIGNORE's colon-separated patterns (`.` and `..` always go)."""
+    ignore = sh.get_value("GLOBIGNORE")
+    if not ignore:
+        return matches
+    rules = [r.split("/") for r in _colon_list(ignore) if r]
+
+    def ignored(path: str) -> bool:      # `*` does not match a slash here
+        parts = path.split("/")
+        return any(len(rule) == len(parts) and all(patterns.glob_match(r, p) for r, p in zip(rule, parts))
+                   for rule in rules)
+    return [m for m in matches if m.rsplit("/", 1)[-1] not in (".", "..") and not ignored(m)]
+
+
+def _colon_list(text: str) -> list:
+    """GLOBIGNORE's patterns: split at colons outside brackets (`[[:alnum:]]*` is one)."""
+    out, cur, depth = [], [], 0
+    for c in text:
+        if c == "[":
+            depth += 1
+        elif c == "]" and depth:
+            depth -= 1
+        if c == ":" and not depth:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+    out.append("".join(cur))
+    return out
+
+
 def pathnames(sh, fields: list, escaped: list) -> list:
     """Replace each field whose pattern has an unquoted wildcard by the sorted paths matching
     it (nullglob: by nothing; failglob: an error; otherwise the field stays as it is)."""
@@ -177,8 +220,12 @@ def pathnames(sh, fields: list, escaped: list) -> list:
         if not glob.is_pattern(pattern):
             out.append(field)
             continue
-        matches = glob.expand(sh.fs, sh.cwd, pattern, dotglob=shopts["dotglob"],
-                              nocase=shopts["nocaseglob"], globstar=shopts["globstar"])
+        globignore = bool(sh.get_value("GLOBIGNORE"))
+        matches = glob.expand(sh.fs, sh.cwd, pattern, dotglob=shopts["dotglob"] or globignore,
+                              nocase=shopts["nocaseglob"], globstar=shopts["globstar"],
+                              skipdots=shopts["globskipdots"])
+        if globignore:
+            matches = _ignored(sh, matches)
         if matches:
             out.extend(matches)
         elif shopts["failglob"]:
@@ -525,6 +572,10 @@ class WordCompiler:
         if t is ParamExp:
             return self.param(p, quoted), not quoted
         if t is CommandSub:
+            redirect = _file_read_only(p.body)
+            if redirect is not None:            # $(< file): the file's contents
+                target = self.string(redirect.target)
+                return (lambda sh: sh.file_substitution(target(sh))), not quoted
             body = self.compile_command(p.body)
             return (lambda sh: sh.command_substitution(body)), not quoted
         if t is ArithSub:

@@ -235,6 +235,18 @@ class Shell:
             self.budget.note(len(text))
         return text.rstrip("\n")
 
+    def file_substitution(self, name: str) -> str:
+        """`$(< file)`: the file's contents without trailing newlines."""
+        from ..fs import FsError, access
+        try:
+            text = access.read_text(self, name)
+            self.cmdsub_status = 0
+        except FsError as e:
+            self.error(f"{name}: {access.redirect_message(e)}")
+            self.cmdsub_status = 1
+            return ""
+        return text.replace("\0", "").rstrip("\n")
+
     # ------------------------------------------------------------ messages
 
     def path(self, name: str) -> str:

@@ -218,6 +218,16 @@ def describe_command(sh, name: str):
         return "function", name
     if name in sh.builtins:
         return "builtin", name
+    return _program(sh, name)
+
+
+def _program(sh, name: str):
+    """("file", path) for a program: a file of the filesystem found by path or on $PATH, or
+    one of the engine's commands (shown by name)."""
+    from .files import find_program
+    path = find_program(sh, name)
+    if path is not None and sh.fs.access(sh.path(path), "x"):
+        return "file", path
     if name in sh.commands:
         return "file", name
     return None, None
@@ -232,7 +242,7 @@ def type_builtin(sh, argv):
         args = args[1:]
     status = 0
     for name in args:
-        kind, _ = describe_command(sh, name)
+        kind, text = _program(sh, name) if "P" in flags else describe_command(sh, name)
         if kind is None:
             if "t" not in flags and "p" not in flags and "P" not in flags:
                 sh.error(f"type: {name}: not found")
@@ -242,7 +252,7 @@ def type_builtin(sh, argv):
             sh.out(kind + "\n")
         elif "p" in flags or "P" in flags:
             if kind == "file":
-                sh.out(name + "\n")
+                sh.out(text + "\n")
         elif kind == "keyword":
             sh.out(f"{name} is a shell keyword\n")
         elif kind == "function":
@@ -251,7 +261,7 @@ def type_builtin(sh, argv):
         elif kind == "builtin":
             sh.out(f"{name} is a shell builtin\n")
         else:
-            sh.out(f"{name} is {name}\n")
+            sh.out(f"{name} is {text}\n")
     return status
 
 
@@ -266,20 +276,21 @@ def command_builtin(sh, argv):
         flags.update(args[0][1:])
         args = args[1:]
     if "v" in flags or "V" in flags:
-        status = 0
+        found = False                 # bash fails only when no name was found
         for name in args:
-            kind, _ = describe_command(sh, name)
+            kind, path = describe_command(sh, name)
             if kind is None:
                 if "V" in flags:
                     sh.error(f"command: {name}: not found")
-                status = 1
-            elif "V" in flags:
+                continue
+            found = True
+            if "V" in flags:
                 text = {"keyword": "a shell keyword", "function": "a function",
-                        "builtin": "a shell builtin", "file": name}[kind]
+                        "builtin": "a shell builtin", "file": path}[kind]
                 sh.out(f"{name} is {text}\n")
             else:
-                sh.out(name + "\n")
-        return status
+                sh.out((path if kind == "file" else name) + "\n")
+        return 0 if found else 1
     if not args:
         return 0
     name = args[0]

@@ -23,6 +23,8 @@ def change_directory(sh, cmd: str, target: str, physical: bool = False) -> bool:
         here = sh.cwd
     joined = target if target.startswith("/") else here.rstrip("/") + "/" + target
     try:
+        if not physical:
+            _check_dotdot(sh, joined)
         new = sh.fs.realpath(joined) if physical else lexical(joined)
         st = sh.fs.stat(new)
         if not st.is_dir:
@@ -36,6 +38,16 @@ def change_directory(sh, cmd: str, target: str, physical: bool = False) -> bool:
     sh.cwd = new
     sh.set_var("PWD", new)
     return True
+
+
+def _check_dotdot(sh, path: str):
+    """bash's logical `cd a/..` still needs `a` to be a directory."""
+    parts = path.split("/")
+    for k, part in enumerate(parts):
+        if part == ".." and k:
+            before = lexical("/".join(parts[:k]) or "/")
+            if not sh.fs.stat(before).is_dir:
+                raise FsError("Not a directory")
 
 
 def _cdpath_candidates(sh, target: str) -> list:
@@ -171,6 +183,9 @@ def pushd(sh, argv):
     if _refuse_without_fs(sh, argv):
         return 1
     args = [a for a in argv[1:] if a != "--"]
+    if len(args) > 1:
+        sh.error("pushd: too many arguments")
+        return 1
     if not args:
         if not sh.dirstack:
             sh.error("pushd: no other directory")
@@ -240,7 +255,11 @@ def dirs(sh, argv):
                     sh.err("dirs: usage: dirs [-clpv] [+N] [-N]\n")
                     return 2
             long, per_line, numbered = long or "l" in a, per_line or "p" in a, numbered or "v" in a
-        elif a[:1] in "+-":
+        elif a[:1] not in "+-" or len(a) == 1:
+            sh.error(f"dirs: {a}: invalid option")
+            sh.err("dirs: usage: dirs [-clpv] [+N] [-N]\n")
+            return 2
+        else:
             index = _stack_index(sh, "dirs", a)
             if index is None:
                 return 1
@@ -260,6 +279,14 @@ def umask(sh, argv):
     args = argv[1:]
     symbolic = printable = False
     while args and args[0].startswith("-") and len(args[0]) > 1:
+        if args[0] == "--":
+            args = args[1:]
+            break
+        bad = [c for c in args[0][1:] if c not in "Sp"]
+        if bad:
+            sh.error(f"umask: -{bad[0]}: invalid option")
+            sh.err("umask: usage: umask [-p] [-S] [mode]\n")
+            return 2
         symbolic = symbolic or "S" in args[0]
         printable = printable or "p" in args[0]
         args = args[1:]
@@ -276,7 +303,7 @@ def umask(sh, argv):
         return 0
     spec = args[0]
     if spec[:1].isdigit():
-        if any(c not in "01234567" for c in spec):
+        if any(c not in "01234567" for c in spec) or int(spec, 8) > 0o777:
             sh.error(f"umask: {spec}: octal number out of range")
             return 1
         sh.umask = int(spec, 8) & 0o777
@@ -455,14 +482,19 @@ def run_path(sh, name: str, argv: list):
 
 
 def find_program(sh, name: str):
-    """`name` as a file to run: itself if it has a slash, else the first match on $PATH."""
-    if not sh.fs.enabled:
+    """`name` as a file to run: itself if it has a slash, else the first executable file of
+    that name in a directory of $PATH."""
+    if not sh.fs.enabled or not name:
         return None
     if "/" in name:
         return name if sh.fs.exists(sh.path(name)) else None
-    found = _find_in_path(sh, name)
-    if found and sh.fs.access(sh.path(found), "x"):
-        return found
+    for directory in (sh.get_value("PATH") or "").split(":"):
+        candidate = (directory or ".").rstrip("/") + "/" + name
+        try:
+            if sh.fs.stat(sh.path(candidate)).is_file and sh.fs.access(sh.path(candidate), "x"):
+                return candidate
+        except FsError:
+            continue
     return None
 
 
