@@ -38,6 +38,21 @@ def decode_ansi_c(text: str) -> str:
     return decode_escapes(text, "ansi_c")
 
 
+_ASSIGN_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+
+
+def _tilde_cut(text: str, assignment: bool, assign_like: bool) -> int:
+    """Where in a run of plain word text a tilde prefix may start (after `:` in an assignment's
+    value, after the first `=` or a `:` in an assignment-like argument), or -1."""
+    if not (assignment or assign_like) or "~" not in text:
+        return -1
+    for k in range(1, len(text)):
+        if text[k] == "~" and (text[k - 1] == ":" or (assign_like and text[k - 1] == "=" and
+                                                       "=" not in text[:k - 1])):
+            return k
+    return -1
+
+
 class Source:
     """The script text with a line index, for positions in messages and `$LINENO`."""
     __slots__ = ("text", "line_starts", "base_line")
@@ -326,6 +341,9 @@ class Lexer:
         pos = self.pos
         if (mode == 0 or tilde) and pos < n and src[pos] == "~":
             pos = self._scan_tilde(pos, parts, "}" if tilde else "")
+        # bash (not in POSIX mode) expands tildes after `=` and `:` in arguments that look like
+        # assignments too (`echo PATH=~/bin`)
+        assign_like = mode == 0 and not assignment and _ASSIGN_LIKE.match(src, pos) is not None
         while pos < n:
             c = src[pos]
             if mode == 0:
@@ -339,12 +357,21 @@ class Lexer:
                     break
                 m = _PLAIN_NORMAL.match(src, pos)
                 if m:
-                    lit.append(m.group())
-                    pos = m.end()
-                    if assignment and pos < n and src[pos - 1] == ":" and src[pos] == "~":
-                        flush()
-                        self.pos = pos
-                        pos = self._scan_tilde(pos, parts)
+                    text = m.group()
+                    cut = _tilde_cut(text, assignment, assign_like and not parts and not lit)
+                    if cut < 0:
+                        lit.append(text)
+                        pos = m.end()
+                        continue
+                    lit.append(text[:cut])    # `a=~/x`, `PATH=a:~/bin`: a tilde prefix follows
+                    pos += cut
+                    flush()
+                    self.pos = pos
+                    after = self._scan_tilde(pos, parts)
+                    if after == pos:
+                        lit.append("~")
+                        after += 1
+                    pos = lit_start = after
                     continue
                 if c in EXTGLOB_PREFIX:
                     if src.startswith("(", pos + 1):
