@@ -18,7 +18,7 @@ def run(sh, argv):
         if len(ops) > 1:
             rows.append(({f: (max if f == "L" else sum)(r[0][f] for r in rows) if rows else 0
                           for f in "lwmcL"}, "total"))
-        single = len(wanted) == 1 and len(rows) == 1 and not ops
+        single = len(wanted) == 1 and len(ops) <= 1
         width = 1 if single else max([len(str(r[0][f])) for r in rows for f in wanted] +
                                      [7 if not ops or "-" in ops else _size_width(sh, ops)])
         for counts, name in rows:

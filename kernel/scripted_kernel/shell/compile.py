@@ -963,13 +963,12 @@ def _with_redirects(sh, redirects, body) -> int:
         try:
             for r in redirects:
                 r(sh)
-        except RedirectError as e:
+        except (RedirectError, Disabled) as e:
             sh.out, sh.err, sh.stdin, sh.extra_fds = saved
             sh.error(str(e))
-            return 1
-        except Disabled as e:
-            sh.out, sh.err, sh.stdin, sh.extra_fds = saved
-            sh.error(str(e))
+            sh.status = 1
+            if sh.errexit and not sh.errexit_suppressed:
+                raise ErrexitSignal(1) from None
             return 1
         return body()
     finally:

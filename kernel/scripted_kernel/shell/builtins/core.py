@@ -226,7 +226,7 @@ def _program(sh, name: str):
     one of the engine's commands (shown by name)."""
     from .files import find_program
     path = find_program(sh, name)
-    if path is not None and sh.fs.access(sh.path(path), "x"):
+    if path is not None and ("/" in name or sh.fs.access(sh.path(path), "x")):
         return "file", path
     if name in sh.commands:
         return "file", name
@@ -304,6 +304,8 @@ def command_builtin(sh, argv):
 
 @builtin("builtin")
 def builtin_builtin(sh, argv):
+    if len(argv) > 1 and argv[1] == "--":
+        argv = argv[:1] + argv[2:]
     if len(argv) < 2:
         return 0
     fn = sh.builtins.get(argv[1])
