@@ -892,17 +892,12 @@ def _trace(sh, argv):
 
 def _invoke(sh, argv: list, assigns: list) -> int:
     """Run a command by name: function, builtin, registered command; with prefix assignments
-    as a temporary scope (bash's temporary environment)."""
+    as a temporary scope (bash's temporary environment). A write past a filesystem limit fails
+    the command as bash reports a write error."""
     name = argv[0]
     try:
-        return _invoke_with(sh, name, argv, assigns)
-    except FsError as e:          # a write to a file past a filesystem limit
-        sh.error(f"{name}: write error: {e.strerror}")
-        return 1
-
-
-def _invoke_with(sh, name: str, argv: list, assigns: list) -> int:
-    if assigns:
+        if not assigns:
+            return _dispatch(sh, name, argv)
         scope = TempScope()
         sh.scopes.append(scope)
         try:
@@ -911,14 +906,12 @@ def _invoke_with(sh, name: str, argv: list, assigns: list) -> int:
                     outer = sh.lookup(a.target) if a.append else None
                     scope[a.target] = Var(outer.scalar() if outer else None, EXPORT)
                 a(sh)
-        except BaseException:
-            sh.scopes.pop()
-            raise
-        try:
             return _dispatch(sh, name, argv)
         finally:
             sh.scopes.pop()
-    return _dispatch(sh, name, argv)
+    except FsError as e:
+        sh.error(f"{name}: write error: {e.strerror}")
+        return 1
 
 
 def _dispatch(sh, name: str, argv: list) -> int:
