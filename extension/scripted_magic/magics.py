@@ -5,7 +5,9 @@ code path: streaming output, errors that stop Run All, help/discover widgets, tr
 """
 from __future__ import annotations
 
+import html
 import json
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -15,7 +17,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
-from scripted_kernel import ScriptedTool
+from scripted_kernel import MemoryFs, ScriptedTool
 from scripted_kernel.tools.definitions import REGISTRY
 
 from .widgets import rich_bundle
@@ -57,8 +59,8 @@ class NotebookTools:
     """The tools of a session: every @tool-decorated function, plus tools added with
     `tools.add_tool(...)`/`tools.register(...)` on the `tools` object in the namespace."""
 
-    def __init__(self):
-        self.tool = ScriptedTool("notebook", "Tools defined in this notebook")
+    def __init__(self, fs: MemoryFs):
+        self.tool = ScriptedTool("notebook", "Tools defined in this notebook", filesystem=fs)
 
     def current(self) -> ScriptedTool:
         for decorated in list(REGISTRY):
@@ -151,9 +153,17 @@ def _show_browser(tool, command: str, args: list, widgets: bool) -> bool:
 
 
 class _State:
+    """A session's tools and files: every cell runs a fresh interpreter, but files written
+    by one cell are there for the next (one MemoryFs per session)."""
+
     def __init__(self):
-        self.tools = NotebookTools()
+        self.fs = MemoryFs()
+        self.tools = NotebookTools(self.fs)
         self.trace = False
+
+    def reset_files(self):
+        self.fs = MemoryFs()
+        self.tools.tool.filesystem = self.fs
 
 
 def shell_state(shell) -> _State:
@@ -211,11 +221,16 @@ class ScriptedMagics(Magics):
 
     @line_magic("scripted")
     def scripted_line(self, line):
-        """%scripted help|discover ...  |  %scripted prompt [TOOL]  |  %scripted trace on|off"""
+        """%scripted help|discover ... | prompt [TOOL] | trace on|off | files | mount HOST_DIR [AT]
+        | fs reset"""
         words = line.split()
         state = shell_state(self.shell)
         if not words:
-            print("usage: %scripted help [--list] | discover --search TEXT | prompt [TOOL] | trace on|off")
+            print("usage: %scripted help [--list] | discover --search TEXT | prompt [TOOL] | "
+                  "trace on|off | files | mount HOST_DIR [AT] | fs reset")
+            return
+        if words[0] in ("files", "mount", "fs"):
+            self._files_command(state, words)
             return
         tool = state.tools.current()
         if len(words) > 1 and words[0] == "prompt":
@@ -234,6 +249,45 @@ class ScriptedMagics(Magics):
                 run_script(self.shell, line, tool, no_raise=True)
         else:
             run_script(self.shell, line, tool)
+
+
+    def _files_command(self, state: _State, words: list):
+        """The session's files: list them, mount a host folder read-only, or empty them."""
+        if words[0] == "files":
+            widgets = getattr(self.shell, "kernel", None) is not None
+            display(files_bundle(state.fs, widgets), raw=True)
+        elif words[0] == "mount":
+            if len(words) < 2:
+                print("usage: %scripted mount HOST_DIR [AT]")
+                return
+            host = os.path.expanduser(words[1])
+            at = words[2] if len(words) > 2 else "/mnt/" + os.path.basename(os.path.abspath(host))
+            try:
+                state.fs.mount(at, host, read_only=True)
+            except (ValueError, OSError) as e:
+                print(f"mount: {e}", file=sys.stderr)
+                return
+            print(f"{host} is mounted read-only at {at}")
+        elif words[1:] == ["reset"]:
+            state.reset_files()
+            print("files emptied")
+        else:
+            print("usage: %scripted fs reset")
+
+
+def files_bundle(fs: MemoryFs, widgets: bool) -> dict:
+    """The session's files as a table (HTML in a notebook) with a plain-text fallback."""
+    rows = [(path, st) for path, st in fs.tree().items()]
+    def size(st):
+        return "" if st.kind == "d" else f"{st.size} B"
+    text = "\n".join(f"{path}{'/' if st.kind == 'd' else ''}  {size(st)}".rstrip() for path, st in rows)
+    bundle = {"text/plain": text or "(no files)"}
+    if widgets:
+        cells = "".join(f"<tr><td><code>{html.escape(path)}{'/' if st.kind == 'd' else ''}</code></td>"
+                        f"<td style='text-align:right'>{size(st)}</td></tr>" for path, st in rows)
+        bundle["text/html"] = (f"<table class='scripted-files'><tr><th>path</th><th>size</th></tr>{cells}</table>"
+                               if rows else "<p>(no files)</p>")
+    return bundle
 
 
 def load(ipython):
