@@ -111,7 +111,7 @@ def _split_at_command(args: list) -> list:
     """Options stop at the command: `xargs -n1 grep -v x` leaves `-v` to grep."""
     out = []
     i = 0
-    takes_value = set("nIdLsPE")
+    takes_value = set("nIdLsPEa")
     while i < len(args):
         a = args[i]
         if a == "--" or not a.startswith("-") or a == "-":

@@ -115,7 +115,10 @@ def _matches(fs, cwd, prefix, component, dotglob, nocase, skipdots) -> list[str]
 def _descend(fs, cwd, prefix, dotglob, include_files) -> list[str]:
     """`**`: the directory itself and everything below it (files too when it is the last
     component), not following symbolic links to directories."""
-    out = [prefix] if prefix or not include_files else []
+    if not prefix:
+        out = [] if include_files else [prefix]
+    else:                   # `d/**` lists d/ itself first, as a directory
+        out = [prefix + "/" if include_files else prefix]
     stack = [prefix]
     while stack:
         here = stack.pop()

@@ -387,6 +387,8 @@ class Compiler:
     # ------------------------------------------------------------ redirections
 
     def redirect(self, r: A.Redirect) -> Callable:
+        if isinstance(r.fd, str):
+            return self._named_fd_redirect(r)
         op, fd = r.op, r.fd
         if op in ("<<", "<<-"):
             doc = r.target
@@ -440,6 +442,35 @@ class Compiler:
             else:
                 _redirect_file(sh, t, (0 if op in ("<", "<>") else 1) if fd is None else fd, op)
         return to_file
+
+    def _named_fd_redirect(self, r: A.Redirect) -> Callable:
+        """`{name}>file` opens the lowest free descriptor from 10 and stores it in $name;
+        `{name}>&-` closes the descriptor $name holds."""
+        name = r.fd
+        closing = r.op in (">&", "<&") and self._static_target(r) == "-"
+        compiled: dict = {}
+
+        def run(sh):
+            if closing:
+                value = sh.get_value(name) or ""
+                if not (value.isascii() and value.isdigit()):
+                    raise RedirectError(f"{name}: ambiguous redirect")
+                n = int(value)
+            else:
+                n = 10
+                while n in sh.extra_fds:
+                    n += 1
+                sh.set_var(name, str(n))
+            inner = compiled.get(n)
+            if inner is None:
+                inner = compiled[n] = self.redirect(A.Redirect(r.pos, n, r.op, r.target))
+            inner(sh)
+        return run
+
+    @staticmethod
+    def _static_target(r: A.Redirect):
+        word = r.target
+        return word.literal() if isinstance(word, A.Word) else None
 
     def with_redirects(self, fn: Callable, redirects: list) -> Callable:
         if not redirects:
@@ -1005,7 +1036,9 @@ def _redirect_file(sh, path: str, fd: int, op: str):
     if path == "":
         raise RedirectError(": No such file or directory")
     try:
-        if op == "<" or op == "<>":
+        if op == "<>" and fd != 0:      # read-write on another descriptor: writes go to the file
+            _set_fd(sh, fd, access.writer(sh, path, append=True))
+        elif op == "<" or op == "<>":
             if op == "<>" and not sh.fs.exists(sh.path(path)) and path not in access.WRITE_DEVICES:
                 access.writer(sh, path)
             if fd == 0 and path in ("/dev/stdin", "/dev/fd/0"):

@@ -38,6 +38,7 @@ def decode_ansi_c(text: str) -> str:
     return decode_escapes(text, "ansi_c")
 
 
+_NAMED_FD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}(?=[<>])")
 _ASSIGN_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
@@ -191,6 +192,10 @@ class Lexer:
             m = _DIGITS.match(src, pos)
             if m.end() < len(src) and src[m.end()] in "<>":
                 return Token("IONUMBER", int(m.group()), pos, m.end())
+        if c == "{":
+            m = _NAMED_FD.match(src, pos)
+            if m:                             # {fd}>file: the shell picks the descriptor
+                return Token("IONUMBER", m.group(1), pos, m.end())
         if mode == 1:
             m = _ASSIGN_HEAD.match(src, pos)
             if m:
