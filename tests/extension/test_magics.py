@@ -75,3 +75,18 @@ def test_line_magics_help_and_prompt_in_text(ip, capsys):
 def test_magic_help_text(ip):
     from scripted_magic.magics import ScriptedMagics
     assert "--out VAR" in ScriptedMagics.scripted_cell.__doc__ or "--out" in ip.find_cell_magic("scripted").__doc__
+
+
+def test_files_carry_over_between_cells_and_can_be_mounted_and_reset(ip, capsys, tmp_path):
+    (tmp_path / "input.csv").write_text("a,1\nb,2\n")
+    assert ip.run_cell("%%scripted\necho staged > /tmp/stage.txt").success
+    assert ip.run_cell("%%scripted\ncat /tmp/stage.txt").success
+    assert capsys.readouterr().out == "staged\n"
+    ip.run_line_magic("scripted", f"mount {tmp_path} /data")
+    assert ip.run_cell("%%scripted\ncut -d, -f2 /data/input.csv; echo x > /data/new || echo read-only").success
+    assert capsys.readouterr().out.endswith("1\n2\nread-only\n")
+    ip.run_line_magic("scripted", "files")
+    listing = capsys.readouterr().out
+    assert "/tmp/stage.txt  7 B" in listing and "/data/input.csv" in listing
+    ip.run_line_magic("scripted", "fs reset")
+    assert not ip.run_cell("%%scripted\ncat /tmp/stage.txt").success

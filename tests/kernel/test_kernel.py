@@ -90,6 +90,17 @@ def test_no_shell_state_carries_between_cells_python_state_does(kernel):
     assert [c["data"]["text/plain"] for _, k, c in out if k == "execute_result"] == ["42"]
 
 
+def test_files_outlive_a_cell_and_can_be_listed(kernel):
+    _, kc = kernel
+    run(kc, "mkdir -p /tmp/k && greet --name Ada > /tmp/k/greeting.txt")
+    reply, out = run(kc, "cat /tmp/k/greeting.txt; pwd")
+    assert reply["status"] == "ok" and streams(out) == "hello Ada\n/home/user\n"
+    reply, out = run(kc, "%scripted files")
+    shown = [m["content"]["data"] for m in out if m["msg_type"] == "display_data"]
+    assert shown and "/tmp/k/greeting.txt" in shown[0]["text/plain"]
+    assert "<table" in shown[0]["text/html"]
+
+
 def test_output_streams_while_the_cell_runs(kernel):
     _, kc = kernel
     reply, out = run(kc, "echo a; sleep 2; echo b; sleep 2; echo c")

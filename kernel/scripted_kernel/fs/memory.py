@@ -90,9 +90,9 @@ class MemoryFs(FileSystem):
     def add_file(self, path: str, content, mode: int = 0o644):
         """Create `path` (and its directories) holding `content` (str or bytes)."""
         data = content.encode("utf-8", "surrogateescape") if isinstance(content, str) else bytes(content)
-        parent = path.rsplit("/", 1)[0] or "/"
-        self._mkdirs(parent if parent.startswith("/") else self.home + "/" + parent, 0o755)
-        self.write_bytes(path if path.startswith("/") else self.home + "/" + path, data, mode=mode)
+        path = path if path.startswith("/") else self.home + "/" + path
+        self._mkdirs(path.rsplit("/", 1)[0] or "/", 0o755)
+        self.write_bytes(path, data, mode=mode)
 
     def mount(self, at: str, host_dir: str, read_only: bool = True) -> "MemoryFs":
         """Show the host directory `host_dir` at `at`, read-only: reads are confined to it (no
