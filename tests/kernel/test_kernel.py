@@ -96,7 +96,7 @@ def test_files_outlive_a_cell_and_can_be_listed(kernel):
     reply, out = run(kc, "cat /tmp/k/greeting.txt; pwd")
     assert reply["status"] == "ok" and streams(out) == "hello Ada\n/home/user\n"
     reply, out = run(kc, "%scripted files")
-    shown = [m["content"]["data"] for m in out if m["msg_type"] == "display_data"]
+    shown = [c["data"] for _, k, c in out if k == "display_data"]
     assert shown and "/tmp/k/greeting.txt" in shown[0]["text/plain"]
     assert "<table" in shown[0]["text/html"]
 
