@@ -31,6 +31,7 @@ def _run(args) -> int:
         if args.tools_dir:
             builder.executables(args.tools_dir)
         tool = builder.build()
+    _apply_fs(tool, args.fs)
 
     def stream(name, text):
         target = sys.stdout if name == "stdout" else sys.stderr
@@ -142,6 +143,13 @@ def run_notebook(argv) -> int:
     return 0 if failed == expected else 1
 
 
+def _apply_fs(tool, mode: str):
+    """--fs scratch: a fresh, empty virtual filesystem for every script; none: logic mode."""
+    if mode == "scratch":
+        from .fs import MemoryFs
+        tool.filesystem = MemoryFs
+
+
 def serve_mcp(argv) -> int:
     """python -m scripted_kernel mcp --tools MODULE:OBJECT [--tools-dir DIR] [--discovery] [--http]"""
     from .tools.mcp import serve
@@ -152,7 +160,15 @@ def serve_mcp(argv) -> int:
     parser.add_argument("--discovery", action="store_true", help="compact prompt plus a <name>_discover tool")
     parser.add_argument("--http", action="store_true", help="streamable HTTP on 127.0.0.1 instead of stdio")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--fs", choices=("none", "scratch"), default="none",
+                        help="files for scripts: none (logic mode) or scratch (empty per call)")
+    parser.add_argument("--bash", action="store_true",
+                        help="serve a BashTool (persistent shell and virtual filesystem) instead")
     args = parser.parse_args(argv)
+    if args.bash:
+        from .tools import BashTool
+        serve(BashTool(), DiscoveryMode.ALL, http=args.http, port=args.port)
+        return 0
     if args.tools:
         tool = load_tools(args.tools)
         if args.tools_dir:
@@ -164,6 +180,7 @@ def serve_mcp(argv) -> int:
         if args.tools_dir:
             builder.executables(args.tools_dir)
         tool = builder.build()
+    _apply_fs(tool, args.fs)
     serve(tool, DiscoveryMode.WITH_DISCOVERY if args.discovery else DiscoveryMode.ALL, http=args.http,
           port=args.port)
     return 0
@@ -187,6 +204,8 @@ def main(argv=None) -> int:
     run.add_argument("file", nargs="?", help="a script file, or - to read the script from stdin")
     run.add_argument("--tools", metavar="MODULE:OBJECT", help="run against this ScriptedTool")
     run.add_argument("--tools-dir", metavar="DIR", help="add the self-describing executables of DIR")
+    run.add_argument("--fs", choices=("none", "scratch"), default="none",
+                     help="files for the script: none (logic mode) or scratch (an empty virtual filesystem)")
     prompt = sub.add_parser("prompt", help="print the system prompt of a ScriptedTool")
     prompt.add_argument("--tools", metavar="MODULE:OBJECT", required=True)
     catalog_cmd = sub.add_parser("catalog", help="print the tools of a folder of self-describing executables")

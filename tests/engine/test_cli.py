@@ -36,3 +36,11 @@ def test_syntax_error_exits_2_without_traceback():
 def test_missing_file():
     p = cli("run", "/nonexistent/script.sh")
     assert p.returncode == 127 and "No such file" in p.stderr
+
+
+def test_run_with_a_scratch_filesystem():
+    script = "echo staged > /tmp/a; cat /tmp/a"
+    p = cli("run", "--fs", "scratch", "-c", script)
+    assert (p.stdout, p.returncode) == ("staged\n", 0)
+    p = cli("run", "-c", script)
+    assert p.returncode == 1 and "disabled in logic mode" in p.stderr
