@@ -102,12 +102,22 @@ def open_notebook(browser, lab, name):
     return page
 
 
+def accept_dialogs(page):
+    """JupyterLab may ask which kernel to use ("Select Kernel") while a notebook opens, at a
+    moment that depends on load; accepting keeps the notebook's own kernel."""
+    accept = page.locator(".jp-Dialog .jp-mod-accept")
+    while accept.count():
+        accept.first.click()
+        page.wait_for_timeout(200)
+
+
 def run_all(page):
     """Run > Run All Cells, once the kernel has answered (the first cell gets a count)."""
-    for _ in range(3):
-        page.get_by_role("menuitem", name="Run", exact=True).click()
-        page.locator("li[data-command='runmenu:run-all']").click()
+    for _ in range(4):
+        accept_dialogs(page)
         try:
+            page.get_by_role("menuitem", name="Run", exact=True).click(timeout=10_000)
+            page.locator("li[data-command='runmenu:run-all']").click(timeout=10_000)
             page.wait_for_function(
                 "() => /\\[1\\]/.test(document.querySelector('.jp-Notebook').innerText)", timeout=30_000)
             return
