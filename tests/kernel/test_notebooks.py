@@ -41,10 +41,13 @@ def test_ecommerce_notebook_runs_and_stops_at_the_failing_cell():
     assert text_of(code[3]) == "discount SAVE15-1\n  widget: 42 in stock\n  gadget: 0 in stock\n  gizmo: 7 in stock\n"
     assert code[4].outputs[1].data["application/json"] == {"count": 2, "total": 17.5}
     assert text_of(code[5]).startswith("list_orders")
-    failing = code[6]
+    assert text_of(code[6]) == "3\n"                    # orders staged in a file by this cell ...
+    assert code[7].outputs[1].data["application/json"] == [{"status": "pending", "count": 1},
+                                                           {"status": "shipped", "count": 2}]
+    failing = code[8]                                   # ... and read back by the next one
     assert "no such user, carrying on" in text_of(failing)
     assert [o.ename for o in failing.outputs if o.output_type == "error"] == ["ScriptError"]
-    assert text_of(code[7]) == "after the error\n"      # runs only because errors are allowed here
+    assert text_of(code[9]) == "after the error\n"      # runs only because errors are allowed here
 
 
 def test_magics_notebook_in_the_python_kernel():

@@ -11,6 +11,7 @@ import pkgutil
 from typing import Callable
 
 COMMANDS: dict[str, Callable] = {}
+FILE_COMMANDS: set[str] = set()     # commands of modules with NEEDS_FILES: absent in logic mode
 
 
 def _load():
@@ -18,6 +19,8 @@ def _load():
         module = importlib.import_module(f"{__name__}.{info.name}")
         for name in getattr(module, "NAMES", ()):
             COMMANDS[name] = module.run
+            if getattr(module, "NEEDS_FILES", False):
+                FILE_COMMANDS.add(name)
 
 
 _load()

@@ -8,6 +8,7 @@ from ..fs import FsError, access
 from ._options import UsageError, bad_usage, parse, run_guarded
 
 NAMES = ("diff", "cmp")
+NEEDS_FILES = True       # without a filesystem (logic mode) these commands do not exist
 
 
 def _read(sh, cmd: str, name: str) -> str:

@@ -9,6 +9,7 @@ from ._options import UsageError, bad_usage, parse, run_guarded
 from .ls import blocks, human, mode_string
 
 NAMES = ("stat", "du", "realpath", "readlink", "mktemp")
+NEEDS_FILES = True       # without a filesystem (logic mode) these commands do not exist
 _KIND_NAMES = {"-": "regular file", "d": "directory", "l": "symbolic link", "c": "character special file"}
 
 

@@ -9,6 +9,7 @@ from ..fs import FsError
 from ._options import UsageError, bad_usage, parse, run_guarded
 
 NAMES = ("mkdir", "rmdir", "rm", "cp", "mv", "touch", "chmod", "ln")
+NEEDS_FILES = True       # without a filesystem (logic mode) these commands do not exist
 
 
 class _Run:

@@ -8,6 +8,7 @@ from ..shell import patterns
 from ._options import UsageError, run_guarded
 
 NAMES = ("find",)
+NEEDS_FILES = True       # without a filesystem (logic mode) these commands do not exist
 _TESTS_WITH_ARG = {"-name", "-iname", "-path", "-ipath", "-wholename", "-type", "-maxdepth",
                    "-mindepth", "-size", "-mtime", "-mmin", "-newer", "-perm", "-regex", "-user",
                    "-group", "-links", "-printf"}

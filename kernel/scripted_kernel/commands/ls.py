@@ -8,6 +8,7 @@ from ..fs import FsError, Stat
 from ._options import parse, run_guarded
 
 NAMES = ("ls",)
+NEEDS_FILES = True       # without a filesystem (logic mode) these commands do not exist
 _SIX_MONTHS = 182.5 * 24 * 3600
 
 

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from ..commands import COMMANDS
+from ..commands import COMMANDS, FILE_COMMANDS
 from ..fs import FileSystem, MemoryFs
 from ..shell.builtins import load as load_builtins
 from ..shell.errors import Cancelled, LimitExceeded
@@ -227,9 +227,7 @@ class ScriptedTool:
                  limits: Optional[ExecutionLimits] = None, compact_prompt: bool = False,
                  sanitize_errors: bool = True, context: Optional[list] = None, filesystem=None):
         self.name = name
-        # None: logic mode (no files). A MemoryFs: shared by every call. A factory (such as the
-        # MemoryFs class): a fresh filesystem per call, for scratch files.
-        self.filesystem = filesystem
+        self._filesystem = filesystem
         self.short_description = short_description
         self.env = dict(env or {})
         self.limits = limits or ExecutionLimits()
@@ -240,6 +238,17 @@ class ScriptedTool:
         self._commands: Optional[dict] = None
         self._tool_names = None
         self._last = threading.local()
+
+    @property
+    def filesystem(self):
+        """None: logic mode (no files, no file commands). A MemoryFs: shared by every call. A
+        factory (such as the MemoryFs class): a fresh filesystem per call, for scratch files."""
+        return self._filesystem
+
+    @filesystem.setter
+    def filesystem(self, fs):
+        self._filesystem = fs
+        self._commands = None         # the file commands come and go with the filesystem
 
     @property
     def last_trace(self) -> list:
@@ -329,6 +338,9 @@ class ScriptedTool:
     def commands(self) -> dict:
         if self._commands is None:
             table = dict(COMMANDS)
+            if self.filesystem is None:         # logic mode: file commands are not there
+                for name in FILE_COMMANDS:
+                    del table[name]
             for name, registered in self.tools.items():
                 table[name] = self._command_for(registered)
             table["help"] = self._help_command
