@@ -167,6 +167,23 @@ def _escape_value(v):
     return type(v)(patterns.escape_glob(x) for x in v)
 
 
+_TILDE_PREFIX = re.compile(r"~([A-Za-z0-9_.+-]*)(?=/|$)")
+
+
+def _leading_tilde(word: Word) -> Word:
+    """A word from brace expansion that now starts with `~` gets tilde expansion, as in bash
+    (`{a,~}/x` is `a/x $HOME/x`)."""
+    first = word.parts[0] if word.parts else None
+    if type(first) is not Lit or first.escaped or not first.text.startswith("~"):
+        return word
+    m = _TILDE_PREFIX.match(first.text)
+    if m is None or (m.end() == len(first.text) and len(word.parts) > 1 and type(word.parts[1]) is not Lit):
+        return word
+    rest = first.text[m.end():]
+    parts = [Tilde(first.pos, m.group(1))] + ([Lit(first.pos, rest)] if rest else []) + word.parts[1:]
+    return Word(word.pos, parts)
+
+
 def _file_read_only(body):
     """The `< file` redirection of a command substitution that is nothing else, or None."""
     node = body
@@ -490,7 +507,7 @@ class WordCompiler:
         def run(sh):
             if not cache:
                 words = brace_expand(word, sh.limits.max_brace_expansion)
-                cache.append([self._fields_no_brace(_rejoin_names(w)) for w in words])
+                cache.append([self._fields_no_brace(_leading_tilde(_rejoin_names(w))) for w in words])
             elif len(cache[0]) > sh.limits.max_brace_expansion:
                 raise LimitExceeded("max_brace_expansion", "brace expansion: too many words")
             out = []

@@ -19,10 +19,11 @@ EXTGLOB_CHARS = frozenset("?*+@!")
 
 
 def escape_glob(text: str) -> str:
-    """Quote text so that it matches itself as a pattern."""
-    if not any(c in text for c in "*?[]\\()|+@!"):
+    """Quote text so that it matches itself as a pattern (a quoted `-` stays literal inside
+    a bracket expression too)."""
+    if not any(c in text for c in "*?[]\\()|+@!-"):
         return text
-    return re.sub(r"([*?\[\]\\()|+@!])", r"\\\1", text)
+    return re.sub(r"([*?\[\]\\()|+@!-])", r"\\\1", text)
 
 
 def has_glob(text: str) -> bool:

@@ -695,13 +695,16 @@ class Shell:
 
     def tilde(self, user: str) -> str:
         if user == "":
-            return self.get_value("HOME") or HOME
+            home = self.get_value("HOME")
+            return HOME if home is None else home
         if user == "+":
             return self.get_value("PWD") or HOME
         if user == "-":
             return self.get_value("OLDPWD") or "~-"
-        if user in ("user",):
-            return HOME
+        if user == getattr(self.fs, "user", "user"):
+            return getattr(self.fs, "home", HOME) if self.fs.enabled else HOME
+        if user == "root":
+            return "/root"
         return "~" + user
 
     def option_letters(self) -> str:

@@ -226,7 +226,7 @@ def _program(sh, name: str):
     one of the engine's commands (shown by name)."""
     from .files import find_program
     path = find_program(sh, name)
-    if path is not None and ("/" in name or sh.fs.access(sh.path(path), "x")):
+    if path is not None and ("/" not in name or sh.fs.access(sh.path(path), "x")):
         return "file", path
     if name in sh.commands:
         return "file", name

@@ -483,19 +483,24 @@ def run_path(sh, name: str, argv: list):
 
 def find_program(sh, name: str):
     """`name` as a file to run: itself if it has a slash, else the first executable file of
-    that name in a directory of $PATH."""
+    that name in a directory of $PATH, or failing that the first file of that name (which
+    bash then reports as Permission denied)."""
     if not sh.fs.enabled or not name:
         return None
     if "/" in name:
         return name if sh.fs.exists(sh.path(name)) else None
+    fallback = None
     for directory in (sh.get_value("PATH") or "").split(":"):
         candidate = (directory or ".").rstrip("/") + "/" + name
         try:
-            if sh.fs.stat(sh.path(candidate)).is_file and sh.fs.access(sh.path(candidate), "x"):
-                return candidate
+            if not sh.fs.stat(sh.path(candidate)).is_file:
+                continue
         except FsError:
             continue
-    return None
+        if sh.fs.access(sh.path(candidate), "x"):
+            return candidate
+        fallback = fallback or candidate
+    return fallback
 
 
 __all__ = ["change_directory", "run_path", "run_script", "find_program", "ExitSignal"]
