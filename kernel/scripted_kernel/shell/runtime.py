@@ -106,6 +106,7 @@ class Shell:
         self.cwd = self.fs.home if self.fs.enabled else HOME
         self.umask = 0o022
         self.hostname = "sandbox"
+        self.network_allow: tuple = ()       # URL prefixes curl may fetch (none: no network)
         self.dirstack: list[str] = []        # pushd's saved directories (below the current one)
         self.limits = budget.limits
         self.commands = commands

@@ -95,6 +95,8 @@ class BashTool(ScriptedTool):
                   f"of files, {self.limits.max_file_count} files"]
         if self.user_env:
             lines.append("    Environment: " + " ".join(sorted(self.user_env)))
+        if self.network_allow:
+            lines.append("    Network (curl): " + " ".join(self.network_allow))
         lines += ["", "OUTPUT",
                   "    {stdout, stderr, exit_code}: exit_code is the script's status (124 on timeout).",
                   "", "EXAMPLES",
@@ -112,7 +114,8 @@ class BashTool(ScriptedTool):
                  f"User: {self.username}, host: {self.hostname}; {mode}.",
                  f"File commands: {_FILE_COMMANDS}; text commands: grep sed awk jq sort uniq cut "
                  "head tail wc tr xargs ...",
-                 "No network, no processes and no host files."]
+                 ("curl may fetch: " + ", ".join(self.network_allow) + "; no other network, "
+                  if self.network_allow else "No network, ") + "no processes and no host files."]
         if self.custom_builtins:
             lines.append("Custom commands: " + ", ".join(sorted(self.custom_builtins)) + ".")
         return "\n".join(lines) + "\n"
@@ -148,6 +151,7 @@ class BashTool(ScriptedTool):
         return self.filesystem
 
     def _setup_shell(self, sh):
+        super()._setup_shell(sh)
         sh.hostname = self.hostname
         if sh.fs is not self.filesystem:          # a shell made before: keep it on our files
             sh.fs = self.filesystem
@@ -202,6 +206,7 @@ class BashToolBuilder:
     _filesystem: Optional[MemoryFs] = None
     _fresh: bool = False
     _name: str = "bash"
+    _network: tuple = ()
 
     def username(self, name: str) -> "BashToolBuilder":
         self._username = name
@@ -240,6 +245,11 @@ class BashToolBuilder:
         self._filesystem = fs
         return self
 
+    def network(self, allow: list) -> "BashToolBuilder":
+        """Let `curl` fetch URLs starting with one of these prefixes (nothing else)."""
+        self._network = tuple(allow)
+        return self
+
     def fresh_shell(self, fresh: bool = True) -> "BashToolBuilder":
         self._fresh = fresh
         return self
@@ -249,4 +259,5 @@ class BashToolBuilder:
                         self._filesystem, self._builtins, self._fresh, self._name)
         for at, host_dir, read_only in self._mounts:
             tool.filesystem.mount(at, host_dir, read_only)
+        tool.network_allow = self._network
         return tool

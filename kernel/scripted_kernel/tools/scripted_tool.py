@@ -228,6 +228,7 @@ class ScriptedTool:
                  sanitize_errors: bool = True, context: Optional[list] = None, filesystem=None):
         self.name = name
         self._filesystem = filesystem
+        self.network_allow: tuple = ()      # URL prefixes curl may fetch; none by default
         self.short_description = short_description
         self.env = dict(env or {})
         self.limits = limits or ExecutionLimits()
@@ -392,7 +393,9 @@ class ScriptedTool:
             return fs
         return fs(limits=self.limits) if fs is MemoryFs else fs()
 
-    _setup_shell = None       # a hook: fn(shell) before a script runs (BashTool's host name)
+    def _setup_shell(self, sh):
+        """Before a script runs: what the tool's configuration gives its shell."""
+        sh.network_allow = self.network_allow
 
     def _names_a_tool(self, script: str) -> bool:
         """Whether a tool's name occurs in the script text: then the script runs on a runner
@@ -617,6 +620,7 @@ class ScriptedToolBuilder:
     _tools: list = field(default_factory=list)
     _context: list = field(default_factory=list)
     _filesystem: object = None
+    _network: tuple = ()
 
     def short_description(self, text: str) -> "ScriptedToolBuilder":
         self._short_description = text
@@ -689,9 +693,15 @@ class ScriptedToolBuilder:
         self._filesystem = fs
         return self
 
+    def network(self, allow: list) -> "ScriptedToolBuilder":
+        """Let `curl` fetch URLs starting with one of these prefixes (nothing else)."""
+        self._network = tuple(allow)
+        return self
+
     def build(self) -> ScriptedTool:
         tool = ScriptedTool(self.name, self._short_description, self._env, self._limits,
                             self._compact, self._sanitize, self._context, self._filesystem)
+        tool.network_allow = self._network
         for tool_def, callback, is_async in self._tools:
             if tool_def == "function":
                 tool.add(callback)

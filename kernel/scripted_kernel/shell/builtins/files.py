@@ -391,6 +391,7 @@ def run_script(sh, name: str, text: str, args: list) -> int:
     child = Shell(sh.budget, sh.commands, sh.builtins, sh.exported_env(), out=sh.out, err=sh.err,
                   stdin=sh.stdin, compile_script=sh.compile_script, fs=sh.fs)
     child.cwd, child.umask, child.extra_fds = sh.cwd, sh.umask, dict(sh.extra_fds)
+    child.hostname, child.network_allow = sh.hostname, sh.network_allow
     child.globals["PWD"] = Var(sh.get_value("PWD") or sh.cwd, EXPORT)
     child.subshell_level = sh.subshell_level + 1
     child.script_name = name

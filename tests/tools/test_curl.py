@@ -1,0 +1,98 @@
+"""curl against a local HTTP server: only allowlisted URL prefixes are contacted."""
+import http.server
+import json
+import threading
+
+import pytest
+
+from scripted_kernel import BashTool, ScriptedTool
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    hits: list = []
+
+    def log_message(self, *args):
+        pass
+
+    def _reply(self, status, body, headers=()):
+        self.send_response(status)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        _Handler.hits.append(self.path)
+        if self.path.startswith("/api/items"):
+            self._reply(200, json.dumps({"path": self.path, "ua": self.headers["User-Agent"],
+                                         "auth": self.headers.get("Authorization")}).encode())
+        elif self.path == "/api/moved":
+            self._reply(302, b"", [("Location", "/api/items?from=redirect")])
+        elif self.path == "/api/out":
+            self._reply(302, b"", [("Location", "/private/secret")])
+        else:
+            self._reply(404, b"not found\n")
+
+    def do_POST(self):
+        _Handler.hits.append(self.path)
+        length = int(self.headers.get("Content-Length", 0))
+        body = self.rfile.read(length).decode()
+        self._reply(201, json.dumps({"got": body, "type": self.headers["Content-Type"]}).encode())
+
+
+@pytest.fixture(scope="module")
+def server():
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+def test_no_allowlist_contacts_nothing(server):
+    _Handler.hits.clear()
+    r = BashTool().execute(f"curl -s {server}/api/items; echo status=$?; curl {server}/api/items")
+    assert r.stdout == "status=6\n" and "Could not resolve host: 127.0.0.1" in r.stderr
+    assert _Handler.hits == []
+
+
+def test_allowed_prefix_get_post_headers_and_write_out(server):
+    bash = BashTool.builder().network(allow=[f"{server}/api/"]).build()
+    r = bash.execute(f"""
+curl -s -H 'Authorization: Bearer t' {server}/api/items?a=1 | jq -r '.path, .auth, .ua'
+curl -s -X POST -d 'x=1' -d 'y=2' {server}/api/items | jq -r '.got, .type'
+echo '{{"k": 1}}' > body.json
+curl -s --data-binary @body.json -H 'Content-Type: application/json' {server}/api/items | jq -c .
+curl -s -G --data-urlencode 'q=a b&c' {server}/api/items | jq -r .path
+curl -s -o out.json -w '%{{http_code}}\\n' {server}/api/items; jq -r .path out.json
+curl -s -f {server}/api/missing; echo status=$?
+curl -s -w '%{{http_code}}' {server}/api/missing; echo
+curl -s {server}/private/x; echo status=$?
+""")
+    assert r.stdout.splitlines() == [
+        "/api/items?a=1", "Bearer t", "curl/8.0",
+        "x=1&y=2", "application/x-www-form-urlencoded",
+        '{"got":"{\\"k\\": 1}\\n","type":"application/json"}',
+        "/api/items?q=a%20b%26c",
+        "200", "/api/items",
+        "status=22",
+        "not found", "404",
+        "status=6",
+    ]
+
+
+def test_redirects_follow_only_to_allowed_urls(server):
+    bash = BashTool.builder().network(allow=[f"{server}/api/"]).build()
+    r = bash.execute(f"curl -s -L {server}/api/moved | jq -r .path; curl -s -L {server}/api/out; echo status=$?; "
+                     f"curl -s -o /dev/null -w '%{{http_code}}' {server}/api/moved")
+    assert r.stdout == "/api/items?from=redirect\nstatus=6\n302"
+
+
+def test_scripted_tool_network_and_response_limit(server):
+    api = ScriptedTool.builder("api").network(allow=[server + "/"]).build()
+    assert api.execute(f"curl -s {server}/api/items | jq -r .path").stdout == "/api/items\n"
+    from scripted_kernel import ExecutionLimits
+    small = ScriptedTool.builder("api").network(allow=[server + "/"]).limits(ExecutionLimits(max_output_bytes=45)).build()
+    r = small.execute(f"curl -sS {server}/api/items > /dev/null")
+    assert r.exit_code == 63 and r.stderr == "curl: (63) Maximum file size exceeded\n"
