@@ -65,6 +65,7 @@ SCRIPTS = {
     "text-commands": 'printf "b 2\\na 1\\nc 3\\n" > t; printf "x\\n" > u; cat -n t u; head -1 t u; tail -n 1 t; wc t u; wc -l t; sort t; sort -o t t; cat t; cut -d" " -f1 t; nl u; paste t u; tac t; rev u; uniq t; tr a A < t',
     "grep-files": 'mkdir -p d/e; echo "hit 1" > d/a; echo miss > d/b; echo "hit 2" > d/e/c; grep hit d/a d/b; grep -r hit d | sort; grep -l hit d/*; grep -L hit d/a d/b; grep -c hit d/a; grep hit nope; echo $?; echo hit > pats; grep -f pats d/a',
     "sed-files": 'printf "one\\ntwo\\n" > a; printf "three\\n" > b; sed -n "\\$p" a b; sed -s -n "\\$p" a b; sed -i "s/o/0/g" a; cat a; echo "s/t/T/" > prog; sed -f prog b',
+    "sed-read-write": 'printf "a\\nb\\nc\\n" > f; printf "X\\nY\\n" > ins; sed "2r ins" f; sed "R ins" f; sed -n "/b/w out" f; cat out; sed "s/a/A/w subs" f >/dev/null; cat subs; sed "1W first" f >/dev/null; cat first; sed "r nope" f',
     "awk-files": 'printf "k 1\\nj 2\\n" > a; printf "k x\\n" > b; awk "{print FILENAME, FNR, NR}" a b; awk "NR==FNR{v[\\$1]=\\$2; next} {print \\$2, v[\\$1]}" a b; awk "{print \\$1 > \\"out\\"}" a; cat out; awk "BEGIN{while ((getline l < \\"a\\") > 0) n++; print n}"',
     "jq-files": 'echo \'{"a":1}\' > j; echo \'[1,2]\' > k; jq -c . j k; jq -n --slurpfile v k \'$v\'; jq -n --rawfile r j \'$r\'; jq . nope; echo $?',
     "tee-xargs": 'echo data | tee t1 t2 > /dev/null; cat t1 t2; printf "a\\nb\\n" > args; xargs -a args echo got; echo more | tee -a t1 >/dev/null; cat t1',

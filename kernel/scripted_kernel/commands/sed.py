@@ -49,6 +49,7 @@ class Substitution:
     global_: bool
     occurrence: int
     print_: bool
+    write_to: str = ""        # s///w FILE
 
 
 # ---------------------------------------------------------------- parsing
@@ -59,6 +60,7 @@ class _ScriptParser:
         self.i = 0
         self.extended = extended
         self.commands: list[Command] = []
+        self.files: list = []          # (command letter, file name) of r R w W s///w
         self.blocks: list[int] = []
 
     def error(self, message: str) -> SedError:
@@ -235,9 +237,10 @@ class _ScriptParser:
             self.end_of_command()
         elif name in "=dDgGhHnNpPxz":
             self.end_of_command()
-        elif name in "rRwWe":
-            raise SedError(f"sed: -e expression #1, char {self.i}: `{name}' needs files or processes, "
-                           f"which are disabled in logic mode")
+        elif name in "rRwW":
+            cmd.arg = self.parse_filename(name)
+        elif name == "e":
+            raise SedError(f"sed: -e expression #1, char {self.i}: `e' runs commands, which are disabled")
         else:
             raise self.error(f"unknown command: `{name}'")
         self.commands.append(cmd)
@@ -299,14 +302,31 @@ class _ScriptParser:
                 continue
             elif c in "iImM":
                 flags += c
-            elif c in "ew":
-                raise SedError(f"sed: -e expression #1, char {self.i + 1}: the `{c}' flag of `s' needs "
-                               f"files or processes, which are disabled in logic mode")
+            elif c == "e":
+                raise SedError(f"sed: -e expression #1, char {self.i + 1}: the `e' flag of `s' runs "
+                               f"commands, which are disabled")
+            elif c == "w":
+                self.i += 1
+                write_to = self.parse_filename("w")
+                return Substitution(self.compile(pattern, flags), _replacer(replacement), global_,
+                                    occurrence, print_, write_to)
             else:
                 break
             self.i += 1
         self.end_of_command()
         return Substitution(self.compile(pattern, flags), _replacer(replacement), global_, occurrence, print_)
+
+    def parse_filename(self, name: str) -> str:
+        """The file of r, R, w, W and s///w: the rest of the line."""
+        self.skip_space(newlines=False)
+        end = self.text.find("\n", self.i)
+        end = len(self.text) if end < 0 else end
+        filename = self.text[self.i:end]
+        self.i = min(end + 1, len(self.text))
+        if not filename:
+            raise self.error(f"missing filename in r/R/w/W commands")
+        self.files.append((name, filename))
+        return filename
 
     def parse_replacement(self, delim: str) -> list:
         """Pieces: str, int (group), or a case marker ('L','U','E','l','u')."""
@@ -433,6 +453,7 @@ class _Runner:
         self.hold_chomped = True
         self.last_rx = None
         self.append_queue: list[str] = []
+        self.files: Optional[_SedFiles] = None     # r R w W targets (set by _run_commands)
         self.substituted = False
         self.labels = {c.arg: k for k, c in enumerate(commands) if c.name == ":"}
         self.steps = 0
@@ -637,6 +658,12 @@ class _Runner:
                 self.out.append(_unambiguous(space, 70 if cmd.arg is None else cmd.arg))
             elif name == "a":
                 self.append_queue.append(cmd.arg)
+            elif name in "rR":
+                text = self.files.read_all(cmd.arg) if name == "r" else self.files.read_line(cmd.arg)
+                if text:
+                    self.append_queue.append(text[:-1] if text.endswith("\n") else text)
+            elif name in "wW":
+                self.files.write(cmd.arg, (space if name == "w" else space.split("\n", 1)[0]) + "\n")
             elif name == "i":
                 self.out.append(cmd.arg + "\n")
             elif name == "c":
@@ -678,6 +705,8 @@ class _Runner:
         self.substituted = True
         if sub.print_:
             self.emit(result)
+        if sub.write_to:
+            self.files.write(sub.write_to, result + "\n")
         return result
 
 
@@ -770,10 +799,12 @@ def run(sh, argv):
         quiet = opts.has("n") or text.startswith("#n\n") or text == "#n"
         sep = "\0" if opts.has("z") else "\n"
         try:                     # a script error (a jump to a missing label too) before any input
-            commands = _ScriptParser(text, opts.has("E") or opts.has("r")).parse()
+            parser = _ScriptParser(text, opts.has("E") or opts.has("r"))
+            commands = parser.parse()
         except SedError as e:
             raise UsageError(str(e), 1) from None
-        run_on = lambda data: _run_commands(sh, commands, data, quiet, sep)
+        files = _SedFiles(sh, parser.files)
+        run_on = lambda data: _run_commands(sh, commands, data, quiet, sep, files)
         inputs = Inputs(sh, "sed", ops, 2, message="sed: can't read {name}: {reason}")
         if opts.has("i") and ops:
             for name, data in inputs:
@@ -792,7 +823,39 @@ def run(sh, argv):
     return run_guarded("sed", sh, body)
 
 
-def _run_commands(sh, commands, data: str, quiet: bool, sep: str) -> str:
+class _SedFiles:
+    """The files of r, R, w, W and s///w, through the filesystem layer. GNU sed creates (and
+    empties) every w file before reading input; /dev/stdout goes with sed's own output."""
+
+    def __init__(self, sh, files: list):
+        self.sh = sh
+        self.out: list = []           # the output of the stream being edited (for /dev/stdout)
+        self.writers: dict = {}
+        self.lines: dict = {}
+        for kind, name in files:
+            if kind in ("w", "W") and name not in self.writers:
+                try:
+                    self.writers[name] = (lambda text: self.out.append(text)) if name == "/dev/stdout" \
+                        else access.writer(sh, name)
+                except FsError as e:
+                    raise UsageError(f"sed: couldn't open file {name}: {e.strerror}", 4) from None
+
+    def write(self, name: str, text: str):
+        self.writers[name](text)
+
+    def read_all(self, name: str) -> str:
+        try:
+            return access.read_text(self.sh, name)
+        except FsError:
+            return ""                 # GNU sed: a file r cannot read is silently skipped
+
+    def read_line(self, name: str) -> str:
+        if name not in self.lines:
+            self.lines[name] = iter(self.read_all(name).splitlines(keepends=True))
+        return next(self.lines[name], "")
+
+
+def _run_commands(sh, commands, data: str, quiet: bool, sep: str, files: _SedFiles) -> str:
     """The output of a parsed sed script over one input stream."""
     lines = data.split(sep)
     missing_newline = lines[-1] != ""
@@ -804,6 +867,8 @@ def _run_commands(sh, commands, data: str, quiet: bool, sep: str) -> str:
                          missing_newline)
     except SedError as e:
         raise UsageError(str(e), 1) from None
+    runner.files = files
+    files.out = out
     try:
         status = runner.run()
     except SedError as e:
