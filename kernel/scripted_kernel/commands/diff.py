@@ -11,6 +11,92 @@ NAMES = ("diff", "cmp")
 NEEDS_FILES = True       # without a filesystem (logic mode) these commands do not exist
 
 
+class Myers:
+    """The shortest edit script by Myers' O(ND) algorithm, preferring deletions before
+    insertions as GNU diff does, so hunks come out as GNU's. `get_opcodes` in difflib's form;
+    very long or very different inputs fall back to difflib's matcher."""
+
+    MAX_COST = 4_000_000          # (N + M) * D steps before falling back
+
+    def __init__(self, a: list, b: list):
+        self.a, self.b = a, b
+        self._opcodes = None
+
+    def get_opcodes(self) -> list:
+        if self._opcodes is None:
+            edits = self._edits()
+            if edits is None:
+                self._opcodes = difflib.SequenceMatcher(None, self.a, self.b, autojunk=False).get_opcodes()
+            else:
+                self._opcodes = _opcodes(edits)
+        return self._opcodes
+
+    get_grouped_opcodes = difflib.SequenceMatcher.get_grouped_opcodes
+
+    def _edits(self):
+        a, b = self.a, self.b
+        n, m = len(a), len(b)
+        v = {1: 0}
+        trace = []
+        for d in range(n + m + 1):
+            if d * (n + m) > self.MAX_COST:
+                return None
+            trace.append(dict(v))
+            for k in range(-d, d + 1, 2):
+                if k == -d or (k != d and v[k - 1] < v[k + 1]):
+                    x = v[k + 1]
+                else:
+                    x = v[k - 1] + 1
+                y = x - k
+                while x < n and y < m and a[x] == b[y]:
+                    x += 1
+                    y += 1
+                v[k] = x
+                if x >= n and y >= m:
+                    return self._backtrack(trace, n, m)
+        return None
+
+    @staticmethod
+    def _backtrack(trace, x, y) -> list:
+        edits = []
+        for d in range(len(trace) - 1, -1, -1):
+            v = trace[d]
+            k = x - y
+            prev_k = k + 1 if k == -d or (k != d and v[k - 1] < v[k + 1]) else k - 1
+            prev_x = v[prev_k]
+            prev_y = prev_x - prev_k
+            while x > prev_x and y > prev_y:
+                edits.append(("=", x - 1, y - 1))
+                x, y = x - 1, y - 1
+            if d > 0:
+                edits.append(("-", prev_x, prev_y) if x > prev_x else ("+", prev_x, prev_y))
+            x, y = prev_x, prev_y
+        edits.reverse()
+        return edits
+
+
+def _opcodes(edits: list) -> list:
+    """difflib-style opcodes from a list of ("=" | "-" | "+", i, j) edits."""
+    out, i, j, k = [], 0, 0, 0
+    while k < len(edits):
+        kind = edits[k][0]
+        i1, j1 = i, j
+        if kind == "=":
+            while k < len(edits) and edits[k][0] == "=":
+                i, j, k = i + 1, j + 1, k + 1
+            out.append(("equal", i1, i, j1, j))
+            continue
+        while k < len(edits) and edits[k][0] != "=":
+            if edits[k][0] == "-":
+                i += 1
+            else:
+                j += 1
+            k += 1
+        tag = "replace" if i > i1 and j > j1 else ("delete" if i > i1 else "insert")
+        out.append((tag, i1, i, j1, j))
+    return out
+
+
 def _read(sh, cmd: str, name: str) -> str:
     try:
         return sh.stdin.read_all() if name == "-" else access.read_text(sh, name)
@@ -97,7 +183,7 @@ def _diff(sh, argv):
     if opts.has("B"):
         ka = [k if k.strip() else "" for k in ka]
         kb = [k if k.strip() else "" for k in kb]
-    matcher = difflib.SequenceMatcher(None, ka, kb, autojunk=False)
+    matcher = Myers(ka, kb)
     same = all(tag == "equal" for tag, *_ in matcher.get_opcodes())
     if same:
         if opts.has("s"):
