@@ -121,7 +121,9 @@ class _Lister:
         items = self.sort(items)
         text = self.render(items)
         if self.long:
-            text = f"total {sum(blocks(s) for _, s in items)}\n" + text
+            total = sum(blocks(s) for _, s in items)
+            shown = human(total * 1024) if self.opts.has("h") and total else str(total)
+            text = f"total {shown}\n" + text
         subdirs = [_join(path, n) for n, s in items if s.kind == "d" and n not in (".", "..")]
         return text, subdirs
 
