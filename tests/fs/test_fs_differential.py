@@ -51,7 +51,7 @@ SCRIPTS = {
     "mapfile-file": 'printf "1\\n2\\n3\\n" > n; mapfile -t a < n; echo ${#a[@]} ${a[2]}; while read -r l; do echo "<$l>"; done < n',
     # file commands
     "ls": 'mkdir -p d/e; touch b a .h d/f; ls; ls -a; ls -A; ls -1 d; ls -R; ls -d d; ls -F; ls nope; echo $?',
-    "ls-long": 'mkdir -p d/sub; echo hello > d/a.txt; printf "%3000s" x > d/big; ln -s a.txt d/link; touch d/.hidden d/Zeta d/alpha; chmod +x d/alpha; cd d; for o in -la -l -lh -lS -ld; do ls $o | sed -E "s/(nobody|user) +(nogroup|user)/OWNER/; s/[A-Z][a-z]{2} [ 0-9]{2} [0-9]{2}:[0-9]{2}/DATE/"; done',
+    "ls-long": 'mkdir -p d/sub; echo hello > d/a.txt; printf "%3000s" x > d/big; ln -s a.txt d/link; touch d/.hidden d/Zeta d/alpha; chmod +x d/alpha; cd d; for o in -la -l -lh -lS -ld; do ls $o | sed -E "s/^([^ ]+ +[0-9]+) +[^ ]+ +[^ ]+ /\\1 OWNER /; s/[A-Z][a-z]{2} [ 0-9]{2} [0-9]{2}:[0-9]{2}/DATE/"; done',
     "ls-long-shape": 'echo hello > a; mkdir d; ls -l | awk "{print \\$1, \\$2, \\$5, \\$NF}"; ls -la | head -1',
     "mkdir-rm": 'mkdir a; mkdir a; echo $?; mkdir -p a/b/c; rmdir a/b; echo $?; rm -r a; ls; rm nope; echo $?; rm -f nope; echo $?; mkdir d; rm d; echo $?; rm -d d; ls',
     "cp-mv": 'echo x > f; cp f g; cp -r . ../nope 2>/dev/null; mkdir d; cp f g d; ls d; mv g h; ls; mv h d/; ls d; cp d e; echo $?; cp -r d e; ls e; mv nope x; echo $?',
