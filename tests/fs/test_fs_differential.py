@@ -48,6 +48,7 @@ SCRIPTS = {
     "source": 'printf "v=sourced\\nf() { echo \\"f \\$1\\"; }\\n" > lib.sh; . ./lib.sh; echo $v; f x; source lib.sh; echo ok',
     "run-script": 'printf "#!/bin/bash\\necho \\"\\$0 \\$# \\$1\\"\\nexit 3\\n" > s.sh; ./s.sh a; echo $?; chmod +x s.sh; ./s.sh a b; echo $?; bash s.sh c; echo $?',
     "path-lookup": 'mkdir bin; printf "echo from-path\\n" > bin/tool; chmod +x bin/tool; PATH="$PWD/bin:$PATH"; tool; command -v tool | sed "s|$HOME|H|"',
+    "path-shadowing": 'mkdir bin; printf "echo wrong\\n" > bin/tr; chmod +x bin/tr; PATH="$PWD/bin:$PATH"; echo aaa | tr a b; echo aaa | command -p tr a b; touch bin/noexec; PATH="$PWD/bin:$PATH"; noexec; echo $?',
     "mapfile-file": 'printf "1\\n2\\n3\\n" > n; mapfile -t a < n; echo ${#a[@]} ${a[2]}; while read -r l; do echo "<$l>"; done < n',
     # file commands
     "ls": 'mkdir -p d/e; touch b a .h d/f; ls; ls -a; ls -A; ls -1 d; ls -R; ls -d d; ls -F; ls nope; echo $?',

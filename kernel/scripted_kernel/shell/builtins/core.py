@@ -7,6 +7,7 @@ import re
 from . import builtin
 from ..errors import (ArithError, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal)
 from ..parser import RESERVED
+from ..state import EXPORT, Var
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -296,9 +297,21 @@ def command_builtin(sh, argv):
     name = args[0]
     if name in sh.builtins:
         return sh.builtins[name](sh, args)
+    if "p" in flags:          # command -p: $PATH's default value for this lookup
+        from ..runtime import TempScope
+        from .files import DEFAULT_PATH
+        sh.scopes.append(TempScope(PATH=Var(DEFAULT_PATH, EXPORT)))
+        try:
+            return _dispatch_command(sh, name, args)
+        finally:
+            sh.scopes.pop()
+    return _dispatch_command(sh, name, args)
+
+
+def _dispatch_command(sh, name: str, args: list) -> int:
+    from ..compile import _dispatch, command_not_found
     if name in sh.commands:
-        return sh.commands[name](sh, args)
-    from ..compile import command_not_found
+        return _dispatch(sh, name, args) if name not in sh.functions else sh.commands[name](sh, args)
     return command_not_found(sh, name, args)
 
 

@@ -482,6 +482,26 @@ def run_path(sh, name: str, argv: list):
     return run_script(sh, name, text, argv[1:])
 
 
+# Where the engine's commands live, as far as $PATH order goes: a script file of the same name
+# in a directory listed before these runs instead (as a program earlier on $PATH would).
+COMMAND_DIRS = frozenset(("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin"))
+DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def shadowing_program(sh, name: str):
+    """An executable file `name` in a $PATH directory listed before the engine's commands."""
+    for directory in (sh.get_value("PATH") or "").split(":"):
+        if directory in COMMAND_DIRS:
+            return None
+        candidate = (directory or ".").rstrip("/") + "/" + name
+        try:
+            if sh.fs.stat(sh.path(candidate)).is_file and sh.fs.access(sh.path(candidate), "x"):
+                return candidate
+        except FsError:
+            continue
+    return None
+
+
 def find_program(sh, name: str):
     """`name` as a file to run: itself if it has a slash, else the first executable file of
     that name in a directory of $PATH, or failing that the first file of that name (which
