@@ -6,10 +6,6 @@ script's output limit and the request by the time left before its deadline.
 """
 from __future__ import annotations
 
-import urllib.error
-import urllib.parse
-import urllib.request
-
 from ..fs import FsError, access
 from ..shell.limits import time_left
 from ._options import UsageError, parse, run_guarded
@@ -27,25 +23,29 @@ def allowed(sh, url: str) -> bool:
     return any(url.startswith(p) for p in prefixes)
 
 
-class _Redirects(urllib.request.HTTPRedirectHandler):
-    """Follow a redirect only when -L asked for it and the target is allowed."""
+def _redirects(sh, follow: bool):
+    """A handler following a redirect only when -L asked for it and the target is allowed
+    (urllib is imported when a script first uses curl: most never do)."""
+    import urllib.request
 
-    def __init__(self, sh, follow: bool):
-        self.sh, self.follow = sh, follow
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        if not self.follow:
-            return None
-        if not allowed(self.sh, newurl):
-            raise _Refused(newurl)
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+    class Redirects(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, req, fp, code, msg, headers, newurl):
+            if not follow:
+                return None
+            if not allowed(sh, newurl):
+                raise _Refused(newurl)
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+    return Redirects()
 
 
 def _host(url: str) -> str:
+    import urllib.parse
     return urllib.parse.urlsplit(url).hostname or url
 
 
 def _curl(sh, argv):
+    import urllib.error
+    import urllib.request
     opts, ops = parse("curl", argv, short_flags="sSfLiIGkv", short_values="XHdowmAeu",
                       long_flags={"silent": "s", "show-error": "S", "fail": "f", "location": "L",
                                   "include": "i", "head": "I", "get": "G", "insecure": "k",
@@ -85,7 +85,7 @@ def _curl(sh, argv):
         headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
     request = urllib.request.Request(url, data=data.encode("utf-8", "surrogateescape") if data is not None else None,
                                      headers=headers, method=method or ("HEAD" if opts.has("I") else None))
-    opener = urllib.request.build_opener(_Redirects(sh, opts.has("L")))
+    opener = urllib.request.build_opener(_redirects(sh, opts.has("L")))
     timeout = time_left() or 30.0
     if opts.has("m"):
         timeout = min(timeout, float(opts.get("m")))
@@ -138,6 +138,7 @@ def _curl(sh, argv):
 
 def _body(sh, opts):
     """-d/--data (joined with &), --data-binary @file, --data-urlencode NAME=VALUE."""
+    import urllib.parse
     pieces = []
     for key in ("d", "data-raw", "data-binary"):
         for value in opts.all(key):

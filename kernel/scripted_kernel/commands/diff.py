@@ -1,7 +1,6 @@
 """diff (normal and unified formats) and cmp: compare files."""
 from __future__ import annotations
 
-import difflib
 import time
 
 from ..fs import FsError, access
@@ -26,12 +25,15 @@ class Myers:
         if self._opcodes is None:
             edits = self._edits()
             if edits is None:
+                import difflib
                 self._opcodes = difflib.SequenceMatcher(None, self.a, self.b, autojunk=False).get_opcodes()
             else:
                 self._opcodes = _opcodes(edits)
         return self._opcodes
 
-    get_grouped_opcodes = difflib.SequenceMatcher.get_grouped_opcodes
+    def get_grouped_opcodes(self, n: int = 3):
+        import difflib
+        return difflib.SequenceMatcher.get_grouped_opcodes(self, n)
 
     def _edits(self):
         a, b = self.a, self.b

@@ -954,11 +954,6 @@ def _dispatch(sh, name: str, argv: list) -> int:
         return builtin(sh, argv)
     command = sh.commands.get(name)
     if command is not None:
-        if sh.fs.enabled:
-            from .builtins.files import shadowing_program, run_path
-            program = shadowing_program(sh, name)
-            if program is not None:
-                return run_path(sh, program, argv)
         return command(sh, argv)
     return command_not_found(sh, name, argv)
 

@@ -519,17 +519,11 @@ class WordCompiler:
     def _fields_no_brace(self, word: Word) -> Callable:
         """Expansion, splitting and, on a filesystem, pathname expansion of unquoted
         wildcards. Words that cannot hold a wildcard compile to the plain path only."""
-        plain = self._fields_plain(word)
         kinds = [_glob_kind(p) for p in word.parts]
         if ACTIVE not in kinds:
-            return plain
+            return self._fields_plain(word, False)
         if QUOTED_PART not in kinds:         # every field is its own pattern
-            def globbed(sh):
-                fields = plain(sh)
-                if sh.fs.enabled and not sh.noglob:
-                    return pathnames(sh, fields, fields)
-                return fields
-            return globbed
+            return self._fields_plain(word, True)
         parts = [self._part(p, quoted=False, ctx="fields") for p in word.parts]
         quoted = [k == QUOTED_PART for k in kinds]
 
@@ -546,11 +540,12 @@ class WordCompiler:
             return pathnames(sh, fields, escaped)
         return globbed_quoted
 
-    def _fields_plain(self, word: Word) -> Callable:
+    def _fields_plain(self, word: Word, glob: bool) -> Callable:
+        """`glob`: the fields are patterns too (no quoted part), expanded on a filesystem."""
         if not word.parts:           # an empty alternative of a brace expansion: no word
             return lambda sh: []
         static = self._static_text(word)
-        if static is not None:
+        if static is not None and not glob:
             return lambda sh: [static]
         parts = [self._part(p, quoted=False, ctx="fields") for p in word.parts]
         if len(parts) == 1:
@@ -558,9 +553,10 @@ class WordCompiler:
             if not splittable:
                 def one_quoted(sh):
                     v = fn(sh)
-                    if type(v) is str:
-                        return [v]
-                    return list(v)
+                    fields = [v] if type(v) is str else list(v)
+                    if glob and sh.fs.enabled and not sh.noglob:
+                        return pathnames(sh, fields, fields)
+                    return fields
                 return one_quoted
 
             def one_split(sh):
@@ -569,13 +565,19 @@ class WordCompiler:
                     if not v:
                         return []
                     ifs = sh.ifs
-                    if ifs == DEFAULT_IFS:
-                        return v.split()
-                return split_fields([(v, True)], sh.ifs)
+                    fields = v.split() if ifs == DEFAULT_IFS else split_fields([(v, True)], ifs)
+                else:
+                    fields = split_fields([(v, True)], sh.ifs)
+                if glob and sh.fs.enabled and not sh.noglob:
+                    return pathnames(sh, fields, fields)
+                return fields
             return one_split
 
         def run(sh):
-            return split_fields([(fn(sh), s) for fn, s in parts], sh.ifs)
+            fields = split_fields([(fn(sh), s) for fn, s in parts], sh.ifs)
+            if glob and sh.fs.enabled and not sh.noglob:
+                return pathnames(sh, fields, fields)
+            return fields
         return run
 
     def _part(self, p, quoted: bool, ctx: str):

@@ -176,6 +176,9 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
         return ExecResult("", err.text(), 2, "limit:max_parser_depth")
 
     budget = Budget(limits, cancel)
+    if fs is not None and fs.enabled and commands is not None:
+        from .builtins.files import PathCommands
+        commands = PathCommands(commands)
     if session:
         sh = session[0]
         sh.budget, sh.limits = budget, limits
