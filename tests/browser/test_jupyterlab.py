@@ -4,6 +4,7 @@ notebooks, shows the tool browser, completes flags, and stops Run All at a faili
 Marked `browser`; skipped, with the reason, where JupyterLab, Playwright or Chromium is absent.
 Screenshots go to tests/browser/screenshots/ (not committed).
 """
+import json
 import os
 import shutil
 import socket
@@ -96,25 +97,38 @@ def browser():
 
 
 def open_notebook(browser, lab, name):
+    """Open an example notebook and wait until its own kernel (by the notebook's metadata) is
+    idle. Under load JupyterLab may first ask which kernel to use; the notebook's is chosen."""
+    kernel = json.loads((ROOT / "examples" / name).read_text())["metadata"]["kernelspec"]["display_name"]
     page = browser.new_page()
     page.goto(f"{lab}/lab/tree/{name}?reset&token={TOKEN}")
+    kernel_shown = """(name) => [...document.querySelectorAll('.jp-Toolbar-kernelName')]
+                                  .some(e => e.innerText.trim().startsWith(name))"""
+    page.wait_for_function(f"(name) => !!document.querySelector('.jp-Dialog') || ({kernel_shown})(name)",
+                           arg=kernel, timeout=90_000)
+    choose_kernel(page, kernel)
+    page.wait_for_function(kernel_shown, arg=kernel, timeout=90_000)
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
     return page
 
 
-def accept_dialogs(page):
-    """JupyterLab may ask which kernel to use ("Select Kernel") while a notebook opens, at a
-    moment that depends on load; accepting keeps the notebook's own kernel."""
-    accept = page.locator(".jp-Dialog .jp-mod-accept")
-    while accept.count():
-        accept.first.click()
+def choose_kernel(page, kernel: str):
+    """Answer JupyterLab's "Select Kernel" dialog with `kernel` (a display name)."""
+    dialog = page.locator(".jp-Dialog")
+    while dialog.count():
+        select = dialog.locator("select")
+        if select.count():
+            labels = select.first.locator("option").all_inner_texts()
+            match = next((label for label in labels if label.strip().startswith(kernel)), None)
+            if match is not None:
+                select.first.select_option(label=match)
+        dialog.locator(".jp-mod-accept").first.click()
         page.wait_for_timeout(200)
 
 
 def run_all(page):
     """Run > Run All Cells, once the kernel has answered (the first cell gets a count)."""
     for _ in range(4):
-        accept_dialogs(page)
         try:
             page.get_by_role("menuitem", name="Run", exact=True).click(timeout=10_000)
             page.locator("li[data-command='runmenu:run-all']").click(timeout=10_000)
