@@ -131,11 +131,16 @@ def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, 
             # argument, the terminating NUL
             first = (arg or "\0")[:1].encode("utf-8", "surrogateescape")[:1].decode("utf-8", "surrogateescape")
             out.append(_pad("%" + flags + (width or ""), first))
-        elif conv in "di":
-            out.append((spec + "d") % parse_int(sh, arg or "", errors))
-        elif conv in "ouxX":
-            v = parse_int(sh, arg or "", errors, unsigned=True)
-            out.append(_format_unsigned(spec, conv, v))
+        elif conv in "diouxX":
+            v = parse_int(sh, arg or "", errors, unsigned=conv not in "di")
+            if precision is not None:          # C ignores the 0 flag when a precision is given
+                spec = "%" + flags.replace("0", "") + (width or "") + "." + precision
+            if v == 0 and precision is not None and (precision or "0").lstrip("0") == "":
+                out.append(_zero_with_no_digits(flags, width, conv))
+            elif conv in "di":
+                out.append((spec + "d") % v)
+            else:
+                out.append(_format_unsigned(flags, width, precision, conv, v))
         else:
             v = parse_float(arg or "", errors)
             if conv in "aA":
@@ -160,19 +165,34 @@ def _strftime(sh, fmt: str, arg, errors) -> str:
     return datetime.datetime.fromtimestamp(stamp, tz).strftime(fmt)
 
 
-def _format_unsigned(spec: str, conv: str, v: int) -> str:
-    """%o %u %x %X with C's alternate form: # adds 0 / 0x only to non-zero values."""
-    alternate = "#" in spec
-    spec = spec.replace("#", "")
-    if conv == "u":
-        return (spec + "d") % v
-    text = (spec + conv) % v
-    if alternate and v:
-        prefix = {"o": "0", "x": "0x", "X": "0X"}[conv]
-        digits = format(v, {"o": "o", "x": "x", "X": "X"}[conv])
-        return (spec.replace("%", "%", 1) + "s") % (prefix + digits) if "0" not in spec.lstrip("%-+ ")[:1] \
-            else prefix + digits.rjust(len(text) - len(prefix), "0")
-    return text
+def _zero_with_no_digits(flags: str, width, conv: str) -> str:
+    """C's rule: zero printed with precision 0 has no digits (only a sign flag's character,
+    or the 0 that `#` demands of %o), padded to the width with blanks."""
+    text = "0" if conv == "o" and "#" in flags else ""
+    if conv in "di":
+        text = "+" if "+" in flags else (" " if " " in flags else "")
+    return _pad("%" + ("-" if "-" in flags else "") + (width or ""), text)
+
+
+def _format_unsigned(flags: str, width, precision, conv: str, v: int) -> str:
+    """%o %u %x %X as C formats them: no sign flags; the precision pads digits with zeros;
+    # adds 0 (octal, unless the digits start with one) or 0x/0X to non-zero values; the 0
+    flag pads after the prefix, and only without a precision."""
+    digits = format(v, {"o": "o", "u": "d", "x": "x", "X": "X"}[conv])
+    if precision is not None:
+        digits = digits.rjust(int(precision or 0), "0")
+    prefix = ""
+    if "#" in flags and v:
+        if conv == "o" and not digits.startswith("0"):
+            digits = "0" + digits
+        elif conv in "xX":
+            prefix = "0" + conv
+    size = int(width or 0)
+    if "-" in flags:
+        return (prefix + digits).ljust(size)
+    if "0" in flags and precision is None:
+        return prefix + digits.rjust(size - len(prefix), "0")
+    return (prefix + digits).rjust(size)
 
 
 def _pad(spec: str, text: str) -> str:
