@@ -57,6 +57,7 @@ OTHER_CASES = [
     r"""printf 'a:b:c:d\nnone\n:x\n' | cut -d: -f2-""",
     r"""printf 'a:b:c:d\nnone\n:x\n' | cut -d: -s -f3,1-2 --output-delimiter=,""",
     r"""printf 'a\nb\na\n' | grep -v b""",
+    r"""printf 'ab\ncd\nxcx\n' | grep -b c; printf 'ab\ncd\nxcx\n' | grep -bo c; printf 'ab\ncd\n' | grep -nb -A1 a; printf 'é\nc\n' | grep -b c; echo hi | grep --line-buffered h""",
     r"""printf '^a\n^^\nx\n*y\n' | grep -c '^^'; printf '^*\n*\n' | grep -c '^*'; echo '^^x' | grep -cE '^^x'""",
     r"""printf 'a\na\nb\nA\na\n' | uniq -c""",
     r"""echo abcdef | cut -c1,3-4 --complement""",

@@ -46,7 +46,7 @@ def run(sh, argv):
                                       "with-filename": "H", "null-data": "z",
                                       "files-with-matches": "l", "files-without-match": "L",
                                       "byte-offset": "b", "text": "a", "recursive": "r",
-                                      "no-ignore-case": "no-ignore-case"},
+                                      "no-ignore-case": "no-ignore-case", "line-buffered": "line-buffered"},
                           long_values={"regexp": "e", "after-context": "A", "before-context": "B",
                                        "context": "C", "max-count": "m", "file": "f", "color": "color",
                                        "colour": "color", "label": "label", "devices": "d",
@@ -123,7 +123,12 @@ def run(sh, argv):
                 sh.out((label + ":" if with_name else "") + str(count) + "\n")
                 return count
             out = []
-            prefix_name = label + ":" if with_name else ""
+            offsets = _byte_offsets(lines) if opts.has("b") else None
+
+            def pre(k: int, mark: str, column: int = 0) -> str:
+                """file, line number and byte offset before a line, as GNU grep prints them."""
+                return _prefix(label if with_name else None, k, opts.has("n"), mark,
+                               None if offsets is None else offsets[k] + column)
             if opts.has("o"):
                 if not invert:
                     for k, ln in enumerate(lines):
@@ -131,10 +136,11 @@ def run(sh, argv):
                             continue
                         for m in finditer(rx, ln, timeout=timeout):
                             if m.end() > m.start():
-                                out.append(prefix_name + (f"{k + 1}:" if opts.has("n") else "") + m.group() + sep)
+                                column = len(ln[:m.start()].encode("utf-8", "surrogateescape")) if offsets else 0
+                                out.append(pre(k, ":", column) + m.group() + sep)
                 sh.out("".join(out))
                 return count
-            if not (context_before or context_after or with_name or opts.has("n")):
+            if not (context_before or context_after or with_name or opts.has("n") or opts.has("b")):
                 out = [ln for ln, sel in zip(lines, selected) if sel]
                 if out:
                     sh.out(sep.join(out) + sep)
@@ -147,12 +153,12 @@ def run(sh, argv):
                     if (context_before or context_after) and printed >= 0 and start > printed + 1:
                         out.append("--\n")
                     for j in range(start, k):
-                        out.append(_prefix(label if with_name else None, j, opts.has("n"), "-") + lines[j] + sep)
-                    out.append(_prefix(label if with_name else None, k, opts.has("n"), ":") + ln + sep)
+                        out.append(pre(j, "-") + lines[j] + sep)
+                    out.append(pre(k, ":") + ln + sep)
                     printed = k
                     pending_after = context_after
                 elif pending_after and k <= last_allowed + context_after:
-                    out.append(_prefix(label if with_name else None, k, opts.has("n"), "-") + ln + sep)
+                    out.append(pre(k, "-") + ln + sep)
                     printed = k
                     pending_after -= 1
             sh.out("".join(out))
@@ -171,13 +177,24 @@ def run(sh, argv):
     return run_guarded(cmd, sh, body)
 
 
-def _prefix(name, index: int, numbered: bool, mark: str) -> str:
+def _prefix(name, index: int, numbered: bool, mark: str, offset=None) -> str:
     text = ""
     if name is not None:
         text += name + mark
     if numbered:
         text += f"{index + 1}{mark}"
+    if offset is not None:
+        text += f"{offset}{mark}"
     return text
+
+
+def _byte_offsets(lines: list) -> list:
+    """The byte offset where each line starts (-b)."""
+    offsets, position = [], 0
+    for line in lines:
+        offsets.append(position)
+        position += len(line.encode("utf-8", "surrogateescape")) + 1
+    return offsets
 
 
 def _inputs(sh, cmd: str, operands: list, recursive: bool, quiet_errors: bool):
