@@ -9,6 +9,22 @@ import pytest
 from conftest import HAVE_BASH5, run_bash
 
 CASES = {
+    # ---- traps and the call stack
+    "err_trap": """trap 'echo err $?' ERR; false; echo after; (exit 3); true | false; false | true
+if false; then :; fi; false || true; ! false; f() { false; echo in-f; }; f; g() { return 4; }; g
+x=$(false); set -o pipefail; false | true; echo end""",
+    "err_trap_with_errexit": """set -e; trap 'echo caught $?' ERR; echo a; false; echo never""",
+    "trap_listing": """trap 'echo a' INT; trap 'echo b' EXIT; trap "echo c'd" TERM; trap 'echo e' ERR; trap '' HUP
+trap; echo --; trap -p INT EXIT; trap - INT; trap 'echo x' 15; trap -p; trap 'z' bogus; echo rc=$?""",
+    "select_menu_and_answers": """{ printf '3\\n\\n9\\nx\\n1\\n' | { PS3='pick: '; select x in apple banana cherry; do
+echo "[$x] [$REPLY]"; [ "$REPLY" = 1 ] && break; done; echo status=$?; }; } 2>&1
+{ printf '12\\n' | select x in $(seq 1 25 | sed 's/^/item/'); do echo "$x"; break; done; } 2>&1
+{ COLUMNS=40; echo 3 | select x in alpha beta gamma delta epsilon zeta eta theta iota kappa; do echo $x; break; done; } 2>&1
+{ printf '1\\n2\\n' | { select x in a b; do echo "got $x"; done; echo status=$?; }; } 2>&1""",
+    "command_V_function": """f() { echo hi; }; command -V f; type f""",
+    "caller": """caller; echo rc=$?; f() { caller; caller 0; caller 1; echo rc=$?; }; g() { f; }
+g
+f""",
     # ---- words, quoting, expansions
     "quotes": r"""echo 'single $x' "double $HOME_UNSET" $'ansi\tc\x41\u263a' "a\"b" 'it'\''s'""",
     "escapes_in_dq": r'''x=1; echo "\$x \\ \` \a $x"''',

@@ -184,10 +184,13 @@ class Compiler:
                             target.err = buf.write
                     try:
                         if target is sh:
+                            sh.err_trap_held += n > 1     # the whole pipeline's status decides
                             try:
                                 status = stages[k](sh)
                             except ErrexitSignal as e:
                                 status = e.status
+                            finally:
+                                sh.err_trap_held -= n > 1
                         else:
                             status = target.run_subshell(stages[k])
                     finally:
@@ -209,8 +212,8 @@ class Compiler:
             if negate:
                 status = 0 if status else 1
             sh.status = status
-            if status and not negate and sh.errexit and not sh.errexit_suppressed:
-                raise ErrexitSignal(status)
+            if status and not negate and not sh.errexit_suppressed and (sh.errexit or "ERR" in sh.traps):
+                command_failed(sh, status)
             sh.lineno = line if not stages else sh.lineno
             return status
         if not stages:
@@ -281,8 +284,8 @@ class Compiler:
             else:
                 status = _invoke(sh, argv, assigns)
             sh.status = status
-            if status and sh.errexit and not sh.errexit_suppressed:
-                raise ErrexitSignal(status)
+            if status and not sh.errexit_suppressed and (sh.errexit or "ERR" in sh.traps):
+                command_failed(sh, status)
             return status
         return run
 
@@ -331,8 +334,8 @@ class Compiler:
                 sh.error(str(e))
                 status = 1
             sh.status = status
-            if status and sh.errexit and not sh.errexit_suppressed:
-                raise ErrexitSignal(status)
+            if status and not sh.errexit_suppressed and (sh.errexit or "ERR" in sh.traps):
+                command_failed(sh, status)
             return status
         return run
 
@@ -492,8 +495,8 @@ class Compiler:
         def run(sh):
             status = sh.subshell().run_subshell(body)
             sh.status = status
-            if status and sh.errexit and not sh.errexit_suppressed:
-                raise ErrexitSignal(status)
+            if status and not sh.errexit_suppressed and (sh.errexit or "ERR" in sh.traps):
+                command_failed(sh, status)
             return status
         return self.with_redirects(run, node.redirects)
 
@@ -552,6 +555,8 @@ class Compiler:
         return self.with_redirects(run, node.redirects)
 
     def c_For(self, node: A.For) -> Callable:
+        if node.select:
+            return self.with_redirects(self._select(node), node.redirects)
         body = self.compile(node.body)
         var = node.var
         words = self.words.fields_list(node.words) if node.words is not None else None
@@ -586,6 +591,58 @@ class Compiler:
             sh.status = status
             return status
         return self.with_redirects(run, node.redirects)
+
+    def _select(self, node: A.For) -> Callable:
+        """bash's select without a terminal: the menu and the PS3 prompt go to stderr, each
+        answer is a line of standard input (REPLY); an empty line shows the menu again; the
+        loop ends at `break`, or at end of input with status 1."""
+        body = self.compile(node.body)
+        var = node.var
+        words = self.words.fields_list(node.words) if node.words is not None else None
+        line = self.line(node.pos)
+
+        def run(sh):
+            sh.lineno = line
+            items = words(sh) if words is not None else list(sh.positional)
+            if not items:
+                return 0
+            status, show_menu, rounds = 0, True, 0
+            sh.loop_depth += 1
+            try:
+                while True:
+                    rounds += 1
+                    if rounds > sh.limits.max_loop_iterations:
+                        raise _loop_limit(sh.limits.max_loop_iterations)
+                    if show_menu:
+                        sh.err(select_menu(items, sh.get_value("COLUMNS")))
+                    prompt = sh.get_value("PS3")
+                    sh.err("#? " if prompt is None else prompt)
+                    answer = sh.stdin.read_until("\n")
+                    if answer is None:
+                        sh.err("\n")
+                        status = 1
+                        break
+                    reply = answer[:-1] if answer.endswith("\n") else answer
+                    sh.set_var("REPLY", reply)
+                    if reply == "":
+                        show_menu = True
+                        continue
+                    show_menu = False
+                    number = reply.strip()
+                    chosen = number.isascii() and number.isdigit() and 1 <= int(number) <= len(items)
+                    sh.set_var(var, items[int(number) - 1] if chosen else "")
+                    try:
+                        status = body(sh)
+                    except BreakLoop as b:
+                        status = _loop_exit(b)
+                        break
+                    except ContinueLoop as c:
+                        status = _loop_exit(c)
+            finally:
+                sh.loop_depth -= 1
+            sh.status = status
+            return status
+        return run
 
     def c_ArithFor(self, node: A.ArithFor) -> Callable:
         init = self._arith(node.init) if node.init else None
@@ -651,8 +708,8 @@ class Compiler:
                 sh.error(f"((: {e.render()}")
                 status = 1
             sh.status = status
-            if status and sh.errexit and not sh.errexit_suppressed:
-                raise ErrexitSignal(status)
+            if status and not sh.errexit_suppressed and (sh.errexit or "ERR" in sh.traps):
+                command_failed(sh, status)
             return status
         return self.with_redirects(run, node.redirects)
 
@@ -702,8 +759,8 @@ class Compiler:
                 sh.error(str(e))
                 status = e.status
             sh.status = status
-            if status and sh.errexit and not sh.errexit_suppressed:
-                raise ErrexitSignal(status)
+            if status and not sh.errexit_suppressed and (sh.errexit or "ERR" in sh.traps):
+                command_failed(sh, status)
             return status
         return self.with_redirects(run, node.redirects)
 
@@ -907,6 +964,55 @@ def _pure_part(p) -> bool:
         return "=" not in text.replace("==", "").replace("!=", "").replace("<=", "").replace(">=", "") \
             and "++" not in text and "--" not in text
     return True
+
+
+def select_menu(items: list, columns) -> str:
+    """The menu of `select` laid out in columns as bash's print_select_list does ($COLUMNS
+    wide, 80 by default; the gaps filled with tabs to 8-column stops, then blanks)."""
+    count = len(items)
+    index_width = len(str(count))
+    cell = max(len(item) for item in items) + index_width + 4     # ") " and two blanks
+    width = int(columns) if columns and columns.isdigit() and int(columns) > 0 else 80
+    cols = max(width // cell, 1)
+    rows = count // cols + (count % cols != 0)
+    cols = count // rows + (count % rows != 0)
+    if rows == 1:
+        rows, cols = cols, 1
+    first_width = len(str(rows))
+    out = []
+    for row in range(rows):
+        index, pos = row, 0
+        while True:
+            text = f"{index + 1:{first_width if pos == 0 else index_width}d}) {items[index]}"
+            out.append(text)
+            index += rows
+            if index >= count:
+                break
+            start, end = pos + len(text), pos + cell
+            while end // 8 > start // 8:
+                out.append("\t")
+                start += 8 - start % 8
+            out.append(" " * (end - start))
+            pos += cell
+        out.append("\n")
+    return "".join(out)
+
+
+def command_failed(sh, status: int):
+    """A command failed where `set -e` would stop: run the ERR trap (at the top level: bash
+    does not give it to functions without errtrace, nor run it inside itself), then stop
+    under errexit."""
+    action = sh.traps.get("ERR")
+    if action is not None and not sh.funcnames and not sh.err_trap_held:
+        sh.err_trap_held += 1
+        try:
+            sh.status = status
+            sh.eval_string(action)
+        finally:
+            sh.err_trap_held -= 1
+            sh.status = status
+    if sh.errexit:
+        raise ErrexitSignal(status)
 
 
 def _apply_assignments(sh, assigns) -> int:

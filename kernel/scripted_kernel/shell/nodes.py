@@ -203,6 +203,7 @@ class For:
     words: Optional[list]   # None: "$@"
     body: Node
     redirects: list = field(default_factory=list)
+    select: bool = False    # `select var in words`: a menu read from standard input
 
 
 @dataclass(slots=True)

@@ -208,11 +208,11 @@ class Parser:
             word = tok.value
             handler = {
                 "if": self.parse_if, "while": self.parse_while, "until": self.parse_while,
-                "for": self.parse_for, "case": self.parse_case, "{": self.parse_brace_group,
+                "for": self.parse_for, "select": self.parse_for, "case": self.parse_case, "{": self.parse_brace_group,
                 "[[": self.parse_cond_command, "function": self.parse_function_keyword,
             }.get(word)
             if handler is None:
-                if word == "select" or word == "coproc":
+                if word == "coproc":
                     raise self.lex.error(f"`{word}' is not supported", tok.pos)
                 raise self.unexpected(tok)
             node = handler()
@@ -374,7 +374,7 @@ class Parser:
         self.enter(tok.pos)
         lex = self.lex
         lex.skip_blanks()
-        if self.source.text.startswith("((", lex.pos):
+        if tok.value == "for" and self.source.text.startswith("((", lex.pos):
             node = self.parse_arith_for(tok.pos)
         else:
             name_tok = lex.peek()
@@ -403,7 +403,7 @@ class Parser:
             elif nxt.kind == "OP" and nxt.value == ";":
                 lex.advance()
             body = self.parse_do_group()
-            node = For(tok.pos, name, words, body)
+            node = For(tok.pos, name, words, body, select=tok.value == "select")
         self.depth -= 1
         return node
 

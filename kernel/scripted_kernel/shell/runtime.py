@@ -137,6 +137,7 @@ class Shell:
         self.loop_depth = 0
         self.cmdsub_status = 0
         self.traps: dict[str, str] = {}
+        self.err_trap_held = 0      # > 0: no ERR trap now (inside it, or in a pipeline stage)
         self.script_name = "bash"
         self.pid = 4242
         self.random = random.Random()

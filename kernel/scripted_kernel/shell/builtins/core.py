@@ -289,6 +289,9 @@ def command_builtin(sh, argv):
                 text = {"keyword": "a shell keyword", "function": "a function",
                         "builtin": "a shell builtin", "file": path}[kind]
                 sh.out(f"{name} is {text}\n")
+                if kind == "function":
+                    from ..printer import function_source
+                    sh.out(function_source(sh.functions[name]) + "\n")
             else:
                 sh.out((path if kind == "file" else name) + "\n")
         return 0 if found else 1
@@ -333,22 +336,81 @@ def trap(sh, argv):
     args = argv[1:]
     if args and args[0] == "--":
         args = args[1:]
-    if not args or args[0] in ("-p", "-l"):
-        for sig, action in sh.traps.items():
-            sh.out(f"trap -- '{action}' {sig}\n")
+    if args and args[0] == "-l":
+        sh.out("".join(f"{n:2d}) SIG{name}\n" for name, n in SIGNALS.items() if n))
         return 0
+    if not args or args[0] == "-p":
+        wanted = args[1:] if args else []
+        status = 0
+        for name in wanted:
+            if _signal_name(name) is None:
+                sh.error(f"trap: {name}: invalid signal specification")
+                status = 1
+        names = [_signal_name(n) for n in wanted if _signal_name(n)] if wanted else \
+            sorted(sh.traps, key=_trap_order)
+        for sig in names:
+            if sig in sh.traps:
+                shown = sig if sig in ("EXIT", "DEBUG", "ERR", "RETURN") else "SIG" + sig
+                sh.out(f"trap -- {_quote(sh.traps[sig])} {shown}\n")
+        return status
     if len(args) == 1:
         args = ["-", args[0]]
     action, signals = args[0], args[1:]
-    for sig in signals:
-        sig = sig.upper()
-        sig = sig[3:] if sig.startswith("SIG") else sig
-        if sig == "0":
-            sig = "EXIT"
-        if action == "-":
+    status = 0
+    for name in signals:
+        sig = _signal_name(name)
+        if sig is None:
+            sh.error(f"trap: {name}: invalid signal specification")
+            status = 1
+        elif action == "-":
             sh.traps.pop(sig, None)
         else:
             sh.traps[sig] = action
+    return status
+
+
+SIGNALS = {"EXIT": 0, "HUP": 1, "INT": 2, "QUIT": 3, "ILL": 4, "TRAP": 5, "ABRT": 6, "BUS": 7,
+           "FPE": 8, "KILL": 9, "USR1": 10, "SEGV": 11, "USR2": 12, "PIPE": 13, "ALRM": 14,
+           "TERM": 15, "CHLD": 17, "CONT": 18, "STOP": 19, "TSTP": 20, "TTIN": 21, "TTOU": 22,
+           "DEBUG": 100, "ERR": 101, "RETURN": 102}
+
+
+def _signal_name(name: str):
+    """EXIT, INT, ... for a trap's signal given as a name, SIGNAME or number; None if unknown."""
+    upper = name.upper()
+    upper = upper[3:] if upper.startswith("SIG") else upper
+    if upper.isdigit():
+        return next((n for n, k in SIGNALS.items() if k == int(upper) and k < 100), None)
+    return upper if upper in SIGNALS else None
+
+
+def _trap_order(name: str) -> int:
+    return SIGNALS.get(name, 200)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+@builtin("caller")
+def caller(sh, argv):
+    """`caller [N]`: where the running function (or the Nth caller up) was called from."""
+    frames = len(sh.funcnames)
+    if frames == 0:
+        return 1
+    if len(argv) < 2:
+        source = "environment" if frames > 1 else "NULL"
+        sh.out(f"{sh.call_lines[-1]} {source}\n")
+        return 0
+    text = argv[1]
+    if not (text.isascii() and text.isdigit()):
+        sh.error(f"caller: {text}: invalid number")
+        sh.err("caller: usage: caller [expr]\n")
+        return 2
+    n = int(text)
+    if n + 1 >= frames:
+        return 1
+    sh.out(f"{sh.call_lines[-1 - n]} {sh.funcnames[-2 - n]} environment\n")
     return 0
 
 
@@ -371,7 +433,7 @@ def times(sh, argv):
     return 0
 
 
-@builtin("hash", "ulimit", "enable", "alias", "unalias", "set_prompt", "caller",
+@builtin("hash", "ulimit", "enable", "alias", "unalias", "set_prompt",
          "disown", "suspend", "logout", "history", "fc", "jobs", "bg", "fg", "kill", "compgen",
          "complete", "compopt", "bind", "help_bash")
 def unsupported(sh, argv):
