@@ -1,4 +1,5 @@
 """jq in logic mode: no modules or files, no host environment, halts do not end the host."""
+import re
 import pytest
 
 
@@ -45,3 +46,17 @@ def test_a_program_in_a_loop_compiles_once(run):
     r = run(script)
     assert r.stdout == "1\n2\n3\n4\n5\n", r.stderr
     assert len(jq_command._cache) == 1
+
+
+def test_version_leaf_paths_and_errors_about_the_users_program():
+    from scripted_kernel import ScriptedTool
+    tool = ScriptedTool.builder("t").build()
+    r = tool.execute("jq --version; jq -V")
+    assert re.fullmatch(r"(jq-1\.\d+(\.\d+)?\n){2}", r.stdout)
+    assert tool.execute("""echo '{"a":{"b":1},"c":[2]}' | jq -c '[leaf_paths]'""").stdout == '[["a","b"],["c",0]]\n'
+    r = tool.execute("jq -n 'foo(1)'; echo status=$?")
+    assert r.stderr == ("jq: error: foo/1 is not defined at <top-level>, line 1, column 1:\n"
+                        "    foo(1)\n    ^^^\njq: 1 compile error\n")
+    assert r.stdout == "status=3\n"
+    r = tool.execute("jq -n '1 +'")
+    assert "__scripted" not in r.stderr and "    1 +\n" in r.stderr and "end of file" in r.stderr

@@ -8,6 +8,7 @@ redefined. Compiled programs are cached: compiling costs ~1.5 ms, running ~15 µ
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from decimal import Decimal
@@ -33,7 +34,9 @@ PRELUDE = (
     'then error("halt_error/1: number required") else error({"%(k)s": $code, "value": .}) end; '
     'def halt_error: halt_error(5); '
     'def debug: .; def debug(msg): .; def stderr: .; def input_filename: null; '
-    'def env: $ENV; ' % {"k": _HALT_KEY}
+    'def env: $ENV; '
+    # removed from jq 1.8 but still written by models (jq 1.6/1.7 defined it so)
+    'def leaf_paths: paths(scalars); ' % {"k": _HALT_KEY}
 )
 
 _cache: "OrderedDict[tuple, object]" = OrderedDict()
@@ -68,23 +71,35 @@ def _program(text: str, arg_names: tuple, env: dict, with_inputs: bool):
         head += ".v | "
     else:
         head += '{"positional": [], "named": {}} as $ARGS | '
-    # the user's program starts on line 1 (after the prelude), so $__loc__ and errors agree
-    source = head + "(" + text + "\n)"
+    # the user's program starts on line 1 (after the prelude), so $__loc__ and errors agree;
+    # the binding before it (`... as $ARGS | PROGRAM`) takes the whole rest, no parentheses
+    source = head + (text if text.strip() else ".")
     try:
         program = libjq.compile(source, args={"__scripted_env": env})
     except ValueError as e:
-        raise JqFailure(_compile_message(str(e), len(head) + 1), 3) from None
+        raise JqFailure(_compile_message(str(e), len(head), text), 3) from None
     _cache[key] = (program, source)
     if len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)
     return program, source
 
 
-def _compile_message(message: str, shift: int) -> str:
-    """libjq's compile error, with columns of the user's program (the prelude precedes it on
-    line 1)."""
-    message = re.sub(r"line 1, column (\d+)", lambda m: f"line 1, column {max(1, int(m.group(1)) - shift)}",
-                     message)
+def _compile_message(message: str, shift: int, text: str) -> str:
+    """libjq's compile error about the user's program: on line 1 the prelude precedes it, so
+    the column is shifted back and the quoted source line and caret show the user's line."""
+    lines = message.split("\n")
+    for k, line in enumerate(lines):
+        m = re.search(r"line 1, column (\d+)", line)
+        if not m:
+            continue
+        column = max(1, int(m.group(1)) - shift)
+        lines[k] = line[:m.start()] + f"line 1, column {column}" + line[m.end():]
+        if k + 2 < len(lines) and lines[k + 1].startswith("    ") and lines[k + 2].lstrip().startswith("^"):
+            lines[k + 1] = "    " + text.split("\n", 1)[0]
+            carets = lines[k + 2].strip()
+            lines[k + 2] = "    " + " " * (column - 1) + carets
+        break
+    message = "\n".join(lines)
     if not message.startswith("jq: error"):
         message = "jq: error: " + message
     if "compile error" not in message:
@@ -228,6 +243,8 @@ def _parse_args(argv):
                 continue
             named[name] = value if a == "--arg" else _json_arg(value, a)
             continue
+        if a in ("--version", "-V"):
+            raise _VersionAsked()
         if a in ("--args", "--jsonargs"):
             rest_mode = a[2:]
             continue
@@ -322,6 +339,22 @@ def _json_values(text: str, path: str) -> list:
         values.append(value)
 
 
+class _VersionAsked(Exception):
+    """jq --version / -V: print the version of the bundled libjq and stop."""
+
+
+@functools.lru_cache(maxsize=1)
+def bundled_version() -> str:
+    """The libjq version compiled into PyPI `jq` (its binary carries the string jq-X.Y.Z)."""
+    import jq as libjq
+    try:
+        with open(libjq.__file__, "rb") as f:
+            found = re.search(rb"jq-1\.\d+(?:\.\d+)?", f.read())
+    except OSError:
+        found = None
+    return found.group().decode() if found else "jq-1.8"
+
+
 def _json_arg(value: str, option: str):
     try:
         return json.loads(value)
@@ -340,7 +373,12 @@ IN_PROCESS_INPUT = 1 << 20
 
 def run(sh, argv):
     def body():
-        opts, named, positional, text, program_file, files, file_args = _parse_args(argv)
+        try:
+            parsed = _parse_args(argv)
+        except _VersionAsked:
+            sh.out(bundled_version() + "\n")
+            return 0
+        opts, named, positional, text, program_file, files, file_args = parsed
         text, raw, read_status = _read_files(sh, named, text, program_file, files, file_args)
         if read_status and not raw:
             return read_status
