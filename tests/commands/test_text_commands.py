@@ -57,6 +57,8 @@ OTHER_CASES = [
     r"""printf 'a:b:c:d\nnone\n:x\n' | cut -d: -f2-""",
     r"""printf 'a:b:c:d\nnone\n:x\n' | cut -d: -s -f3,1-2 --output-delimiter=,""",
     r"""printf 'a\nb\na\n' | grep -v b""",
+    r"""printf 'foo bar foo\nbaz\n' | grep --color=always foo; printf 'foo o\n' | grep --color=always -n -H --label=in o; printf 'xa\n' | grep --color=always -ob a; printf 'a\nfoo\nb\nc\nd\nfoo\n' | grep --color=always -n -C1 foo; printf 'foo\n' | grep --color=never foo; printf 'foo\nx\n' | grep --color=always -v foo""",
+    r"""printf 'a\0b\nfoo\n' | grep foo 2>&1; echo rc=$?; printf 'a\0b\nfoo\n' | grep -a foo; printf 'a\0b\nfoo\n' | grep -c foo; printf 'a\0b\nfoo\n' | grep --binary-files=text foo; printf 'a\0b\n' | grep zz; echo rc=$?""",
     r"""printf 'ab\ncd\nxcx\n' | grep -b c; printf 'ab\ncd\nxcx\n' | grep -bo c; printf 'ab\ncd\n' | grep -nb -A1 a; printf 'é\nc\n' | grep -b c; echo hi | grep --line-buffered h""",
     r"""printf '^a\n^^\nx\n*y\n' | grep -c '^^'; printf '^*\n*\n' | grep -c '^*'; echo '^^x' | grep -cE '^^x'""",
     r"""printf 'a\na\nb\nA\na\n' | uniq -c""",

@@ -88,12 +88,14 @@ def run(sh, argv):
         except RegexError as e:
             raise UsageError(f"{cmd}: {e}", 2) from None
         sep = "\0" if opts.has("z") else "\n"
+        color = opts.get("color") == "always"      # auto and never: output is never a terminal
         invert = opts.has("v")
         timeout = getattr(sh.limits, "regex_timeout_seconds", 2.0)
         find = matcher(rx, timeout)
 
         def search(text: str, label: str, with_name: bool) -> int:
             """Print what one input gives; the number of selected lines."""
+            binary = "\0" in text and sep != "\0"
             lines = split_lines(text, sep)
             try:
                 if invert:
@@ -122,13 +124,21 @@ def run(sh, argv):
             if opts.has("c"):
                 sh.out((label + ":" if with_name else "") + str(count) + "\n")
                 return count
+            if count and binary and not opts.has("a") and opts.get("binary-files") != "text":
+                sh.err(f"{cmd}: {label}: binary file matches\n")     # GNU grep 3.5+
+                return count
             out = []
             offsets = _byte_offsets(lines) if opts.has("b") else None
 
             def pre(k: int, mark: str, column: int = 0) -> str:
                 """file, line number and byte offset before a line, as GNU grep prints them."""
                 return _prefix(label if with_name else None, k, opts.has("n"), mark,
-                               None if offsets is None else offsets[k] + column)
+                               None if offsets is None else offsets[k] + column, color)
+
+            def shown(line: str) -> str:
+                if not color or invert:
+                    return line
+                return _highlight(rx, line, timeout)
             if opts.has("o"):
                 if not invert:
                     for k, ln in enumerate(lines):
@@ -137,10 +147,10 @@ def run(sh, argv):
                         for m in finditer(rx, ln, timeout=timeout):
                             if m.end() > m.start():
                                 column = len(ln[:m.start()].encode("utf-8", "surrogateescape")) if offsets else 0
-                                out.append(pre(k, ":", column) + m.group() + sep)
+                                out.append(pre(k, ":", column) + shown(m.group()) + sep)
                 sh.out("".join(out))
                 return count
-            if not (context_before or context_after or with_name or opts.has("n") or opts.has("b")):
+            if not (context_before or context_after or with_name or opts.has("n") or opts.has("b") or color):
                 out = [ln for ln, sel in zip(lines, selected) if sel]
                 if out:
                     sh.out(sep.join(out) + sep)
@@ -151,10 +161,10 @@ def run(sh, argv):
                 if selected[k]:
                     start = max(k - context_before, printed + 1)
                     if (context_before or context_after) and printed >= 0 and start > printed + 1:
-                        out.append("--\n")
+                        out.append(_paint("se", "--") + "\n" if color else "--\n")
                     for j in range(start, k):
                         out.append(pre(j, "-") + lines[j] + sep)
-                    out.append(pre(k, ":") + ln + sep)
+                    out.append(pre(k, ":") + shown(ln) + sep)
                     printed = k
                     pending_after = context_after
                 elif pending_after and k <= last_allowed + context_after:
@@ -177,14 +187,34 @@ def run(sh, argv):
     return run_guarded(cmd, sh, body)
 
 
-def _prefix(name, index: int, numbered: bool, mark: str, offset=None) -> str:
+_COLORS = {"mt": "01;31", "fn": "35", "ln": "32", "bn": "32", "se": "36"}   # GNU's GREP_COLORS
+
+
+def _paint(kind: str, text: str) -> str:
+    return f"\x1b[{_COLORS[kind]}m\x1b[K{text}\x1b[m\x1b[K"
+
+
+def _highlight(rx, line: str, timeout) -> str:
+    """The line with each non-empty match painted as --color=always does."""
+    out, pos = [], 0
+    for m in finditer(rx, line, timeout=timeout):
+        if m.end() > m.start():
+            out.append(line[pos:m.start()])
+            out.append(_paint("mt", m.group()))
+            pos = m.end()
+    out.append(line[pos:])
+    return "".join(out)
+
+
+def _prefix(name, index: int, numbered: bool, mark: str, offset=None, color: bool = False) -> str:
+    paint = _paint if color else (lambda kind, text: text)
     text = ""
     if name is not None:
-        text += name + mark
+        text += paint("fn", name) + paint("se", mark)
     if numbered:
-        text += f"{index + 1}{mark}"
+        text += paint("ln", str(index + 1)) + paint("se", mark)
     if offset is not None:
-        text += f"{offset}{mark}"
+        text += paint("bn", str(offset)) + paint("se", mark)
     return text
 
 
