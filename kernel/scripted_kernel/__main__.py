@@ -211,6 +211,10 @@ def main(argv=None) -> int:
     catalog_cmd = sub.add_parser("catalog", help="print the tools of a folder of self-describing executables")
     catalog_cmd.add_argument("directory")
     catalog_cmd.add_argument("--stub", action="store_true", help="set SHELLCLAW_STUB=1")
+    # handled above, before this parser; listed so that --help names every command
+    sub.add_parser("notebook", help="execute a notebook through its kernel (see notebook --help)")
+    sub.add_parser("mcp", help="serve the tools over MCP, stdio or HTTP (see mcp --help)")
+    sub.add_parser("install", help="install the Jupyter kernelspec (see install --help)")
     args = parser.parse_args(argv)
     if args.action == "catalog":
         from .tools.executables import catalog

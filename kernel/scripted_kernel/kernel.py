@@ -17,7 +17,7 @@ from . import __version__
 from .commands import COMMANDS
 from .shell.builtins import load as load_builtins
 from .shell.errors import ShellSyntaxError
-from .shell.parser import parse
+from .shell.parser import Parser
 from .tools import catalog
 
 TOOLS_ENV = "SCRIPTED_KERNEL_TOOLS"          # MODULE:OBJECT[,MODULE:OBJECT]: tools to preload
@@ -143,8 +143,11 @@ class ScriptedKernel(IPythonKernel):
         stripped = code.rstrip()
         if stripped.endswith(("\\", "|", "&&", "||")):
             return {"status": "incomplete", "indent": ""}
+        parser = Parser(code)
         try:
-            parse(code)
+            parser.parse_program()
         except ShellSyntaxError as e:
             return {"status": "incomplete", "indent": ""} if e.eof else {"status": "invalid"}
+        if parser.lex.heredoc_at_eof:          # bash would read on until the delimiter
+            return {"status": "incomplete", "indent": ""}
         return {"status": "complete"}

@@ -44,3 +44,10 @@ def test_run_with_a_scratch_filesystem():
     assert (p.stdout, p.returncode) == ("staged\n", 0)
     p = cli("run", "-c", script)
     assert p.returncode == 1 and "disabled in logic mode" in p.stderr
+
+
+def test_help_names_every_command():
+    p = cli("--help")
+    assert p.returncode == 0
+    for command in ("run", "prompt", "catalog", "notebook", "mcp", "install"):
+        assert command in p.stdout.split("{", 1)[1].split("}", 1)[0].split(",")

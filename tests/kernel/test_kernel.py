@@ -37,8 +37,9 @@ class TestProtocol(jkt.KernelTests):
     code_stderr = "echo oops >&2"
     completion_samples = [{"text": "ech", "matches": {"echo"}},
                           {"text": "%%python\nimport itertoo", "matches": {"itertools"}}]
-    complete_code_samples = ["echo hi", "%%python\nx = 1", "for i in 1 2; do echo $i; done"]
-    incomplete_code_samples = ["echo 'abc", "echo x |", "if true; then", "%%python\nfor i in range(3):"]
+    complete_code_samples = ["echo hi", "%%python\nx = 1", "for i in 1 2; do echo $i; done", "cat <<EOF\nabc\nEOF"]
+    incomplete_code_samples = ["echo 'abc", "echo x |", "if true; then", "%%python\nfor i in range(3):",
+                               "cat <<EOF\nabc", "cat <<'END'\nx\nEN"]
     invalid_code_samples = ["echo )", "%%python\n1 2"]
     code_page_something = "%%python\nprint?"
     code_generate_error = "exit 3"

@@ -121,6 +121,7 @@ class Lexer:
         self.pos = 0
         self.parse_nested = parse_nested   # (pos, closer) -> (node, end_pos): a $( ) body
         self.pending_heredocs: list[HereDoc] = []
+        self.heredoc_at_eof = False     # a here-document ran to the end without its delimiter
         self.peeked: Optional[Token] = None
         self.depth = depth
 
@@ -860,6 +861,7 @@ class Lexer:
                     break
                 logical = ""
                 if nl < 0:           # no delimiter: the body runs to the end, a line like any
+                    self.heredoc_at_eof = True
                     body_end = len(src)
                     self.pos = len(src)
                     break
