@@ -38,6 +38,14 @@ class ScriptError(Exception):
         return lines + [f"\x1b[0;31mScriptError: exit status {self.status}\x1b[0m"]
 
 
+class MagicUsageError(Exception):
+    """The magic was misused (an unknown tool, --json on output that is not JSON): one line,
+    no traceback from inside the package."""
+
+    def _render_traceback_(self):
+        return [f"{type(self).__name__}: {self}"]
+
+
 class ScriptInterrupted(KeyboardInterrupt):
     def _render_traceback_(self):
         return ["\x1b[0;31mInterrupted\x1b[0m (the output so far is kept)"]
@@ -195,7 +203,7 @@ class ScriptedMagics(Magics):
         if args.tool:
             tool = self.shell.user_ns.get(args.tool)
             if not isinstance(tool, ScriptedTool):
-                raise NameError(f"{args.tool} is not a ScriptedTool in the namespace")
+                raise MagicUsageError(f"{args.tool} is not a ScriptedTool in the namespace")
         env = {}
         for pair in args.env:
             name, eq, value = pair.partition("=")
@@ -209,7 +217,10 @@ class ScriptedMagics(Magics):
         if args.json:
             parsed = _json_document(result.stdout) if result.stdout.strip() else None
             if parsed is None and result.stdout.strip():
-                parsed = json.loads(result.stdout)
+                try:
+                    parsed = json.loads(result.stdout)
+                except ValueError as e:
+                    raise MagicUsageError(f"--json: the output is not JSON ({e})") from None
             if args.out:
                 self.shell.user_ns[args.out] = parsed
             else:
@@ -236,7 +247,7 @@ class ScriptedMagics(Magics):
         if len(words) > 1 and words[0] == "prompt":
             candidate = self.shell.user_ns.get(words[1])
             if not isinstance(candidate, ScriptedTool):
-                raise NameError(f"{words[1]} is not a ScriptedTool in the namespace")
+                raise MagicUsageError(f"{words[1]} is not a ScriptedTool in the namespace")
             tool = candidate
         if words[0] == "prompt":
             print(tool.system_prompt(), end="")

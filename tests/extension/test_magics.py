@@ -90,3 +90,14 @@ def test_files_carry_over_between_cells_and_can_be_mounted_and_reset(ip, capsys,
     assert "/tmp/stage.txt  7 B" in listing and "/data/input.csv" in listing
     ip.run_line_magic("scripted", "fs reset")
     assert not ip.run_cell("%%scripted\ncat /tmp/stage.txt").success
+
+
+def test_misuse_is_one_line_without_a_traceback(ip, capsys):
+    result = ip.run_cell("%%scripted nosuchtool\necho hi")
+    assert not result.success and type(result.error_in_exec).__name__ == "MagicUsageError"
+    result = ip.run_cell("%%scripted --json\necho not json")
+    assert not result.success and "the output is not JSON" in str(result.error_in_exec)
+    shown = capsys.readouterr()
+    text = shown.out + shown.err
+    assert "Traceback" not in text and "magics.py" not in text
+    assert "MagicUsageError: nosuchtool is not a ScriptedTool in the namespace" in text
