@@ -21,6 +21,8 @@ echo "[$x] [$REPLY]"; [ "$REPLY" = 1 ] && break; done; echo status=$?; }; } 2>&1
 { printf '12\\n' | select x in $(seq 1 25 | sed 's/^/item/'); do echo "$x"; break; done; } 2>&1
 { COLUMNS=40; echo 3 | select x in alpha beta gamma delta epsilon zeta eta theta iota kappa; do echo $x; break; done; } 2>&1
 { printf '1\\n2\\n' | { select x in a b; do echo "got $x"; done; echo status=$?; }; } 2>&1""",
+    "declare_and_local_listing": """v1=111; readonly v2=222; export v3=333; arr=(a 'b c'); declare -A m=([k]=v)
+f() { local v5=555 v6; local -i v7=7; { declare; echo --; local; echo --; local -p; } | grep -E '^(--|v[0-9]|arr|m)'; }; f""",
     "command_V_function": """f() { echo hi; }; command -V f; type f""",
     "caller": """caller; echo rc=$?; f() { caller; caller 0; caller 1; echo rc=$?; }; g() { f; }
 g

@@ -51,13 +51,19 @@ def _print_options(sh, plus_form: bool):
             sh.out(f"{name:<15}\t{'on' if value else 'off'}\n")
 
 
+def visible_variables(sh) -> dict:
+    """Every variable the shell sees now (an inner scope's hides an outer one's)."""
+    seen = {}
+    for scope in [sh.globals] + sh.scopes:
+        seen.update(scope)
+    return seen
+
+
 @builtin("set")
 def set_builtin(sh, argv):
     args = argv[1:]
     if not args:
-        seen = {}
-        for scope in [sh.globals] + sh.scopes:
-            seen.update(scope)
+        seen = visible_variables(sh)
         for name in sorted(seen):
             var = seen[name]
             if var.value is None:

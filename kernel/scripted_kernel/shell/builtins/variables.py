@@ -72,6 +72,18 @@ def _declare(sh, argv, cmd: str, local: bool, extra_on: str = "") -> int:
     on |= set(extra_on)
     if "f" in on or "F" in on:
         return _declare_functions(sh, args, "F" in on)
+    if not args and cmd == "local":            # local, local -p: this function's variables
+        scope = sh.scopes[-1] if sh.scopes else {}
+        for name in sorted(scope):
+            sh.out(describe(name, scope[name]) + "\n")
+        return 0
+    if not args and not on and not off:        # declare alone lists like set
+        from .options import set_listing, visible_variables
+        seen = visible_variables(sh)
+        for name in sorted(seen):
+            if seen[name].value is not None:
+                sh.out(set_listing(name, seen[name]) + "\n")
+        return 0
     if "p" in on or (not args and not (on - {"g"}) and not off):
         return _print_declarations(sh, args, on)
     if not args:
@@ -213,9 +225,8 @@ def _print_declarations(sh, names, on: set) -> int:
                 continue
             sh.out(describe(name, var) + "\n")
         return status
-    seen = {}
-    for scope in [sh.globals] + sh.scopes:
-        seen.update(scope)
+    from .options import visible_variables
+    seen = visible_variables(sh)
     for name in sorted(seen):
         var = seen[name]
         if on - {"p", "g"}:
