@@ -23,6 +23,8 @@ echo "[$x] [$REPLY]"; [ "$REPLY" = 1 ] && break; done; echo status=$?; }; } 2>&1
 { printf '1\\n2\\n' | { select x in a b; do echo "got $x"; done; echo status=$?; }; } 2>&1""",
     "declare_and_local_listing": """v1=111; readonly v2=222; export v3=333; arr=(a 'b c'); declare -A m=([k]=v)
 f() { local v5=555 v6; local -i v7=7; { declare; echo --; local; echo --; local -p; } | grep -E '^(--|v[0-9]|arr|m)'; }; f""",
+    "array_literal_as_temporary_binding": """f() { declare -p B; echo "$B"; }; B=(b b) f; x='p q'
+B=( "x y" $x * ) printenv B; C=([k]=$x [2]=w) printenv C; echo "[$B]" """,
     "command_V_function": """f() { echo hi; }; command -V f; type f""",
     "caller": """caller; echo rc=$?; f() { caller; caller 0; caller 1; echo rc=$?; }; g() { f; }
 g

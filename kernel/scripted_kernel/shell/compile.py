@@ -245,7 +245,8 @@ class Compiler:
 
     def c_SimpleCommand(self, node: A.SimpleCommand) -> Callable:
         line = self.line(node.pos)
-        assigns = [self.assignment(a) for a in node.assigns]
+        assigns = [self.assignment(a) if a.array is None or not node.words else self._array_as_text(a)
+                   for a in node.assigns]
         redirects = [self.redirect(r) for r in node.redirects]
         if not node.words:
             return self._assignment_only(line, assigns, redirects)
@@ -338,6 +339,23 @@ class Compiler:
                 command_failed(sh, status)
             return status
         return run
+
+    def _array_as_text(self, a: A.Assign) -> Callable:
+        """`B=(b b) cmd`: bash binds the array literal as a string in the command's temporary
+        environment (arrays cannot be exported): each element expanded as one word (no
+        splitting or globbing), `[k]=v` kept as such, joined by blanks inside parentheses."""
+        pieces = []
+        for elem in a.array:
+            key = self.words.string(elem.key) if elem.key is not None else None
+            pieces.append((key, self.words.string(elem.value)))
+        name = a.name
+
+        def assign(sh):
+            text = " ".join((f"[{key(sh)}]=" if key is not None else "") + value(sh)
+                            for key, value in pieces)
+            sh.set_var(name, f"({text})", a.append)
+        assign.target, assign.append = name, a.append
+        return assign
 
     def assignment(self, a: A.Assign) -> Callable:
         """fn(sh) performing the assignment; fn.target is the variable's name."""
