@@ -25,6 +25,9 @@ echo "[$x] [$REPLY]"; [ "$REPLY" = 1 ] && break; done; echo status=$?; }; } 2>&1
 f() { local v5=555 v6; local -i v7=7; { declare; echo --; local; echo --; local -p; } | grep -E '^(--|v[0-9]|arr|m)'; }; f""",
     "array_literal_as_temporary_binding": """f() { declare -p B; echo "$B"; }; B=(b b) f; x='p q'
 B=( "x y" $x * ) printenv B; C=([k]=$x [2]=w) printenv C; echo "[$B]" """,
+    "nameref_to_elements": """array=(X Y Z); typeset -n ref='array[0]'; ref[0]=foo
+echo status=$?; echo ${array[@]}; typeset -n all='b[@]'; b=('A B' C); echo "$all"; all=(X Y)
+echo status=$?; echo "${b[@]}" """,
     "command_V_function": """f() { echo hi; }; command -V f; type f""",
     "caller": """caller; echo rc=$?; f() { caller; caller 0; caller 1; echo rc=$?; }; g() { f; }
 g

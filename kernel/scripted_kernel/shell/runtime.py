@@ -299,6 +299,9 @@ class Shell:
                 return var            # not a variable name: bash uses the value as it is
             if "[" in target:
                 base, _, key = target.partition("[")
+                if key in ("@]", "*]"):        # a[@]: the elements joined, as "$ref" reads
+                    whole = self.lookup_raw(base)
+                    return Var(" ".join(whole.values())) if whole is not None else None
                 value = self.get_element(base, self.subscript(key[:-1]))
                 return Var(value) if value is not None else None
             nxt = self.lookup_raw(target)
@@ -476,8 +479,16 @@ class Shell:
         return value
 
     def set_element(self, name: str, key: str, value: str, append: bool = False):
-        var = self._writable(name)
+        var = self._container(name)
         self._set_element_of(var, name, key, value, append)
+
+    def _container(self, name: str) -> Var:
+        """The variable an element or array assignment writes: a nameref to an element
+        (`typeset -n r='a[0]'`) cannot be one, as in bash."""
+        try:
+            return self._writable(name)
+        except _ElementTarget as ref:
+            raise FatalError(f"`{ref.target}': not a valid identifier") from None
 
     def _set_element_of(self, var: Var, name: str, key: str, value: str, append: bool):
         v = var.value
@@ -524,7 +535,7 @@ class Shell:
 
     def set_array(self, name: str, items: list, assoc_pairs: Optional[list] = None, append: bool = False):
         """name=(items...) or name+=(...): items are (key or None, value, append) triples."""
-        var = self._writable(name)
+        var = self._container(name)
         existing = var.value
         if type(existing) is dict or (existing is None and assoc_pairs is not None):
             target = existing if (append and type(existing) is dict) else {}
