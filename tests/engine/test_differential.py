@@ -109,6 +109,7 @@ for w in apple Banana cherry 42 x.txt ''; do case $w in a*|b*) echo ab;; [A-Z]*)
     "read_backslashes_and_fields": r"""printf 'a\\b c\\\nd e\n\nx,y,,z rest, \nlast' > /dev/null
 printf 'a\\b c\\\nd e\n\nx,y,,z rest, \nlast' | { read p q; echo "[$p][$q]"; read -r e; echo "[$e]"; IFS=, read -r f g h; echo "[$f][$g][$h]"; read -r l; echo "[$l] $?"; read m; echo "[$m] $?"; }""",
     "printf_q_and_at_q": r"""printf '%q\n' 'a,b' 'x^y' 'p=q' '#h' 'm#n' '~u' 'v~w' 'é ü' $'\xff' "it's"; x=$'\t\xff'; echo "${x@Q}" """,
+    "transform_of_unset": r"""set -- "${x@Q}"; echo $#; set -- "${a[@]@Q}"; echo $#; set -- ${x@Q}; echo $#; set -- "${a[*]@Q}" "${x@a}"; echo $#; "${x@U}" 2>/dev/null; echo $?""",
     "read_array_and_trailing_delimiters": """IFS=, read -ra p <<< "solo"; echo ${#p[@]}; IFS=: read a b c <<< "1:2:3:4:"; echo "[$c]"; IFS=: read a b <<< "1:2:"; echo "[$b]"; IFS=: read a b <<< "1:2::"; echo "[$b]" """,
     "printf_c_first_byte": """x=$(printf '%c' é); echo ${#x}; printf '[%c]\n' '' | wc -c""",
     "patsub_empty_matches_and_extglob": """shopt -s extglob; s=abc; p='?(x)'; echo "${s/$p/X}|${s//$p/X}|${s/#$p/X}|${s/%$p/X}"

@@ -878,8 +878,8 @@ class WordCompiler:
 
             def transform(sh):
                 v = each(sh)
-                if v is None:
-                    return None if letter != "a" else ""
+                if v is None:            # unset: no text, even for Q (bash prints nothing)
+                    return ""
                 result = _map(v, lambda s: sh.transform(s, letter, p))
                 return sh.ifs[:1].join(result) if joined and type(result) is not str else result
             return transform
