@@ -109,18 +109,24 @@ def call_on_own_thread(name: str, fn: Callable, budget):
 _thread_loop = threading.local()
 
 
-def run_coroutine(make_coroutine: Callable, caller_loop, budget):
+def run_coroutine(make_coroutine: Callable, caller_loop, budget, in_flight: Optional[set] = None):
     """An async callback's result: on the caller's loop when there is one (execute_async),
-    else on this thread's own loop, within the deadline and cancel flag."""
+    else on this thread's own loop, within the deadline and cancel flag. `in_flight` holds the
+    caller-loop future meanwhile, so a cancelled caller can cancel the callback at once."""
     if caller_loop is not None:
         future = asyncio.run_coroutine_threadsafe(make_coroutine(), caller_loop)
         done = threading.Event()
         future.add_done_callback(lambda _: done.set())
+        if in_flight is not None:
+            in_flight.add(future)
         try:
             wait_for(done, budget)
         except Cancelled:
             future.cancel()
             raise
+        finally:
+            if in_flight is not None:
+                in_flight.discard(future)
         return future.result()
     loop = getattr(_thread_loop, "loop", None)
     if loop is None or loop.is_closed():

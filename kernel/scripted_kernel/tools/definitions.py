@@ -197,7 +197,7 @@ def callback_from_function(fn: Callable, tool_def: ToolDef) -> Callable:
             kw["stdin"] = args.stdin
         return kw
 
-    if inspect.iscoroutinefunction(fn):
+    if is_async_callable(fn):
         async def async_adapter(args: ToolArgs):
             return await fn(**kwargs_of(args))
         return async_adapter
@@ -205,6 +205,11 @@ def callback_from_function(fn: Callable, tool_def: ToolDef) -> Callable:
     def adapter(args: ToolArgs):
         return fn(**kwargs_of(args))
     return adapter
+
+
+def is_async_callable(fn) -> bool:
+    """An `async def` function, a partial of one, or an object whose `__call__` is one."""
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
 
 
 class DecoratedTool:
@@ -217,7 +222,7 @@ class DecoratedTool:
         self.__wrapped__ = fn
         self.__doc__ = fn.__doc__
         self.__name__ = fn.__name__
-        self.is_async = inspect.iscoroutinefunction(fn)
+        self.is_async = is_async_callable(fn)
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)

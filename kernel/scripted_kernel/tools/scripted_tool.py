@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import inspect
 import json
 import re
 import threading
@@ -27,7 +26,8 @@ from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
 from . import catalog
 from .containment import (RUNNERS, WAIT_SLICE, call_on_own_thread, failure_message, result_text,
                           run_coroutine, sanitize)
-from .definitions import DecoratedTool, ToolArgs, ToolDef, tool_def_from_function, callback_from_function
+from .definitions import (DecoratedTool, ToolArgs, ToolDef, callback_from_function, is_async_callable,
+                          tool_def_from_function)
 from .flags import FlagError, FlagParser
 
 RESERVED_NAMES = {"help", "discover"}
@@ -98,6 +98,7 @@ class _Run:
         self.err: list[str] = []
         self.trace: list[TraceEntry] = []
         self.calling: Optional[str] = None      # the callback running now
+        self.in_flight: set = set()     # futures of async callbacks running on caller_loop
         self.closed = False
         self.done = threading.Event()
         self.notify: Optional[Callable] = None     # wakes an async waiter
@@ -191,6 +192,8 @@ class _Run:
                     return self.abandon(reason)
         except asyncio.CancelledError:
             self.cancel.cancel("cancelled")
+            for future in list(self.in_flight):     # before the caller's next await resumes them
+                future.cancel()
             raise
         return self.response()
 
@@ -264,21 +267,26 @@ class ScriptedTool:
 
     def register(self, tool_def: ToolDef, callback: Callable, is_async: Optional[bool] = None) -> "ScriptedTool":
         name = tool_def.name
+        self._check_name(name)
+        if is_async is None:
+            is_async = is_async_callable(callback)
+        self.tools[name] = RegisteredTool(tool_def, callback, is_async, FlagParser(name, tool_def.input_schema))
+        self._commands = self._tool_names = None
+        return self
+
+    def _check_name(self, name: str):
+        """Refuse a name no script could call, or one that would hide a builtin, a command or
+        an earlier tool (a script's `echo` or `jq` must mean what it means in bash)."""
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", name):
             raise ValueError(f"tool name {name!r} is not a valid command name")
         if name in RESERVED_NAMES or name in COMMANDS or name in load_builtins():
             raise ValueError(f"tool name {name!r} is taken by a shell builtin or command; choose another")
         if name in self.tools:
             raise ValueError(f"a tool named {name!r} is already registered")
-        if is_async is None:
-            is_async = inspect.iscoroutinefunction(callback)
-        self.tools[name] = RegisteredTool(tool_def, callback, is_async, FlagParser(name, tool_def.input_schema))
-        self._commands = self._tool_names = None
-        return self
 
     def add_tool(self, name: str, description: str, callback: Callable, schema: Optional[dict] = None):
         """bashkit's Python signature: callback(params: dict, stdin: str | None) -> str."""
-        is_async = inspect.iscoroutinefunction(callback)
+        is_async = is_async_callable(callback)
         if is_async:
             async def adapter(args: ToolArgs):
                 return await callback(args.params, args.stdin)
@@ -384,7 +392,7 @@ class ScriptedTool:
         def work(relay):
             return run_script(commands, commands=table, env=env, limits=limits, stdin=stdin,
                               cancel=run.cancel, on_output=relay, session=session, fs=fs,
-                              shell_setup=self._setup_shell)
+                              shell_setup=self._setup_shell, builtins=self._builtins())
         return run, work
 
     def _filesystem_for_call(self):
@@ -392,6 +400,10 @@ class ScriptedTool:
         if fs is None or isinstance(fs, FileSystem):
             return fs
         return fs(limits=self.limits) if fs is MemoryFs else fs()
+
+    def _builtins(self) -> Optional[dict]:
+        """The shell's builtins; None: all of them."""
+        return None
 
     def _setup_shell(self, sh):
         """Before a script runs: what the tool's configuration gives its shell."""
@@ -475,7 +487,7 @@ class ScriptedTool:
             except (Cancelled, LimitExceeded):
                 raise                     # the execution stops, not just this command
             except BaseException as e:    # any failure of a callback is a failing command
-                return self._fail(sh, name, argv, params, started, failure_message(e))
+                return self._fail(sh, name, argv, params, started, self._failure_text(e))
             finally:
                 if run is not None:
                     run.calling = None
@@ -500,10 +512,15 @@ class ScriptedTool:
             caller_loop = run.caller_loop if run is not None else None
             if isolate and caller_loop is None:
                 return call_on_own_thread(name, lambda: asyncio.run(callback(tool_args)), budget)
-            return run_coroutine(lambda: callback(tool_args), caller_loop, budget)
+            return run_coroutine(lambda: callback(tool_args), caller_loop, budget,
+                                 run.in_flight if run is not None else None)
         if isolate:
             return call_on_own_thread(name, lambda: callback(tool_args), budget)
         return callback(tool_args)
+
+    def _failure_text(self, error: BaseException) -> str:
+        """What a script's stderr says after `tool: ` when the callback raised `error`."""
+        return failure_message(error)
 
     def _fail(self, sh, name, argv, params, started, message: str) -> int:
         sh.err(f"{name}: {sanitize(message) if self.sanitize_errors_enabled else message}\n")
@@ -627,7 +644,7 @@ class ScriptedToolBuilder:
         return self
 
     def tool(self, tool_def: ToolDef, callback: Callable) -> "ScriptedToolBuilder":
-        self._tools.append((tool_def, callback, inspect.iscoroutinefunction(callback)))
+        self._tools.append((tool_def, callback, is_async_callable(callback)))
         return self
 
     def async_tool(self, tool_def: ToolDef, callback: Callable) -> "ScriptedToolBuilder":
