@@ -247,18 +247,19 @@ class ScriptedTool:
         }, indent=2, sort_keys=True)
 
     def output_schema(self) -> str:
-        def field(kind, description):
-            return {"type": kind, "description": description}
+        def field(kind, description, **extra):
+            return {"type": kind, "description": description, **extra}
         return json.dumps({
             "type": "object", "required": ["stdout", "stderr", "exit_code"],
             "properties": {
                 "stdout": field("string", "Standard output from the script"),
                 "stderr": field("string", "Standard error from the script"),
-                "exit_code": field("integer", "Exit code; 0 means success"),
+                "exit_code": field("integer", "Exit code; 0 means success", format="int32"),
                 "error": field(["string", "null"], "Error message if execution failed before running"),
-                "stdout_truncated": field("boolean", "Whether stdout was truncated due to output size limits"),
-                "stderr_truncated": field("boolean", "Whether stderr was truncated due to output size limits"),
-                "final_env": field(["object", "null"], "Final environment state when requested"),
+                "stdout_truncated": field("boolean", "Whether stdout was truncated due to output size limits", default=False),
+                "stderr_truncated": field("boolean", "Whether stderr was truncated due to output size limits", default=False),
+                "final_env": field(["object", "null"], "Final environment state when requested",
+                                   additionalProperties={"type": "string"}),
             },
         }, indent=2, sort_keys=True)
 
