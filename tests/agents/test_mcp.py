@@ -34,7 +34,7 @@ def test_serving_a_scripted_tool_over_stdio():
     tools, result = asyncio.run(asyncio.wait_for(
         _session_run(["--tools", f"{ROOT / 'examples' / 'ecommerce.py'}:api"], steps), 60))
     assert [t.name for t in tools] == ["ecommerce"]
-    assert "### `get_user`" in tools[0].description
+    assert "  Usage: `get_user --id <integer>`" in tools[0].description
     assert set(tools[0].inputSchema["properties"]) == {"commands"}
     assert result.structuredContent == {"stdout": "Alice has 2 orders\n", "stderr": "", "exit_code": 0}
 
@@ -42,12 +42,12 @@ def test_serving_a_scripted_tool_over_stdio():
 def test_serving_with_discovery_adds_the_discover_tool():
     async def steps(session):
         tools = (await session.list_tools()).tools
-        looked_up = await session.call_tool("ecommerce_discover", {"command": "help get_user"})
+        looked_up = await session.call_tool("ecommerce_discover", {"commands": "help get_user"})
         return tools, looked_up
     tools, looked_up = asyncio.run(asyncio.wait_for(
         _session_run(["--tools", f"{ROOT / 'examples' / 'ecommerce.py'}:api", "--discovery"], steps), 60))
     assert [t.name for t in tools] == ["ecommerce", "ecommerce_discover"]
-    assert "### `get_user`" not in tools[0].description
+    assert "- `get_user`: " in tools[0].description and "Usage:" not in tools[0].description
     assert "Usage: get_user --id <integer>" in looked_up.structuredContent["stdout"]
 
 

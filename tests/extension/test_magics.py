@@ -69,7 +69,7 @@ def test_line_magics_help_and_prompt_in_text(ip, capsys):
     ip.run_line_magic("scripted", "help")
     assert "double  Double a number." in capsys.readouterr().out
     ip.run_line_magic("scripted", "prompt")
-    assert "### `double`" in capsys.readouterr().out
+    assert "- `double`: Double a number." in capsys.readouterr().out
 
 
 def test_magic_help_text(ip):

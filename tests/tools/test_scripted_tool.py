@@ -6,7 +6,7 @@ from typing import Literal, Optional
 
 import pytest
 
-from scripted_kernel import ExecutionLimits, ScriptedTool, ToolArgs, ToolDef, tool
+from scripted_kernel import ExecutionLimits, ScriptedTool, ToolArgs, ToolDef, ToolStatus, tool
 
 USERS = {1: {"id": 1, "name": "Alice", "tier": "gold"}, 2: {"id": 2, "name": "Bob", "tier": "silver"}}
 
@@ -92,8 +92,8 @@ search --q z --tags e,f --filter limit=7 | jq -c .""")
     ("get_user --id abc", "get_user: --id: expected integer, got 'abc'"),
     ("search --q x --filter.limit 500", "search: --filter.limit: 500 is greater than the maximum of 100"),
     ("search --q ''", "search: --q: '' should be non-empty"),
-    ("search --q x --exat", "search: unknown flag --exat; did you mean --exact?"),
-    ("search --q x --limit 3", "search: unknown flag --limit; known flags: --q, --tags, --filter, --exact"),
+    ("search --q x --exat", "search: unknown flag --exat (did you mean --exact?)"),
+    ("search --q x --limit 3", "search: unknown flag --limit (known flags: --q, --tags, --filter, --exact)"),
     ("get_user 1", "get_user: expected --flag, got '1'"),
 ])
 def test_flag_errors_name_tool_flag_and_reason(shop, script, message):
@@ -102,19 +102,95 @@ def test_flag_errors_name_tool_flag_and_reason(shop, script, message):
     assert r.stderr.startswith(message), r.stderr
 
 
-def test_unknown_flags_are_kept_when_the_schema_is_open(shop):
-    r = shop.execute("get_user --id 1 --verbose --format json --dry-run")
-    assert json.loads(r.stdout) == {"tool": "get_user", "valid": True,
-                                    "params": {"id": 1, "verbose": True, "format": "json"}}
+def test_unknown_flags_are_kept_when_the_schema_lists_no_flags():
+    t = ScriptedTool.builder("t").tool(ToolDef("open", "takes anything"), lambda a: a.params).build()
+    r = t.execute("open --id 1 --verbose --format json --dry-run")
+    assert json.loads(r.stdout) == {"dry_run": True, "tool": "open", "valid": True,
+                                    "params": {"id": "1", "verbose": True, "format": "json"}}
 
 
-def test_dry_run_validates_without_calling(shop):
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {"id": {"type": "integer"}}},
+    {"type": "object", "properties": {"id": {"type": "integer"}}, "additionalProperties": False},
+])
+def test_a_schema_that_lists_its_flags_refuses_others_with_a_suggestion(schema):
+    calls = []
+    t = ScriptedTool.builder("t").tool(ToolDef("get_user", "d", schema), calls.append).build()
+    r = t.execute("get_user --idd 3")
+    assert (r.stderr, r.exit_code, calls) == ("get_user: unknown flag --idd (did you mean --id?)\n", 2, [])
+
+
+def test_additional_properties_keeps_a_listed_schema_open():
+    t = ScriptedTool.builder("t").tool(ToolDef("get", "d", {
+        "type": "object", "properties": {"id": {"type": "integer"}}, "additionalProperties": True}),
+        lambda a: a.params).build()
+    assert json.loads(t.execute("get --id 1 --extra x").stdout) == {"id": 1, "extra": "x"}
+
+
+def test_decorated_functions_refuse_unknown_flags():
+    @tool
+    def lookup(sku: str) -> dict:
+        """Look a product up."""
+        return {"sku": sku}
+    t = ScriptedTool("t").add(lookup)
+    r = t.execute("lookup --skuu A1")
+    assert (r.stderr, r.exit_code) == ("lookup: unknown flag --skuu (did you mean --sku?)\n", 2)
+
+
+def test_dry_run_reports_validity_without_calling():
     calls = []
     t = ScriptedTool.builder("t").tool(ToolDef("rec", "records", {"type": "object", "properties": {
         "n": {"type": "integer", "minimum": 1}}}), lambda a: calls.append(a)).build()
-    assert t.execute("rec --n 0 --dry-run").exit_code == 2
-    assert t.execute("rec --n 3 --dry-run").exit_code == 0
+    bad = t.execute("rec --n 0 --dry-run")
+    assert bad.exit_code == 1
+    assert json.loads(bad.stdout) == {"dry_run": True, "tool": "rec", "valid": False,
+                                      "error": "--n: 0 is less than the minimum of 1"}
+    good = t.execute("rec --dry-run --n 3")
+    assert (good.stdout, good.exit_code) == ('{"dry_run":true,"params":{"n":3},"tool":"rec","valid":true}\n', 0)
     assert calls == []
+
+
+@pytest.mark.parametrize("script", ["get_user --help", "get_user --id 1 --help", "get_user --help --id x",
+                                    "get_user --dry-run --help", "get_user --nosuch --help"])
+def test_help_flag_never_runs_the_tool(script):
+    calls = []
+    t = ScriptedTool.builder("t").tool(ToolDef("get_user", "Fetch a user", {
+        "type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}), calls.append).build()
+    r = t.execute(script)
+    assert (r.stdout, r.exit_code, calls) == (
+        "get_user - Fetch a user\nUsage: get_user --id <integer>\nFlags:\n  --id <integer>  (required)\n", 0, [])
+
+
+@pytest.mark.parametrize("flags, message", [
+    ("--id 0x10", "--id: expected integer, got '0x10'"),
+    ("--id 1.0", "--id: expected integer, got '1.0'"),
+    ("--id 1_000", "--id: expected integer, got '1_000'"),
+    ("--id 1e3", "--id: expected integer, got '1e3'"),
+    ("--ratio inf", "--ratio: expected number, got 'inf'"),
+    ("--ratio 1_0", "--ratio: expected number, got '1_0'"),
+    ("--verbose false", "--verbose is a switch and takes no value (write --verbose=false)"),
+    ("--verbose=maybe", "--verbose: expected boolean (true or false), got 'maybe'"),
+])
+def test_flag_values_bash_users_would_call_wrong_are_refused(flags, message):
+    t = ScriptedTool.builder("t").tool(ToolDef("f", "d", {"type": "object", "properties": {
+        "id": {"type": "integer"}, "ratio": {"type": "number"}, "verbose": {"type": "boolean"}}}),
+        lambda a: a.params).build()
+    r = t.execute(f"f {flags}")
+    assert (r.stderr, r.exit_code) == (f"f: {message}\n", 2)
+
+
+@pytest.mark.parametrize("flags, params", [
+    ("--id -7 --ratio .5", {"id": -7, "ratio": 0.5}),
+    ("--id +3 --ratio 2", {"id": 3, "ratio": 2}),
+    ("--ratio -1.5e2 --verbose", {"ratio": -150.0, "verbose": True}),
+    ("--verbose=false --id 0", {"verbose": False, "id": 0}),
+    ("--verbose=no", {"verbose": False}),
+])
+def test_flag_values_coerce_as_the_schema_says(flags, params):
+    t = ScriptedTool.builder("t").tool(ToolDef("f", "d", {"type": "object", "properties": {
+        "id": {"type": "integer"}, "ratio": {"type": "number"}, "verbose": {"type": "boolean"}}}),
+        lambda a: a.params).build()
+    assert json.loads(t.execute(f"f {flags}").stdout) == params
 
 
 def test_results_str_json_and_none():
@@ -233,11 +309,17 @@ def test_tool_help_flag(shop):
 
 def test_prompts_and_schemas(shop):
     prompt = shop.system_prompt()
-    assert prompt.startswith("# shop\n\nA small shop\n")
-    for name in ("get_user", "list_orders", "search"):
-        assert f"### `{name}`" in prompt
+    assert prompt.startswith('# shop\n\nA small shop\n\nInput: {"commands": "<bash script>"}\n'
+                             'Output: {stdout, stderr, exit_code}\n\n## Available tool commands\n\n'
+                             '- `get_user`: Fetch a user by id\n  Usage: `get_user --id <integer>`\n')
+    assert "  Usage: `search --q <string> [--tags <array of string>] [--filter <object>] [--exact]`" in prompt
+    assert "\n## Tips\n" in prompt and "`get_user --id 1 | jq .`" in prompt
     compact = ScriptedTool.builder("c").compact_prompt(True).tool(ToolDef("a", "does a"), lambda x: "").build()
-    assert "- `a`: does a" in compact.system_prompt() and "help TOOL" in compact.system_prompt()
+    assert "- `a`: does a\n\n## Tips" in compact.system_prompt()
+    assert "Run `help TOOL` for a tool's flags before you call it" in compact.system_prompt()
+    assert "Usage:" not in compact.system_prompt()
+    assert "## Tool Commands" in shop.help()
+    assert ScriptedTool("plain").short_description == "ScriptedTool: plain"
     assert shop.input_schema()["required"] == ["commands"]
     assert set(shop.output_schema()["properties"]) == {"stdout", "stderr", "exit_code"}
     assert "get_user" in shop.help() and "get_user" in shop.description()
@@ -255,8 +337,10 @@ def test_execute_with_status_reports_phases_and_output(shop):
     r = shop.execute_with_status("echo one; get_user --id 2 | jq -r .name", events.append)
     phases = [e.phase for e in events]
     assert phases[:3] == ["validate", "parse", "execute"] and phases[-1] == "complete"
-    assert [e.data for e in events if e.phase == "output"] == ["one\n", "Bob\n"]
-    assert events[-1].response is r
+    assert [(e.stream, e.output) for e in events if e.phase == "output"] == [("stdout", "one\n"), ("stdout", "Bob\n")]
+    assert [e.percent_complete for e in events if e.phase != "output"] == [0, 10, 20, 100]
+    assert (events[-1].message, r.exit_code) == ("exit status 0", 0)
+    assert ToolStatus.stderr("x") == ToolStatus("output", output="x", stream="stderr")
 
 
 def test_execute_accepts_the_tool_contract_dict(shop):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scripted_kernel import DiscoveryMode, ScriptedTool, ScriptingToolSet, ToolDef
+from scripted_kernel import DiscoveryMode, ExecutionLimits, ScriptedTool, ScriptingToolSet, ToolDef
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -64,14 +64,66 @@ def test_discovery_modes():
     t = (ScriptedTool.builder("api").tool(ToolDef("get_user", "Fetch a user", {
         "type": "object", "properties": {"id": {"type": "integer"}}}), lambda a: "{}").build())
     full = ScriptingToolSet(t, DiscoveryMode.ALL)
-    assert [x.name for x in full.tools()] == ["api"] and "`--id`" in full.system_prompt()
+    assert [x.name for x in full.tools()] == ["api"] and "`get_user [--id <integer>]`" in full.system_prompt()
     lean = ScriptingToolSet(t, DiscoveryMode.WITH_DISCOVERY)
     script_tool, discover_tool = lean.tools()
     assert discover_tool.name == "api_discover"
-    assert "`--id`" not in lean.system_prompt() and "api_discover" in lean.system_prompt()
-    assert "--id <integer>" in discover_tool.execute({"command": "help get_user"}).stdout
-    refused = discover_tool.execute({"command": "get_user --id 1"})
+    assert "--id" not in lean.system_prompt() and "api_discover" in lean.system_prompt()
+    assert t.compact is False and "`get_user [--id <integer>]`" in t.system_prompt()   # not changed
+    assert script_tool.execute("get_user --id 1").stdout == "{}"
+
+
+def test_discover_tool_is_a_whole_tool_for_one_help_or_discover_command():
+    t = (ScriptedTool.builder("api").tool(ToolDef("get_user", "Fetch a user", {
+        "type": "object", "properties": {"id": {"type": "integer"}}}), lambda a: "{}").build())
+    discover_tool = ScriptingToolSet(t, DiscoveryMode.WITH_DISCOVERY).tools()[1]
+    assert discover_tool.input_schema()["required"] == ["commands"]
+    assert discover_tool.output_schema() == t.output_schema()
+    assert discover_tool.version == t.version and discover_tool.description() in discover_tool.help()
+    assert discover_tool.system_prompt().startswith("# api_discover\n")
+    assert "--id <integer>" in discover_tool.execute({"commands": "help get_user"}).stdout
+    refused = discover_tool.execute({"commands": "get_user --id 1"})
     assert refused.exit_code == 2 and "only `help` and `discover`" in refused.stderr
+    for script in ("help; get_user --id 1", "help | cat", "help $(get_user --id 1)", "help\nget_user"):
+        r = discover_tool.execute({"commands": script})
+        assert (r.exit_code, r.stdout) == (2, ""), script
+
+
+def test_toolset_builder():
+    toolset = (ScriptingToolSet.builder("api").short_description("An API").with_discovery()
+               .tool_fn(ToolDef.new("ping", "Answers").with_schema({"type": "object"}), lambda a: "pong\n")
+               .build())
+    script_tool, discover_tool = toolset.tools()
+    assert script_tool.short_description == "An API" and script_tool.compact
+    assert script_tool.execute("ping").stdout == "pong\n" and discover_tool.name == "api_discover"
+    assert ScriptingToolSet.builder("b").build().tools()[0].name == "b"
+
+
+def test_seed_aliases():
+    limits = ExecutionLimits().max_commands(3).timeout_seconds(5)
+    assert (limits.max_commands, limits.timeout_seconds) == (3, 5.0)
+    t = ScriptedTool.builder("api").limits(limits).async_tool_fn(
+        ToolDef.new("twice", "Doubles").with_schema({"type": "object", "properties": {
+            "n": {"type": "integer"}, "x": {"type": "number"}}}),
+        _twice).build()
+    assert t.execute("twice --n 4 --x 0.5").stdout == "8 1.0\n"
+    assert t.execute("echo 1; echo 2; echo 3; echo 4").error == "limit:max_commands"
+    execution = t.execution({"commands": "twice --n 1"})
+    assert execution.execute().stdout == "2 0.0\n"
+    with pytest.raises(RuntimeError):
+        execution.run()
+
+
+async def _twice(args):
+    return f"{args.param_i64('n') * 2} {(args.param_f64('x') or 0.0) * 2}\n"
+
+
+def test_last_execution_trace_is_taken_once():
+    t = (ScriptedTool.builder("api").tool(ToolDef("ping", "Answers"), lambda a: "pong\n").build())
+    assert t.take_last_execution_trace() is None
+    t.execute("ping; ping")
+    assert [e.name for e in t.take_last_execution_trace()] == ["ping", "ping"]
+    assert t.take_last_execution_trace() is None and t.last_trace == []
 
 
 def test_llm_tool_specs():
@@ -123,7 +175,7 @@ def test_cli_prompt_catalog_and_run_with_tools():
         return subprocess.run([sys.executable, "-m", "scripted_kernel", *args], capture_output=True,
                               text=True, timeout=60)
     p = cli("prompt", "--tools", f"{EXAMPLES / 'ecommerce.py'}:api")
-    assert p.returncode == 0 and "### `get_user`" in p.stdout
+    assert p.returncode == 0 and "- `get_user`: " in p.stdout
     p = cli("run", "--tools", f"{EXAMPLES / 'ecommerce.py'}:api", "-c", "get_user --id 1 | jq -r .name")
     assert p.stdout == "Alice\n"
     p = cli("catalog", str(EXAMPLES / "tools"))

@@ -9,10 +9,31 @@ from dataclasses import dataclass
 from .errors import Cancelled, LimitExceeded
 
 
+class _Setting:
+    """A limit's value that is also its setter: `ExecutionLimits().max_commands(500)` sets the
+    limit and returns the limits, for the seed's chained style; reading it gives the number."""
+
+    def __call__(self, value):
+        setattr(self._owner, self._name, value)
+        return self._owner
+
+
+class _IntSetting(_Setting, int):
+    pass
+
+
+class _FloatSetting(_Setting, float):
+    pass
+
+
+_SETTING_TYPES = {int: _IntSetting, float: _FloatSetting}
+
+
 @dataclass(slots=True)
 class ExecutionLimits:
     """Bounds on one execution. Every bound stops the script with an error naming it; the
-    output produced so far is kept."""
+    output produced so far is kept. Set them as keywords, as attributes, or chained:
+    `ExecutionLimits().max_commands(500).timeout_seconds(5)`."""
     max_commands: int = 1_000_000
     max_loop_iterations: int = 1_000_000
     max_function_depth: int = 200
@@ -34,6 +55,13 @@ class ExecutionLimits:
     max_file_count: int = 10_000
     max_path_depth: int = 128
     max_file_bytes: int = 16 * 1024 * 1024
+
+    def __setattr__(self, name, value):
+        setting = _SETTING_TYPES.get(type(value))
+        if setting is not None:
+            value = setting(value)
+            value._owner, value._name = self, name
+        object.__setattr__(self, name, value)
 
 
 class CancelToken:

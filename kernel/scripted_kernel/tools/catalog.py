@@ -84,31 +84,48 @@ def matches_search(tool_def, text: str) -> bool:
 
 def system_prompt(name: str, short_description: str, tool_defs: list, compact: bool,
                   context: list[str] = (), files: str = "there is no file system") -> str:
-    """The prompt a model gets: what the tool is, how to call tools from bash, the tools.
-    `files` says what a script may do with files (the filesystem mode)."""
+    """The prompt a model gets, in the seed's layout: name, description, input and output,
+    `## Available tool commands` (one line and a usage line each; names only when compact),
+    `## Tips`. `files` says what a script may do with files (the filesystem mode)."""
     lines = [f"# {name}", ""]
     if short_description:
         lines += [short_description, ""]
-    lines += [
-        "Run a bash script in one call. Every tool below is a command; combine them with pipes,",
-        "variables, loops and conditionals, and print only the result you need.",
-        "",
-        "- Call a tool with flags: `tool --name value` (or `--name=value`; `--flag` for booleans).",
-        "- Tools print JSON: filter it with `jq` (e.g. `get_user --id 1 | jq -r .name`).",
-        "- Text commands read standard input: jq grep sed awk sort uniq cut tr wc head tail seq"
-        f" and more; {files} and no network.",
-        "- `help TOOL` shows a tool's flags; `discover --search TEXT` finds tools.",
-        "- A failing tool prints `TOOL: message` on stderr and exits non-zero; use `||` to recover.",
-        "",
-    ]
-    if compact:
-        lines += ["## Tools", ""]
-        lines += [f"- `{t.name}`: {t.description}" for t in tool_defs]
-        lines += ["", "Run `help TOOL` before calling a tool whose flags you do not know.", ""]
-    else:
-        lines += ["## Tools", ""]
-        for t in tool_defs:
-            lines.append(tool_markdown(t))
+    lines += ['Input: {"commands": "<bash script>"}', "Output: {stdout, stderr, exit_code}", "",
+              "## Available tool commands", ""]
+    for t in tool_defs:
+        lines.append(f"- `{t.name}`: {t.description}")
+        if not compact:
+            lines.append(f"  Usage: `{usage_line(t.name, t.input_schema)}`")
+    lines += ["", "## Tips", "",
+              "- One script does the whole task: combine the tools with pipes, variables, loops and "
+              "conditionals; print only the result you need.",
+              "- Flags: `--name value` or `--name=value`; a boolean is a bare `--flag`."]
+    if tool_defs:
+        lines.append(f"- Tools print JSON; filter it with jq: `{example_call(tool_defs[0])} | jq .`")
+    lines += [f"- Text commands read stdin: jq grep sed awk sort uniq cut tr wc head tail seq and more; "
+              f"{files} and no network.",
+              "- Run `help TOOL` for a tool's flags before you call it; `discover --search TEXT` finds tools."
+              if compact else
+              "- `help TOOL` describes a tool's flags; `discover --search TEXT` finds tools.",
+              "- A failing tool prints `TOOL: message` on stderr and exits non-zero; recover with `||`.", ""]
     for block in context:
         lines += ["---", "", block.strip(), ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+_SAMPLE_VALUES = {"integer": "1", "number": "1", "string": "x", "array": "a,b", "object": "{}"}
+
+
+def example_call(tool_def) -> str:
+    """A call of the tool with each required flag given a plausible value."""
+    schema = tool_def.input_schema or {}
+    props = schema.get("properties") or {}
+    words = [tool_def.name]
+    for key in schema.get("required") or []:
+        sub = props.get(key, {})
+        if sub.get("enum"):
+            value = str(sub["enum"][0])
+        else:
+            value = _SAMPLE_VALUES.get(type_label(sub).split(" ")[0], "x")
+        words.append(f"--{key}" if type_label(sub) == "boolean" else f"--{key} {value}")
+    return " ".join(words)

@@ -18,6 +18,11 @@ class ToolDef:
     tags: list = field(default_factory=list)
     category: Optional[str] = None
 
+    @classmethod
+    def new(cls, name: str, description: str = "") -> "ToolDef":
+        """The seed's constructor, for chaining: ToolDef.new("get_user", "...").with_schema({...})."""
+        return cls(name, description)
+
     def with_schema(self, schema: dict) -> "ToolDef":
         self.input_schema = schema
         return self
@@ -82,6 +87,9 @@ class ToolArgs:
             return float(v)
         except (TypeError, ValueError):
             return None
+
+    param_i64 = param_int            # the seed's names
+    param_f64 = param_float
 
     def param_bool(self, name: str) -> Optional[bool]:
         v = self.params.get(name)

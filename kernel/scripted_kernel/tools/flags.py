@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from typing import Optional
 
 _SIMPLE_KEYWORDS = {"type", "properties", "required", "description", "default", "items", "enum",
                     "additionalProperties", "title", "examples", "$schema"}
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_BOOLEAN_WORDS = {"true": True, "1": True, "yes": True, "on": True,
+                  "false": False, "0": False, "no": False, "off": False}
 
 
 class FlagError(Exception):
@@ -42,31 +49,20 @@ def coerce(value, schema: dict, flag: str):
     t = _type_of(schema)
     if not isinstance(value, str):
         return value
-    if t == "integer":
-        try:
-            return int(value, 0) if value.strip().lower().startswith(("0x", "-0x")) else int(value)
-        except ValueError:
-            try:
-                f = float(value)
-                if f.is_integer():
-                    return int(f)
-            except ValueError:
-                pass
-            raise FlagError(f"{flag}: expected integer, got {value!r}") from None
+    if t == "integer":          # decimal digits only: not 0x10, 1.0, 1e3 or 1_000
+        if not _INTEGER.fullmatch(value):
+            raise FlagError(f"{flag}: expected integer, got {value!r}")
+        return int(value)
     if t == "number":
-        try:
+        if _INTEGER.fullmatch(value):
             return int(value)
-        except ValueError:
-            try:
-                return float(value)
-            except ValueError:
-                raise FlagError(f"{flag}: expected number, got {value!r}") from None
+        if not _DECIMAL.fullmatch(value):           # nor inf, nan or 1_0
+            raise FlagError(f"{flag}: expected number, got {value!r}")
+        return float(value)
     if t == "boolean":
         low = value.lower()
-        if low in ("true", "1", "yes", "on"):
-            return True
-        if low in ("false", "0", "no", "off"):
-            return False
+        if low in _BOOLEAN_WORDS:
+            return _BOOLEAN_WORDS[low]
         raise FlagError(f"{flag}: expected boolean (true or false), got {value!r}")
     if t == "array":
         items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
@@ -108,7 +104,9 @@ class FlagParser:
         self.schema = schema or {}
         self.properties: dict = self.schema.get("properties", {}) or {}
         self.required: list = list(self.schema.get("required", []) or [])
-        self.closed = self.schema.get("additionalProperties") is False
+        # a schema that lists its flags takes no others, unless it says so (additionalProperties)
+        extra = self.schema.get("additionalProperties", False if self.properties else True)
+        self.closed = extra is False
         self.aliases = {name.replace("_", "-"): name for name in self.properties}
         # per flag: its type, for the fast path of `--name value`
         self.types = {name: _type_of(sub) for name, sub in self.properties.items()}
@@ -189,17 +187,17 @@ class FlagParser:
             if schema is None and self.closed:
                 known = list(self.properties)
                 hint = difflib.get_close_matches(path[0], known + list(self.aliases), n=1, cutoff=0.6)
-                suggestion = f"; did you mean --{hint[0]}?" if hint else \
-                    f"; known flags: {', '.join('--' + k for k in known)}" if known else ""
+                suggestion = f" (did you mean --{hint[0]}?)" if hint else \
+                    f" (known flags: {', '.join('--' + k for k in known)})" if known else \
+                    " (this command takes no flags)"
                 raise FlagError(f"unknown flag --{name}{suggestion}")
             schema = schema or {}
             if not eq:
-                if _type_of(schema) == "boolean":
-                    if i < len(argv) and argv[i].lower() in ("true", "false"):
-                        value = argv[i]
-                        i += 1
-                    else:
-                        value = "true"
+                if _type_of(schema) == "boolean":      # a switch: the next word is never its value
+                    if i < len(argv) and argv[i].lower() in _BOOLEAN_WORDS:
+                        raise FlagError(f"--{name} is a switch and takes no value "
+                                        f"(write --{name}={argv[i]})")
+                    value = "true"
                 elif i < len(argv) and not (argv[i].startswith("--") and len(argv[i]) > 2):
                     value = argv[i]
                     i += 1
@@ -271,12 +269,15 @@ def _check_type(value, schema: dict, flag: str):
 
 
 def usage_line(name: str, schema: dict) -> str:
-    """`name --id <integer> [--verbose]`: required flags first, in schema order."""
+    """`name --id <integer> [--verbose] [--status <open|done>]`: in schema order, optional
+    flags in brackets, an enum as its values."""
     props = (schema or {}).get("properties", {}) or {}
     required = set((schema or {}).get("required", []) or [])
     parts = [name]
     for key, sub in props.items():
         label = type_label(sub)
+        if isinstance(sub.get("enum"), list) and sub["enum"]:
+            label = "|".join(v if isinstance(v, str) else json.dumps(v) for v in sub["enum"])
         text = f"--{key}" if label == "boolean" else f"--{key} <{label}>"
         parts.append(text if key in required else f"[{text}]")
     return " ".join(parts)

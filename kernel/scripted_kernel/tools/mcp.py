@@ -16,7 +16,7 @@ from typing import Optional, TypedDict
 from .definitions import ToolArgs, ToolDef
 from .containment import valid_unicode
 from .scripted_tool import ScriptedTool
-from .toolset import DiscoveryMode, DiscoverTool
+from .toolset import DiscoveryMode, ScriptingToolSet
 
 
 class McpError(Exception):
@@ -35,8 +35,8 @@ class ScriptOutput(TypedDict):
 def build_server(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, host: str = "127.0.0.1",
                  port: int = 8000):
     from mcp.server.fastmcp import FastMCP
-    if mode is DiscoveryMode.WITH_DISCOVERY:
-        tool.compact = True
+    offered = ScriptingToolSet(tool, mode).tools()
+    tool = offered[0]
     server = FastMCP(tool.name, instructions=tool.short_description or None, host=host, port=port)
 
     async def run_script(commands: str) -> ScriptOutput:
@@ -45,11 +45,11 @@ def build_server(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, ho
         return _output(response)
 
     server.add_tool(run_script, name=tool.name, description=tool.system_prompt(), structured_output=True)
-    if mode is DiscoveryMode.WITH_DISCOVERY:
-        discover = DiscoverTool(tool)
+    if len(offered) > 1:
+        discover = offered[1]
 
-        async def lookup(command: str) -> ScriptOutput:
-            response = await asyncio.to_thread(discover.execute, {"command": command})
+        async def lookup(commands: str) -> ScriptOutput:
+            response = await asyncio.to_thread(discover.execute, {"commands": commands})
             return _output(response)
         server.add_tool(lookup, name=discover.name, description=discover.description(), structured_output=True)
     return server

@@ -48,12 +48,22 @@ class ToolResponse:
 
 @dataclass(slots=True)
 class ToolStatus:
-    """A progress report of `execute_with_status`: phase validate/parse/execute/output/complete."""
+    """A progress report of `execute_with_status`: phase validate/parse/execute/output/complete;
+    an output report carries a chunk (`output`) and its stream ("stdout" or "stderr")."""
     phase: str
-    percent: int
+    message: Optional[str] = None
+    percent_complete: Optional[float] = None
+    eta_ms: Optional[int] = None
+    output: Optional[str] = None
     stream: Optional[str] = None
-    data: Optional[str] = None
-    response: Optional[ToolResponse] = None
+
+    @classmethod
+    def stdout(cls, chunk: str) -> "ToolStatus":
+        return cls("output", output=chunk, stream="stdout")
+
+    @classmethod
+    def stderr(cls, chunk: str) -> "ToolStatus":
+        return cls("output", output=chunk, stream="stderr")
 
 
 @dataclass(slots=True)
@@ -232,7 +242,7 @@ class ScriptedTool:
         self.name = name
         self._filesystem = filesystem
         self.network_allow: tuple = ()      # URL prefixes curl may fetch; none by default
-        self.short_description = short_description
+        self.short_description = short_description or f"ScriptedTool: {name}"
         self.env = dict(env or {})
         self.limits = limits or ExecutionLimits()
         self.compact = compact_prompt
@@ -257,7 +267,13 @@ class ScriptedTool:
     @property
     def last_trace(self) -> list:
         """The tool calls of the last run started by the calling thread (also `response.trace`)."""
-        return getattr(self._last, "trace", [])
+        return getattr(self._last, "trace", None) or []
+
+    def take_last_execution_trace(self) -> Optional[list]:
+        """The calling thread's last trace (a list of TraceEntry), cleared; None if there is none."""
+        trace = getattr(self._last, "trace", None)
+        self._last.trace = None
+        return trace
 
     @staticmethod
     def builder(name: str) -> "ScriptedToolBuilder":
@@ -309,11 +325,10 @@ class ScriptedTool:
 
     def description(self) -> str:
         names = ", ".join(self.tools) or "no tools"
-        text = self.short_description or f"Bash scripts against {len(self.tools)} tools"
-        return f"{text} (tools: {names})"
+        return f"{self.short_description} (tools: {names})"
 
     def help(self) -> str:
-        lines = [f"# {self.name}", "", self.short_description or "", "", "## Tool commands", ""]
+        lines = [f"# {self.name}", "", self.short_description, "", "## Tool Commands", ""]
         for t in self.tool_defs():
             lines.append(catalog.tool_markdown(t))
         return "\n".join(lines).strip() + "\n"
@@ -419,15 +434,16 @@ class ScriptedTool:
 
     def execute_with_status(self, commands, on_status: Callable[[ToolStatus], None],
                             stdin: str = "") -> ToolResponse:
-        """Report validate (0%), parse (10%), execute (20%), output chunks, complete (100%)."""
-        on_status(ToolStatus("validate", 0))
+        """Report validate (0%), parse (10%), execute (20%), output chunks, complete (100%, with
+        the exit status as its message); returns the response."""
+        on_status(ToolStatus("validate", percent_complete=0))
         if isinstance(commands, dict):
             commands = commands.get("commands", "")
-        on_status(ToolStatus("parse", 10))
-        on_status(ToolStatus("execute", 20))
-        response = self.execute(commands, stdin,
-                                on_output=lambda stream, data: on_status(ToolStatus("output", 50, stream, data)))
-        on_status(ToolStatus("complete", 100, response=response))
+        on_status(ToolStatus("parse", percent_complete=10))
+        on_status(ToolStatus("execute", percent_complete=20))
+        chunk = {"stdout": ToolStatus.stdout, "stderr": ToolStatus.stderr}
+        response = self.execute(commands, stdin, on_output=lambda stream, data: on_status(chunk[stream](data)))
+        on_status(ToolStatus("complete", f"exit status {response.exit_code}", percent_complete=100))
         return response
 
     def session(self) -> "Session":
@@ -458,11 +474,11 @@ class ScriptedTool:
         def run(sh, argv):
             args = argv[1:]
             dry_run = False
-            if "--help" in args or "--dry-run" in args or "-h" in args:
-                if args == ["--help"] or args == ["-h"]:
+            if "--help" in args or "--dry-run" in args or args == ["-h"]:
+                if "--help" in args or args == ["-h"]:      # whatever else is there: help only
                     sh.out(catalog.tool_help_text(registered.tool_def))
                     return 0
-                dry_run = "--dry-run" in args
+                dry_run = True
                 args = [a for a in args if a != "--dry-run"]
             started = time.perf_counter()
             params = None
@@ -470,11 +486,14 @@ class ScriptedTool:
                 params = parser.parse(args)
                 parser.validate(params)
             except FlagError as e:
+                if dry_run:
+                    sh.out(_dry_run_report(name, params, str(e)))
+                    return 1
                 sh.err(f"{name}: {e}\n")
                 self._trace(name, "tool", argv, params, 2, started)
                 return 2
             if dry_run:
-                sh.out(json.dumps({"tool": name, "params": params, "valid": True}) + "\n")
+                sh.out(_dry_run_report(name, params))
                 return 0
             tool_args = ToolArgs(params, source=sh.stdin.read_all)
             run = getattr(_ACTIVE, "run", None)
@@ -598,6 +617,16 @@ class ScriptedTool:
         return 2
 
 
+def _dry_run_report(tool: str, params: Optional[dict], error: Optional[str] = None) -> str:
+    """What `TOOL ... --dry-run` prints: the parsed call, without calling the tool."""
+    report = {"dry_run": True, "tool": tool, "valid": error is None}
+    if error is None:
+        report["params"] = params
+    else:
+        report["error"] = error
+    return json.dumps(report, sort_keys=True, separators=(",", ":")) + "\n"
+
+
 class Session:
     """Successive scripts in one shell: variables and functions persist between calls."""
 
@@ -623,6 +652,8 @@ class Execution:
             raise RuntimeError("an execution runs once")
         self.used = True
         return self.tool.execute(self.commands, cancel=cancel, on_output=on_output)
+
+    execute = run                    # the seed's name
 
 
 @dataclass
@@ -650,6 +681,9 @@ class ScriptedToolBuilder:
     def async_tool(self, tool_def: ToolDef, callback: Callable) -> "ScriptedToolBuilder":
         self._tools.append((tool_def, callback, True))
         return self
+
+    tool_fn = tool                   # the seed's names
+    async_tool_fn = async_tool
 
     def function(self, fn) -> "ScriptedToolBuilder":
         """An @tool-decorated (or plain) Python function."""
