@@ -1,6 +1,6 @@
 """bashkit's Python `ScriptedTool` (0.20.1), on scripted_kernel's engine.
 
-    from scripted_kernel.compat.bashkit import ScriptedTool   # was: from bashkit.scripted import ...
+    from scripted_kernel.compat.bashkit import ScriptedTool   # was: from bashkit import ScriptedTool
 
 The same constructor (`name`, `short_description`, `max_commands`, `max_loop_iterations`,
 `timeout_seconds`), `add_tool(name, description, callback, schema=None)` with
