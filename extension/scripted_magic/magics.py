@@ -10,32 +10,46 @@ import json
 import os
 import re
 import sys
+import threading
+import weakref
 from dataclasses import dataclass, field
 from typing import Optional
 
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython import get_ipython
 from IPython.display import display
 
 from scripted_kernel import MemoryFs, ScriptedTool
 from scripted_kernel.tools.definitions import REGISTRY
+from scripted_kernel.tools.scripted_tool import Session
 
 from .widgets import rich_bundle
 
 _LONE_BROWSER = re.compile(r"\A\s*(help|discover)((?:[ \t]+[^\s|;&<>()`$]+)*)[ \t]*;?\s*\Z")
 
 
-class ScriptError(Exception):
-    """A script that ended with a non-zero status: the cell fails, Run All stops here."""
+def _red(text: str) -> str:
+    """`text` in IPython's error colour, unless colours are off (`--colors=NoColor`) or a
+    terminal session's output is not a terminal."""
+    shell = get_ipython()
+    scheme = str(getattr(shell, "colors", "NoColor"))
+    if scheme.lower() == "nocolor" or (getattr(shell, "kernel", None) is None and not sys.stdout.isatty()):
+        return text
+    return f"\x1b[0;31m{text}\x1b[0m"
 
-    def __init__(self, status: int, stderr_tail: str = ""):
+
+class ScriptError(Exception):
+    """A script that ended with a non-zero status: the cell fails, Run All stops here. Its
+    stderr was already shown as it streamed, so the error names only the status."""
+
+    def __init__(self, status: int, stderr: str = ""):
         super().__init__(f"exit status {status}")
         self.status = status
-        self.stderr_tail = stderr_tail
+        self.stderr = stderr
 
     def _render_traceback_(self):
-        lines = [line for line in self.stderr_tail.splitlines() if line.strip()][-5:]
-        return lines + [f"\x1b[0;31mScriptError: exit status {self.status}\x1b[0m"]
+        return [_red(f"ScriptError: exit status {self.status}")]
 
 
 class MagicUsageError(Exception):
@@ -43,12 +57,12 @@ class MagicUsageError(Exception):
     no traceback from inside the package."""
 
     def _render_traceback_(self):
-        return [f"{type(self).__name__}: {self}"]
+        return [_red(f"{type(self).__name__}: {self}")]
 
 
 class ScriptInterrupted(KeyboardInterrupt):
     def _render_traceback_(self):
-        return ["\x1b[0;31mInterrupted\x1b[0m (the output so far is kept)"]
+        return [_red("Interrupted") + " (the output so far is kept)"]
 
 
 @dataclass
@@ -63,12 +77,29 @@ class ScriptResult:
         return json.loads(self.stdout)
 
 
+class _NotebookTool(ScriptedTool):
+    """The session's ScriptedTool. Every fresh shell starts with the carried parameters (the
+    variables set by `# Parameters` cells)."""
+
+    def __init__(self, fs: MemoryFs):
+        super().__init__("notebook", "Tools defined in this notebook", filesystem=fs)
+        self.parameters: dict = {}
+        self._started = weakref.WeakSet()
+
+    def _setup_shell(self, sh):
+        super()._setup_shell(sh)
+        if sh not in self._started:          # a session's shell gets them once, when it starts
+            self._started.add(sh)
+            for name, var in self.parameters.items():
+                sh.globals[name] = var.copy()
+
+
 class NotebookTools:
     """The tools of a session: every @tool-decorated function, plus tools added with
     `tools.add_tool(...)`/`tools.register(...)` on the `tools` object in the namespace."""
 
     def __init__(self, fs: MemoryFs):
-        self.tool = ScriptedTool("notebook", "Tools defined in this notebook", filesystem=fs)
+        self.tool = _NotebookTool(fs)
 
     def current(self) -> ScriptedTool:
         for decorated in list(REGISTRY):
@@ -101,9 +132,75 @@ def _trace_table(trace) -> dict:
                          f"</tr></thead><tbody>{rows}</tbody></table>"}
 
 
+JSON_HOLD_ENV = "SCRIPTED_JSON_HOLD_SECONDS"   # how long a notebook holds back JSON-looking stdout
+
+
+def _json_hold_seconds() -> float:
+    try:
+        return float(os.environ.get(JSON_HOLD_ENV, "0.5"))
+    except ValueError:
+        return 0.5
+
+
+class _CellOutput:
+    """Where a cell's output goes while it runs. stderr always streams. stdout either streams
+    ("stream"), is only collected ("capture": --out and --json show it their own way), or
+    ("json", the notebook's default) is held back while it could be one JSON document and the
+    cell is younger than half a second (JSON_HOLD_ENV), so that a quick JSON result is shown once, as a
+    tree, instead of as text and then as a tree."""
+
+    def __init__(self, stdout_mode: str):
+        self.mode = stdout_mode
+        self.out, self.err = [], []
+        self.holding = stdout_mode == "json"
+        self._lock = threading.Lock()
+        self._timer = None
+        if self.holding:
+            self._timer = threading.Timer(_json_hold_seconds(), self._release)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def write(self, name: str, text: str):
+        with self._lock:
+            if name != "stdout":
+                self.err.append(text)
+                sys.stderr.write(text)
+                return
+            self.out.append(text)
+            if self.mode == "capture":
+                return
+            if self.holding:
+                started = "".join(self.out).lstrip()
+                if not started or started[0] in "{[":
+                    return
+                self._release_locked()
+            else:
+                sys.stdout.write(text)
+
+    def _release(self):
+        with self._lock:
+            self._release_locked()
+
+    def _release_locked(self):
+        if self.holding:
+            self.holding = False
+            sys.stdout.write("".join(self.out))
+
+    def finish(self) -> Optional[str]:
+        """Stop holding; the stdout text if it is still held back, else None."""
+        if self._timer is not None:
+            self._timer.cancel()
+        with self._lock:
+            held, self.holding = self.holding, False
+        return "".join(self.out) if held else None
+
+
 def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: bool = False,
-               env: Optional[dict] = None, no_raise: bool = False) -> ScriptResult:
-    """Run one cell's script: output streams to the front-end as it is produced."""
+               env: Optional[dict] = None, no_raise: bool = False, stdout: str = "",
+               session: Optional[Session] = None) -> ScriptResult:
+    """Run one cell's script, its output streaming to the front-end as it is produced.
+    `stdout`: "stream", "capture" or "json" (see _CellOutput); by default "json" in a
+    notebook and "stream" in terminal IPython. `session`: run in that session's shell."""
     state = shell_state(shell)
     tool = tool or state.tools.current()
     widgets = getattr(shell, "kernel", None) is not None
@@ -115,26 +212,23 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
     saved_env = tool.env
     if env:
         tool.env = {**tool.env, **env}
-    out_chunks, err_chunks = [], []
-
-    def stream(name, text):
-        (out_chunks if name == "stdout" else err_chunks).append(text)
-        target = sys.stdout if name == "stdout" else sys.stderr
-        target.write(text)
-
+    output = _CellOutput(stdout or ("json" if widgets else "stream"))
     try:
-        response = tool.execute(code, on_output=stream)
+        response = (session or tool).execute(code, on_output=output.write)
     except KeyboardInterrupt:
+        sys.stdout.write(output.finish() or "")      # the output so far is kept
         raise ScriptInterrupted() from None
     finally:
         tool.env = saved_env
     # no explicit flush: the kernel flushes the streams before display() and before its reply
-    result = ScriptResult("".join(out_chunks), "".join(err_chunks), response.exit_code, list(tool.last_trace))
-    if widgets:
-        document = _json_document(result.stdout)
-        if document is not None:
-            summary = f"<JSON {type(document).__name__} of {len(document)} items>"
-            display({"application/json": document, "text/plain": summary}, raw=True)
+    result = ScriptResult("".join(output.out), "".join(output.err), response.exit_code, list(tool.last_trace))
+    held = output.finish()
+    if held is not None:
+        document = _json_document(held)
+        if document is None:
+            sys.stdout.write(held)
+        else:
+            display({"application/json": document, "text/plain": held.rstrip("\n")}, raw=True)
     if trace or state.trace:
         display(_trace_table(result.trace), raw=True)
     if response.error == "cancelled":
@@ -160,18 +254,53 @@ def _show_browser(tool, command: str, args: list, widgets: bool) -> bool:
     return True
 
 
+# papermill's injected cell starts with this line; so should the cell a user tags `parameters`
+_PARAMETERS_CELL = re.compile(r"\A\s*#\s*parameters\s*$", re.I | re.M)
+
+
 class _State:
-    """A session's tools and files: every cell runs a fresh interpreter, but files written
-    by one cell are there for the next (one MemoryFs per session)."""
+    """A session's tools and files. Every cell runs a fresh interpreter, but files written by
+    one cell are there for the next (one MemoryFs per session), the variables of `# Parameters`
+    cells reach every later cell, and `%scripted session on` carries the whole shell over."""
 
     def __init__(self):
         self.fs = MemoryFs()
         self.tools = NotebookTools(self.fs)
         self.trace = False
+        self.session: Optional[Session] = None      # `%scripted session on`
+        self._parameters: Optional[Session] = None
 
     def reset_files(self):
         self.fs = MemoryFs()
         self.tools.tool.filesystem = self.fs
+        self._parameters = None                      # their shells hold the old files
+        if self.session is not None:
+            self.session = self.tools.tool.session()
+
+    def set_session(self, on: bool):
+        self.session = self.tools.tool.session() if on else None
+
+    def run_cell(self, shell, cell: str) -> ScriptResult:
+        """A notebook cell with no options: in the session when it is on; a parameters cell
+        in the parameters' own shell, whose new variables are then carried."""
+        if self.session is not None or not _PARAMETERS_CELL.match(cell):
+            return run_script(shell, cell, session=self.session)
+        if self._parameters is None:
+            self._parameters = self.tools.tool.session()
+        try:
+            return run_script(shell, cell, session=self._parameters)
+        finally:
+            self._carry_parameters()
+
+    def _carry_parameters(self):
+        tool = self.tools.tool
+        if not self._parameters._shell:
+            return
+        fresh = tool.session()
+        fresh.execute("")
+        preset = set(fresh._shell[0].globals) - set(tool.parameters)
+        tool.parameters = {name: var.copy() for name, var in self._parameters._shell[0].globals.items()
+                           if name not in preset}
 
 
 def shell_state(shell) -> _State:
@@ -187,8 +316,10 @@ class ScriptedMagics(Magics):
     @magic_arguments()
     @argument("tool", nargs="?", help="a ScriptedTool in the namespace (default: the @tool functions)")
     @argument("--trace", action="store_true", help="show the tool calls after the cell")
-    @argument("--out", metavar="VAR", help="store the result (stdout, stderr, exit_code, trace) in VAR")
-    @argument("--json", action="store_true", help="parse stdout as JSON (into --out VAR, or display it)")
+    @argument("--out", metavar="VAR",
+              help="store the result (stdout, stderr, exit_code, trace) in VAR instead of showing stdout")
+    @argument("--json", action="store_true",
+              help="parse stdout as JSON: store it in --out VAR, or show it as a JSON tree")
     @argument("--env", metavar="NAME=VALUE", action="append", default=[],
               help="an environment variable for the script; VALUE may be $python_variable")
     @argument("--no-raise", action="store_true", help="do not fail the cell on a non-zero status")
@@ -196,7 +327,7 @@ class ScriptedMagics(Magics):
     def scripted_cell(self, line, cell):
         """Run the cell as a bash script against tools registered in Python."""
         if not line.strip():                 # every kernel cell comes this way: no options
-            run_script(self.shell, cell)
+            shell_state(self.shell).run_cell(self.shell, cell)
             return
         args = parse_argstring(self.scripted_cell, line)
         tool = None
@@ -204,41 +335,63 @@ class ScriptedMagics(Magics):
             tool = self.shell.user_ns.get(args.tool)
             if not isinstance(tool, ScriptedTool):
                 raise MagicUsageError(f"{args.tool} is not a ScriptedTool in the namespace")
-        env = {}
-        for pair in args.env:
-            name, eq, value = pair.partition("=")
-            if not eq:
-                raise ValueError(f"--env expects NAME=VALUE, got {pair!r}")
-            if value.startswith("$") and value[1:] in self.shell.user_ns:
-                value = self.shell.user_ns[value[1:]]
-            env[name] = str(value)
-        result = run_script(self.shell, cell, tool, trace=args.trace, env=env or None,
-                            no_raise=args.no_raise or bool(args.out))
-        if args.json:
-            parsed = _json_document(result.stdout) if result.stdout.strip() else None
-            if parsed is None and result.stdout.strip():
-                try:
-                    parsed = json.loads(result.stdout)
-                except ValueError as e:
-                    raise MagicUsageError(f"--json: the output is not JSON ({e})") from None
+        session = shell_state(self.shell).session if tool is None else None
+        result = run_script(self.shell, cell, tool, trace=args.trace, env=self._env(args.env) or None,
+                            no_raise=True, stdout="capture" if args.out or args.json else "",
+                            session=session)
+        failed = result.exit_code and not args.no_raise
+        if args.json and not failed:
+            parsed = self._parse_json(result.stdout)
             if args.out:
                 self.shell.user_ns[args.out] = parsed
             else:
                 display({"application/json": parsed, "text/plain": json.dumps(parsed, indent=2)}, raw=True)
         elif args.out:
             self.shell.user_ns[args.out] = result
-            if result.exit_code and not args.no_raise:
-                raise ScriptError(result.exit_code, result.stderr)
+        elif args.json:
+            sys.stdout.write(result.stdout)      # a failed --json cell: its output as text
+        if failed:
+            raise ScriptError(result.exit_code, result.stderr)
+
+    def _env(self, pairs: list) -> dict:
+        env = {}
+        for pair in pairs:
+            name, eq, value = pair.partition("=")
+            if not eq or not name:
+                raise MagicUsageError(f"--env expects NAME=VALUE, got {pair!r}")
+            if value.startswith("$") and value[1:] in self.shell.user_ns:
+                value = self.shell.user_ns[value[1:]]
+            env[name] = str(value)
+        return env
+
+    @staticmethod
+    def _parse_json(text: str):
+        """stdout as JSON (None when empty); text that is not JSON is shown, then refused."""
+        if not text.strip():
+            return None
+        try:
+            return json.loads(text)
+        except ValueError as e:
+            sys.stdout.write(text)               # captured, not shown yet: nothing is lost
+            raise MagicUsageError(f"--json: the output is not JSON ({e.msg} at line {e.lineno} "
+                                  f"column {e.colno})") from None
 
     @line_magic("scripted")
     def scripted_line(self, line):
-        """%scripted help|discover ... | prompt [TOOL] | trace on|off | files | mount HOST_DIR [AT]
-        | fs reset"""
+        """%scripted help|discover ... | prompt [TOOL] | trace on|off | session on|off | files
+        | mount HOST_DIR [AT] | fs reset"""
         words = line.split()
         state = shell_state(self.shell)
         if not words:
             print("usage: %scripted help [--list] | discover --search TEXT | prompt [TOOL] | "
-                  "trace on|off | files | mount HOST_DIR [AT] | fs reset")
+                  "trace on|off | session on|off | files | mount HOST_DIR [AT] | fs reset")
+            return
+        if words[0] == "session":
+            if words[1:] not in (["on"], ["off"]):
+                raise MagicUsageError("usage: %scripted session on|off")
+            state.set_session(words[1] == "on")
+            print("session on: variables, functions and the working directory carry over between cells"
+                  if state.session else "session off: every cell starts a fresh interpreter")
             return
         if words[0] in ("files", "mount", "fs"):
             self._files_command(state, words)

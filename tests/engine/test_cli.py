@@ -51,3 +51,4 @@ def test_help_names_every_command():
     assert p.returncode == 0
     for command in ("run", "prompt", "catalog", "notebook", "mcp", "install"):
         assert command in p.stdout.split("{", 1)[1].split("}", 1)[0].split(",")
+    assert "SCRIPTED_KERNEL_STUB=1" in cli("catalog", "--help").stdout.replace("\n", " ").replace("  ", " ")

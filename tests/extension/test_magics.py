@@ -6,6 +6,7 @@ from IPython.testing.globalipapp import start_ipython  # noqa: E402
 
 from scripted_kernel import ScriptedTool, ToolDef  # noqa: E402
 from scripted_kernel.tools.definitions import REGISTRY  # noqa: E402
+from scripted_magic.magics import shell_state  # noqa: E402
 
 
 _SHELL = []
@@ -101,3 +102,65 @@ def test_misuse_is_one_line_without_a_traceback(ip, capsys):
     text = shown.out + shown.err
     assert "Traceback" not in text and "magics.py" not in text
     assert "MagicUsageError: nosuchtool is not a ScriptedTool in the namespace" in text
+
+
+def test_held_json_looking_stdout_is_released_as_text_once_the_hold_ends(capsys):
+    from scripted_magic.magics import _CellOutput
+    output = _CellOutput("json")
+    output.write("stdout", '{"a":\n')
+    assert capsys.readouterr().out == ""                 # could still be one JSON document
+    output._release()                                    # what the hold timer does
+    output.write("stdout", "1}\n")
+    assert capsys.readouterr().out == '{"a":\n1}\n' and output.finish() is None
+    output = _CellOutput("json")
+    output.write("stdout", "  \n")
+    output.write("stdout", "plain text\n")               # not JSON: streams at once
+    assert capsys.readouterr().out == "  \nplain text\n" and output.finish() is None
+    output = _CellOutput("json")
+    output.write("stdout", "[1]\n")
+    output.write("stderr", "note\n")                     # stderr is never held
+    assert capsys.readouterr() == ("", "note\n") and output.finish() == "[1]\n"
+
+
+def test_terminal_json_option_prints_the_pretty_form_only(ip, capsys):
+    assert ip.run_cell("%%scripted --json\necho '{\"a\": [1]}'").success
+    assert capsys.readouterr().out == '{\n  "a": [\n    1\n  ]\n}\n'
+
+
+def test_failing_cell_names_the_status_without_repeating_stderr_or_raw_colour(ip, capsys):
+    ip.colors = "NoColor"
+    try:
+        assert not ip.run_cell("%%scripted\necho bad >&2; exit 3").success
+    finally:
+        ip.colors = "Neutral"
+    shown = capsys.readouterr()
+    assert (shown.out + shown.err).count("bad") == 1
+    assert "ScriptError: exit status 3" in shown.out + shown.err and "\x1b[" not in shown.out + shown.err
+
+
+def test_bad_env_option_is_a_usage_error(ip, capsys):
+    result = ip.run_cell("%%scripted --env NOEQUALS\necho hi")
+    assert type(result.error_in_exec).__name__ == "MagicUsageError"
+    assert "--env expects NAME=VALUE, got 'NOEQUALS'" in str(result.error_in_exec)
+
+
+def test_session_carries_variables_functions_and_directory_until_turned_off(ip, capsys):
+    ip.run_line_magic("scripted", "session on")
+    try:
+        assert ip.run_cell("%%scripted\nx=41; f() { echo $((x + 1)); }; mkdir -p /tmp/w && cd /tmp/w").success
+        assert ip.run_cell("%%scripted\nf; pwd").success
+        assert capsys.readouterr().out.endswith("42\n/tmp/w\n")
+    finally:
+        ip.run_line_magic("scripted", "session off")
+    assert ip.run_cell('%%scripted\necho "[${x:-}]"; type -t f || echo none; pwd').success
+    assert capsys.readouterr().out.endswith("[]\nnone\n/home/user\n")
+    assert type(ip.run_cell("%scripted session maybe").error_in_exec).__name__ == "MagicUsageError"
+
+
+def test_parameters_cells_reach_every_later_cell(ip, capsys):
+    assert ip.run_cell("%%scripted\n# Parameters\ncount=2\nnames=(a b)").success
+    assert ip.run_cell("%%scripted\n# parameters\ncount=3").success       # papermill's, injected later
+    assert ip.run_cell('%%scripted\nseq $count; echo "${names[@]}"; count=9').success
+    assert ip.run_cell("%%scripted\necho $count").success                  # a later cell: still 3
+    assert capsys.readouterr().out.endswith("1\n2\n3\na b\n3\n")
+    shell_state(ip).tools.tool.parameters.clear()

@@ -112,20 +112,55 @@ def test_output_streams_while_the_cell_runs(kernel):
     assert times["c\n"] - times["a\n"] >= 1.5, times
 
 
-def test_failure_is_an_error_reply_with_the_stderr_tail(kernel):
+def everything_shown(out, reply) -> str:
+    """All the text a person sees for a cell: streams, display fallbacks and the traceback."""
+    shown = [c["text"] for _, k, c in out if k == "stream"]
+    shown += [c["data"].get("text/plain", "") for _, k, c in out if k in ("display_data", "execute_result")]
+    return "".join(shown) + "\n".join(reply.get("traceback", []))
+
+
+def test_a_failing_cell_shows_its_stderr_once_and_names_the_status(kernel):
     _, kc = kernel
     reply, out = run(kc, "echo partial; greet --times 2")
     assert reply["status"] == "error" and reply["ename"] == "ScriptError"
     assert reply["evalue"] == "exit status 2"
-    assert any("missing required flag --name" in line for line in reply["traceback"])
     assert streams(out) == "partial\n"
+    assert everything_shown(out, reply).count("missing required flag --name") == 1
+    assert [line for line in reply["traceback"] if "exit status 2" in line] == reply["traceback"]
 
 
-def test_a_json_stdout_is_also_shown_as_json(kernel):
+def test_a_syntax_error_is_shown_once(kernel):
+    _, kc = kernel
+    reply, out = run(kc, "echo ok\nif then")
+    assert reply["status"] == "error" and reply["evalue"] == "exit status 2"
+    assert everything_shown(out, reply).count("syntax error") == 1
+
+
+def test_a_json_stdout_is_shown_once_as_a_tree_with_the_text_as_fallback(kernel):
     _, kc = kernel
     reply, out = run(kc, 'echo \'{"a": [1, 2]}\' | jq -c .')
     shown = [c["data"] for _, k, c in out if k == "display_data"]
-    assert shown and shown[0]["application/json"] == {"a": [1, 2]} and "text/plain" in shown[0]
+    assert streams(out) == ""
+    assert shown == [{"application/json": {"a": [1, 2]}, "text/plain": '{"a":[1,2]}'}]
+
+
+def test_stdout_that_is_not_one_json_document_streams_as_text(kernel):
+    _, kc = kernel
+    reply, out = run(kc, "echo '[1]'; echo '[2]'")
+    assert streams(out) == "[1]\n[2]\n" and not [k for _, k, _ in out if k == "display_data"]
+    reply, out = run(kc, "echo '{\"a\": 1}'; echo done")
+    assert streams(out) == '{"a": 1}\ndone\n' and not [k for _, k, _ in out if k == "display_data"]
+
+
+def test_out_and_json_options_show_each_result_once(kernel):
+    _, kc = kernel
+    reply, out = run(kc, "%%scripted --out res --json\necho '{\"n\": 3}'")
+    assert reply["status"] == "ok" and everything_shown(out, reply) == ""
+    reply, out = run(kc, "%%python\nres")
+    assert [c["data"]["text/plain"] for _, k, c in out if k == "execute_result"] == ["{'n': 3}"]
+    reply, out = run(kc, "%%scripted --json\necho '[1, 2]'")
+    assert streams(out) == "" and [c["data"]["application/json"] for _, k, c in out
+                                   if k == "display_data"] == [[1, 2]]
 
 
 def test_help_cell_renders_the_widget_with_fallbacks_and_piped_help_stays_text(kernel):

@@ -1,4 +1,7 @@
-"""The example notebooks, executed headlessly through their real kernels (nbclient)."""
+"""The example notebooks, executed headlessly through their real kernels (nbclient, nbconvert,
+papermill)."""
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,27 +30,61 @@ def text_of(cell) -> str:
     return "".join(parts)
 
 
-def test_ecommerce_notebook_runs_and_stops_at_the_failing_cell():
-    with pytest.raises(nbclient.exceptions.CellExecutionError) as info:
-        execute("ecommerce.ipynb")
-    assert "ScriptError" in str(info.value) and "exit status 1" in str(info.value)
-    nb = execute("ecommerce.ipynb", allow_errors=True)
+def check_ecommerce_outputs(nb, customer="Alice (gold)"):
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert text_of(code[0]) == "3"
-    help_cell = code[1].outputs[0]
+    assert code[1].outputs == []                        # the parameters cell prints nothing
+    help_cell = code[2].outputs[0]
     assert "application/vnd.jupyter.widget-view+json" in help_cell.data
     assert "get_user" in help_cell.data["text/plain"]
-    assert text_of(code[2]) == "Alice (gold)\n"
-    assert text_of(code[3]) == "discount SAVE15-1\n  widget: 42 in stock\n  gadget: 0 in stock\n  gizmo: 7 in stock\n"
-    assert code[4].outputs[1].data["application/json"] == {"count": 2, "total": 17.5}
-    assert text_of(code[5]).startswith("list_orders")
-    assert text_of(code[6]) == "3\n"                    # orders staged in a file by this cell ...
-    assert code[7].outputs[1].data["application/json"] == [{"status": "pending", "count": 1},
-                                                           {"status": "shipped", "count": 2}]
-    failing = code[8]                                   # ... and read back by the next one
+    return code
+
+
+def test_ecommerce_notebook_runs_clean_and_its_tagged_error_cell_shows_the_error():
+    nb = execute("ecommerce.ipynb")               # no CellExecutionError: the cell is tagged
+    code = check_ecommerce_outputs(nb)
+    assert text_of(code[3]) == "Alice (gold)\n"
+    assert text_of(code[4]) == "discount SAVE15-1\n  widget: 42 in stock\n  gadget: 0 in stock\n  gizmo: 7 in stock\n"
+    assert [o.data["application/json"] for o in code[5].outputs] == [{"count": 2, "total": 17.5}]
+    assert text_of(code[6]).startswith("list_orders")
+    assert text_of(code[7]) == "3\n"                    # orders staged in a file by this cell ...
+    assert [o.data["application/json"] for o in code[8].outputs] == [        # ... read back by the next
+        [{"status": "pending", "count": 1}, {"status": "shipped", "count": 2}]]
+    failing = code[9]
+    assert "raises-exception" in failing.metadata.tags
     assert "no such user, carrying on" in text_of(failing)
-    assert [o.ename for o in failing.outputs if o.output_type == "error"] == ["ScriptError"]
-    assert text_of(code[9]) == "after the error\n"      # runs only because errors are allowed here
+    errors = [o for o in failing.outputs if o.output_type == "error"]
+    assert [(o.ename, o.evalue) for o in errors] == [("ScriptError", "exit status 1")]
+    assert "".join(o.text for o in failing.outputs if o.output_type == "stream").count("percent must be") == 1
+    assert text_of(code[10]) == "after the error\n"
+
+
+def test_nbconvert_executes_the_example_without_failing(tmp_path):
+    nbconvert = pytest.importorskip("nbconvert")
+    out = tmp_path / "executed.ipynb"
+    p = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
+                        str(EXAMPLES / "ecommerce.ipynb"), "--output", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert nbconvert and text_of(nbformat.read(out, as_version=4).cells[-1]) == "after the error\n"
+
+
+def test_papermill_parameters_reach_the_later_cells(tmp_path):
+    papermill = pytest.importorskip("papermill")
+    out = tmp_path / "customer2.ipynb"
+    # papermill reports every error output, `raises-exception` or not: it runs all the cells,
+    # writes them, then names the example's deliberate failure
+    with pytest.raises(papermill.PapermillExecutionError) as info:
+        papermill.execute_notebook(str(EXAMPLES / "ecommerce.ipynb"), str(out),
+                                   parameters={"customer": 2, "discount_percent": 20}, progress_bar=False)
+    assert (info.value.ename, info.value.evalue) == ("ScriptError", "exit status 1")
+    nb = nbformat.read(out, as_version=4)
+    injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert [c.source for c in injected] == ["# Parameters\ncustomer=2\ndiscount_percent=20\n"]
+    by_source = {c.source.splitlines()[0]: c for c in nb.cells if c.cell_type == "code"}
+    assert text_of(by_source['get_user --id "$customer" | jq -r \'.name + " (" + .tier + ")"\'']) == "Bob (silver)\n"
+    assert text_of(by_source["for id in 1 2 3; do"]).startswith("discount SAVE20-1\n")
+    assert text_of(by_source['echo "after the error"']) == "after the error\n"
 
 
 def test_magics_notebook_in_the_python_kernel():

@@ -3,7 +3,8 @@
 An executable answering `--describe` with `{"name", "description", "parameters"}` becomes a
 tool; a call runs it with the JSON arguments as `$1` and the pipeline input on stdin. Only
 executables found when the directory was scanned can run (default-deny); a broken one is
-skipped with a warning; stub mode sets SHELLCLAW_STUB=1 so tools answer with canned data.
+skipped with a warning; stub mode sets STUB_ENV=1 so tools answer with canned data (and the
+interface's original name for it, for executables written against that).
 """
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from typing import Optional
 from .definitions import ToolArgs, ToolDef
 
 DESCRIBE_TIMEOUT = 10.0
+STUB_ENV = "SCRIPTED_KERNEL_STUB"
+STUB_ENV_ORIGINAL = "SHELLCLAW_STUB"
 
 
 class ExecutableError(Exception):
@@ -26,7 +29,7 @@ class ExecutableError(Exception):
 def _clean_env(stub: bool) -> dict:
     env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}
     if stub:
-        env["SHELLCLAW_STUB"] = "1"
+        env[STUB_ENV] = env[STUB_ENV_ORIGINAL] = "1"
     return env
 
 
