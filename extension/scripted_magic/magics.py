@@ -24,7 +24,7 @@ from scripted_kernel import MemoryFs, ScriptedTool
 from scripted_kernel.tools.definitions import REGISTRY
 from scripted_kernel.tools.scripted_tool import Session
 
-from .widgets import rich_bundle
+from .widgets import rich_bundle, tool_page
 
 _LONE_BROWSER = re.compile(r"\A\s*(help|discover)((?:[ \t]+[^\s|;&<>()`$]+)*)[ \t]*;?\s*\Z")
 
@@ -242,8 +242,11 @@ def _show_browser(tool, command: str, args: list, widgets: bool) -> bool:
     """`help` / `discover ...` as a whole cell: the tool browser instead of text."""
     query = category = tag = ""
     if command == "help":
+        if len(args) == 1 and args[0] in tool.tools and widgets:
+            display(tool_page(tool.tools[args[0]].tool_def), raw=True)
+            return True
         if args and args != ["--list"]:
-            return False                 # help TOOL stays text
+            return False                 # the help command's own text (or its error)
     else:
         if len(args) != 2 or args[0] not in ("--search", "--category", "--tag"):
             return False

@@ -3,6 +3,7 @@ and text/markdown fallbacks for nbconvert, consoles and static viewers."""
 from __future__ import annotations
 
 import html
+import json
 
 from scripted_kernel.tools import catalog
 
@@ -18,18 +19,44 @@ def select(tool, query: str = "", category: str = "", tag: str = "") -> list:
     return defs
 
 
+# Inline styles on JupyterLab's theme variables (with light fallbacks for static HTML): the
+# same table in the light and the dark theme, in widgets and in saved notebooks alike.
+_CELL = "border:1px solid var(--jp-border-color2,#d0d0d0);padding:3px 8px;text-align:left;vertical-align:top"
+_HEAD = _CELL + ";background:var(--jp-layout-color2,#eeeeee);font-weight:600"
+_CHIP = ("display:inline-block;margin:1px 3px 1px 0;padding:0 6px;border-radius:9px;font-size:90%;"
+         "border:1px solid var(--jp-border-color1,#bdbdbd);background:var(--jp-layout-color1,#ffffff)")
+_REQUIRED = "margin-left:6px;font-size:85%;color:var(--jp-warn-color0,#b35900)"
+_USAGE = ("user-select:all;cursor:text;display:inline-block;padding:2px 6px;border-radius:3px;"
+          "background:var(--jp-layout-color2,#eeeeee);color:var(--jp-content-font-color1,#1a1a1a)")
+
+
+def _chip(value) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return f"<span class='scripted-chip' style='{_CHIP}'>{html.escape(text)}</span>"
+
+
 def params_html(tool_def) -> str:
-    rows = catalog.flag_rows(tool_def)
+    """A tool's usage line (click selects all of it, to copy) and flag table; the description
+    is in the title above it."""
     usage = html.escape(catalog.usage_line(tool_def.name, tool_def.input_schema))
-    parts = [f"<p>{html.escape(tool_def.description or '')}</p>", f"<p><code>{usage}</code></p>"]
+    parts = [f"<p><code class='scripted-usage' title='click to select, then copy' "
+                 f"style='{_USAGE}'>{usage}</code></p>"]
+    rows = catalog.flag_rows(tool_def)
     if rows:
-        parts.append("<table><thead><tr><th>flag</th><th>type</th><th>required</th><th>enum</th>"
-                     "<th>description</th></tr></thead><tbody>")
+        with_descriptions = any(r["description"] for r in rows)
+        heads = ["flag", "type"] + (["description"] if with_descriptions else [])
+        parts.append("<table class='scripted-flags' style='border-collapse:collapse;margin:4px 0 8px'>"
+                     "<thead><tr>" + "".join(f"<th style='{_HEAD}'>{h}</th>" for h in heads) +
+                     "</tr></thead><tbody>")
         for r in rows:
-            enum = ", ".join(html.escape(str(v)) for v in r["enum"]) if r["enum"] else ""
-            parts.append(f"<tr><td><code>--{html.escape(r['name'])}</code></td><td>{html.escape(r['type'])}</td>"
-                         f"<td>{'yes' if r['required'] else ''}</td><td>{enum}</td>"
-                         f"<td>{html.escape(r['description'] or '')}</td></tr>")
+            flag = f"<code>--{html.escape(r['name'])}</code>"
+            if r["required"]:
+                flag += f"<span class='scripted-required' style='{_REQUIRED}'>required</span>"
+            kind = html.escape(r["type"])
+            if r["enum"]:
+                kind += "<br>" + "".join(_chip(v) for v in r["enum"])
+            cells = [flag, kind] + ([html.escape(r["description"] or "")] if with_descriptions else [])
+            parts.append("<tr>" + "".join(f"<td style='{_CELL}'>{c}</td>" for c in cells) + "</tr>")
         parts.append("</tbody></table>")
     return "".join(parts)
 
@@ -39,6 +66,13 @@ def html_details(defs) -> str:
         return "<p><i>no tools</i></p>"
     return "".join(f"<details><summary><b>{html.escape(d.name)}</b> — {html.escape(d.description or '')}"
                    f"</summary>{params_html(d)}</details>" for d in defs)
+
+
+def tool_page(tool_def) -> dict:
+    """`help TOOL` as a whole notebook cell: the tool's page as Markdown and HTML, text fallback."""
+    title = f"<p><b>{html.escape(tool_def.name)}</b> — {html.escape(tool_def.description or '')}</p>"
+    return {"text/plain": catalog.tool_help_text(tool_def), "text/markdown": catalog.tool_markdown(tool_def),
+            "text/html": title + params_html(tool_def)}
 
 
 def markdown_list(defs) -> str:

@@ -1,5 +1,11 @@
 """What a person sees: JupyterLab in Debian's Chromium (driven by Playwright) runs the example
-notebooks, shows the tool browser, completes flags, and stops Run All at a failing cell.
+notebooks, shows the tool browser in the light and the dark theme, completes flags, and shows a
+failing cell's error once.
+
+No step waits for a time: the kernel is chosen by creating the notebook's session (with the
+kernel its metadata names) through the server's API before the page opens, so JupyterLab never
+asks; commands run through JupyterLab's command registry, not menus; every wait is for a state
+of the page.
 
 Marked `browser`; skipped, with the reason, where JupyterLab, Playwright or Chromium is absent.
 Screenshots go to tests/browser/screenshots/ (not committed).
@@ -64,7 +70,8 @@ def lab():
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser", "--ServerApp.ip=127.0.0.1",
          f"--ServerApp.port={port}", f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}",
-         "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+         "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+         "--LabApp.expose_app_in_browser=True"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -96,86 +103,89 @@ def browser():
         ctx.close()
 
 
+def start_session(lab, name) -> str:
+    """The notebook's kernel session, started through the REST API with the kernel named in the
+    notebook's metadata: JupyterLab attaches to it instead of asking which kernel to use."""
+    spec = json.loads((ROOT / "examples" / name).read_text())["metadata"]["kernelspec"]
+    body = json.dumps({"path": name, "name": name, "type": "notebook", "kernel": {"name": spec["name"]}})
+    request = urllib.request.Request(f"{lab}/api/sessions?token={TOKEN}", data=body.encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        assert json.load(response)["kernel"]["name"] == spec["name"]
+    return spec["display_name"]
+
+
 def open_notebook(browser, lab, name):
-    """Open an example notebook and wait until its own kernel (by the notebook's metadata) is
-    idle. Under load JupyterLab may first ask which kernel to use; the notebook's is chosen."""
-    kernel = json.loads((ROOT / "examples" / name).read_text())["metadata"]["kernelspec"]["display_name"]
+    """Open an example notebook on its own kernel and wait until that kernel is idle."""
+    kernel = start_session(lab, name)
     page = browser.new_page()
     page.goto(f"{lab}/lab/tree/{name}?reset&token={TOKEN}")
-    kernel_shown = """(name) => [...document.querySelectorAll('.jp-Toolbar-kernelName')]
-                                  .some(e => e.innerText.trim().startsWith(name))"""
-    page.wait_for_function(f"(name) => !!document.querySelector('.jp-Dialog') || ({kernel_shown})(name)",
+    page.wait_for_function("""(name) => [...document.querySelectorAll('.jp-Toolbar-kernelName')]
+                                        .some(e => e.innerText.trim().startsWith(name))""",
                            arg=kernel, timeout=90_000)
-    choose_kernel(page, kernel)
-    page.wait_for_function(kernel_shown, arg=kernel, timeout=90_000)
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
+    assert page.locator(".jp-Dialog").count() == 0
     return page
 
 
-def choose_kernel(page, kernel: str):
-    """Answer JupyterLab's "Select Kernel" dialog with `kernel` (a display name)."""
-    dialog = page.locator(".jp-Dialog")
-    while dialog.count():
-        select = dialog.locator("select")
-        if select.count():
-            labels = select.first.locator("option").all_inner_texts()
-            match = next((label for label in labels if label.strip().startswith(kernel)), None)
-            if match is not None:
-                select.first.select_option(label=match)
-        dialog.locator(".jp-mod-accept").first.click()
-        page.wait_for_timeout(200)
+def command(page, name: str, args: dict | None = None):
+    """Run a JupyterLab command (what a menu item or shortcut runs)."""
+    page.evaluate("([name, args]) => window.jupyterapp.commands.execute(name, args)", [name, args or {}])
 
 
-def run_all(page):
-    """Run > Run All Cells, once the kernel has answered (the first cell gets a count)."""
-    for _ in range(4):
-        try:
-            page.get_by_role("menuitem", name="Run", exact=True).click(timeout=10_000)
-            page.locator("li[data-command='runmenu:run-all']").click(timeout=10_000)
-            page.wait_for_function(
-                "() => /\\[1\\]/.test(document.querySelector('.jp-Notebook').innerText)", timeout=30_000)
-            return
-        except Exception:
-            page.screenshot(path=str(SHOTS / "run-all-retry.png"))
-    raise AssertionError("Run All did not start")
+def notebook_shows(page, pattern: str, timeout=90_000):
+    page.wait_for_function("(p) => new RegExp(p).test(document.querySelector('.jp-Notebook').innerText)",
+                           arg=pattern, timeout=timeout)
 
 
-def test_ecommerce_notebook_runs_shows_the_tool_browser_and_stops_at_the_error(browser, lab):
+def table_header_background(widget) -> str:
+    return widget.locator(".scripted-flags th").first.evaluate("e => getComputedStyle(e).backgroundColor")
+
+
+def test_ecommerce_notebook_runs_and_shows_the_tool_browser_in_both_themes(browser, lab):
     page = open_notebook(browser, lab, "ecommerce.ipynb")
-    run_all(page)
-    page.wait_for_function(
-        "() => /ScriptError: exit status 1/.test(document.querySelector('.jp-Notebook').innerText)",
-        timeout=90_000)
-    outputs = page.locator(".jp-Notebook .jp-Cell")
+    command(page, "notebook:run-all-cells")
+    notebook_shows(page, "after the error")           # the failing cell is tagged raises-exception
     text = page.locator(".jp-Notebook").inner_text()
     assert "Alice (gold)" in text
     assert "discount SAVE15-1" in text and "gadget: 0 in stock" in text
     assert "no such user, carrying on" in text
-    outputs_text = " ".join(page.locator(".jp-OutputArea").all_inner_texts())
-    assert "after the error" not in outputs_text          # Run All stopped at the error
+    outputs = " ".join(page.locator(".jp-OutputArea").all_inner_texts())
+    assert outputs.count("ScriptError: exit status 1") == 1
+    assert outputs.count("percent must be between 1 and 50") == 1    # stderr once, not again in the error
     browser_widget = page.locator(".scripted-tool-browser").first      # the help cell
     browser_widget.wait_for(timeout=30_000)
     search = browser_widget.locator(".widget-text input")
     assert search.count() == 1
-    titles = browser_widget.locator(".jupyter-widget-Collapse-header")
-    assert titles.count() == 4
+    assert browser_widget.locator(".jupyter-widget-Collapse-header").count() == 4
     search.fill("discount")
     page.wait_for_function(
         "() => /1 of 4 tools/.test(document.querySelector('.scripted-tool-browser').innerText)", timeout=30_000)
     assert browser_widget.locator(".jupyter-widget-Collapse-header").count() == 1
     browser_widget.locator(".jupyter-widget-Collapse-header").first.click()
-    page.wait_for_timeout(300)
-    browser_widget.screenshot(path=str(SHOTS / "tool-browser.png"))
+    browser_widget.locator(".scripted-flags").first.wait_for(state="visible", timeout=30_000)
+    assert browser_widget.locator(".scripted-flags th").all_inner_texts() == ["flag", "type", "description"]
+    assert browser_widget.locator(".scripted-required").count() == 2
+    light = table_header_background(browser_widget)
+    browser_widget.screenshot(path=str(SHOTS / "tool-browser-light.png"))
     page.screenshot(path=str(SHOTS / "ecommerce.png"), full_page=True)
-    assert outputs.count() >= 8
+    command(page, "apputils:change-theme", {"theme": "JupyterLab Dark"})
+    page.wait_for_function("(light) => getComputedStyle(document.querySelector('.scripted-flags th'))"
+                           ".backgroundColor !== light", arg=light, timeout=30_000)
+    browser_widget.screenshot(path=str(SHOTS / "tool-browser-dark.png"))
+    command(page, "apputils:change-theme", {"theme": "JupyterLab Light"})
+    page.wait_for_function("(light) => getComputedStyle(document.querySelector('.scripted-flags th'))"
+                           ".backgroundColor === light", arg=light, timeout=30_000)
     page.close()
 
 
 def test_tab_completes_flags_from_the_schema(browser, lab):
     page = open_notebook(browser, lab, "ecommerce.ipynb")
-    page.locator(".jp-Cell").nth(1).click()        # the %%python cell defines the tools
-    page.keyboard.press("Shift+Enter")
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+    tools_cell = page.locator(".jp-Cell").nth(1)   # the %%python cell defines the tools
+    tools_cell.click()
+    command(page, "notebook:run-cell")
+    page.wait_for_function("(cell) => /\\[\\d+\\]/.test(cell.querySelector('.jp-InputPrompt').innerText)",
+                           arg=tools_cell.element_handle(), timeout=60_000)
     page.keyboard.press("Escape")
     page.keyboard.press("b")                         # a new cell below
     page.keyboard.press("Enter")
@@ -190,10 +200,9 @@ def test_tab_completes_flags_from_the_schema(browser, lab):
 
 def test_magics_notebook_in_the_python_kernel(browser, lab):
     page = open_notebook(browser, lab, "magics.ipynb")
-    run_all(page)
+    command(page, "notebook:run-all-cells")
     page.locator(".scripted-tool-browser").first.wait_for(timeout=90_000)
-    page.wait_for_function("() => /cairo: 31°C/.test(document.querySelector('.jp-Notebook').innerText)",
-                           timeout=60_000)
+    notebook_shows(page, "cairo: 31°C", timeout=60_000)
     text = page.locator(".jp-Notebook").inner_text()
     assert "oslo: 3°C" in text and "'celsius': 31" in text
     assert page.locator(".scripted-tool-browser .jupyter-widget-Collapse-header").count() == 2

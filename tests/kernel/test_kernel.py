@@ -175,6 +175,18 @@ def test_help_cell_renders_the_widget_with_fallbacks_and_piped_help_stays_text(k
     assert streams(out) == "greet  Greet someone.\n" and not [k for _, k, _ in out if k == "display_data"]
 
 
+def test_help_tool_cell_is_a_page_and_an_unknown_tool_stays_an_error(kernel):
+    _, kc = kernel
+    reply, out = run(kc, "help greet")
+    pages = [c["data"] for _, k, c in out if k == "display_data"]
+    assert reply["status"] == "ok" and streams(out) == "" and len(pages) == 1
+    assert set(pages[0]) == {"text/plain", "text/markdown", "text/html"}
+    assert "Usage: greet --name <string> [--times <integer>]" in pages[0]["text/plain"]
+    assert "### `greet`" in pages[0]["text/markdown"] and "scripted-flags" in pages[0]["text/html"]
+    reply, out = run(kc, "help nosuch")
+    assert reply["status"] == "error" and "nosuch" in streams(out, "stderr")
+
+
 def test_completion_of_tools_flags_and_variables(kernel):
     _, kc = kernel
     matches = kc.complete("gre", reply=True)["content"]["matches"]
