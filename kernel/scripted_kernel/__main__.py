@@ -151,38 +151,58 @@ def _apply_fs(tool, mode: str):
 
 
 def serve_mcp(argv) -> int:
-    """python -m scripted_kernel mcp --tools MODULE:OBJECT [--tools-dir DIR] [--discovery] [--http]"""
+    """python -m scripted_kernel mcp --tools MODULE:OBJECT [--tools-dir DIR] [--discovery]
+    [--http [--host H] [--port P] [--workers N] [--token T]]"""
+    import os
     from .tools.mcp import serve
+    from .tools.mcp_service import ServiceConfig
     from .tools.toolset import DiscoveryMode
     parser = argparse.ArgumentParser(prog="python -m scripted_kernel mcp")
     parser.add_argument("--tools", metavar="MODULE:OBJECT")
     parser.add_argument("--tools-dir", metavar="DIR")
     parser.add_argument("--discovery", action="store_true", help="compact prompt plus a <name>_discover tool")
-    parser.add_argument("--http", action="store_true", help="streamable HTTP on 127.0.0.1 instead of stdio")
+    parser.add_argument("--http", action="store_true",
+                        help="an HTTP service (MCP streamable HTTP at /mcp, /healthz) instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="bind address (beyond loopback a token is required)")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (HTTP)")
+    parser.add_argument("--token", default=os.environ.get("SCRIPTED_MCP_TOKEN", ""),
+                        help="bearer token clients must send (default: $SCRIPTED_MCP_TOKEN)")
+    parser.add_argument("--max-request-bytes", type=int, default=ServiceConfig.max_request_bytes)
     parser.add_argument("--fs", choices=("none", "scratch"), default="none",
                         help="files for scripts: none (logic mode) or scratch (empty per call)")
     parser.add_argument("--bash", action="store_true",
                         help="serve a BashTool (persistent shell and virtual filesystem) instead")
     args = parser.parse_args(argv)
+    config = ServiceConfig(tools=args.tools or "", tools_dir=args.tools_dir or "", discovery=args.discovery,
+                           bash=args.bash, fs=args.fs, token=args.token, host=args.host,
+                           max_request_bytes=args.max_request_bytes)
+    if args.http:
+        return _serve_http(config, args.port, args.workers)
     if args.bash:
         from .tools import BashTool
-        serve(BashTool(), DiscoveryMode.ALL, http=args.http, port=args.port)
+        serve(BashTool(), DiscoveryMode.ALL)
         return 0
-    if args.tools:
-        tool = load_tools(args.tools)
-        if args.tools_dir:
-            from .tools.executables import scan
-            for tool_def, callback in scan(args.tools_dir):
-                tool.register(tool_def, callback, False)
-    else:
-        builder = ScriptedTool.builder("scripted")
-        if args.tools_dir:
-            builder.executables(args.tools_dir)
-        tool = builder.build()
-    _apply_fs(tool, args.fs)
-    serve(tool, DiscoveryMode.WITH_DISCOVERY if args.discovery else DiscoveryMode.ALL, http=args.http,
-          port=args.port)
+    from .tools.mcp_service import scripted_tool
+    serve(scripted_tool(config), DiscoveryMode.WITH_DISCOVERY if args.discovery else DiscoveryMode.ALL)
+    return 0
+
+
+def _serve_http(config, port: int, workers: int) -> int:
+    """uvicorn with the ASGI factory; the workers read their configuration from the environment.
+    On SIGTERM/SIGINT running calls may finish for up to their timeout."""
+    import os
+    import uvicorn
+    from .shell.limits import ExecutionLimits
+    try:
+        config.check()
+    except ValueError as e:
+        print(f"scripted_kernel mcp: {e}", file=sys.stderr)
+        return 2
+    os.environ.update(config.to_env())
+    uvicorn.run("scripted_kernel.tools.mcp:create_app", factory=True, host=config.host, port=port,
+                workers=workers, access_log=False, log_level="warning",
+                timeout_graceful_shutdown=int(ExecutionLimits().timeout_seconds) + 5)
     return 0
 
 

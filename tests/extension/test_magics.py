@@ -164,3 +164,19 @@ def test_parameters_cells_reach_every_later_cell(ip, capsys):
     assert ip.run_cell("%%scripted\necho $count").success                  # a later cell: still 3
     assert capsys.readouterr().out.endswith("1\n2\n3\na b\n3\n")
     shell_state(ip).tools.tool.parameters.clear()
+
+
+def test_terminal_ipython_piped_shows_plain_one_line_errors():
+    import subprocess
+    import sys
+    cells = ["echo bad >&2; exit 3", "%%scripted nosuchtool\necho hi", "%%scripted --json\necho not json"]
+    code = "; ".join(["get_ipython().run_line_magic('load_ext', 'scripted_magic')"] +
+                     [f"get_ipython().run_cell({('%%scripted' + chr(10) + c) if not c.startswith('%') else c!r})"
+                      for c in cells])
+    p = subprocess.run([sys.executable, "-m", "IPython", "--colors=Neutral", "-c", code],
+                       capture_output=True, text=True, timeout=120)
+    shown = p.stdout + p.stderr
+    assert "\x1b[" not in shown and "Traceback" not in shown
+    assert shown.count("bad") == 1 and "ScriptError: exit status 3" in shown
+    assert "MagicUsageError: nosuchtool is not a ScriptedTool in the namespace" in shown
+    assert "not json\n" in shown and "MagicUsageError: --json: the output is not JSON" in shown

@@ -10,12 +10,19 @@ from scripts are forwarded to it, and a tool error becomes status 1 with the ser
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
+import os
+import sys
 import threading
+import time
+import weakref
 from typing import Optional, TypedDict
 
 from .definitions import ToolArgs, ToolDef
 from .containment import valid_unicode
 from .scripted_tool import ScriptedTool
+from .mcp_service import ServiceConfig, create_app  # noqa: F401  (the ASGI factory lives here by name)
 from .toolset import DiscoveryMode, ScriptingToolSet
 
 
@@ -32,40 +39,82 @@ class ScriptOutput(TypedDict):
 
 # ---------------------------------------------------------------- serve
 
+_CALLS = logging.getLogger("scripted_kernel.mcp")
+
+
 def build_server(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, host: str = "127.0.0.1",
-                 port: int = 8000):
+                 port: int = 8000, *, stateless: bool = False, session_tools=None, check_host: bool = True):
+    """A FastMCP server offering `tool` (and its discover tool). `stateless`: MCP's stateless
+    streamable-HTTP mode with JSON responses; `session_tools`: a factory of one tool per MCP
+    session (a BashTool's shell and files are a session's own); `check_host`: refuse Host
+    headers other than loopback (DNS rebinding protection; off when a token guards the server)."""
     from mcp.server.fastmcp import FastMCP
+    from mcp.server.transport_security import TransportSecuritySettings
     offered = ScriptingToolSet(tool, mode).tools()
     tool = offered[0]
-    server = FastMCP(tool.name, instructions=tool.short_description or None, host=host, port=port)
+    security = None if check_host else TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    server = FastMCP(tool.name, instructions=tool.short_description or None, host=host, port=port,
+                     log_level="WARNING", stateless_http=stateless, json_response=stateless,
+                     transport_security=security)
+    _log_calls_to_stderr()
+    tool_for_call = _per_session(server, session_tools) if session_tools else (lambda: tool)
 
     async def run_script(commands: str) -> ScriptOutput:
         # each request runs on a runner thread of its own: a hung tool never blocks the others
-        response = await tool.execute_async(commands)
-        return _output(response)
+        started = time.perf_counter()
+        response = await tool_for_call().execute_async(commands)
+        return _output(tool.name, started, response)
 
     server.add_tool(run_script, name=tool.name, description=tool.system_prompt(), structured_output=True)
     if len(offered) > 1:
         discover = offered[1]
 
         async def lookup(commands: str) -> ScriptOutput:
+            started = time.perf_counter()
             response = await asyncio.to_thread(discover.execute, {"commands": commands})
-            return _output(response)
+            return _output(discover.name, started, response)
         server.add_tool(lookup, name=discover.name, description=discover.description(), structured_output=True)
     return server
 
 
-def _output(response) -> ScriptOutput:
-    """A response as JSON can carry it: undecodable bytes become U+FFFD."""
-    return {"stdout": valid_unicode(response.stdout), "stderr": valid_unicode(response.stderr),
-            "exit_code": response.exit_code}
+def _per_session(server, factory):
+    """The calling MCP session's own tool, made on its first call."""
+    tools = weakref.WeakKeyDictionary()
+
+    def tool_for_call():
+        session = server.get_context().session
+        if session not in tools:
+            tools[session] = factory()
+        return tools[session]
+    return tool_for_call
 
 
-def serve(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, http: bool = False,
-          host: str = "127.0.0.1", port: int = 8000):
-    """Run until the client goes away: stdio by default, streamable HTTP on 127.0.0.1 if asked."""
-    server = build_server(tool, mode, host, port)
-    server.run("streamable-http" if http else "stdio")
+def _log_calls_to_stderr():
+    """One JSON line per call on stderr (stdout may be the stdio transport); the MCP package's
+    per-request lines stay below WARNING."""
+    if not _CALLS.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        _CALLS.addHandler(handler)
+        _CALLS.setLevel(logging.INFO)
+        _CALLS.propagate = False
+
+
+def _output(name: str, started: float, response) -> ScriptOutput:
+    """A response as JSON can carry it (undecodable bytes become U+FFFD), logged as one line."""
+    output = {"stdout": valid_unicode(response.stdout), "stderr": valid_unicode(response.stderr),
+              "exit_code": response.exit_code}
+    _CALLS.info(json.dumps({"event": "call", "tool": name, "pid": os.getpid(),
+                            "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+                            "exit_code": response.exit_code,
+                            "bytes_out": len(output["stdout"]) + len(output["stderr"]),
+                            "error": response.error}))
+    return output
+
+
+def serve(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL):
+    """Serve over stdio until the client goes away (HTTP: mcp_service.create_app)."""
+    build_server(tool, mode).run("stdio")
 
 
 # ---------------------------------------------------------------- import
@@ -131,8 +180,11 @@ class McpConnection:
             from mcp.client.stdio import stdio_client
             params = StdioServerParameters(command=self.command[0], args=list(self.command[1:]), env=self.env)
             return stdio_client(params)
-        from mcp.client.streamable_http import streamablehttp_client
-        return streamablehttp_client(self.url)
+        try:
+            from mcp.client.streamable_http import streamable_http_client
+        except ImportError:             # mcp before 1.24 had only the older spelling
+            from mcp.client.streamable_http import streamablehttp_client as streamable_http_client
+        return streamable_http_client(self.url)
 
     def call(self, name: str, arguments: dict) -> str:
         future = asyncio.run_coroutine_threadsafe(self.session.call_tool(name, arguments), self.loop)
@@ -141,7 +193,6 @@ class McpConnection:
         if result.isError:
             raise McpError(text or f"{name} failed")
         if not text and getattr(result, "structuredContent", None) is not None:
-            import json
             return json.dumps(result.structuredContent) + "\n"
         return text if text.endswith("\n") or not text else text + "\n"
 

@@ -1,0 +1,164 @@
+"""The MCP server as an ASGI service that a process manager can run in many workers.
+
+    uvicorn --factory scripted_kernel.tools.mcp:create_app --workers 4 --no-access-log
+    gunicorn -k uvicorn.workers.UvicornWorker -w 4 'scripted_kernel.tools.mcp:create_app()'
+    python -m scripted_kernel mcp --http --host 0.0.0.0 --port 8000 --workers 4 --token "$TOKEN"
+
+Configuration comes from the environment (SCRIPTED_MCP_*, see ServiceConfig), because workers
+are separate processes that import the factory themselves. A ScriptedTool is served in MCP's
+stateless streamable-HTTP mode: every request is complete in itself and every call runs a
+fresh interpreter, so any worker can answer any request. A BashTool keeps a shell and files
+per MCP session, which live in one worker: run it in one worker or behind a load balancer that
+pins a session (the `Mcp-Session-Id` header) to a worker.
+
+A bearer token is required whenever the bind address is not loopback; bodies over
+`max_request_bytes` are refused with 413; `/healthz` answers without a token; each tool call
+logs one JSON line (logger `scripted_kernel.mcp`).
+"""
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import os
+from dataclasses import dataclass, fields
+from typing import Optional
+
+ENV_PREFIX = "SCRIPTED_MCP_"
+DEFAULT_MAX_REQUEST_BYTES = 1 << 20
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass
+class ServiceConfig:
+    """What to serve and how; each field is the environment variable SCRIPTED_MCP_<FIELD>."""
+    tools: str = ""                  # MODULE:OBJECT or path/to/file.py:OBJECT, a ScriptedTool
+    tools_dir: str = ""              # a folder of self-describing executables
+    discovery: bool = False          # compact prompt plus a <name>_discover tool
+    bash: bool = False               # a BashTool per MCP session instead of a ScriptedTool
+    fs: str = "none"                 # none | scratch: files for ScriptedTool scripts
+    token: str = ""                  # the bearer token clients must send
+    host: str = "127.0.0.1"          # the bind address: a token is required beyond loopback
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+
+    @classmethod
+    def from_env(cls, environ=None) -> "ServiceConfig":
+        environ = os.environ if environ is None else environ
+        values = {}
+        for f in fields(cls):
+            raw = environ.get(ENV_PREFIX + f.name.upper())
+            if raw is None:
+                continue
+            if f.type == "bool":
+                values[f.name] = raw.strip().lower() in ("1", "true", "yes", "on")
+            elif f.type == "int":
+                values[f.name] = int(raw)
+            else:
+                values[f.name] = raw
+        return cls(**values)
+
+    def to_env(self) -> dict:
+        return {ENV_PREFIX + f.name.upper(): str(int(v) if isinstance(v, bool) else v)
+                for f in fields(self) for v in [getattr(self, f.name)]}
+
+    def check(self):
+        """Refuse to serve beyond loopback without a token."""
+        if not self.token and not is_loopback(self.host):
+            raise ValueError(f"serving on {self.host} needs a bearer token (--token or "
+                             f"{ENV_PREFIX}TOKEN); without one only a loopback address is allowed")
+
+
+def create_app(config: Optional[ServiceConfig] = None):
+    """The ASGI application (an uvicorn/gunicorn factory): configured from the environment
+    unless a ServiceConfig is given."""
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+
+    from .mcp import build_server
+    from .toolset import DiscoveryMode
+
+    config = config or ServiceConfig.from_env()
+    config.check()
+    mode = DiscoveryMode.WITH_DISCOVERY if config.discovery else DiscoveryMode.ALL
+    if config.bash:
+        from .bash_tool import BashTool
+        server = build_server(BashTool(), mode, stateless=False, session_tools=BashTool,
+                              check_host=not config.token)
+    else:
+        server = build_server(scripted_tool(config), mode, stateless=True, check_host=not config.token)
+
+    @server.custom_route("/healthz", methods=["GET"])
+    async def healthz(request: Request):
+        return JSONResponse({"status": "ok", "pid": os.getpid()})
+
+    return _Guard(server.streamable_http_app(), config.token, config.max_request_bytes)
+
+
+def scripted_tool(config: ServiceConfig):
+    """The ScriptedTool a configuration names (an empty one without --tools)."""
+    from ..__main__ import _apply_fs, load_tools
+    from .executables import scan
+    from .scripted_tool import ScriptedTool
+    tool = load_tools(config.tools) if config.tools else ScriptedTool.builder("scripted").build()
+    if config.tools_dir:
+        for tool_def, callback in scan(config.tools_dir):
+            tool.register(tool_def, callback, False)
+    _apply_fs(tool, config.fs)
+    return tool
+
+
+class _Guard:
+    """ASGI middleware: the bearer token, the body size limit, and no service on a non-loopback
+    socket without a token (for servers started without the CLI's check)."""
+
+    def __init__(self, app, token: str, max_request_bytes: int):
+        self.app = app
+        self.token = token.encode()
+        self.max_request_bytes = max_request_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["path"] == "/healthz":
+            return await self.app(scope, receive, send)
+        headers = dict(scope.get("headers") or ())
+        if not self.token:
+            server = scope.get("server") or ("127.0.0.1", 0)
+            if not is_loopback(str(server[0])):
+                return await _refuse(send, 403, "a bearer token is required beyond loopback")
+        elif not hmac.compare_digest(headers.get(b"authorization", b""), b"Bearer " + self.token):
+            return await _refuse(send, 401, "missing or wrong bearer token",
+                                 [(b"www-authenticate", b'Bearer realm="mcp"')])
+        declared = headers.get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_request_bytes:
+            return await _refuse(send, 413, f"request body over {self.max_request_bytes} bytes")
+        await self.app(scope, self._limited(receive, send), send)
+
+    def _limited(self, receive, send):
+        """receive() that stops a body without a length once it passes the limit."""
+        seen = 0
+        limit = self.max_request_bytes
+
+        async def limited_receive():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    return {"type": "http.disconnect"}
+            return message
+        return limited_receive
+
+
+async def _refuse(send, status: int, message: str, extra_headers=()):
+    body = json.dumps({"error": message}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()), *extra_headers]})
+    await send({"type": "http.response.body", "body": body})
