@@ -189,21 +189,16 @@ def serve_mcp(argv) -> int:
 
 
 def _serve_http(config, port: int, workers: int) -> int:
-    """uvicorn with the ASGI factory; the workers read their configuration from the environment.
-    On SIGTERM/SIGINT running calls may finish for up to their timeout."""
+    """The ASGI service on uvicorn; the workers read their configuration from the environment."""
     import os
-    import uvicorn
-    from .shell.limits import ExecutionLimits
+    from .tools import mcp_service
     try:
         config.check()
     except ValueError as e:
         print(f"scripted_kernel mcp: {e}", file=sys.stderr)
         return 2
     os.environ.update(config.to_env())
-    uvicorn.run("scripted_kernel.tools.mcp:create_app", factory=True, host=config.host, port=port,
-                workers=workers, access_log=False, log_level="warning",
-                timeout_graceful_shutdown=int(ExecutionLimits().timeout_seconds) + 5)
-    return 0
+    return mcp_service.run_workers(config.host, port, workers)
 
 
 def main(argv=None) -> int:

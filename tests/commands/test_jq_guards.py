@@ -1,5 +1,7 @@
 """jq in logic mode: no modules or files, no host environment, halts do not end the host."""
+import os
 import re
+
 import pytest
 
 
@@ -60,3 +62,29 @@ def test_version_leaf_paths_and_errors_about_the_users_program():
     assert r.stdout == "status=3\n"
     r = tool.execute("jq -n '1 +'")
     assert "__scripted" not in r.stderr and "    1 +\n" in r.stderr and "end of file" in r.stderr
+
+
+def test_concurrent_scripts_share_a_bounded_set_of_jq_children(tool):
+    """Many scripts running jq at once wait for a warm child instead of each starting one."""
+    import threading
+    from pathlib import Path
+    from scripted_kernel.commands import jq_worker
+
+    def child_processes() -> int:
+        me = str(os.getpid())
+        children = Path(f"/proc/{me}/task/{me}/children").read_text().split()
+        return sum(b"jq_worker" in Path(f"/proc/{c}/cmdline").read_bytes() for c in children
+                   if Path(f"/proc/{c}").exists())
+    results, most = [], [0]
+
+    def script(k):
+        r = tool.execute(f"for i in 1 2 3 4 5; do echo '[{k}, 2, 3]' | jq 'length + .[0]'; done")
+        results.append(r.stdout)
+        most[0] = max(most[0], child_processes())
+    threads = [threading.Thread(target=script, args=(k,)) for k in range(3 * jq_worker.MAX_CHILDREN)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == sorted(f"{k + 3}\n" * 5 for k in range(3 * jq_worker.MAX_CHILDREN))
+    assert most[0] <= jq_worker.MAX_CHILDREN and child_processes() <= jq_worker.MAX_CHILDREN

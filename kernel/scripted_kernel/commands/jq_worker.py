@@ -4,8 +4,10 @@ libjq cannot be interrupted from Python, holds the GIL while it runs, and calls 
 allocation fails. So a jq program runs in a child process with an address-space limit: the
 calling thread waits on the child's pipe in short slices, checking the script's cancel flag
 and deadline between them, and kills the child on a timeout, a cancel or an interrupt. A dead
-or killed child is simply dropped; the next call takes another. Idle children are kept warm in
-a pool (one per concurrent caller, up to `MAX_IDLE`), so a call costs one pipe round trip.
+or killed child is simply dropped; the next call takes another. Children are kept warm in a
+pool of at most `MAX_CHILDREN`, so a call costs one pipe round trip; when all of them are busy a
+caller waits for one (a call takes about a millisecond, starting a child a hundred times that,
+so many concurrent scripts must not each start their own).
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import time
 from typing import Callable, Optional
 
 MEMORY_LIMIT = 768 << 20          # bytes of address space for a child
-MAX_IDLE = 4                      # warm children kept for later calls
+MAX_CHILDREN = max(4, 2 * (os.cpu_count() or 1))     # children alive at once, busy or idle
 POLL_SLICE = 0.05                 # seconds between checks of the cancel flag and deadline
 _HEADER = struct.Struct(">Q")
 
@@ -161,23 +163,43 @@ class Pool:
 
     def __init__(self):
         self._idle: list[_Child] = []
-        self._lock = threading.Lock()
+        self._alive = 0                            # idle and checked out
+        self._changed = threading.Condition()
 
-    def _checkout(self) -> _Child:
-        with self._lock:
-            while self._idle:
-                child = self._idle.pop()
-                if child.proc.poll() is None:
-                    return child
-                child.kill()
-        return _Child()
+    def _checkout(self, should_stop: Callable[[], bool]) -> _Child:
+        with self._changed:
+            while True:
+                while self._idle:
+                    child = self._idle.pop()
+                    if child.proc.poll() is None:
+                        return child
+                    child.kill()
+                    self._alive -= 1
+                if self._alive < MAX_CHILDREN:
+                    self._alive += 1
+                    break
+                if should_stop():
+                    raise WorkerTimeout()
+                self._changed.wait(POLL_SLICE)
+        try:
+            return _Child()
+        except BaseException:
+            self._forget()
+            raise
 
     def _checkin(self, child: _Child):
-        with self._lock:
-            if len(self._idle) < MAX_IDLE:
-                self._idle.append(child)
-                return
+        with self._changed:
+            self._idle.append(child)
+            self._changed.notify()
+
+    def _discard(self, child: _Child):
         child.kill()
+        self._forget()
+
+    def _forget(self):
+        with self._changed:
+            self._alive -= 1
+            self._changed.notify()
 
     def run(self, request, deadline: Optional[float], cancelled: Callable[[], bool]):
         """The child's reply to `request`; raises WorkerTimeout or WorkerCrashed."""
@@ -185,16 +207,16 @@ class Pool:
             return cancelled() or (deadline is not None and time.monotonic() > deadline)
         if should_stop():
             raise WorkerTimeout()
-        child = self._checkout()
+        child = self._checkout(should_stop)
         try:
             reply = child.exchange(request, should_stop)
         except BaseException as e:      # timeout, crash, interrupt: the child is discarded
-            child.kill()
+            self._discard(child)
             if isinstance(e, (BrokenPipeError, EOFError, pickle.UnpicklingError)):     # it died
                 raise WorkerCrashed() from None
             raise
         if reply[0] == "error":
-            child.kill()
+            self._discard(child)
             raise WorkerCrashed()
         self._checkin(child)
         return reply

@@ -59,22 +59,32 @@ def build_server(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, ho
     _log_calls_to_stderr()
     tool_for_call = _per_session(server, session_tools) if session_tools else (lambda: tool)
 
-    async def run_script(commands: str) -> ScriptOutput:
+    async def run_script(commands: str):
         # each request runs on a runner thread of its own: a hung tool never blocks the others
         started = time.perf_counter()
         response = await tool_for_call().execute_async(commands)
-        return _output(tool.name, started, response)
+        return _result(tool.name, started, response)
 
-    server.add_tool(run_script, name=tool.name, description=tool.system_prompt(), structured_output=True)
+    _add_script_tool(server, run_script, tool.name, tool.system_prompt())
     if len(offered) > 1:
         discover = offered[1]
 
-        async def lookup(commands: str) -> ScriptOutput:
+        async def lookup(commands: str):
             started = time.perf_counter()
             response = await asyncio.to_thread(discover.execute, {"commands": commands})
-            return _output(discover.name, started, response)
-        server.add_tool(lookup, name=discover.name, description=discover.description(), structured_output=True)
+            return _result(discover.name, started, response)
+        _add_script_tool(server, lookup, discover.name, discover.description())
     return server
+
+
+def _add_script_tool(server, fn, name: str, description: str):
+    """Offer `fn` with ScriptOutput as its output schema. It returns a finished CallToolResult,
+    which the MCP package checks with the output model only, not again with jsonschema (that
+    second check cost more than running the script)."""
+    from typing import Annotated
+    from mcp.types import CallToolResult
+    fn.__annotations__["return"] = Annotated[CallToolResult, ScriptOutput]
+    server.add_tool(fn, name=name, description=description, structured_output=True)
 
 
 def _per_session(server, factory):
@@ -100,16 +110,18 @@ def _log_calls_to_stderr():
         _CALLS.propagate = False
 
 
-def _output(name: str, started: float, response) -> ScriptOutput:
-    """A response as JSON can carry it (undecodable bytes become U+FFFD), logged as one line."""
-    output = {"stdout": valid_unicode(response.stdout), "stderr": valid_unicode(response.stderr),
-              "exit_code": response.exit_code}
+def _result(name: str, started: float, response):
+    """A response as MCP carries it (undecodable bytes become U+FFFD), logged as one line."""
+    from mcp.types import CallToolResult, TextContent
+    output: ScriptOutput = {"stdout": valid_unicode(response.stdout), "stderr": valid_unicode(response.stderr),
+                            "exit_code": response.exit_code}
     _CALLS.info(json.dumps({"event": "call", "tool": name, "pid": os.getpid(),
                             "duration_ms": round((time.perf_counter() - started) * 1000, 1),
                             "exit_code": response.exit_code,
                             "bytes_out": len(output["stdout"]) + len(output["stderr"]),
                             "error": response.error}))
-    return output
+    return CallToolResult(content=[TextContent(type="text", text=json.dumps(output, indent=2))],
+                          structuredContent=output, isError=False)
 
 
 def serve(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL):

@@ -21,6 +21,9 @@ import hmac
 import ipaddress
 import json
 import os
+import signal
+import socket
+import sys
 from dataclasses import dataclass, fields
 from typing import Optional
 
@@ -162,3 +165,66 @@ async def _refuse(send, status: int, message: str, extra_headers=()):
                 "headers": [(b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode()), *extra_headers]})
     await send({"type": "http.response.body", "body": body})
+
+
+# ---------------------------------------------------------------- workers
+
+def graceful_seconds() -> int:
+    """How long a stopping worker lets running calls go on: their timeout, and a little."""
+    from ..shell.limits import ExecutionLimits
+    return int(ExecutionLimits().timeout_seconds) + 5
+
+
+def run_workers(host: str, port: int, workers: int) -> int:
+    """uvicorn in `workers` processes, each listening on its own SO_REUSEPORT socket, so that
+    the kernel spreads connections evenly (uvicorn's own workers share one socket, and with
+    keep-alive clients one worker can end up with most of the connections). SIGTERM/SIGINT
+    stop them gracefully; a worker that dies ends the service, for its process manager to
+    restart."""
+    import multiprocessing
+    from multiprocessing.connection import wait
+    _listening_socket(host, port).close()          # the address is usable: fail here, not N times
+    if workers <= 1:
+        _worker(host, port)
+        return 0
+    spawn = multiprocessing.get_context("spawn")
+    procs = [spawn.Process(target=_worker, args=(host, port), name=f"scripted-mcp-{i}") for i in range(workers)]
+    for proc in procs:
+        proc.start()
+    stopping = []
+
+    def stop(signum, frame):
+        stopping.append(signum)
+        for proc in procs:
+            if proc.is_alive():
+                os.kill(proc.pid, signal.SIGTERM)
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    wait([proc.sentinel for proc in procs])        # until one ends: stopped, or died
+    if not stopping:
+        print("scripted_kernel mcp: a worker died; stopping the others", file=sys.stderr)
+        stop(signal.SIGTERM, None)
+    for proc in procs:
+        proc.join()
+    return 0 if stopping else 1
+
+
+def _listening_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as e:
+        sock.close()
+        raise SystemExit(f"scripted_kernel mcp: cannot listen on {host}:{port}: {e.strerror}") from None
+    sock.listen(2048)
+    return sock
+
+
+def _worker(host: str, port: int):
+    import uvicorn
+    config = uvicorn.Config("scripted_kernel.tools.mcp:create_app", factory=True, access_log=False,
+                            log_level="warning", timeout_graceful_shutdown=graceful_seconds())
+    uvicorn.Server(config).run(sockets=[_listening_socket(host, port)])

@@ -1,0 +1,123 @@
+"""Throughput of the MCP HTTP service with 1 and with N workers: 50 concurrent MCP clients
+(stateless streamable HTTP, JSON-RPC `tools/call` over keep-alive connections) for a fixed time,
+each call a new script text that calls a tool and pipes it through jq.
+
+    python tests/benchmarks/bench_mcp_http.py [--clients 50] [--seconds 30] [--workers 1 2]
+
+Prints calls per second, p50/p95/p99 latency and errors per configuration, and the ratio of
+each to the first. The client is plain asyncio sockets so that it takes little of the CPU the
+workers need.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "bench-token"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(workers: int):
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "scripted_kernel", "mcp", "--http", "--port", str(port),
+                             "--workers", str(workers), "--token", TOKEN,
+                             "--tools", f"{ROOT / 'examples' / 'ecommerce.py'}:api"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
+            return proc, port
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise SystemExit("the service did not start")
+
+
+def request_bytes(port: int, n: int, client: int) -> bytes:
+    script = (f"# client {client} call {n}\n"
+              f"name=$(get_user --id {n % 3 + 1} | jq -r .name)\n"
+              f"orders=$(list_orders --user_id {n % 3 + 1} | jq length)\n"
+              f'echo "$name $orders"')
+    body = json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                       "params": {"name": "ecommerce", "arguments": {"commands": script}}}).encode()
+    head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\n"
+            f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode()
+    return head + body
+
+
+async def one_client(port: int, client: int, stop_at: float, latencies: list, errors: list):
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    n = 0
+    try:
+        while time.perf_counter() < stop_at:
+            n += 1
+            started = time.perf_counter()
+            writer.write(request_bytes(port, n, client))
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                              if line.lower().startswith(b"content-length")))
+            body = await reader.readexactly(length)
+            ok = head.startswith(b"HTTP/1.1 200") and b'"exit_code":0' in body
+            (latencies if ok else errors).append(time.perf_counter() - started)
+    finally:
+        writer.close()
+
+
+async def drive(port: int, clients: int, seconds: float):
+    latencies, errors = [], []
+    stop_at = time.perf_counter() + seconds
+    started = time.perf_counter()
+    await asyncio.gather(*(one_client(port, c, stop_at, latencies, errors) for c in range(clients)))
+    return latencies, errors, time.perf_counter() - started
+
+
+def percentile(values: list, q: float) -> float:
+    return statistics.quantiles(values, n=100)[int(q) - 1] if len(values) > 1 else float("nan")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    args = parser.parse_args(argv)
+    rows = []
+    for workers in args.workers:
+        proc, port = start(workers)
+        try:
+            asyncio.run(drive(port, 4, 2))                       # warm every worker up
+            latencies, errors, elapsed = asyncio.run(drive(port, args.clients, args.seconds))
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(60)
+        rows.append((workers, len(latencies) / elapsed, latencies, errors))
+    print(f"{args.clients} clients, {args.seconds:g} s each, {os.cpu_count()} CPUs")
+    print("| workers | calls/s | p50 ms | p95 ms | p99 ms | errors | throughput / 1st |")
+    print("|---|---|---|---|---|---|---|")
+    for workers, rate, latencies, errors in rows:
+        print(f"| {workers} | {rate:.0f} | {statistics.median(latencies) * 1000:.0f} | "
+              f"{percentile(latencies, 95) * 1000:.0f} | {percentile(latencies, 99) * 1000:.0f} | "
+              f"{len(errors)} | {rate / rows[0][1]:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
