@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -21,6 +22,7 @@ pytest.importorskip("uvicorn")
 from mcp import ClientSession  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
+import scripted_kernel  # noqa: E402
 from scripted_kernel.tools.mcp_service import ServiceConfig  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,6 +102,13 @@ def test_the_token_is_required_and_checked(server):
     assert server.health()["status"] == "ok"                  # the health check needs no token
 
 
+def test_the_server_names_this_package_and_version(server):
+    status, answer = server.post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    assert status == 200
+    assert answer["result"]["serverInfo"] == {"name": "ecommerce", "version": scripted_kernel.__version__}
+
+
 def test_bodies_over_the_limit_are_refused(server):
     status, answer = server.post(None, body=json.dumps(call("echo " + "x" * 5000)).encode())
     assert status == 413 and "4096" in answer["error"]
@@ -175,3 +184,92 @@ def test_refuses_to_serve_beyond_loopback_without_a_token():
 def test_configuration_round_trips_through_the_environment():
     config = ServiceConfig(tools=ECOMMERCE, discovery=True, token="t", host="0.0.0.0", max_request_bytes=10)
     assert ServiceConfig.from_env(config.to_env()) == config
+
+
+GATED_TOOLS = '''
+import os, time
+from scripted_kernel import ScriptedTool, tool
+
+GATE = os.environ["SCRIPTED_TEST_GATE"]
+
+
+@tool()
+def started() -> str:
+    """Mark that the call is running."""
+    open(os.path.join(GATE, "started"), "w").close()
+    return "started"
+
+
+@tool()
+def wait_release() -> str:
+    """Return once the test releases the call."""
+    while not os.path.exists(os.path.join(GATE, "release")):
+        time.sleep(0.05)
+    return "released"
+
+
+api = ScriptedTool.builder("gated").function(started).function(wait_release).build()
+'''
+
+
+def test_shutdown_lets_a_running_call_finish(tmp_path, monkeypatch):
+    """SIGTERM while a call runs: the service stops accepting connections, the call still
+    completes with its whole answer, and the process exits cleanly."""
+    (tmp_path / "gated.py").write_text(GATED_TOOLS)
+    monkeypatch.setenv("SCRIPTED_TEST_GATE", str(tmp_path))
+    s = Server("--tools", f"{tmp_path / 'gated.py'}:api", "--token", TOKEN)
+    answers = []
+    caller = threading.Thread(target=lambda: answers.append(s.post(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+         "params": {"name": "gated", "arguments": {"commands": "started; wait_release; echo finished"}}})))
+    try:
+        caller.start()
+        wait_for(lambda: (tmp_path / "started").exists())
+        s.proc.send_signal(signal.SIGTERM)
+        wait_for(lambda: not accepts(s.port))                  # shutting down: no new connections
+        assert s.proc.poll() is None                           # ... but still running the call
+        (tmp_path / "release").touch()
+        caller.join(60)
+        status, answer = answers[0]
+        assert status == 200
+        assert answer["result"]["structuredContent"]["stdout"] == "startedreleasedfinished\n"
+        assert s.proc.wait(60) == 0
+    finally:
+        (tmp_path / "release").touch()
+        s.stop()
+
+
+def wait_for(condition, seconds: float = 120):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.05)
+
+
+def accepts(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
+        return True
+    except OSError:
+        return False
+
+
+def test_accepted_connections_send_without_delay():
+    """The workers' listening socket is one on which asyncio turns Nagle's algorithm off for
+    every accepted connection; otherwise each keep-alive response waits for a delayed ACK."""
+    from scripted_kernel.tools.mcp_service import _listening_socket
+    listener = _listening_socket("127.0.0.1", 0)
+    seen = []
+
+    async def main():
+        async def accepted(reader, writer):
+            seen.append(writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+        server = await asyncio.start_server(accepted, sock=listener)
+        async with server:
+            _, writer = await asyncio.open_connection(*listener.getsockname()[:2])
+            while not seen:
+                await asyncio.sleep(0.01)
+            writer.close()
+    asyncio.run(asyncio.wait_for(main(), 60))
+    assert seen and seen[0] != 0

@@ -140,7 +140,6 @@ class Shell:
         self.err_trap_held = 0      # > 0: no ERR trap now (inside it, or in a pipeline stage)
         self.script_name = "bash"
         self.pid = 4242
-        self.random = random.Random()
         self.started = time.time()
         self.pipestatus = [0]
         self.in_subshell = False
@@ -837,8 +836,12 @@ def _bash_lineno(sh: Shell) -> Optional[Var]:
     return Var(IndexedArray([str(n) for n in reversed(sh.call_lines)]))
 
 
+# One generator for $RANDOM in every shell: seeding one per shell read 2.5 KB from os.urandom
+# for every script, used or not.
+_RANDOM = random.Random()
+
 DYNAMIC_VARS: dict[str, Callable[[Shell], Optional[Var]]] = {
-    "RANDOM": lambda sh: Var(str(sh.random.randrange(32768))),
+    "RANDOM": lambda sh: Var(str(_RANDOM.randrange(32768))),
     "LINENO": lambda sh: Var(str(sh.lineno)),
     "SECONDS": lambda sh: Var(str(int(time.time() - sh.started))),
     "EPOCHSECONDS": lambda sh: Var(str(int(time.time()))),

@@ -56,6 +56,10 @@ def build_server(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, ho
     server = FastMCP(tool.name, instructions=tool.short_description or None, host=host, port=port,
                      log_level="WARNING", stateless_http=stateless, json_response=stateless,
                      transport_security=security)
+    # the server's version, which the MCP package otherwise looks up in the installed
+    # distributions on every stateless request
+    from .. import __version__
+    server._mcp_server.version = __version__
     _log_calls_to_stderr()
     tool_for_call = _per_session(server, session_tools) if session_tools else (lambda: tool)
 

@@ -185,6 +185,9 @@ def run_workers(host: str, port: int, workers: int) -> int:
     from multiprocessing.connection import wait
     _listening_socket(host, port).close()          # the address is usable: fail here, not N times
     if workers <= 1:
+        # uvicorn re-raises the signal that stopped it; after a graceful stop that is success.
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda signum, frame: None)
         _worker(host, port)
         return 0
     spawn = multiprocessing.get_context("spawn")
@@ -211,7 +214,9 @@ def run_workers(host: str, port: int, workers: int) -> int:
 
 def _listening_socket(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY only on sockets whose proto says TCP,
+    # and without it a keep-alive client waits for a delayed ACK (~40 ms) on every response
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
