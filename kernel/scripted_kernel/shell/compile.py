@@ -161,8 +161,12 @@ class Compiler:
 
         def run(sh):
             start = time.monotonic() if timed else 0.0
-            if negate:
-                sh.errexit_suppressed += 1
+            # bash ignores `set -e` under `!` only if it was on when the `!` began (a `set -e`
+            # run inside applies at once); the ERR trap is held either way
+            suppressed = negate and sh.errexit
+            held = negate and not suppressed
+            sh.errexit_suppressed += suppressed
+            sh.err_trap_held += held
             try:
                 statuses = []
                 stdin = sh.stdin
@@ -188,6 +192,8 @@ class Compiler:
                             try:
                                 status = stages[k](sh)
                             except ErrexitSignal as e:
+                                if n == 1:
+                                    raise
                                 status = e.status
                             finally:
                                 sh.err_trap_held -= n > 1
@@ -199,8 +205,8 @@ class Compiler:
                     if buf is not None:
                         stdin = InputStream(buf.text())
             finally:
-                if negate:
-                    sh.errexit_suppressed -= 1
+                sh.errexit_suppressed -= suppressed
+                sh.err_trap_held -= held
             if sh.pipefail:
                 status = next((s for s in reversed(statuses) if s), 0)
             else:

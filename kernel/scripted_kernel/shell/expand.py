@@ -878,8 +878,9 @@ class WordCompiler:
 
             def transform(sh):
                 v = each(sh)
-                if v is None:            # unset: no text, even for Q (bash prints nothing)
-                    return ""
+                if v is None:            # unset: no text, even for Q (bash prints nothing) ...
+                    # ... but a declared array without element 0 still has its attributes
+                    return sh.transform("", letter, p) if letter == "a" else ""
                 result = _map(v, lambda s: sh.transform(s, letter, p))
                 return sh.ifs[:1].join(result) if joined and type(result) is not str else result
             return transform

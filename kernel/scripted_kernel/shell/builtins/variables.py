@@ -72,9 +72,9 @@ def _declare(sh, argv, cmd: str, local: bool, extra_on: str = "") -> int:
     on |= set(extra_on)
     if "f" in on or "F" in on:
         return _declare_functions(sh, args, "F" in on)
-    if not args and cmd == "local":            # local, local -p: this function's variables
+    if cmd == "local" and (not args or "p" in on):   # this function's variables (named ones)
         scope = sh.scopes[-1] if sh.scopes else {}
-        for name in sorted(scope):
+        for name in (sorted(scope) if not args else [str(a) for a in args if str(a) in scope]):
             sh.out(describe(name, scope[name]) + "\n")
         return 0
     if not args and not on and not off:        # declare alone lists like set
@@ -278,7 +278,7 @@ def export(sh, argv):
     if parsed is None:
         return 2
     on, off, args = parsed
-    if not args or "p" in on:
+    if not args:                               # with names, -p changes nothing: they are exported
         for name in sorted(sh.exported_env()):
             var = sh.lookup(name)
             sh.out(describe(name, var) + "\n")
@@ -305,11 +305,11 @@ def readonly(sh, argv):
     if parsed is None:
         return 2
     on, off, args = parsed
-    if not args or "p" in on:
+    if not args:                               # with names, -p changes nothing: they become readonly
         for name in sorted(n for n in sh.globals if sh.globals[n].attrs & READONLY):
             sh.out(describe(name, sh.globals[name]) + "\n")
         return 0
-    return _declare_each(sh, args, on | {"r"}, set(), False, "readonly")
+    return _declare_each(sh, args, (on - {"p"}) | {"r"}, set(), False, "readonly")
 
 
 @builtin("unset")
