@@ -251,8 +251,12 @@ class Compiler:
 
     def c_SimpleCommand(self, node: A.SimpleCommand) -> Callable:
         line = self.line(node.pos)
-        assigns = [self.assignment(a) if a.array is None or not node.words else self._array_as_text(a)
-                   for a in node.assigns]
+        if node.words:
+            assigns = [self._array_as_text(a) if a.array is not None else
+                       self._element_binding(a) if a.index is not None else self.assignment(a)
+                       for a in node.assigns]
+        else:
+            assigns = [self.assignment(a) for a in node.assigns]
         redirects = [self.redirect(r) for r in node.redirects]
         if not node.words:
             return self._assignment_only(line, assigns, redirects)
@@ -362,6 +366,17 @@ class Compiler:
             sh.set_var(name, f"({text})", a.append)
         assign.target, assign.append = name, a.append
         return assign
+
+    def _element_binding(self, a: A.Assign) -> Callable:
+        """`b[0]=2 cmd`: an element cannot be a temporary binding; bash says so and runs cmd."""
+        text = self.source.text if self.source is not None else ""
+        end = text.find("]", a.pos)
+        shown = text[a.pos:end + 1] if end >= 0 else a.name
+
+        def refuse(sh):
+            sh.error(f"`{shown}': not a valid identifier")
+        refuse.target, refuse.append = None, a.append
+        return refuse
 
     def assignment(self, a: A.Assign) -> Callable:
         """fn(sh) performing the assignment; fn.target is the variable's name."""
@@ -1063,7 +1078,7 @@ def _invoke(sh, argv: list, assigns: list) -> int:
         sh.scopes.append(scope)
         try:
             for a in assigns:
-                if a.target not in scope:
+                if a.target is not None and a.target not in scope:
                     outer = sh.lookup(a.target) if a.append else None
                     scope[a.target] = Var(outer.scalar() if outer else None, EXPORT)
                 a(sh)

@@ -538,6 +538,8 @@ class Shell:
         existing = var.value
         if type(existing) is dict or (existing is None and assoc_pairs is not None):
             target = existing if (append and type(existing) is dict) else {}
+            # in name=(...) a [key]+=value appends to the value before the assignment
+            before = existing if type(existing) is dict else {}
             var.value = target
             if items and items[0][0] is None:     # (k1 v1 k2 v2 ...): alternating keys and values
                 flat = [v for _, v, _ in items]
@@ -547,7 +549,7 @@ class Shell:
             for key, value, elem_append in items:
                 if key is None:
                     continue           # bash ignores a value without [key]= here
-                target[key] = (target.get(key, "") + value) if elem_append else value
+                target[key] = ((target if append else before).get(key, "") + value) if elem_append else value
             return
         if append and type(existing) is IndexedArray:
             arr = existing
