@@ -413,8 +413,14 @@ class Compiler:
         value = self.words.string(a.value) if a.value is not None else (lambda sh: "")
         if a.index is not None:
             index = self.words.string(a.index)
+            quoted = next((p for p in a.index.parts if type(p) is A.SingleQuoted), None)
 
             def assign_element(sh):
+                if quoted is not None and not sh.is_assoc(name):
+                    # an index is arithmetic, where single quotes are not allowed
+                    shown = f"'{quoted.text}'"
+                    raise FatalError(f"{shown}: syntax error: operand expected (error token is \"{shown}\")",
+                                     exits=True)
                 sh.set_element(name, index(sh), value(sh), append)
             return assign_element
         if not append:

@@ -508,7 +508,10 @@ class Shell:
             return
         if not key:
             raise FatalError(f"{name}[]: bad array subscript")
-        index = self.arith_eval(key) if key.strip() else 0
+        try:
+            index = arith_mod.compile_arith(key)(self) if key.strip() else 0
+        except ArithError as e:                # bash exits on a bad subscript of an assignment
+            raise FatalError(e.render(), exits=True) from None
         if index < 0:
             real = index + v.top
             if real < 0:
@@ -689,6 +692,10 @@ class Shell:
             return arith_mod.compile_arith(v)(self)
         finally:
             self.call_depth -= 1
+
+    def is_assoc(self, name: str) -> bool:
+        var = self.lookup(name)
+        return var is not None and type(var.value) is dict
 
     def arith_key(self, name: str, subscript: str):
         """The element an arithmetic `name[subscript]` denotes: a string key for an
