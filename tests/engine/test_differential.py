@@ -173,6 +173,25 @@ echo c#notcomment""",
     "cut_tr_wc": """echo 'a,b,c,d' | cut -d, -f2-3; echo hello | cut -c2-4; echo 'Hello World' | tr 'a-z' 'A-Z' | tr -d 'O'; echo 'a  b   c' | tr -s ' '; printf 'one two\\nthree\\n' | wc -l""",
     "head_tail_seq": """seq 10 | head -3; seq 10 | tail -2; seq 2 2 8; seq -w 8 11; seq 5 | tail -n +4; seq 3 | tac""",
     "expr_and_rev": """expr 6 \\* 7; expr length hello; echo abc | rev; expr 5 '>' 3""",
+    # ---- arrays, declarations and errexit corners
+    "attributes_of_declared_arrays": """declare -A h=(['1']=2); declare -a e; declare -A g; a=()
+echo "[${h@a}] [${e@a}] [${g@a}] [${a@a}] [${unset_x@a}]" """,
+    "readonly_export_p_with_names": """x=1; readonly -p x; echo $?; declare -p x; y=1; export -p y; declare -p y
+f() { local z=5 w=1; g=2; local -p z g; echo --; local -p; }; f""",
+    "set_e_inside_negated_call": """f() { set -e; false; echo x; }; if f; then echo y; fi; ! f | cat; echo z; ! f; echo never""",
+    "negation_holds_err_trap_only": """trap 'echo err' ERR; f() { false; echo x; }; ! f; ! false; false; echo z
+set -e; g() { false; echo in-g; }; ! g; echo after""",
+    "assoc_literal_append_reads_old_value": """declare -A h=([k]=1 [k]+=2); echo ${h[k]}; h=([k]+=x [k]+=y); echo ${h[k]}
+h+=([k]+=p [k]+=q); echo ${h[k]}; a=(old); a=([0]+=x [0]+=y); echo ${a[0]}""",
+    "element_as_temporary_binding": """f() { echo "in [${b[0]}] [$c]"; }; b[0]=2 c=3 f; echo "out [${b[0]}] $?"
+b[1]=x true; echo rc=$?""",
+    "bad_subscript_in_assignment_ends_script": """a['1']=x; echo ok; a[1+]=y
+echo never""",
+    "quoted_subscripts": """a["1"]=2; a[2 + "3"]=5; declare -A h; h['k']=v; echo ${#a[@]} ${a[5]} ${h[k]}""",
+    "indirect_through_values_needs_one_name": """x=val; a=(x); echo "${!a[@]-d}"; (echo "${!b[@]-d}"); echo rc=$?
+c=(x x); (echo "${!c[@]-d}"); echo rc=$?""",
+    "brace_expansion_in_keyed_element": """a=([k2]=-{a,b}- [5]=x{}y); declare -p a; declare -A h=([x]={1,2}); declare -p h""",
+    "let_with_parentheses": """let x=( 1 ); let y=( x + 2 ) z=( y * 3 ); v=2; let w=$v+1 'q = ( 4 )'; echo $x $y $z $w $q""",
 }
 
 

@@ -395,15 +395,24 @@ class Compiler:
         if a.array is not None:
             elems = []
             for e in a.array:
+                braced = None
+                if e.key is not None and _brace_expands(e.value):
+                    # bash brace-expands `[k]=-{a,b}-` of an indexed array first; the results
+                    # are plain elements
+                    braced = self.words.fields(A.Word(e.pos, [
+                        A.Lit(e.pos, "["), *e.key.parts, A.Lit(e.pos, "]+=" if e.append else "]="),
+                        *e.value.parts]))
                 if e.key is not None:
-                    elems.append((self.words.string(e.key), self.words.string(e.value), e.append))
+                    elems.append((self.words.string(e.key), self.words.string(e.value), e.append, braced))
                 else:
-                    elems.append((None, self.words.fields(e.value), False))
+                    elems.append((None, self.words.fields(e.value), False, None))
 
             def assign_array(sh):
                 items = []
-                for key, value, elem_append in elems:
-                    if key is None:
+                for key, value, elem_append, braced in elems:
+                    if braced is not None and not sh.is_assoc(name):
+                        items.extend((None, v, False) for v in braced(sh))
+                    elif key is None:
                         for v in value(sh):
                             items.append((None, v, False))
                     else:
@@ -1203,3 +1212,8 @@ def _redirect_file(sh, path: str, fd: int, op: str):
 
 
 COMPILER = Compiler()
+
+
+def _brace_expands(word: A.Word) -> bool:
+    from .expand import brace_expand, has_braces
+    return has_braces(word) and len(brace_expand(word, 2)) > 1

@@ -695,7 +695,9 @@ class WordCompiler:
                 def through_values(sh):
                     var = sh.lookup(name)
                     target = sh.ifs[:1].join(var.values()) if var is not None else ""
-                    return sh.resolve_reference(target, quoted) if target else None
+                    if not target:
+                        raise FatalError(f"{name}[{index.literal()}]: invalid indirect expansion")
+                    return sh.resolve_reference(target, quoted)
                 return through_values
             if index is not None:
                 key = index.literal()

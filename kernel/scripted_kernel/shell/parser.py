@@ -244,11 +244,15 @@ class Parser:
             if kind == "WORD":
                 self.lex.advance()
                 words.append(tok.word)
-                if len(words) == 1 and tok.value in DECLARATION_BUILTINS:
+                if len(words) == 1 and tok.value in DECLARATION_BUILTINS | {"let"}:
                     declaration = True
             elif kind == "ASSIGN":
                 self.lex.advance()
-                (words if words else assigns).append(tok.assign)
+                if words and words[0].literal() == "let":
+                    # let's arguments are expressions: in `let x=( 1 )` the parentheses group
+                    words.append(self.lex.sub_word(tok.pos, tok.end))
+                else:
+                    (words if words else assigns).append(tok.assign)
             elif kind == "IONUMBER" or (kind == "OP" and tok.value in REDIRECT_OPS):
                 redirects.append(self.parse_redirect())
             else:

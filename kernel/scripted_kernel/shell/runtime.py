@@ -753,7 +753,12 @@ class Shell:
             return value.lower()
         name = p.name
         if p.indirect:                     # ${!r@a}: the variable r names (a[0] -> a)
-            name = (self.get_value(p.name) or "").split("[", 1)[0]
+            if p.index is not None and p.index.literal() in ("@", "*"):   # ${!r[@]@a}: r's values name it
+                var = self.lookup(p.name)
+                reference = " ".join(var.values()) if var is not None else ""
+            else:
+                reference = self.get_value(p.name) or ""
+            name = reference.split("[", 1)[0]
         if letter == "a":
             var = self.lookup(name)
             return attribute_letters(var) if var is not None else ""
