@@ -191,6 +191,16 @@ echo never""",
     "indirect_through_values_needs_one_name": """x=val; a=(x); echo "${!a[@]-d}"; (echo "${!b[@]-d}"); echo rc=$?
 c=(x x); (echo "${!c[@]-d}"); echo rc=$?""",
     "brace_expansion_in_keyed_element": """a=([k2]=-{a,b}- [5]=x{}y); declare -p a; declare -A h=([x]={1,2}); declare -p h""",
+    "select_at_end_of_input": """printf '9\\n1\\n' | { select x in a b; do echo "[$x] $REPLY"; done; echo "st=$?"; } 2>/dev/null""",
+    "debug_trap": """trap 'echo "dbg $LINENO [$BASH_COMMAND] $?"' DEBUG; x=1
+echo hi; false
+f() { echo inf; }; f; echo $(echo sub); trap - DEBUG; echo done""",
+    "debug_trap_in_functions_with_functrace": """set -T; trap 'echo "dbg [$BASH_COMMAND]"' DEBUG; f() { echo inf; }; echo top; echo $-""",
+    "return_trap": """f() { trap 'echo "ret $? ${FUNCNAME[0]}"' RETURN; echo inf; return 3; }; g() { echo ing; }; f; echo out $?; g
+h() { f; echo inh; }; h; trap - RETURN; h""",
+    "bash_command_in_err_trap": """trap 'echo "failed: [$BASH_COMMAND] $?"' ERR; x=$(echo a); nope_cmd_zz; false; echo next""",
+    "err_trap_in_functions_with_errtrace": """set -E; trap 'echo "err in ${FUNCNAME[0]:-main}"' ERR; f() { false; echo after; }; f; false""",
+    "options_in_dollar_dash": """echo $-; set -euCaTE; echo $-; set +eu -f; echo $-""",
     "let_with_parentheses": """let x=( 1 ); let y=( x + 2 ) z=( y * 3 ); v=2; let w=$v+1 'q = ( 4 )'; echo $x $y $z $w $q""",
 }
 

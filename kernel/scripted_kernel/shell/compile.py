@@ -258,13 +258,18 @@ class Compiler:
         else:
             assigns = [self.assignment(a) for a in node.assigns]
         redirects = [self.redirect(r) for r in node.redirects]
+        text = self.source.text[node.pos:node.end] if self.source is not None else ""
         if not node.words:
-            return self._assignment_only(line, assigns, redirects)
+            return self._assignment_only(line, text, assigns, redirects)
         argv_fn = self._argv(node.words)
         is_exec_redirect = node.words[0].literal() == "exec" and len(node.words) == 1
 
         def run(sh):
-            sh.lineno = line
+            if not sh.trap_depth:     # a trap's commands keep $LINENO and $BASH_COMMAND of the script
+                sh.lineno = line
+                sh.bash_command = text
+                if sh.traps and "DEBUG" in sh.traps:
+                    sh.run_debug_trap()
             sh.budget.check()
             sh.cmdsub_status = 0
             try:
@@ -331,9 +336,13 @@ class Compiler:
             return [DeclarationArg(name, key, append, value(sh) if value else "", None)]
         return run
 
-    def _assignment_only(self, line, assigns, redirects) -> Callable:
+    def _assignment_only(self, line, text, assigns, redirects) -> Callable:
         def run(sh):
-            sh.lineno = line
+            if not sh.trap_depth:     # a trap's commands keep $LINENO and $BASH_COMMAND of the script
+                sh.lineno = line
+                sh.bash_command = text
+                if sh.traps and "DEBUG" in sh.traps:
+                    sh.run_debug_trap()
             sh.budget.check()
             sh.cmdsub_status = 0
             try:
@@ -673,7 +682,7 @@ class Compiler:
                     sh.err("#? " if prompt is None else prompt)
                     answer = sh.stdin.read_until("\n")
                     if answer is None:
-                        sh.err("\n")
+                        sh.out("\n")           # bash ends the prompt line on stdout at EOF
                         status = 1
                         break
                     reply = answer[:-1] if answer.endswith("\n") else answer
@@ -1057,13 +1066,15 @@ def command_failed(sh, status: int):
     does not give it to functions without errtrace, nor run it inside itself), then stop
     under errexit."""
     action = sh.traps.get("ERR")
-    if action is not None and not sh.funcnames and not sh.err_trap_held:
+    if action is not None and (not sh.funcnames or sh.errtrace) and not sh.err_trap_held:
         sh.err_trap_held += 1
+        sh.trap_depth += 1
         try:
             sh.status = status
             sh.eval_string(action)
         finally:
             sh.err_trap_held -= 1
+            sh.trap_depth -= 1
             sh.status = status
     if sh.errexit:
         raise ErrexitSignal(status)

@@ -141,6 +141,7 @@ class SimpleCommand:
     assigns: list
     words: list
     redirects: list
+    end: int = 0            # where its text ends ($BASH_COMMAND)
 
 
 @dataclass(slots=True)

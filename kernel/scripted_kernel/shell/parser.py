@@ -238,6 +238,7 @@ class Parser:
         start = self.lex.peek(1).pos
         assigns, words, redirects = [], [], []
         declaration = False
+        end = start
         while True:
             tok = self.lex.peek(1 if (not words or declaration) else 0)
             kind = tok.kind
@@ -257,9 +258,10 @@ class Parser:
                 redirects.append(self.parse_redirect())
             else:
                 break
+            end = self.lex.pos
         if not (assigns or words or redirects):
             raise self.unexpected(self.lex.peek())
-        return SimpleCommand(start, assigns, words, redirects)
+        return SimpleCommand(start, assigns, words, redirects, end)
 
     def parse_redirect(self) -> Redirect:
         tok = self.lex.advance()

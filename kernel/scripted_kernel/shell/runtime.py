@@ -72,7 +72,8 @@ class Function:
 
 
 OPTION_NAMES = {"e": "errexit", "u": "nounset", "x": "xtrace", "f": "noglob", "C": "noclobber",
-                "a": "allexport", "v": "verbose", "n": "noexec", "h": "hashall", "B": "braceexpand"}
+                "a": "allexport", "v": "verbose", "n": "noexec", "h": "hashall", "B": "braceexpand",
+                "T": "functrace", "E": "errtrace"}
 LONG_ONLY_OPTIONS = ("pipefail", "posix", "emacs", "vi", "ignoreeof", "interactive-comments",
                      "monitor", "notify", "nolog", "functrace", "errtrace", "histexpand", "history",
                      "keyword", "onecmd", "physical", "privileged")
@@ -126,6 +127,10 @@ class Shell:
         self.errexit = self.nounset = self.xtrace = self.pipefail = False
         self.noclobber = self.allexport = self.noglob = self.noexec = self.verbose = False
         self.posix = False
+        self.functrace = self.errtrace = False
+        self.trap_depth = 0                 # > 0 while a trap's action runs
+        self.bash_command = ""              # $BASH_COMMAND: the simple command running or next
+        self.return_trap_depth = 0          # the RETURN trap fires for calls at least this deep
         self.emacs = self.vi = False
         self.shopts = dict(SHOPT_DEFAULTS)
         self.errexit_suppressed = 0
@@ -210,10 +215,13 @@ class Shell:
         action = self.traps.pop("EXIT", None)
         if action:
             self.status = status
+            self.trap_depth += 1
             try:
                 self.eval_string(action)
             except ExitSignal as e:
                 status = e.status
+            finally:
+                self.trap_depth -= 1
         return status
 
     def command_substitution(self, body: Callable) -> str:
@@ -729,12 +737,8 @@ class Shell:
         return "~" + user
 
     def option_letters(self) -> str:
-        letters = "h"
-        for letter, name in (("e", "errexit"), ("u", "nounset"), ("v", "verbose"), ("x", "xtrace"),
-                             ("f", "noglob"), ("C", "noclobber"), ("a", "allexport")):
-            if getattr(self, name):
-                letters += letter
-        return letters + "Bc"
+        """$- in bash's order (hashall and braceexpand are always on; -c: a command string)."""
+        return "".join(letter for letter, name in _DOLLAR_DASH if name is None or getattr(self, name)) + "c"
 
     def transform(self, value: str, letter: str, p) -> str:
         from .expand import quote_for_reuse
@@ -772,6 +776,28 @@ class Shell:
         fn = self.compile_script(text)
         return fn(self)
 
+    def _run_return_trap(self, status: int):
+        """The RETURN trap as a function ends (still inside it); then its caller's turn."""
+        self.return_trap_depth = self.call_depth - 1
+        self.trap_depth += 1
+        try:
+            self.eval_string(self.traps["RETURN"])
+        finally:
+            self.trap_depth -= 1
+            self.status = status
+
+    def run_debug_trap(self):
+        """The DEBUG trap before a command (in functions only under `set -T`), not within itself."""
+        if self.funcnames and not self.functrace:
+            return
+        status = self.status
+        self.trap_depth += 1
+        try:
+            self.eval_string(self.traps["DEBUG"])
+        finally:
+            self.trap_depth -= 1
+            self.status = status
+
     def run_function(self, func: Function, argv: list) -> int:
         if self.call_depth >= self.limits.max_function_depth:
             raise LimitExceeded("max_function_depth",
@@ -786,9 +812,13 @@ class Shell:
         saved_loop = self.loop_depth
         self.loop_depth = 0
         try:
-            return func.body(self)
-        except ReturnSignal as r:
-            return r.status
+            try:
+                status = func.body(self)
+            except ReturnSignal as r:
+                status = r.status
+            if "RETURN" in self.traps and (self.return_trap_depth >= self.call_depth or self.functrace):
+                self._run_return_trap(status)
+            return status
         finally:
             self.call_depth -= 1
             self.loop_depth = saved_loop
@@ -850,6 +880,10 @@ def _bash_lineno(sh: Shell) -> Optional[Var]:
     return Var(IndexedArray([str(n) for n in reversed(sh.call_lines)]))
 
 
+_DOLLAR_DASH = (("a", "allexport"), ("e", "errexit"), ("f", "noglob"), ("h", None), ("n", "noexec"),
+                ("u", "nounset"), ("v", "verbose"), ("x", "xtrace"), ("B", None), ("C", "noclobber"),
+                ("E", "errtrace"), ("T", "functrace"))
+
 # One generator for $RANDOM in every shell: seeding one per shell read 2.5 KB from os.urandom
 # for every script, used or not.
 _RANDOM = random.Random()
@@ -857,6 +891,7 @@ _RANDOM = random.Random()
 DYNAMIC_VARS: dict[str, Callable[[Shell], Optional[Var]]] = {
     "RANDOM": lambda sh: Var(str(_RANDOM.randrange(32768))),
     "LINENO": lambda sh: Var(str(sh.lineno)),
+    "BASH_COMMAND": lambda sh: Var(sh.bash_command),
     "SECONDS": lambda sh: Var(str(int(time.time() - sh.started))),
     "EPOCHSECONDS": lambda sh: Var(str(int(time.time()))),
     "EPOCHREALTIME": lambda sh: Var(f"{time.time():.6f}"),

@@ -366,6 +366,8 @@ def trap(sh, argv):
             sh.traps.pop(sig, None)
         else:
             sh.traps[sig] = action
+            if sig == "RETURN":        # fires as the functions running now return
+                sh.return_trap_depth = sh.call_depth
     return status
 
 

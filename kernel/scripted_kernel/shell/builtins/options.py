@@ -9,7 +9,7 @@ from ..runtime import LONG_ONLY_OPTIONS, OPTION_NAMES
 from .variables import describe
 
 SETTABLE = {"errexit", "nounset", "xtrace", "pipefail", "noglob", "noclobber", "allexport",
-            "verbose", "noexec", "posix", "emacs", "vi"}
+            "verbose", "noexec", "posix", "emacs", "vi", "functrace", "errtrace"}
 ALL_OPTIONS = sorted(set(OPTION_NAMES.values()) | set(LONG_ONLY_OPTIONS))
 
 
