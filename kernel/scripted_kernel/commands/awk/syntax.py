@@ -501,9 +501,7 @@ class Parser:
         t = self.tok
         if t.kind in ("NUMBER", "STRING", "ERE", "NAME", "FUNC_NAME", "BUILTIN"):
             return True
-        if t.kind == "OP" and t.value in ("$", "!", "(", "-", "+", "++", "--"):
-            return t.value not in ("-", "+") or True
-        return t.kind == "KW" and t.value == "getline" and False
+        return t.kind == "OP" and t.value in ("$", "!", "(", "-", "+", "++", "--")
 
     def additive(self):
         left = self.multiplicative()
