@@ -776,27 +776,25 @@ class Shell:
         fn = self.compile_script(text)
         return fn(self)
 
-    def _run_return_trap(self, status: int):
-        """The RETURN trap as a function ends (still inside it); then its caller's turn."""
-        self.return_trap_depth = self.call_depth - 1
+    def _run_trap(self, name: str, status: int):
+        """A DEBUG or RETURN trap: its commands keep the script's $LINENO and $BASH_COMMAND
+        (trap_depth), and $? is the same after it."""
         self.trap_depth += 1
         try:
-            self.eval_string(self.traps["RETURN"])
+            self.eval_string(self.traps[name])
         finally:
             self.trap_depth -= 1
             self.status = status
 
+    def _run_return_trap(self, status: int):
+        """The RETURN trap as a function ends (still inside it); then its caller's turn."""
+        self.return_trap_depth = self.call_depth - 1
+        self._run_trap("RETURN", status)
+
     def run_debug_trap(self):
         """The DEBUG trap before a command (in functions only under `set -T`), not within itself."""
-        if self.funcnames and not self.functrace:
-            return
-        status = self.status
-        self.trap_depth += 1
-        try:
-            self.eval_string(self.traps["DEBUG"])
-        finally:
-            self.trap_depth -= 1
-            self.status = status
+        if not self.funcnames or self.functrace:
+            self._run_trap("DEBUG", self.status)
 
     def run_function(self, func: Function, argv: list) -> int:
         if self.call_depth >= self.limits.max_function_depth:
