@@ -1,6 +1,8 @@
 """jq in logic mode: no modules or files, no host environment, halts do not end the host."""
 import os
 import re
+import shutil
+import subprocess
 
 import pytest
 
@@ -62,6 +64,17 @@ def test_version_leaf_paths_and_errors_about_the_users_program():
     assert r.stdout == "status=3\n"
     r = tool.execute("jq -n '1 +'")
     assert "__scripted" not in r.stderr and "    1 +\n" in r.stderr and "end of file" in r.stderr
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="jq is not installed")
+def test_input_line_number_counts_lines_read_as_jq_does(run):
+    for script in ["""printf '{"a":1}\\n{"b":2}\\n\\n3\\n' | jq -c '[., input_line_number]'""",
+                   "echo '[1,2]' | jq -c '.[] | [., input_line_number]'",
+                   "printf 'a\\nb\\n' | jq -R -c '[., input_line_number]'",
+                   "echo 1 | jq --arg x y -c '[$x, input_line_number]'", "echo 1 | jq -n input_line_number"]:
+        want = subprocess.run(["bash", "-c", script], capture_output=True, text=True).stdout
+        got = run(script)
+        assert got.stdout == want, (script, got.stderr)
 
 
 def test_concurrent_scripts_share_a_bounded_set_of_jq_children(tool):

@@ -62,7 +62,8 @@ def _program(text: str, arg_names: tuple, env: dict, with_inputs: bool):
     wrapped = bool(arg_names) or with_inputs
     head = "$__scripted_env as $ENV | " + PRELUDE
     if wrapped:
-        head += ('.a as $__named | .p as $__positional | .i as $__inputs | '
+        head += ('.a as $__named | .p as $__positional | .i as $__inputs | .l as $__line | '
+                 'def input_line_number: $__line; '
                  '{"positional": $__positional, "named": $__named} as $ARGS | '
                  'def inputs: $__inputs[]; '
                  'def input: if ($__inputs | length) > 0 then $__inputs[0] '
@@ -429,9 +430,12 @@ def _in_worker(sh, request) -> int:
 def run_program(io, opts, named, positional, text, env) -> int:
     """Run one jq command line: `io` gives the input (`read_all`) and takes the output
     (`out`, `err`); returns jq's exit status."""
-    uses_input = bool(_USES_INPUT.search(_STRING.sub('""', text)))
-    wrapped = bool(named) or bool(positional) or uses_input
-    program, source = _program(text, tuple(sorted(named)), env, uses_input or bool(positional))
+    outside_strings = _STRING.sub('""', text)
+    uses_input = bool(_USES_INPUT.search(outside_strings))
+    # input_line_number: the lines read so far, which only this side knows (0 under -n)
+    uses_line = "input_line_number" in outside_strings
+    wrapped = bool(named) or bool(positional) or uses_input or uses_line
+    program, source = _program(text, tuple(sorted(named)), env, uses_input or bool(positional) or uses_line)
     raw = io.read_all()
     # what each run of the program gets: (input value, input line)
     if opts["R"]:
@@ -461,8 +465,8 @@ def run_program(io, opts, named, positional, text, env) -> int:
     status = 0
     failure = next((item for item in runs if isinstance(item, JqFailure)), None)
     good = [item for item in runs if not isinstance(item, JqFailure)]
-    payloads = [{"v": value, "a": named, "p": positional, "i": rest} if wrapped else value
-                for value, _ in good]
+    payloads = [{"v": value, "a": named, "p": positional, "i": rest, "l": line} if wrapped else value
+                for value, line in good]
     streams = (program.input_value(data) for data in payloads)
     for (value, line), results in zip(good, streams):
         try:
