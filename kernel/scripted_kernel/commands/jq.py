@@ -434,8 +434,9 @@ def run_program(io, opts, named, positional, text, env) -> int:
     uses_input = bool(_USES_INPUT.search(outside_strings))
     # input_line_number: the lines read so far, which only this side knows (0 under -n)
     uses_line = "input_line_number" in outside_strings
-    wrapped = bool(named) or bool(positional) or uses_input or uses_line
-    program, source = _program(text, tuple(sorted(named)), env, uses_input or bool(positional) or uses_line)
+    with_inputs = uses_input or uses_line or bool(positional)
+    wrapped = bool(named) or with_inputs
+    program, source = _program(text, tuple(sorted(named)), env, with_inputs)
     raw = io.read_all()
     # what each run of the program gets: (input value, input line)
     if opts["R"]:

@@ -437,7 +437,7 @@ class Compiler:
                 if quoted is not None and not sh.is_assoc(name):
                     # an index is arithmetic, where single quotes are not allowed
                     shown = f"'{quoted.text}'"
-                    raise FatalError(f"{shown}: syntax error: operand expected (error token is \"{shown}\")",
+                    raise FatalError(ArithError(shown, "syntax error: operand expected", shown).render(),
                                      exits=True)
                 sh.set_element(name, index(sh), value(sh), append)
             return assign_element

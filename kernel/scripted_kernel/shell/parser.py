@@ -17,6 +17,8 @@ RESERVED = frozenset(("if", "then", "else", "elif", "fi", "do", "done", "case", 
                       "until", "for", "in", "function", "select", "{", "}", "[[", "]]", "!", "time",
                       "coproc"))
 DECLARATION_BUILTINS = frozenset(("declare", "typeset", "local", "export", "readonly"))
+# commands whose arguments are scanned for `name=value` (let's are expressions, kept as words)
+ASSIGNMENT_ARGUMENTS = DECLARATION_BUILTINS | {"let"}
 COND_UNARY = frozenset("-a -b -c -d -e -f -g -h -k -p -r -s -t -u -w -x -G -L -N -O -S -z -n -o "
                        "-v -R".split())
 COND_BINARY = frozenset("== = != =~ < > -eq -ne -lt -le -gt -ge -nt -ot -ef".split())
@@ -237,7 +239,7 @@ class Parser:
     def parse_simple_command(self) -> SimpleCommand:
         start = self.lex.peek(1).pos
         assigns, words, redirects = [], [], []
-        declaration = False
+        declaration = is_let = False
         end = start
         while True:
             tok = self.lex.peek(1 if (not words or declaration) else 0)
@@ -245,11 +247,12 @@ class Parser:
             if kind == "WORD":
                 self.lex.advance()
                 words.append(tok.word)
-                if len(words) == 1 and tok.value in DECLARATION_BUILTINS | {"let"}:
+                if len(words) == 1 and tok.value in ASSIGNMENT_ARGUMENTS:
                     declaration = True
+                    is_let = tok.value == "let"
             elif kind == "ASSIGN":
                 self.lex.advance()
-                if words and words[0].literal() == "let":
+                if is_let:
                     # let's arguments are expressions: in `let x=( 1 )` the parentheses group
                     words.append(self.lex.sub_word(tok.pos, tok.end))
                 else:

@@ -516,10 +516,8 @@ class Shell:
             return
         if not key:
             raise FatalError(f"{name}[]: bad array subscript")
-        try:
-            index = arith_mod.compile_arith(key)(self) if key.strip() else 0
-        except ArithError as e:                # bash exits on a bad subscript of an assignment
-            raise FatalError(e.render(), exits=True) from None
+        # bash exits on a bad subscript of an assignment
+        index = self.arith_eval(key, exits=True) if key.strip() else 0
         if index < 0:
             real = index + v.top
             if real < 0:
@@ -651,13 +649,14 @@ class Shell:
 
     # ------------------------------------------------------------ arithmetic
 
-    def arith_eval(self, text: str) -> int:
+    def arith_eval(self, text: str, exits: bool = False) -> int:
+        """`text` evaluated; an error abandons the command (`exits`: the whole shell)."""
         try:
             return arith_mod.compile_arith(text)(self)
         except ArithError as e:
-            raise FatalError(e.render()) from None
+            raise FatalError(e.render(), exits=exits) from None
         except RecursionError:
-            raise FatalError(f"{text}: expression recursion level exceeded") from None
+            raise FatalError(f"{text}: expression recursion level exceeded", exits=exits) from None
 
     def arith_get(self, name: str, index) -> int:
         if index is None:
@@ -708,8 +707,7 @@ class Shell:
     def arith_key(self, name: str, subscript: str):
         """The element an arithmetic `name[subscript]` denotes: a string key for an
         associative array (quotes removed, no evaluation), else the evaluated index."""
-        var = self.lookup(name)
-        if var is not None and type(var.value) is dict:
+        if self.is_assoc(name):
             return subscript.strip().replace("'", "").replace('"', "")
         return arith_mod.compile_arith(subscript)(self)
 
