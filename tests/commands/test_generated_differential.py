@@ -4,6 +4,7 @@ run through the real GNU tool and through the engine; stdout and status must mat
 Each case is rebuilt from its seed (`<command>-<n>`), so a failure names a case that
 reproduces. The real tools run under real bash with LC_ALL=C.UTF-8.
 """
+import os
 import random
 import shlex
 import shutil
@@ -237,10 +238,29 @@ def _sed_script_case(rng: random.Random) -> tuple[str, str]:
     return f"sed {rng.choice(['', '-n', '-s'])} {shlex.quote(script)}", text[:-1] if rng.random() < 0.2 else text
 
 
+AWK_ARRAY_BUILDS = ["c[$1]++", "c[$2] += $3", "c[NR] = $1", "c[$1, $2]++", "c[length($0)]++",
+                    "c[NR % 7] = $2", "c[$3 / 4] = 1", "c[substr($1, 1, 1)] += $3", "n = split($0, c)",
+                    "if ($1 in c) c[$2]++; else c[$1] = NR", "c[$1]++; if (NR % 3 == 0) delete c[$2]",
+                    "c[\"k\" NR]++; c[NR * 31]++", "for (i = 0; i < $3 * 20; i++) c[i $1] = i"]
+AWK_LOOP_BODIES = ["print k, c[k]", "print k", "c[k]++; print k", "if (k in c) print k"]
+AWK_ORDER_WORDS = ["alpha", "beta", "gamma", "delta", "pi", "rho", "x", "y", "1", "2", "10", "-3", ""]  # ASCII: mawk counts bytes
+
+
+def _awk_loop_order_case(rng: random.Random) -> tuple[str, str]:
+    """An array built by one or two common idioms, then walked with `for (k in c)` (twice,
+    the second walk after the first's uses): the order must be mawk's."""
+    builds = "; ".join(rng.sample(AWK_ARRAY_BUILDS, rng.randint(1, 2)))
+    walks = " ".join(f"for (k in c) {{ {rng.choice(AWK_LOOP_BODIES)} }}" for _ in range(rng.randint(1, 2)))
+    text = "".join(f"{rng.choice(AWK_ORDER_WORDS)} {rng.choice(AWK_ORDER_WORDS)} {rng.randint(0, 60)}\n"
+                   for _ in range(rng.randint(0, 120)))
+    return "awk " + shlex.quote(f"{{ {builds} }} END {{ {walks} }}"), text
+
+
 SCRIPT_MAKERS = {"seq": _seq_case, "expr": _expr_case, "basename": _path_case, "date": _date_case,
                  "printf": _printf_case, "xargs": _xargs_case, "column": _column_case, "awk": _awk_case,
+                 "awk-loop-order": _awk_loop_order_case,
                  "regex": _regex_case, "sed-script": _sed_script_case}
-TOOL_OF = {"regex": "grep", "sed-script": "sed"}          # which real tool a maker's cases need
+TOOL_OF = {"regex": "grep", "sed-script": "sed", "awk-loop-order": "awk"}  # the real tool each maker needs
 
 
 def _case(command: str, index: int) -> tuple[str, str]:
@@ -262,6 +282,8 @@ def test_generated_case_matches_the_real_tool(command, index, run, tmp_path):
     tool = TOOL_OF.get(command, command)
     if not HAVE_BASH5 or shutil.which(tool) is None:
         pytest.skip(f"real bash 5 and {tool} are needed")
+    if command == "awk-loop-order" and "mawk" not in os.path.realpath(shutil.which("awk")):
+        pytest.skip("the loop order is mawk's: the system awk must be mawk")
     script, stdin = _case(command, index)
     want_out, want_status = run_bash(script, stdin=stdin, tmp_path=tmp_path)
     got = run(script, stdin=stdin)

@@ -25,12 +25,17 @@ class RegexTimeout(Exception):
     """A match took longer than its budget."""
 
 
-def bracket(p: str, i: int, glob: bool = False, negate_with_bang: bool = True):
+def bracket(p: str, i: int, glob: bool = False, negate_with_bang: bool = True,
+            reversed_range: str = "nothing"):
     """A bracket expression starting after '[': (regex text, index after it).
 
     POSIX (glob=False): a backslash is literal inside; an unterminated one raises RegexError.
     Shell patterns (glob=True): `!` negates too, a backslash quotes the next character, and an
-    unterminated bracket returns None (the '[' is then literal)."""
+    unterminated bracket returns None (the '[' is then literal).
+    A reversed range such as `z-a` is empty in bash's patterns ("nothing"), an error in GNU
+    grep and sed ("error"), and dropped in the One True AWK, whose answers the awk suite states:
+    a bracket left empty then matches the empty string ("vanish"; mawk reads the three
+    characters, gawk refuses)."""
     j = i
     negate = j < len(p) and (p[j] == "^" or (glob and negate_with_bang and p[j] == "!"))
     if negate:
@@ -41,7 +46,9 @@ def bracket(p: str, i: int, glob: bool = False, negate_with_bang: bool = True):
         c = p[j]
         if c == "]" and not first:
             if not items:                 # [z-a]: nothing is in the set
-                return ("(?:)" if not negate else "."), j + 1
+                if negate:
+                    return ".", j + 1
+                return ("(?:)" if reversed_range == "vanish" else "(?!)"), j + 1
             return ("[^" if negate else "[") + "".join(items) + "]", j + 1
         first = False
         if c == "[" and j + 1 < len(p) and p[j + 1] in ":=.":
@@ -66,8 +73,10 @@ def bracket(p: str, i: int, glob: bool = False, negate_with_bang: bool = True):
         if c == "-" and items and j + 1 < len(p) and p[j + 1] != "]":
             lo = items[-1][-1]
             hi = p[j + 2] if p[j + 1] == "\\" and glob and j + 2 < len(p) else p[j + 1]
-            if ord(hi) < ord(lo):          # an empty range matches nothing
-                items.pop()
+            if ord(hi) < ord(lo):
+                if reversed_range == "error":
+                    raise RegexError("Invalid range end")
+                items.pop()                # an empty range matches nothing
                 j += 2 if p[j + 1] != "\\" else 3
                 continue
             items.append("-")
@@ -187,12 +196,12 @@ def translate(pattern: str, extended: bool, awk: bool = False, strict: bool = Fa
                 out.append(c)
         elif c == "[":
             if awk:
-                found = bracket(pattern, i, glob=True, negate_with_bang=False)
+                found = bracket(pattern, i, glob=True, negate_with_bang=False, reversed_range="vanish")
                 if found is None:
                     raise RegexError("Unmatched [, [^, [:, [., or [=")
                 rx, i = found
             else:
-                rx, i = bracket(pattern, i)
+                rx, i = bracket(pattern, i, reversed_range="error")
             out.append(rx)
         elif c == ".":
             out.append(".")

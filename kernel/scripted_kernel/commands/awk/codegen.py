@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from .mawk_order import MawkArray, loop_order, touch
 from .runtime import CACHED_STRINGS, Exit, Next
 from .values import EMPTY, AwkError, StrNum, strnum, to_num
 from ...shell.regexes import matcher
@@ -85,11 +86,15 @@ def _helpers(rt) -> dict:
     def first(pair, _):
         return pair[0]
 
+    def touch_key(arr, value):
+        return touch(arr, value, to_str)
+
     env = {"rt": rt, "G": rt.globals, "E": EMPTY, "N": to_num, "S": to_str, "O": to_output,
            "T": truth, "F": rt.field, "FN": rt.field_number, "FT": rt.field_text, "FD": rt.field_at, "IDX": element,
            "SET": store, "DIV": divide, "MOD": modulo, "POW": power, "fmod": math.fmod,
            "atan2": math.atan2, "STRNUM": strnum, "W": rt.out.append, "TICK": rt.tick,
-           "Next": Next, "Exit": Exit, "FIRST": first, "StrNum": StrNum}
+           "Next": Next, "Exit": Exit, "FIRST": first, "StrNum": StrNum,
+           "TOUCH": touch_key, "LOOP_ORDER": loop_order, "MawkArray": MawkArray}
     for name, op in (("LT", "<"), ("LE", "<="), ("EQ", "=="), ("NE", "!="), ("GT", ">"), ("GE", ">=")):
         # numbers compare as numbers, anything else as strings (POSIX's strnum rules)
         exec(f"def {name}(a, b):\n"
@@ -115,6 +120,7 @@ class _Names:
         self.global_scalars: set = set()
         self.array_params: dict = {name: set() for name in self.functions}
         self.calls: list = []            # (caller function or None, callee, args)
+        self.loops_over_arrays = False   # a `for (k in a)`: arrays keep mawk's order
         for block in parsed.begin + parsed.end:
             self._walk(block, None)
         for pattern, pattern2, body in parsed.rules:
@@ -157,6 +163,7 @@ class _Names:
         elif kind == "in":
             self._mark_array(fn, node[2])
         elif kind == "forin":
+            self.loops_over_arrays = True
             self._mark_array(fn, node[2])
             self._scalar(fn, node[1])
         elif kind == "var":
@@ -220,6 +227,9 @@ class _CodeGen:
         self.constants: dict = {}     # Python name → value bound in the environment
         # a name used both ways cannot be bound once: it goes through the runtime each time
         self.dynamic = self.names.global_arrays & self.names.global_scalars
+        self.mawk_order = self.names.loops_over_arrays
+        if self.mawk_order:
+            rt.array_class = MawkArray
 
     # -- output
     def emit(self, line: str):
@@ -271,7 +281,7 @@ class _CodeGen:
         self.depth += 1
         for p in params:
             if p in arrays:
-                self.emit(f"if v_{p} is None: v_{p} = {{}}")
+                self.emit(f"if v_{p} is None: v_{p} = {'MawkArray()' if self.mawk_order else '{}'}")
         self.depth -= 1
         self.suite([body])
         self.depth += 1
@@ -410,7 +420,7 @@ class _CodeGen:
         var, arr_name, body = node[1], node[2], node[3]
         key, arr = self.temp(), self.temp()
         self.emit(f"{arr} = {self.array(arr_name)}")
-        self.emit(f"for {key} in list({arr}):")
+        self.emit(f"for {key} in {'LOOP_ORDER' if self.mawk_order else 'list'}({arr}):")
         self.depth += 1
         self.emit(f"if {key} not in {arr}: continue")
         self.store_stmt(("var", var), f"STRNUM({key})")
@@ -422,7 +432,7 @@ class _CodeGen:
         if node[2] is None:
             self.emit(f"{arr}.clear()")
         else:
-            self.emit(f"{arr}.pop({self.subscript(node[2])}, None)")
+            self.emit(f"{arr}.pop({self.key(arr, node[2])}, None)")
 
     def s_next(self, node):
         self.emit("return" if self.in_main and self.function is None else "raise Next()")
@@ -460,7 +470,7 @@ class _CodeGen:
         if kind == "index":
             arr, key = self.temp(), self.temp()
             self.emit(f"{arr} = {self.array(target[1])}")
-            self.emit(f"{key} = {self.subscript(target[2])}")
+            self.emit(f"{key} = {self.key(arr, target[2])}")
             self.emit(f"{arr}[{key}] = {self.arith(op[0], f'N({arr}.get({key}, E))', operand)}")
         elif kind == "field":
             index = self.temp()
@@ -472,7 +482,8 @@ class _CodeGen:
     def store_stmt(self, target, value: str):
         kind, name = target[0], target[1]
         if kind == "index":
-            self.emit(f"{self.array(name)}[{self.subscript(target[2])}] = {value}")
+            arr = self.array(name)
+            self.emit(f"{arr}[{self.key(arr, target[2])}] = {value}")
         elif kind == "field":
             self.emit(f"rt.set_field({self.value(name)[0]}, {value})")
         elif self.names.is_param(self.function, name) and not self.names.is_array(self.function, name):
@@ -496,7 +507,8 @@ class _CodeGen:
         """An expression storing value (evaluated first) into target and giving it back."""
         kind = target[0]
         if kind == "index":
-            return f"SET({value}, {self.array(target[1])}, {self.subscript(target[2])})"
+            arr = self.array(target[1])
+            return f"SET({value}, {arr}, {self.key(arr, target[2])})"
         if kind == "field":
             held = self.temp()
             return f"(({held} := {value}), rt.set_field({self.value(target[1])[0]}, {held}))[1]"
@@ -509,7 +521,7 @@ class _CodeGen:
         old = self.temp()
         if kind == "index":
             arr, key = self.temp(), self.temp()
-            prep = f"({arr} := {self.array(target[1])}), ({key} := {self.subscript(target[2])}), "
+            prep = f"({arr} := {self.array(target[1])}), ({key} := {self.key(arr, target[2])}), "
             read = f"({old} := N({arr}.get({key}, E)))"
             return prep + read, f"SET({compute(old)}, {arr}, {key})"
         if kind == "field":
@@ -557,7 +569,8 @@ class _CodeGen:
         if kind == "paren":
             return self.cond(node[1])
         if kind == "in":
-            return f"({self.subscript(node[1])} in {self.array(node[2])})"
+            arr = self.array(node[2])
+            return f"({self.key(arr, node[1])} in {arr})"
         code, vkind = self.value(node)
         if vkind == "num":
             return f"({code} != 0.0)"
@@ -598,7 +611,8 @@ class _CodeGen:
         return f"G[{name!r}]", "any"
 
     def x_index(self, node):
-        return f"IDX({self.array(node[1])}, {self.subscript(node[2])})", "any"
+        arr = self.array(node[1])
+        return f"IDX({arr}, {self.key(arr, node[2])})", "any"
 
     def x_field(self, node):
         index = node[1]
@@ -729,6 +743,13 @@ class _CodeGen:
         if name in self.dynamic:
             return f"rt.array({name!r})"
         return "A_" + name
+
+    def key(self, arr: str, subs) -> str:
+        """The key of an element of `arr`; under mawk's order, using it counts as a use."""
+        if not self.mawk_order:
+            return self.subscript(subs)
+        value = self.value(subs[0])[0] if len(subs) == 1 else self.subscript(subs)
+        return f"TOUCH({arr}, {value})"
 
     def subscript(self, subs) -> str:
         if len(subs) == 1:

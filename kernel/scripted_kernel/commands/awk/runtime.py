@@ -42,6 +42,7 @@ class Runtime:
         # value → text through CONVFMT (strings, keys) or OFMT (print); the compiled code calls these
         self.to_str, self.to_output = _number_text(self, "convfmt"), _number_text(self, "ofmt")
         env = {k: strnum(v) for k, v in sh.exported_env().items()}
+        self.array_class = dict       # MawkArray when the program loops over arrays
         self.arrays: dict = {"ENVIRON": env, "ARGV": {"0": "awk"}}
         self.set_record("")
         if field_sep is not None:
@@ -139,10 +140,10 @@ class Runtime:
 
     def array(self, name) -> dict:
         arr = self.arrays.get(name)
-        if arr is None:
-            if name in self.globals:
+        if type(arr) is not self.array_class:
+            if arr is None and name in self.globals:
                 raise AwkError(f"awk: can't use scalar {name} as array")
-            arr = self.arrays[name] = {}
+            arr = self.arrays[name] = self.array_class(arr or ())
         return arr
 
     def subscript(self, *subs) -> str:

@@ -21,13 +21,14 @@ class StrNum(str):
 
 
 def strnum(text: str):
-    if text.isdigit() and text.isascii():          # the common case, without a regex
+    """`text` as a strnum if it looks numeric. A number too large for a double is not one:
+    it stays a string, as in mawk and the One True AWK (gawk makes it +inf)."""
+    if (text.isdigit() and text.isascii()) or _DECIMAL.match(text):
+        number = float(text)
+        if number - number != 0.0:                 # overflowed to an infinity
+            return text
         s = StrNum(text)
-        s.num = float(text)
-        return s
-    if _DECIMAL.match(text):
-        s = StrNum(text)
-        s.num = float(text)
+        s.num = number
         return s
     return text
 
@@ -58,10 +59,12 @@ def to_num(v) -> float:
 def num_to_str(n: float, fmt: str = "%.6g") -> str:
     if n.is_integer() and -2 ** 63 < n < 2 ** 63:
         return str(int(n))
+    # Infinities and NaNs carry their sign, as gawk and the One True AWK print them (mawk
+    # prints C's "inf" and "nan")
     if n != n:
-        return "nan" if math.copysign(1, n) > 0 else "-nan"
+        return "+nan" if math.copysign(1, n) > 0 else "-nan"
     if n in (math.inf, -math.inf):
-        return "inf" if n > 0 else "-inf"
+        return "+inf" if n > 0 else "-inf"
     return fmt % n
 
 
