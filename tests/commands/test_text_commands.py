@@ -214,6 +214,29 @@ def test_same_as_the_real_tools(needs, script, run, tmp_path):
     assert (got.stdout, got.exit_code) == (want_out, want_status), got.stderr
 
 
+def test_reversed_range_is_an_error_in_grep_and_sed(run):
+    for script, message, status in (("echo abc | grep '[z-a]'", "grep: Invalid range end\n", 2),
+                                    ("echo abc | sed 's/[z-a]/X/'", "Invalid range end\n", 1)):
+        r = run(script)
+        assert (r.stdout, r.exit_code) == ("", status) and r.stderr.endswith(message), r.stderr
+
+
+def test_awk_infinities_and_nans_print_with_their_sign(run):
+    """As gawk 5 and the One True AWK print them (mawk prints C's inf and nan); glibc's log and
+    sqrt of a negative number give a NaN with the sign bit set."""
+    r = run("awk 'BEGIN { x = 2^1024; print x, -x, x \"\", log(-1), -log(-1), sqrt(-1), log(0) }'")
+    assert r.stdout == "+inf -inf +inf -nan +nan -nan -inf\n"
+    r = run("echo '+inf -inf +nan -nan' | awk '{ print $1 + 0, $2 + 0, $3 + 0, $4 + 0 }'")
+    assert r.stdout == "+inf -inf +nan -nan\n"
+
+
+def test_awk_number_too_large_for_a_double_is_a_string(run):
+    """mawk and the One True AWK: a field that overflows is not a strnum, so two spellings of
+    it compare as strings (gawk compares them as +inf)."""
+    r = run("printf '2e1000 2.0e1000 1e308 1.0e308\\n' | awk '{ print ($1 == $2), ($3 == $4), $1 + 0 }'")
+    assert r.stdout == "0 1 +inf\n"
+
+
 def test_cut_c_counts_characters_not_bytes(run):
     """POSIX: -c selects characters. GNU cut treats -c as -b and splits multibyte characters;
     we keep characters whole, and -b still counts bytes."""

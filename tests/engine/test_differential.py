@@ -202,6 +202,8 @@ h() { f; echo inh; }; h; trap - RETURN; h""",
     "err_trap_in_functions_with_errtrace": """set -E; trap 'echo "err in ${FUNCNAME[0]:-main}"' ERR; f() { false; echo after; }; f; false""",
     "options_in_dollar_dash": """echo $-; set -euCaTE; echo $-; set +eu -f; echo $-""",
     "let_with_parentheses": """let x=( 1 ); let y=( x + 2 ) z=( y * 3 ); v=2; let w=$v+1 'q = ( 4 )'; echo $x $y $z $w $q""",
+    "reversed_range_in_patterns_matches_nothing": """[[ xy == x[z-a]y ]]; echo $?; [[ xby == x[!z-a]y ]]; echo $?
+[[ xby == x[bz-a]y ]]; echo $?; v=xyz; echo ${v//[z-a]/Q}; case a in [z-a]) echo m;; *) echo n;; esac""",
 }
 
 

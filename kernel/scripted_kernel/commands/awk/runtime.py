@@ -376,7 +376,12 @@ class Runtime:
         try:
             return float(getattr(math, name)(x))
         except (ValueError, OverflowError):
-            return math.nan if name != "exp" else math.inf
+            if name == "exp":
+                return math.inf
+            if name == "log" and x == 0:
+                return -math.inf
+            # glibc's log and sqrt of a negative number give a NaN with the sign bit set
+            return -math.nan
 
     def srand(self, seed=None) -> float:
         old = self.seed
