@@ -202,6 +202,22 @@ h() { f; echo inh; }; h; trap - RETURN; h""",
     "err_trap_in_functions_with_errtrace": """set -E; trap 'echo "err in ${FUNCNAME[0]:-main}"' ERR; f() { false; echo after; }; f; false""",
     "options_in_dollar_dash": """echo $-; set -euCaTE; echo $-; set +eu -f; echo $-""",
     "let_with_parentheses": """let x=( 1 ); let y=( x + 2 ) z=( y * 3 ); v=2; let w=$v+1 'q = ( 4 )'; echo $x $y $z $w $q""",
+    # subshells share their parent's variables until they change one (copy on write): every
+    # kind of change stays on its side, in $( ), ( ), pipeline stages and functions
+    "subshell_changes_stay_inside": r"""s=1 t=abc; a=(1 2 3); declare -A h=([k]=v [j]=w); declare -i n=5; declare -u up=x; ro=r
+f() { local l=1; echo "in f l=$l $(l=2; echo sub $l; s=9) l=$l"; local -a la=(x y); ( la[5]=z; echo ${#la[@]} ); echo ${#la[@]}; }
+echo "$(s=2; t+=def; a[1]=X; a+=(4); h[k]=V; h[new]=N; unset 'a[0]'; unset t; n+=3; up=abc; export s; declare -i s; s=3+4; echo in $s ${a[*]} ${h[k]} $n $up)"
+echo "out $s $t ${a[*]} ${#a[@]} ${h[k]} ${h[new]-none} $n $up"
+( readonly s; declare -l t; t=XYZ; echo "$t"; unset -v h; declare -p h 2>/dev/null; echo st=$? ) ; declare -p s t h | sed 's/declare/D/'
+echo x | { read -r s; mapfile -t a <<< "m1"; printf -v t '%s!' p; echo "in $s ${a[*]} $t"; }; echo "out $s ${a[*]} $t"
+f; echo "$(f)"
+x=1; echo $( (( x++ )); let x+=5; : ${y:=yy}; echo $x $y ); echo $x ${y-unset}
+declare -n ref=s; echo $(ref=viaref; echo $s); echo $s; ( unset -n ref; ref=plain; echo $ref $s ); echo $ref
+for i in 1 2; do big[i]=$(echo $i); done; echo ${big[*]}
+g() { a[0]=G; echo g ${a[*]}; }; echo "$(g)"; echo ${a[*]}; g | cat; echo ${a[*]}; g; echo ${a[*]}
+echo "${a[*]}" | while read -r q; do a[7]=$q; s=loop; done; echo ${a[7]-none} $s
+declare -A h2; h2[a]=1; ( h2[b]=2; declare -p h2 ); declare -p h2
+z=0; for k in 1 2 3; do z=$((z + $(echo $k))); done; echo $z""",
     "reversed_range_in_patterns_matches_nothing": """[[ xy == x[z-a]y ]]; echo $?; [[ xby == x[!z-a]y ]]; echo $?
 [[ xby == x[bz-a]y ]]; echo $?; v=xyz; echo ${v//[z-a]/Q}; case a in [z-a]) echo m;; *) echo n;; esac""",
 }

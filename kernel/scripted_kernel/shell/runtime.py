@@ -149,6 +149,7 @@ class Shell:
         self.pipestatus = [0]
         self.in_subshell = False
         self.isolate_tools = False          # under `timeout`: sync tools run on a helper thread
+        self.var_owner = object()           # the Vars this shell may change in place (Var.owner)
         self._init_variables(env or {})
 
     def _init_variables(self, env: dict):
@@ -178,8 +179,12 @@ class Shell:
         child = object.__new__(Shell)
         d = child.__dict__
         d.update(self.__dict__)
-        child.globals = {k: v.copy() for k, v in self.globals.items()}
-        child.scopes = [{k: v.copy() for k, v in s.items()} for s in self.scopes]
+        # the variables are shared, copied when the child first changes one (Var.owner); the
+        # parent runs again only once the child has finished (pipeline stages run one after
+        # another), so it keeps changing its own in place
+        child.var_owner = object()
+        child.globals = dict(self.globals)
+        child.scopes = [type(s)(s) for s in self.scopes]
         child.functions = dict(self.functions)
         child.exported_functions = set(self.exported_functions)
         child.positional = list(self.positional)
@@ -326,6 +331,22 @@ class Shell:
                 return var
         return self.globals.get(name)
 
+    def lookup_own(self, name: str) -> Optional[Var]:
+        """lookup_raw for a change in place: a Var this shell does not own (shared with the
+        shell it was copied from) is copied into this shell's scope first."""
+        for scope in reversed(self.scopes):
+            var = scope.get(name)
+            if var is not None:
+                break
+        else:
+            scope = self.globals
+            var = scope.get(name)
+            if var is None:
+                return None
+        if var.owner is not self.var_owner:
+            var = scope[name] = var.copy(self.var_owner)
+        return var
+
     def resolve_name(self, name: str) -> str:
         """The variable an assignment to `name` writes: namerefs followed."""
         start = name
@@ -417,7 +438,8 @@ class Shell:
                                 f"(max_string_length)")
         self.budget.note(len(value))
 
-    def _writable(self, name: str, create_local: bool = False) -> Var:
+    def _writable(self, name: str) -> Var:
+        """The variable `name=value` changes, owned by this shell (copied if shared)."""
         var = None
         if self.scopes:
             for scope in reversed(self.scopes):
@@ -425,18 +447,22 @@ class Shell:
                 if var is not None:
                     break
         if var is None:
-            var = self.globals.get(name)
+            scope = self.globals
+            var = scope.get(name)
             if var is None:
-                var = Var(None, EXPORT if self.allexport else 0)
-                self.globals[name] = var
+                var = Var(None, EXPORT if self.allexport else 0, self.var_owner)
+                scope[name] = var
                 return var
         if var.attrs & NAMEREF and type(var.value) is str and _NAMEREF_TARGET.match(var.value):
             if "[" in var.value:
                 raise _ElementTarget(var.value)
             target = self.resolve_name(name)
-            return self._writable(target) if target != name else var
+            if target != name:
+                return self._writable(target)
         if var.attrs & READONLY:
             raise FatalError(f"{name}: readonly variable")
+        if var.owner is not self.var_owner:
+            var = scope[name] = var.copy(self.var_owner)
         return var
 
     def set_var(self, name: str, value: str, append: bool = False):
@@ -601,8 +627,7 @@ class Shell:
                     del scope[name]
                     return True
                 # a local of the running function stays local, with no value
-                var.value = None
-                var.attrs &= ~(INTEGER | LOWER | UPPER)
+                scope[name] = Var(None, var.attrs & ~(INTEGER | LOWER | UPPER), self.var_owner)
                 return True
         var = self.globals.get(name)
         if var is not None:
@@ -619,14 +644,6 @@ class Shell:
             if type(scope) is not TempScope:
                 return scope
         return self.globals
-
-    def declare_local(self, name: str) -> Var:
-        scope = self.local_scope()
-        var = scope.get(name)
-        if var is None:
-            var = Var(None, 0)
-            scope[name] = var
-        return var
 
     def assign_from_expansion(self, p, value: str):
         """${x:=value} (and ${!x:=value}, which assigns the variable x names)"""

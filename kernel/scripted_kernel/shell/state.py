@@ -98,20 +98,25 @@ def assoc_order(d: dict) -> list:
 
 class Var:
     """One variable. `value` is a str (scalar), an IndexedArray, a dict (associative array),
-    or None (declared but unset, e.g. `local x`)."""
-    __slots__ = ("value", "attrs")
+    or None (declared but unset, e.g. `local x`).
 
-    def __init__(self, value=None, attrs: int = 0):
+    A subshell shares its parent's Var objects (copy on write): `owner` is the token of the
+    shell that may change this one in place; any other shell copies it first (see
+    Shell.lookup_own). None: no shell owns it yet."""
+    __slots__ = ("value", "attrs", "owner")
+
+    def __init__(self, value=None, attrs: int = 0, owner=None):
         self.value = value
         self.attrs = attrs
+        self.owner = owner
 
-    def copy(self) -> "Var":
+    def copy(self, owner=None) -> "Var":
         v = self.value
         if type(v) is IndexedArray:
             v = v.copy()
         elif type(v) is dict:
             v = dict(v)
-        return Var(v, self.attrs)
+        return Var(v, self.attrs, owner)
 
     @property
     def is_array(self) -> bool:

@@ -128,20 +128,21 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
     if make_local:
         scope = sh.local_scope()
         var = scope.get(name)
+        if var is not None and var.owner is not sh.var_owner:    # shared with a parent shell
+            var = scope[name] = var.copy(sh.var_owner)
         outer = sh.lookup_raw(name) if var is None else None
         if outer is not None and outer.attrs & READONLY:
             sh.error(f"{cmd}: {name}: readonly variable")     # bash will not shadow it
             return False
         if var is None:
-            var = Var(None, 0)
             inherited = _tempenv_value(sh, name)
-            if inherited is not None:       # bash: a new local starts from a temporary binding
-                var = inherited.copy()
+            # bash: a new local starts from a temporary binding
+            var = inherited.copy(sh.var_owner) if inherited is not None else Var(None, 0, sh.var_owner)
             scope[name] = var
     else:
-        var = sh.lookup_raw(name)
+        var = sh.lookup_own(name)
         if var is None:
-            var = Var(None, 0)
+            var = Var(None, 0, sh.var_owner)
             sh.globals[name] = var
     if var.attrs & READONLY and (has_value or (on - {"r", "x", "p", "g"})) and "r" not in off:
         sh.error(f"{cmd}: {name}: readonly variable")
@@ -344,6 +345,7 @@ def unset(sh, argv):
             try:
                 if var.attrs & READONLY:
                     raise FatalError(f"{base}: cannot unset: readonly variable")
+                var = sh.lookup_own(sh.resolve_name(base)) or var
                 _unset_element(sh, var, base, sh.subscript(key))
             except FatalError as e:
                 sh.error(f"unset: {e.message}")
@@ -358,7 +360,7 @@ def unset(sh, argv):
             continue
         try:
             if mode == "n":
-                var = sh.lookup_raw(name)
+                var = sh.lookup_own(name)
                 if var is not None:
                     var.attrs &= ~NAMEREF
                     sh.unset_var(name)

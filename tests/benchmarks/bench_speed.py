@@ -1,0 +1,155 @@
+"""The speed targets where users feel them, side by side with bashkit's ScriptedTool (PyPI
+`bashkit`) in one process, ours and bashkit's calls interleaved.
+
+    python tests/benchmarks/bench_speed.py [--runs 3] [--samples 5] [--only NAME]
+
+Every call sends a new script text (a unique comment), as an LLM does, so no cache helps;
+the repeated-text figure is printed separately for the 300-line script. Each run prints, per
+workload, the median of its samples for both engines and the ratio ours / bashkit's; the
+summary gives the median ratio over the runs and its spread (min-max).
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+import sys
+import time
+
+from scripted_kernel import ExecutionLimits, ScriptedTool, ToolDef
+
+LIMITS = dict(max_commands=10_000_000, max_loop_iterations=10_000_000)
+ORDERS = [{"id": k, "qty": k % 37, "sku": f"SKU-{k:06d}", "note": "x" * 20} for k in range(62_000)]
+ORDERS_JSON = json.dumps(ORDERS) + "\n"          # about 5 MB
+
+
+def script_300_lines() -> str:
+    """100 functions, 100 `$(f | tr)` and 100 `case` statements: 300 lines a model might send."""
+    lines = [f"f{k}() {{ echo \"item-{k} $1\"; }}" for k in range(100)]
+    lines += [f"v{k}=$(f{k} x | tr a-z A-Z)" for k in range(100)]
+    lines += [f"case $v{k} in ITEM-{k}*) n=$((n+1)) ;; *) ;; esac" for k in range(100)]
+    return "n=0\n" + "\n".join(lines) + "\necho $n $v99\n"
+
+
+BIG_STATE = """for ((i=0; i<1000; i++)); do printf -v "var_$i" '%05d' "$i"; done
+big=(); for ((i=0; i<10000; i++)); do big[i]=$i; done
+s=0; for ((i=0; i<500; i++)); do s=$(( s + $(echo $i) )); done
+echo $s ${#big[@]} $var_999
+"""
+
+JQ_5MB = "list_orders | jq '[.[] | select(.qty > 10)] | length'"
+
+PIPELINE = ("seq 1 100000 | awk '{print $1 % 97, $1}' | grep -v '^0 ' | sort -n | cut -d' ' -f1 "
+            "| uniq -c | sort -rn | head -5")
+
+# name → (script, target ratio)
+WORKLOADS = {
+    "execute('true')": ("true", 0.8),
+    "new 300-line script": (script_300_lines(), 2.0),
+    "1k vars + 10k array, 500 $(echo)": (BIG_STATE, 1.0),
+    "5 MB JSON | jq select | length": (JQ_5MB, 1.0),
+    "seq|awk|grep|sort|cut|uniq|sort|head": (PIPELINE, 1.0),
+}
+
+
+def list_orders(_args=None, _stdin=None) -> str:
+    return ORDERS_JSON
+
+
+def ours() -> ScriptedTool:
+    return (ScriptedTool.builder("bench")
+            .tool(ToolDef("list_orders", "All orders", {"type": "object", "properties": {}}),
+                  lambda args: list_orders())
+            .limits(ExecutionLimits(timeout_seconds=600, **LIMITS))
+            .build())
+
+
+def peer():
+    try:
+        from bashkit.scripted import ScriptedTool as BashkitTool
+    except ImportError:
+        return None
+    tool = BashkitTool("bench", **LIMITS)
+    tool.add_tool("list_orders", "All orders", lambda params, stdin=None: list_orders(),
+                  {"type": "object", "properties": {}})
+    return tool
+
+
+_counter = itertools.count()
+
+
+def unique(script: str) -> str:
+    return f"{script}\n# call {next(_counter)}\n"
+
+
+def sample(run, script: str, calls: int, fresh: bool) -> tuple[float, str]:
+    """Milliseconds per call, and the last output."""
+    texts = [unique(script) if fresh else script for _ in range(calls)]
+    start = time.perf_counter()
+    for text in texts:
+        out = run(text)
+    return (time.perf_counter() - start) * 1000 / calls, out
+
+
+def one_run(names, mine, theirs, samples: int) -> dict:
+    """Interleaved samples of each workload: ours, bashkit's, ours, ... Returns name → ratio."""
+    ratios = {}
+    for name in names:
+        script, target = WORKLOADS[name]
+        calls = 200 if script == "true" else 1
+        ours_ms, peer_ms = [], []
+        for _ in range(samples):
+            ms, our_out = sample(mine, script, calls, fresh=True)
+            ours_ms.append(ms)
+            if theirs is not None:
+                ms, peer_out = sample(theirs, script, calls, fresh=True)
+                peer_ms.append(ms)
+        mine_median = statistics.median(ours_ms)
+        if theirs is None:
+            print(f"  {name:38} ours {mine_median:9.3f} ms")
+            continue
+        if our_out.strip() != peer_out.strip():
+            print(f"  output differs for {name!r}: ours {our_out[:80]!r} bashkit {peer_out[:80]!r}")
+        peer_median = statistics.median(peer_ms)
+        ratios[name] = mine_median / peer_median
+        print(f"  {name:38} ours {mine_median:9.3f} ms  bashkit {peer_median:9.3f} ms  "
+              f"ratio {ratios[name]:5.2f}x  (target {target}x)")
+    return ratios
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--only", help="run only the workloads whose name contains this")
+    args = parser.parse_args(argv)
+    names = [n for n in WORKLOADS if not args.only or args.only in n]
+    tool, theirs_tool = ours(), peer()
+    mine = lambda script: tool.execute(script).stdout
+    theirs = (lambda script: theirs_tool.execute_sync(script).stdout) if theirs_tool else None
+    runs = []
+    for k in range(args.runs):
+        print(f"run {k + 1}")
+        runs.append(one_run(names, mine, theirs, args.samples))
+    if "new 300-line script" in names:
+        script = WORKLOADS["new 300-line script"][0]
+        repeat_ms, _ = sample(mine, script, 20, fresh=False)
+        print(f"  (the same 300-line text sent again: ours {repeat_ms:.3f} ms a call, from the cache)")
+    if theirs is None:
+        print("bashkit is not installed (pip install bashkit): no ratios")
+        return 0
+    print("summary: median ratio over the runs (min-max), target")
+    missed = False
+    for name in names:
+        values = [r[name] for r in runs]
+        target = WORKLOADS[name][1]
+        median = statistics.median(values)
+        missed |= median > target
+        print(f"  {name:38} {median:5.2f}x ({min(values):.2f}-{max(values):.2f})  target {target}x"
+              + ("  MISSED" if median > target else ""))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
