@@ -15,6 +15,7 @@ from decimal import Decimal
 from collections import OrderedDict
 
 from ..fs import FsError, access
+from . import jq_fast
 from ._options import UsageError, run_guarded
 from .jq_worker import MEMORY_LIMIT, POOL, WorkerCrashed, WorkerTimeout
 from ..shell.limits import timeout_error
@@ -466,9 +467,11 @@ def run_program(io, opts, named, positional, text, env) -> int:
     status = 0
     failure = next((item for item in runs if isinstance(item, JqFailure)), None)
     good = [item for item in runs if not isinstance(item, JqFailure)]
-    payloads = [{"v": value, "a": named, "p": positional, "i": rest, "l": line} if wrapped else value
-                for value, line in good]
-    streams = (program.input_value(data) for data in payloads)
+    streams = None if with_inputs else _evaluate_directly(text, named, good)
+    if streams is None:
+        payloads = [{"v": value, "a": named, "p": positional, "i": rest, "l": line} if wrapped else value
+                    for value, line in good]
+        streams = (program.input_value(data) for data in payloads)
     for (value, line), results in zip(good, streams):
         try:
             for result in results:
@@ -500,6 +503,19 @@ def run_program(io, opts, named, positional, text, env) -> int:
             return 4
         return 1 if last is None or last is False else 0
     return 0
+
+
+def _evaluate_directly(text: str, named: dict, inputs: list):
+    """Each input's results from jq_fast, or None when libjq must run the program (syntax
+    jq_fast does not model, or an error whose message libjq words). All inputs are evaluated
+    first, so falling back to libjq repeats no output."""
+    program = jq_fast.compile_program(text, named)
+    if program is None:
+        return None
+    try:
+        return [list(program(value)) for value, _ in inputs]
+    except Exception:        # Unsupported, or a corner (deep values, overflow) libjq handles
+        return None
 
 
 def _format(result, opts, indent) -> str:
