@@ -2,6 +2,7 @@
 `bashkit`) in one process, ours and bashkit's calls interleaved.
 
     python tests/benchmarks/bench_speed.py [--runs 3] [--samples 5] [--only NAME]
+    python tests/benchmarks/bench_speed.py --memory 1000
 
 Every call sends a new script text (a unique comment), as an LLM does, so no cache helps;
 the repeated-text figure is printed separately for the 300-line script. Each run prints, per
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import statistics
 import sys
 import time
@@ -118,12 +120,37 @@ def one_run(names, mine, theirs, samples: int) -> dict:
     return ratios
 
 
+def memory_run(mine, scripts: int) -> bool:
+    """`scripts` different 300-line scripts (each small enough for the script cache) in this
+    process, each followed by a small script: resident memory after, and the small script's
+    99th-percentile time against its median (collector pauses show there)."""
+    text = script_300_lines()[:7000].rsplit("\n", 1)[0]
+    small = []
+    for k in range(scripts):
+        mine(f"{text}\n# {k}\n")
+        start = time.perf_counter()
+        mine(f"x={k}; echo $((x + 1))")
+        small.append(time.perf_counter() - start)
+    small.sort()
+    rss_mb = int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE") >> 20
+    median, p99 = statistics.median(small), small[int(len(small) * 0.99)]
+    print(f"  after {scripts} different 300-line scripts: resident {rss_mb} MB (target < 300); "
+          f"small script median {median * 1000:.3f} ms, p99 {p99 * 1000:.3f} ms = "
+          f"{p99 / median:.2f}x the median (target < 2)")
+    return rss_mb < 300 and p99 < 2 * median
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--samples", type=int, default=5)
     parser.add_argument("--only", help="run only the workloads whose name contains this")
+    parser.add_argument("--memory", type=int, metavar="SCRIPTS",
+                        help="only the memory run: this many different 300-line scripts")
     args = parser.parse_args(argv)
+    if args.memory:
+        tool = ours()
+        return 0 if memory_run(lambda script: tool.execute(script).stdout, args.memory) else 1
     names = [n for n in WORKLOADS if not args.only or args.only in n]
     tool, theirs_tool = ours(), peer()
     mine = lambda script: tool.execute(script).stdout
