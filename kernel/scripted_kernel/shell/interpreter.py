@@ -24,6 +24,7 @@ from .lexer import Source
 from .limits import Budget, CancelToken, ExecutionLimits, activate
 from .parser import Parser
 from .runtime import InputStream, Shell
+from .state import Var
 
 # Deep but bounded recursion (nested functions, subshells) needs more than Python's default.
 if sys.getrecursionlimit() < 20000:
@@ -165,7 +166,8 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
     out = OutputSink("stdout", limits.max_output_bytes, on_output, shared)
     err = OutputSink("stderr", limits.max_output_bytes, on_output, shared)
     error = None
-    if len(script) > limits.max_script_bytes or len(script.encode("utf-8", "surrogateescape")) > limits.max_script_bytes:
+    if len(script) > limits.max_script_bytes or (
+            not script.isascii() and len(script.encode("utf-8", "surrogateescape")) > limits.max_script_bytes):
         err.chunks.append(f"bash: script too large: more than {limits.max_script_bytes} bytes "
                           f"(max_script_bytes)\n")
         return ExecResult("", err.text(), 2, "limit:max_script_bytes")
@@ -192,7 +194,6 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
         if session is not None:
             session.append(sh)
     if not session:
-        from .state import Var
         sh.globals["BASH_EXECUTION_STRING"] = Var(script)
     if shell_setup is not None:
         shell_setup(sh)

@@ -96,6 +96,29 @@ SHOPT_DEFAULTS = {"extglob": False, "nullglob": False, "failglob": False, "nocas
                   "cdspell": False, "checkhash": False, "checkjobs": False}
 
 
+_DEFAULTS_BY_HOME: dict = {}
+
+
+def _default_variables(home: str) -> dict:
+    """The variables every shell starts with. The Var objects are shared by all shells (no
+    shell owns them: the first change copies one, see Var.owner), so a new shell does not
+    build them again."""
+    defaults = _DEFAULTS_BY_HOME.get(home)
+    if defaults is None:
+        exported = ("HOME", "PWD", "SHELL", "USER", "SHLVL", "HOSTNAME")
+        values = {"HOME": home, "PWD": home, "IFS": DEFAULT_IFS, "PS4": "+ ", "OPTIND": "1",
+                  "BASH_VERSION": BASH_VERSION, "BASH": "/bin/bash", "HOSTNAME": "sandbox",
+                  "SHELL": "/bin/bash", "USER": "user", "UID": "1000", "EUID": "1000",
+                  "PPID": "4241", "SHLVL": "1", "OSTYPE": "linux-gnu", "HOSTTYPE": "x86_64",
+                  "MACHTYPE": "x86_64-pc-linux-gnu", "OPTERR": "1"}
+        defaults = {name: Var(value, EXPORT if name in exported else 0) for name, value in values.items()}
+        defaults["BASH_VERSINFO"] = Var(IndexedArray(["5", "2", "15", "1", "release",
+                                                      "x86_64-pc-linux-gnu"]), READONLY)
+        if len(_DEFAULTS_BY_HOME) < 64:          # one per file system home, in practice one or two
+            _DEFAULTS_BY_HOME[home] = defaults
+    return defaults
+
+
 class Shell:
     """One shell: the top level of a script, or a subshell copied from its parent."""
 
@@ -153,20 +176,16 @@ class Shell:
         self._init_variables(env or {})
 
     def _init_variables(self, env: dict):
+        defaults = _default_variables(self.cwd)
+        if not env:
+            self.globals.update(defaults)
+            return
         g = self.globals
         for name, value in env.items():
             g[name] = Var(str(value), EXPORT)
-        defaults = {"HOME": self.cwd, "PWD": self.cwd, "IFS": DEFAULT_IFS, "PS4": "+ ", "OPTIND": "1",
-                    "BASH_VERSION": BASH_VERSION, "BASH": "/bin/bash", "HOSTNAME": "sandbox",
-                    "SHELL": "/bin/bash", "USER": "user", "UID": "1000", "EUID": "1000",
-                    "PPID": "4241", "SHLVL": "1", "OSTYPE": "linux-gnu", "HOSTTYPE": "x86_64",
-                    "MACHTYPE": "x86_64-pc-linux-gnu", "OPTERR": "1"}
-        for name, value in defaults.items():
+        for name, var in defaults.items():
             if name not in g:
-                g[name] = Var(value, EXPORT if name in ("HOME", "PWD", "SHELL", "USER", "SHLVL",
-                                                        "HOSTNAME") else 0)
-        g["BASH_VERSINFO"] = Var(IndexedArray(["5", "2", "15", "1", "release",
-                                               "x86_64-pc-linux-gnu"]), READONLY)
+                g[name] = var
 
     # ------------------------------------------------------------ subshells
 

@@ -110,7 +110,7 @@ class _Run:
         self.calling: Optional[str] = None      # the callback running now
         self.in_flight: set = set()     # futures of async callbacks running on caller_loop
         self.closed = False
-        self.done = threading.Event()
+        self.done: Optional[threading.Event] = None     # set when a runner thread finishes
         self.notify: Optional[Callable] = None     # wakes an async waiter
         self.result = None
         self.failure: Optional[BaseException] = None
@@ -121,6 +121,7 @@ class _Run:
     def start(self, work: Callable):
         """Run the script on a runner thread; `wait` for it."""
         context = contextvars.copy_context()       # the caller's context (Jupyter's parent header)
+        self.done = threading.Event()
 
         def body():
             _ACTIVE.run = self
