@@ -101,37 +101,60 @@ def run(sh, argv):
             raise bad_usage("tr", f"missing operand after '{ops[-1]}'\nTwo strings must be given when translating.")
         if len(ops) > need:
             raise bad_usage("tr", f"extra operand '{ops[need]}'")
-        set1 = _expand(_unescape(ops[0]))
-        text = sh.stdin.read_all()
-        # str.translate and one regex pass over the text instead of a Python step per character
-        selected = _char_class(set1, complement)
-        if delete:
-            text = selected.sub("", text)
-            if squeeze:
-                text = _squeeze(text, _char_class(_expand(_unescape(ops[1])), False))
-            sh.out(text)
-            return 0
-        if len(ops) == 2:
-            items1, items2 = _unescape(ops[0]), _unescape(ops[1])
-            set2 = _expand(items2, True, len(set1))
-            if not set2:
-                raise UsageError("tr: when not truncating set1, string2 must be non-empty")
-            _check_classes(items1, items2, set1, set2, complement)
-            if complement:
-                last = set2[-1]
-                text = selected.sub(lambda m: last, text)
-            else:
-                table = {}
-                for k, c in enumerate(set1):
-                    table[ord(c)] = set2[k] if k < len(set2) else (set2[-1] if not opts.has("t") else c)
-                text = text.translate(table)
-            if squeeze:
-                text = _squeeze(text, _char_class(set2, False))
-        else:
-            text = _squeeze(text, selected)
-        sh.out(text)
+        translate = _plan(tuple(ops), delete, squeeze, complement, opts.has("t"))
+        sh.out(translate(sh.stdin.read_all()))
         return 0
     return run_guarded("tr", sh, body)
+
+
+_PLANS: dict = {}
+
+
+def _plan(*key):
+    """The text → text function for these operands and flags, kept for short operands:
+    scripts run the same `tr a-z A-Z` many times, and building its sets costs more than
+    translating a line."""
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan, size = _make_plan(*key)
+        if size <= 4096:            # not a set of a million characters (a range up to U+10FFFF)
+            if len(_PLANS) >= 256:
+                _PLANS.clear()
+            _PLANS[key] = plan
+    return plan
+
+
+def _make_plan(ops: tuple, delete: bool, squeeze: bool, complement: bool, truncate: bool):
+    """(text → text function, how many characters its sets hold)"""
+    set1 = _expand(_unescape(ops[0]))
+    # str.translate and one regex pass over the text instead of a Python step per character
+    selected = _char_class(set1, complement)
+    if delete and not squeeze:
+        return (lambda text: selected.sub("", text)), len(set1)
+    if delete:
+        set2 = _expand(_unescape(ops[1]))
+        squeezed = _char_class(set2, False)
+        return (lambda text: _squeeze(selected.sub("", text), squeezed)), len(set1) + len(set2)
+    if len(ops) == 1:
+        return (lambda text: _squeeze(text, selected)), len(set1)
+    items1, items2 = _unescape(ops[0]), _unescape(ops[1])
+    set2 = _expand(items2, True, len(set1))
+    if not set2:
+        raise UsageError("tr: when not truncating set1, string2 must be non-empty")
+    _check_classes(items1, items2, set1, set2, complement)
+    if complement:
+        last = set2[-1]
+        replace = lambda text: selected.sub(lambda m: last, text)
+    else:
+        table = {}
+        for k, c in enumerate(set1):
+            table[ord(c)] = set2[k] if k < len(set2) else (set2[-1] if not truncate else c)
+        replace = lambda text: text.translate(table)
+    size = len(set1) + len(set2)
+    if not squeeze:
+        return replace, size
+    squeezed = _char_class(set2, False)
+    return (lambda text: _squeeze(replace(text), squeezed)), size
 
 
 def _check_classes(items1: list, items2: list, set1: list, set2: list, complement: bool):
