@@ -218,6 +218,14 @@ g() { a[0]=G; echo g ${a[*]}; }; echo "$(g)"; echo ${a[*]}; g | cat; echo ${a[*]
 echo "${a[*]}" | while read -r q; do a[7]=$q; s=loop; done; echo ${a[7]-none} $s
 declare -A h2; h2[a]=1; ( h2[b]=2; declare -p h2 ); declare -p h2
 z=0; for k in 1 2 3; do z=$((z + $(echo $k))); done; echo $z""",
+    # `local` takes over a function call's own temporary binding (removing the local later
+    # reveals what was under both) and turns one made inside the function (`v=x eval`) into a
+    # local in place; an eval's binding below the function stays
+    "local_and_temporary_bindings": r"""drop() { unset -v "$1"; }
+g() { local v; echo "g1 ${v-(unset)}"; ( drop v; echo "g2 ${v-(unset)}" ); drop v; echo "g3 ${v-(unset)}"; }
+h() { local v=one; v=two eval 'local v=three; (unset v; echo "h1 ${v-(unset)}"); (drop v; echo "h2 ${v-(unset)}"); unset v; echo "h3 ${v-(unset)}"'; echo "h4 $v"; }
+v=outer; v=temp g; v=temp eval g; v=temp h; echo "end $v"
+""",
     "reversed_range_in_patterns_matches_nothing": """[[ xy == x[z-a]y ]]; echo $?; [[ xby == x[!z-a]y ]]; echo $?
 [[ xby == x[bz-a]y ]]; echo $?; v=xyz; echo ${v//[z-a]/Q}; case a in [z-a]) echo m;; *) echo n;; esac""",
 }

@@ -1101,6 +1101,7 @@ def _invoke(sh, argv: list, assigns: list) -> int:
         if not assigns:
             return _dispatch(sh, name, argv)
         scope = TempScope()
+        scope.of_function = name in sh.functions
         sh.scopes.append(scope)
         try:
             for a in assigns:

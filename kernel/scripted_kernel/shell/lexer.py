@@ -144,6 +144,9 @@ class Lexer:
         if tok is not None:
             if tok.mode == mode or tok.kind not in ("WORD", "ASSIGN"):
                 return tok
+            # a word is the same word in either mode unless it could be an assignment
+            if tok.kind == "WORD" and (mode == 0 or not _ASSIGN_HEAD.match(self.src, tok.pos)):
+                return tok
             self.pos = tok.pos
         tok = self._scan_token(mode)
         self.peeked = tok

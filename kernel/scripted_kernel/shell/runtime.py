@@ -58,7 +58,21 @@ def discard(_text: str):
 
 
 class TempScope(dict):
-    """The variables of `NAME=value command`: visible to the command, gone after it."""
+    """The variables of `NAME=value command`: visible to the command, gone after it.
+    `made_local`: names a `local` inside the command (`v=x eval 'local v'`) turned into
+    locals of the running function, as bash does: unset there leaves them declared.
+    `of_function`: the bindings of a function call (`v=x f`), which a `local v` in f takes over."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.made_local: set = set()
+        self.of_function = False
+
+    def copy_scope(self) -> "TempScope":
+        new = TempScope(self)
+        new.made_local = set(self.made_local)
+        new.of_function = self.of_function
+        return new
 
 
 class Function:
@@ -203,7 +217,7 @@ class Shell:
         # another), so it keeps changing its own in place
         child.var_owner = object()
         child.globals = dict(self.globals)
-        child.scopes = [type(s)(s) for s in self.scopes]
+        child.scopes = [s.copy_scope() if type(s) is TempScope else dict(s) for s in self.scopes]
         child.functions = dict(self.functions)
         child.exported_functions = set(self.exported_functions)
         child.positional = list(self.positional)
@@ -640,7 +654,7 @@ class Shell:
                     raise FatalError(f"{name}: cannot unset: readonly variable")
                 if var.attrs & NAMEREF and var.value:
                     return self.unset_var(var.value)
-                if type(scope) is TempScope or k != current:
+                if (type(scope) is TempScope and name not in scope.made_local) or k != current:
                     # a temporary binding, or a local of a calling function: removing it
                     # reveals the variable beneath, as in bash
                     del scope[name]

@@ -126,7 +126,7 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
         sh.error(f"{cmd}: `{arg}': not a valid identifier")
         return False
     if make_local:
-        scope = sh.local_scope()
+        scope = _temp_scope_above_locals(sh, name) or sh.local_scope()
         var = scope.get(name)
         if var is not None and var.owner is not sh.var_owner:    # shared with a parent shell
             var = scope[name] = var.copy(sh.var_owner)
@@ -194,14 +194,33 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
 
 def _tempenv_value(sh, name: str):
     """The variable `name` if the nearest scope below the function's own holding it is a
-    temporary binding (`v=x f` where f says `local v`)."""
+    temporary binding (`v=x f` where f says `local v`). bash moves the function call's own
+    binding into the local: removing the local later reveals what was under both."""
     from ..runtime import TempScope
     local = sh.local_scope()
     below = next((k for k, scope in enumerate(sh.scopes) if scope is local), 0)
-    for scope in reversed(sh.scopes[:below]):
+    for k in range(below - 1, -1, -1):
+        scope = sh.scopes[k]
         var = scope.get(name)
         if var is not None:
-            return var if type(scope) is TempScope else None
+            if type(scope) is not TempScope:
+                return None
+            if scope.of_function and k == below - 1:
+                del scope[name]
+            return var
+    return None
+
+
+def _temp_scope_above_locals(sh, name: str):
+    """The temporary binding of `name` made inside the running function (`v=x eval 'local
+    v=...'`), which `local` turns into the function's variable in place; None if there is none."""
+    from ..runtime import TempScope
+    for scope in reversed(sh.scopes):
+        if type(scope) is not TempScope:
+            return None
+        if name in scope:
+            scope.made_local.add(name)
+            return scope
     return None
 
 
