@@ -39,6 +39,16 @@ SED_CASES = [
 ]
 
 OTHER_CASES = [
+    # head -n N and tail -n N cut without splitting into lines: every edge of separators
+    r"""for input in '' 'a' 'a\n' 'a\nb' 'a\nb\n' '\n\n' 'a\n\nb\n\n' 'x\ny\nz'; do
+  for n in 0 1 2 3 5; do
+    x=$(printf "$input" | head -n $n; echo .); printf 'h %s %q\n' $n "${x%.}"
+    x=$(printf "$input" | tail -n $n; echo .); printf 't %s %q\n' $n "${x%.}"
+    x=$(printf "$input" | tr '\n' '\0' | head -z -n $n | tr '\0' '\n'; echo .); printf 'hz %s %q\n' $n "${x%.}"
+    x=$(printf "$input" | tr '\n' '\0' | tail -z -n $n | tr '\0' '\n'; echo .); printf 'tz %s %q\n' $n "${x%.}"
+  done
+done""",
+    r"""seq 1 100000 | wc -l; seq -s, 3; seq 0; seq 5 -2 -4; seq 70000 | tail -2; seq 3 | wc -w -c""",
     r"""printf 'b 2\na 10\nc 1\n' | sort -k2,2n""",
     r"""printf 'b,2\na,10\n' | sort -t, -k2 -rn""",
     r"""printf 'x\ny\nx\n' | sort | uniq -d""",

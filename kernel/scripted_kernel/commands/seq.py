@@ -19,6 +19,9 @@ def _number(text: str) -> Decimal:
         raise bad_usage("seq", f"invalid floating point argument: '{text}'") from None
 
 
+_BLOCK = 1 << 16          # numbers written at once
+
+
 def _decimals(text: str) -> int:
     if "e" in text.lower():
         return 0
@@ -52,7 +55,16 @@ def run(sh, argv):
             raise LimitExceeded("max_string_length",
                                 f"seq: {count} numbers exceed the output budget (max_string_length)")
         integral = places == 0 and all(v == v.to_integral_value() for v in (first, step))
-        if integral and not fmt:          # whole numbers: a range, without Decimal arithmetic
+        if integral and not fmt and not opts.has("w"):
+            # whole numbers: a range, without Decimal arithmetic, written a block at a time so
+            # a million numbers never sit in memory as a million strings
+            start, stride = int(first), int(step)
+            numbers = range(start, start + stride * count, stride)
+            for k in range(0, count, _BLOCK):
+                block = numbers[k:k + _BLOCK]
+                sh.out(sep.join(map(str, block)) + (sep if k + _BLOCK < count else "\n"))
+            return 0
+        if integral and not fmt:
             start, stride = int(first), int(step)
             items = list(map(str, range(start, start + stride * count, stride)))
         else:

@@ -8,6 +8,7 @@ from ._options import UsageError, parse, read_input, run_guarded, split_lines
 
 NAMES = ("sort",)
 _NUM = re.compile(r"\s*(-?)(\d*)(?:\.(\d*))?")
+_KEY_BLOCK = 1 << 16
 _LEADING_NUMBERS = re.compile(r"^[ \t\v\f\r]*(-?[0-9]*(?:\.[0-9]*)?)", re.M)
 _HEX_FLOAT = re.compile(r"\s*[-+]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][-+]?[0-9]+)?")
 _GENERAL = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|\s*[-+]?(inf|nan)", re.I)
@@ -113,13 +114,14 @@ def _key_column(texts: list, key: Key, record_sep: str) -> list:
 def _numeric_keys(lines: list) -> list:
     """_numeric of every line at once: one regex pass over the joined text instead of one
     match per line (the common `sort -n` case)."""
-    if not lines:
-        return []
-    texts = _LEADING_NUMBERS.findall("\n".join(lines))
-    try:
-        return [float(t) for t in texts]
-    except ValueError:             # "", "-" or "." somewhere: those count as zero
-        return [_float_or_zero(t) for t in texts]
+    values: list = []
+    for start in range(0, len(lines), _KEY_BLOCK):     # a block at a time: no list of every text
+        texts = _LEADING_NUMBERS.findall("\n".join(lines[start:start + _KEY_BLOCK]))
+        try:
+            values.extend(map(float, texts))
+        except ValueError:         # "", "-" or "." somewhere: those count as zero
+            values.extend(map(_float_or_zero, texts[len(values) - start:]))
+    return values
 
 
 def _float_or_zero(text: str) -> float:
@@ -270,10 +272,15 @@ def run(sh, argv):
         columns = [_key_column(_key_texts(lines, spec, sep) if keys else lines, spec, record_sep)
                    for spec in specs]
         values = columns[0] if len(columns) == 1 else list(zip(*columns))
-        order = sorted(range(len(lines)), key=values.__getitem__)
         if unique:      # the first of each run of lines whose keys are equal
+            order = sorted(range(len(lines)), key=values.__getitem__)
             order = [i for k, i in enumerate(order) if k == 0 or values[order[k - 1]] != values[i]]
-        ordered = [lines[i] for i in order]
+            ordered = [lines[i] for i in order]
+        else:           # sort asks for the keys once each, in order: no list of indices
+            next_value = iter(values).__next__
+            del values, columns
+            lines.sort(key=lambda _line: next_value())
+            ordered = lines
         output = record_sep.join(ordered) + record_sep if ordered else ""
         if out_file is None:
             sh.out(output)

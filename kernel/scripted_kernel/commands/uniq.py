@@ -43,25 +43,47 @@ def run(sh, argv):
             return rest.lower() if opts.has("i") else rest
 
         plain = not (skip_fields or skip_chars or width is not None or opts.has("i"))
-        groups = [list(members) for _, members in itertools.groupby(lines, None if plain else key)]
         repeated, single, all_repeated, counts = (opts.has(f) for f in "duDc")
-        out = []
-        for members in groups:
-            n, first = len(members), members[0]
-            if repeated and n < 2 or single and n > 1:
-                continue
-            if all_repeated:
-                if n > 1:
-                    out.extend(members)
-                continue
-            out.append(f"{n:7d} {first}" if counts else first)
-        output = sep.join(out) + sep if out else ""
-        if len(ops) < 2 or ops[1] == "-":
-            sh.out(output)
+
+        def kept():
+            """The output lines, one group at a time (no list of every group)."""
+            for _, members in itertools.groupby(lines, None if plain else key):
+                if all_repeated:
+                    members = list(members)
+                    if len(members) > 1:
+                        yield from members
+                    continue
+                first = next(members)
+                n = 1 + sum(1 for _ in members)
+                if repeated and n < 2 or single and n > 1:
+                    continue
+                yield f"{n:7d} {first}" if counts else first
+
+        to_stdout = len(ops) < 2 or ops[1] == "-"
+        pieces = []
+        for block in _blocks(kept()):
+            text = sep.join(block) + sep
+            if to_stdout:
+                sh.out(text)
+            else:
+                pieces.append(text)
+        if to_stdout:
             return 0
         try:
-            access.writer(sh, ops[1])(output)
+            access.writer(sh, ops[1])("".join(pieces))
         except FsError as e:
             raise UsageError(f"uniq: {ops[1]}: {e.strerror}") from None
         return 0
     return run_guarded("uniq", sh, body)
+
+
+def _blocks(items, size: int = 1 << 16):
+    """Lists of up to `size` items: output written a block at a time."""
+    block = []
+    for item in items:
+        block.append(item)
+        if len(block) >= size:
+            yield block
+            block = []
+    if block:
+        yield block

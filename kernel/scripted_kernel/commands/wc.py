@@ -1,6 +1,8 @@
 """wc: line, word, character and byte counts of standard input."""
 from __future__ import annotations
 
+import re
+
 from ..fs import FsError
 from ._options import Inputs, parse, run_guarded
 
@@ -14,10 +16,10 @@ def run(sh, argv):
                                       "max-line-length": "L"})
         wanted = [f for f in "lwmcL" if opts.has(f)] or ["l", "w", "c"]
         inputs = Inputs(sh, "wc", ops)
-        rows = [(_counts(text), "" if name == "-" and not ops else name) for name, text in inputs]
+        rows = [(_counts(text, wanted), "" if name == "-" and not ops else name) for name, text in inputs]
         if len(ops) > 1:
             rows.append(({f: (max if f == "L" else sum)(r[0][f] for r in rows) if rows else 0
-                          for f in "lwmcL"}, "total"))
+                          for f in wanted}, "total"))
         single = len(wanted) == 1 and len(ops) <= 1
         width = 1 if single else max([len(str(r[0][f])) for r in rows for f in wanted] +
                                      [7 if not ops or "-" in ops else _size_width(sh, ops)])
@@ -39,11 +41,15 @@ def _size_width(sh, ops: list) -> int:
     return len(str(total))
 
 
-def _counts(text: str) -> dict:
-    return {
-        "l": text.count("\n"),
-        "w": len(text.split()),
-        "m": len(text),
-        "c": len(text.encode("utf-8", "surrogateescape")),
-        "L": max((len(line.expandtabs(8)) for line in text.split("\n")), default=0),
-    }
+_COUNTERS = {
+    "l": lambda text: text.count("\n"),
+    "w": lambda text: sum(1 for _ in _WORD.finditer(text)),    # no list of every word
+    "m": len,
+    "c": lambda text: len(text) if text.isascii() else len(text.encode("utf-8", "surrogateescape")),
+    "L": lambda text: max((len(line.expandtabs(8)) for line in text.split("\n")), default=0),
+}
+_WORD = re.compile(r"\S+")
+
+
+def _counts(text: str, wanted: list) -> dict:
+    return {f: _COUNTERS[f](text) for f in wanted}

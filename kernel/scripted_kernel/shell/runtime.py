@@ -28,7 +28,7 @@ class InputStream:
 
     def read_all(self) -> str:
         s = self.data[self.pos:] if self.pos else self.data
-        self.pos = len(self.data)
+        self.data, self.pos = "", 0       # the caller holds the only copy (large inputs)
         return s
 
     def read_until(self, delim: str) -> Optional[str]:
