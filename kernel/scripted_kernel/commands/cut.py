@@ -60,6 +60,8 @@ def _cut_span(lines, delim: str, out_delim: str, span, only_delimited: bool) -> 
     maxsplit = hi if hi < 1 << 31 else -1
     if only_delimited:
         lines = [line for line in lines if delim in line]
+    if span == (1, 1):            # `cut -d, -f1`: the text before the first delimiter
+        return [line.partition(delim)[0] for line in lines]
     return [out_delim.join(line.split(delim, maxsplit)[keep]) if delim in line else line for line in lines]
 
 

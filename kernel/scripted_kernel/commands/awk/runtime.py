@@ -209,7 +209,12 @@ class Runtime:
             parts = self.split_record()
         if 0 < i <= self.nf:
             v = self.values[i - 1]
-            return to_num(parts[i - 1] if v is None else v)
+            if v is None:
+                text = parts[i - 1]
+                if text.isdigit() and text.isascii():     # the common case, without to_num
+                    return float(text)
+                return to_num(text)
+            return to_num(v)
         return to_num(self.field(i))
 
     def field_at(self, index) -> object:
