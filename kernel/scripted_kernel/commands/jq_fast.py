@@ -409,7 +409,6 @@ class _Parser:
     def __init__(self, text: str, named: dict):
         self.text = text
         self.named = named
-        self.pos = 0
         self.depth = 0
         self.tokens = []
         self._tokenize()
