@@ -51,14 +51,8 @@ def compile_program(text: str, named: dict) -> Optional[Filter]:
     """The program as a Python filter, or None if it uses what this evaluator does not model.
     `named`: the --arg/--argjson values, read as $name."""
     try:
-        parser = _Parser(text, named)
-        program = parser.pipe()
-        if parser.peek() is not None:
-            return None
-        return program
-    except Unsupported:
-        return None
-    except RecursionError:
+        return _Parser(text, named).whole()
+    except (Unsupported, RecursionError):
         return None
 
 
@@ -81,6 +75,8 @@ def compare(a, b) -> int:
     if ra == 3:
         if (type(a) is int and abs(a) >= _EXACT) or (type(b) is int and abs(b) >= _EXACT):
             raise Unsupported("a number beyond a double's exact range")
+        if a != a or b != b:
+            raise Unsupported("jq orders NaN below every number")
         return (a > b) - (a < b)
     if ra == 4:
         return (a > b) - (a < b)
