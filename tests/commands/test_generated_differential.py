@@ -289,3 +289,29 @@ def test_generated_case_matches_the_real_tool(command, index, run, tmp_path):
     got = run(script, stdin=stdin)
     assert (got.stdout, got.exit_code) == (want_out, want_status), \
         f"{script} <<< {stdin!r}\nstderr: {got.stderr}\n(reproduce: {shlex.quote(script)})"
+
+
+# (not "": GNU grep 3.8 prints no count at all for `grep -vc ''`)
+GREP_WHOLE_PATTERNS = ["a", "^a", "a$", "^$", "b.c", "[0-9]+", "^[^a]", "x*", "\\<foo", "bar\\>", "^(a|b)",
+                       "o{2}", "[[:digit:]]$", "[[:space:]]", ".", "^.", "c$", "\\bab", "a.*b", "[A-Z]"]
+GREP_WHOLE_LINES = ["abc", "", "foo bar", "x", "a1", "b2c", "ccc", "  lead", "A.b", "barfoo", "9", "ab ab",
+                    "foo", "xa", "Zz"]
+
+
+@pytest.mark.differential
+@pytest.mark.parametrize("seed", range(60))
+def test_grep_over_many_lines_matches_gnu_grep(seed, run, tmp_path):
+    """grep searches the whole input at once where no match can cross a line: the lines it
+    selects, their numbers and counts must be GNU grep's, wherever the matches fall."""
+    if not HAVE_BASH5 or shutil.which("grep") is None:
+        pytest.skip("real bash 5 and grep are needed")
+    rng = random.Random(f"grep-whole-{seed}")
+    pattern = rng.choice(GREP_WHOLE_PATTERNS)
+    flags = rng.choice(["", "-v", "-c", "-n", "-vn", "-i", "-x", "-w", "-vc", "-m2", "-n -A1", "-iv"])
+    text = "".join(rng.choice(GREP_WHOLE_LINES) + "\n" for _ in range(rng.randint(0, 40)))
+    if text and rng.random() < 0.3:
+        text = text[:-1]                   # no final newline
+    script = f"grep -E {flags} {shlex.quote(pattern)}; echo \"[$?]\""
+    want_out, want_status = run_bash(script, stdin=text, tmp_path=tmp_path)
+    got = run(script, stdin=text)
+    assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script} <<< {text!r}"

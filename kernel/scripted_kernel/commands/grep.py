@@ -33,6 +33,38 @@ def _matcher(patterns: list, mode: str, ignore_case: bool, word: bool, line: boo
         raise RegexError(str(e)) from None
 
 
+# constructs that can match a newline (or anchor at the buffer's ends), after translation
+_CROSSES_LINES = ("[^", "\\s", "\\W", "\\D", "\\P", "\\n", "\\x", "\\X", "\\R", "\\N",
+                  "\\Z", "\\A", "\\0", "\\u", "\\U", "(?s", "\n")
+
+
+def _line_local(rx) -> bool:
+    """Whether no match of rx can contain a newline (nor depend on the text's ends). A control
+    character could be the end of a range around the newline (`[<tab>-<CR>]`): not taken."""
+    pattern = rx.pattern
+    return not any(piece in pattern for piece in _CROSSES_LINES) and \
+        not any(c < " " for c in pattern)
+
+
+def _matching_lines(search, text: str, count: int):
+    """Indices of the lines (of `count`) holding a match: one search from each line after a
+    match, so text without matches is skipped inside the regex engine."""
+    pos = line = counted_to = 0
+    while True:
+        m = search(text, pos)
+        if m is None:
+            return
+        line += text.count("\n", counted_to, m.start())
+        if line >= count:          # an empty match after the final newline is no line
+            return
+        yield line
+        end = text.find("\n", m.start())
+        if end < 0:
+            return
+        pos = counted_to = end + 1
+        line += 1
+
+
 def run(sh, argv):
     cmd = argv[0]
 
@@ -92,13 +124,22 @@ def run(sh, argv):
         invert = opts.has("v")
         timeout = getattr(sh.limits, "regex_timeout_seconds", 2.0)
         find = matcher(rx, timeout)
+        # the whole input searched at once (C speed between matches) where no match can run
+        # past the end of a line; else one search per line
+        whole = _line_local(rx) and sep == "\n" and mode != "P"
+        find_in_text = matcher(regex.compile(rx.pattern, rx.flags | regex.MULTILINE), timeout) \
+            if whole else None
 
         def search(text: str, label: str, with_name: bool) -> int:
             """Print what one input gives; the number of selected lines."""
             binary = "\0" in text and sep != "\0"
             lines = split_lines(text, sep)
             try:
-                if invert:
+                if whole:
+                    selected = [invert] * len(lines)
+                    for k in _matching_lines(find_in_text, text, len(lines)):
+                        selected[k] = not invert
+                elif invert:
                     selected = [find(ln) is None for ln in lines]
                 else:
                     selected = [find(ln) is not None for ln in lines]
