@@ -117,6 +117,12 @@ def _numeric_keys(lines: list) -> list:
     values: list = []
     for start in range(0, len(lines), _KEY_BLOCK):     # a block at a time: no list of every text
         texts = _LEADING_NUMBERS.findall("\n".join(lines[start:start + _KEY_BLOCK]))
+        distinct = dict.fromkeys(texts)
+        if len(distinct) * 2 < len(texts):     # many repeated keys: convert each text once
+            for text in distinct:
+                distinct[text] = _float_or_zero(text)
+            values.extend(map(distinct.__getitem__, texts))
+            continue
         try:
             values.extend(map(float, texts))
         except ValueError:         # "", "-" or "." somewhere: those count as zero
