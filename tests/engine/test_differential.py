@@ -226,6 +226,8 @@ g() { local v; echo "g1 ${v-(unset)}"; ( drop v; echo "g2 ${v-(unset)}" ); drop 
 h() { local v=one; v=two eval 'local v=three; (unset v; echo "h1 ${v-(unset)}"); (drop v; echo "h2 ${v-(unset)}"); unset v; echo "h3 ${v-(unset)}"'; echo "h4 $v"; }
 v=outer; v=temp g; v=temp eval g; v=temp h; echo "end $v"
 """,
+    "nameref_over_a_value_that_names_nothing": """ref=1; typeset -n ref; echo st=$?; ref=foo; declare -p ref
+x=1; typeset -n r=x; r=2; declare -p r x; e=""; declare -n e; echo st=$?; declare -p e 2>&1""",
     "reversed_range_in_patterns_matches_nothing": """[[ xy == x[z-a]y ]]; echo $?; [[ xby == x[!z-a]y ]]; echo $?
 [[ xby == x[bz-a]y ]]; echo $?; v=xyz; echo ${v//[z-a]/Q}; case a in [z-a]) echo m;; *) echo n;; esac""",
 }

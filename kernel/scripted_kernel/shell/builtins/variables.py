@@ -171,6 +171,10 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
     if bits & UPPER:
         clear |= LOWER
     readonly_now = bits & READONLY
+    if bits & NAMEREF and not has_value and type(var.value) is str and not _NAMEREF_VALUE.fullmatch(var.value):
+        # `x=1; declare -n x`: the value it has cannot name a variable, so x stays as it was
+        sh.error(f"{cmd}: `{var.value}': invalid variable name for name reference")
+        return False
     var.attrs = (var.attrs | (bits & ~READONLY)) & ~clear
     if has_value:
         if apply_array is not None:
@@ -179,7 +183,7 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
             sh.set_element(name, index if isinstance(arg, DeclarationArg) else sh.subscript(index),
                            value, append)
         elif bits & NAMEREF:
-            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\[.*\])?", value, re.S):
+            if not _NAMEREF_VALUE.fullmatch(value):
                 sh.error(f"{cmd}: `{value}': invalid variable name for name reference")
                 return False
             var.value = value
@@ -190,6 +194,9 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
     if readonly_now:
         var.attrs |= READONLY
     return True
+
+
+_NAMEREF_VALUE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[.*\])?", re.S)
 
 
 def _tempenv_value(sh, name: str):
