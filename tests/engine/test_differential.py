@@ -228,6 +228,10 @@ v=outer; v=temp g; v=temp eval g; v=temp h; echo "end $v"
 """,
     "nameref_over_a_value_that_names_nothing": """ref=1; typeset -n ref; echo st=$?; ref=foo; declare -p ref
 x=1; typeset -n r=x; r=2; declare -p r x; e=""; declare -n e; echo st=$?; declare -p e 2>&1""",
+    # a tilde after `:` in an assignment's value, in `[k]=v` of an indexed array, inside
+    # ${u-...} of an assignment, and in an argument that looks like an assignment
+    "tildes_after_colons": """HOME=/h; echo ${u-~:~} x=~:~ "${u-~:~}"; x=${u-~:~}; y=a:${u-~:~:b}; z="${u-~:~}"
+a=([1]=~:~ [2]=x:~/d); echo $x $y $z ${a[@]}""",
     "reversed_range_in_patterns_matches_nothing": """[[ xy == x[z-a]y ]]; echo $?; [[ xby == x[!z-a]y ]]; echo $?
 [[ xby == x[bz-a]y ]]; echo $?; v=xyz; echo ${v//[z-a]/Q}; case a in [z-a]) echo m;; *) echo n;; esac""",
 }

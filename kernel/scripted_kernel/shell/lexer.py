@@ -124,6 +124,7 @@ class Lexer:
         self.heredoc_at_eof = False     # a here-document ran to the end without its delimiter
         self.peeked: Optional[Token] = None
         self.depth = depth
+        self.assignment_depth = 0       # > 0 while an assignment's value is scanned
 
     # ------------------------------------------------------------ errors
 
@@ -249,7 +250,11 @@ class Lexer:
             array = self.scan_array_literal()      # with an index: refused when it runs
             assign = Assign(start, name, index, append, None, array)
         else:
-            value_parts = self.scan_parts(0, pos, assignment=True)
+            self.assignment_depth += 1        # `x=${u-~:~}`: tildes after `:` inside too
+            try:
+                value_parts = self.scan_parts(0, pos, assignment=True)
+            finally:
+                self.assignment_depth -= 1
             assign = Assign(start, name, index, append, Word(pos, value_parts))
         return Token("ASSIGN", None, start, self.pos, assign=assign, mode=1)
 
@@ -305,7 +310,7 @@ class Lexer:
                     key = self.sub_word(start + 1, close)
                     append = src[close + 1] == "+"
                     self.pos = close + (3 if append else 2)
-                    value = Word(self.pos, self.scan_parts(0, self.pos))
+                    value = Word(self.pos, self.scan_parts(0, self.pos, assignment=True))
                     elems.append(ArrayElem(start, key, value, append))
                     continue
             parts = self.scan_parts(0, start)
@@ -367,7 +372,7 @@ class Lexer:
                 m = _PLAIN_NORMAL.match(src, pos)
                 if m:
                     text = m.group()
-                    cut = _tilde_cut(text, assignment, assign_like and not parts and not lit)
+                    cut = _tilde_cut(text, assignment or assign_like, assign_like and not parts and not lit)
                     if cut < 0:
                         lit.append(text)
                         pos = m.end()
@@ -396,6 +401,14 @@ class Lexer:
                     continue
             elif c in stops and not in_single:
                 break
+            elif c == "~" and assignment and lit and lit[-1].endswith(":"):
+                # ${u-~:~} in an assignment's value: a tilde after `:` as in the value itself
+                flush()
+                after = self._scan_tilde(pos, parts, stops)
+                if after > pos:
+                    pos = lit_start = after
+                    continue
+                lit_start = pos
             if dq and c == "'":
                 # inside "${x:-...}" a single quote is an ordinary character, but a } between
                 # two of them does not end the expansion
@@ -830,7 +843,8 @@ class Lexer:
             literal_quotes = quoted and op.lstrip(":") in ("-", "=", "?", "+")
             # ${x:-~/d} expands the tilde unless quoted; a # or % pattern always does
             node.arg = Word(pos, self.scan_parts(3, pos, stops="}", dq=literal_quotes,
-                                                 tilde=not literal_quotes))
+                                                 tilde=not literal_quotes,
+                                                 assignment=self.assignment_depth > 0 and not quoted))
         if self.pos >= n or src[self.pos] != "}":
             raise self.unexpected_eof("}")
         self.pos += 1
