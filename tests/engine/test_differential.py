@@ -232,6 +232,11 @@ x=1; typeset -n r=x; r=2; declare -p r x; e=""; declare -n e; echo st=$?; declar
     # ${u-...} of an assignment, and in an argument that looks like an assignment
     "tildes_after_colons": """HOME=/h; echo ${u-~:~} x=~:~ "${u-~:~}"; x=${u-~:~}; y=a:${u-~:~:b}; z="${u-~:~}"
 a=([1]=~:~ [2]=x:~/d); echo $x $y $z ${a[@]}""",
+    # any word before `()` makes a function definition; a name with quotes or expansions is
+    # refused when the definition runs (status 1), and the script goes on
+    "function_names_that_are_not_names": """$foo-bar() { ls; }; echo next $?
+foo-$(echo hi)() { ls; }; echo n2 $?; "f"() { echo q; }; echo n3 $?; function $y { :; }; echo n4 $?
+g-x() { echo ok; }; g-x""",
     "reversed_range_in_patterns_matches_nothing": """[[ xy == x[z-a]y ]]; echo $?; [[ xby == x[!z-a]y ]]; echo $?
 [[ xby == x[bz-a]y ]]; echo $?; v=xyz; echo ${v//[z-a]/Q}; case a in [z-a]) echo m;; *) echo n;; esac""",
 }

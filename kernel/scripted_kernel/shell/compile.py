@@ -923,8 +923,17 @@ class Compiler:
         return text[start:text.find("\n", start) if "\n" in text[start:] else len(text)]
 
     def c_FunctionDef(self, node: A.FunctionDef) -> Callable:
-        body = self._lazy(node)
         name = node.name
+        if not node.valid_name:
+            line = self.line(node.pos)
+
+            def refuse(sh):
+                sh.lineno = line
+                sh.error(f"`{name}': not a valid identifier")
+                sh.status = 1
+                return 1
+            return refuse
+        body = self._lazy(node)
         func = Function(name, body, node, self._body_text(node.body))
 
         def define(sh):

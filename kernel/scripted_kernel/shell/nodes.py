@@ -295,6 +295,7 @@ class FunctionDef:
     name: str
     body: Node
     redirects: list = field(default_factory=list)
+    valid_name: bool = True    # bash parses `$x-y() { ...; }` and refuses the name when it runs
 
 
 Node = Union[SimpleCommand, Pipeline, AndOr, CommandList, BraceGroup, Subshell, If, While, For,

@@ -223,7 +223,7 @@ class Parser:
             return self.with_redirects(node)
         if tok.kind in ("EOF", "NEWLINE"):
             raise self.unexpected(tok)
-        if tok.kind == "WORD" and tok.value is not None and _FUNC_PARENS.match(self.source.text, tok.end):
+        if tok.kind == "WORD" and _FUNC_PARENS.match(self.source.text, tok.end):
             return self.parse_function_parens(tok)
         return self.parse_simple_command()
 
@@ -494,7 +494,9 @@ class Parser:
         return Case(tok.pos, subject.word, items)
 
     def parse_function_parens(self, name_tok) -> FunctionDef:
-        name = name_tok.value
+        # a word with quotes or expansions is named by its text (and refused when it runs)
+        name = name_tok.value if name_tok.value is not None else \
+            self.source.text[name_tok.pos:name_tok.end]
         self.lex.advance()
         m = _FUNC_PARENS.match(self.source.text, self.lex.pos)
         self.lex.peeked = None
@@ -504,17 +506,19 @@ class Parser:
     def parse_function_keyword(self) -> FunctionDef:
         tok = self.lex.advance()
         name_tok = self.lex.peek()
-        if name_tok.kind != "WORD" or name_tok.value is None:
+        if name_tok.kind != "WORD":
             raise self.unexpected(name_tok)
         self.lex.advance()
         m = _FUNC_PARENS.match(self.source.text, self.lex.pos)
         if m:
             self.lex.peeked = None
             self.lex.pos = m.end()
-        return self.parse_function_body(tok.pos, name_tok.value)
+        name = name_tok.value if name_tok.value is not None else \
+            self.source.text[name_tok.pos:name_tok.end]
+        return self.parse_function_body(tok.pos, name)
 
     def parse_function_body(self, pos: int, name: str) -> FunctionDef:
-        if not _VALID_FUNC_NAME.fullmatch(name) or name in RESERVED - {"{", "}", "!"}:
+        if name in RESERVED - {"{", "}", "!"}:
             raise self.lex.error(f"`{name}': not a valid identifier", pos)
         self.enter(pos)
         self.skip_newlines()
@@ -522,7 +526,7 @@ class Parser:
         if not isinstance(body, COMPOUND_NODES):
             raise self.lex.error("syntax error: a function body must be a compound command", body.pos)
         self.depth -= 1
-        return FunctionDef(pos, name, body)
+        return FunctionDef(pos, name, body, valid_name=bool(_VALID_FUNC_NAME.fullmatch(name)))
 
     # ------------------------------------------------------------ [[ ]]
 
