@@ -19,6 +19,7 @@ from .patterns import group_end
 
 OPERATORS = (";;&", ";;", ";&", "&&", "||", "|&", "&>>", "&>", ">>", ">|", ">&", "<<<", "<<-",
              "<<", "<&", "<>", "<", ">", "|", "&", ";", "(", ")")
+_OPERATOR = re.compile("|".join(re.escape(op) for op in OPERATORS))   # longest first, as listed
 REDIRECT_OPS = frozenset(("<", ">", ">>", ">|", "<>", "<&", ">&", "&>", "&>>", "<<", "<<-", "<<<"))
 META = frozenset(" \t\n;&|<>()")
 EXTGLOB_PREFIX = frozenset("?*+@!")
@@ -178,8 +179,10 @@ class Lexer:
         self.pos = pos
 
     def _scan_token(self, mode: int) -> Token:
-        self.skip_blanks()
         src, pos = self.src, self.pos
+        if pos < len(src) and src[pos] in " \t\\#":
+            self.skip_blanks()
+            pos = self.pos
         if pos >= len(src):
             if self.pending_heredocs:
                 self.read_heredoc_bodies()
@@ -190,9 +193,8 @@ class Lexer:
         if c in "<>" and src.startswith("(", pos + 1):
             return self._scan_word(mode)   # process substitution: a word part
         if c in ";&|<>()":
-            for op in OPERATORS:
-                if src.startswith(op, pos):
-                    return Token("OP", op, pos, pos + len(op))
+            op = _OPERATOR.match(src, pos).group()
+            return Token("OP", op, pos, pos + len(op))
         if (c.isascii() and c.isdigit()):
             m = _DIGITS.match(src, pos)
             if m.end() < len(src) and src[m.end()] in "<>":
