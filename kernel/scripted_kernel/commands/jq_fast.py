@@ -39,8 +39,9 @@ _TOKEN = re.compile(r"""
   | (?P<op>\?//|\.\.|//=|\|=|\+=|-=|\*=|/=|%=|==|!=|<=|>=|//|[.\[\]{}()|,:<>+\-*/%?=;@])
 """, re.X)
 
-_KEYWORDS = {"and", "or", "if", "then", "elif", "else", "end", "as", "def", "reduce",
-             "foreach", "try", "catch", "label", "import", "include", "__loc__"}
+# keywords of what this evaluator does not model (and, or and if ... end it does)
+_REFUSED_NAMES = {"as", "def", "reduce", "foreach", "try", "catch", "label", "import", "include",
+                  "__loc__"}
 _STRING_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r",
                    "t": "\t"}
 _MAX_DEPTH = 64
@@ -148,8 +149,8 @@ def _divide(a, b):
         if b == 0:
             raise _JqError("division by zero")
         return _number(a) / _number(b)
-    if type(a) is str and type(b) is str and b:
-        return a.split(b) if a else []
+    if type(a) is str and type(b) is str:
+        return _split(a, b)
     raise _JqError("cannot be divided")
 
 
@@ -205,12 +206,10 @@ def _tostring(v) -> str:
 
 
 def _tojson(v) -> str:
-    if _is_number(v) and _literal_dependent(v):
+    if any(_is_number(x) and _literal_dependent(x) for x in _leaves(v)):
         # libjq 1.8 writes a number it was handed as text by that text ("100.0", "1E+300");
         # which text depends on where the number came from, so libjq decides
         raise Unsupported("text of this number")
-    if type(v) in (list, dict) and any(_is_number(x) and _literal_dependent(x) for x in _leaves(v)):
-        raise Unsupported("text of a number inside")
     return _dump(v)
 
 
@@ -221,6 +220,7 @@ def _literal_dependent(v) -> bool:
 
 
 def _leaves(v):
+    """The scalars in v (v itself when it is one)."""
     stack = [v]
     while stack:
         x = stack.pop()
@@ -250,11 +250,10 @@ def _keys(v, sort=True):
     raise _JqError("has no keys")
 
 
-def _sorted(v, key=None):
+def _sorted(v):
     if type(v) is not list:
         raise _JqError("cannot be sorted")
-    cmp = functools.cmp_to_key(compare)
-    return sorted(v, key=(lambda x: cmp(key(x))) if key else cmp)
+    return sorted(v, key=functools.cmp_to_key(compare))
 
 
 def _join(v, sep):
@@ -369,6 +368,14 @@ def _trim(side):
     return run
 
 
+def _split(v, sep):
+    if type(v) is not str or type(sep) is not str:
+        raise _JqError("split input and separator must be strings")
+    if not sep:
+        raise Unsupported("split on an empty string goes through libjq")
+    return v.split(sep) if v else []
+
+
 # builtins without arguments: name → function of the input
 _PLAIN = {
     "length": _length, "keys": _keys, "keys_unsorted": lambda v: _keys(v, False),
@@ -380,23 +387,15 @@ _PLAIN = {
     "first": lambda v: _index(v, 0), "last": lambda v: _index(v, -1),
     "any": lambda v: any(_truthy(x) for x in _iterate(v)),
     "all": lambda v: all(_truthy(x) for x in _iterate(v)),
-    "tojson": lambda v: _tojson(v),
+    "tojson": _tojson,
     "null": lambda v: None, "true": lambda v: True, "false": lambda v: False,
 }
 # builtins of one argument evaluated as a value (each output of the argument, in turn)
 _ONE_VALUE = {
     "has": _has, "join": _join, "startswith": _string_op(str.startswith),
-    "endswith": _string_op(str.endswith), "split": lambda v, sep: _split(v, sep),
+    "endswith": _string_op(str.endswith), "split": _split,
     "ltrimstr": _trim("l"), "rtrimstr": _trim("r"),
 }
-
-
-def _split(v, sep):
-    if type(v) is not str or type(sep) is not str:
-        raise _JqError("split input and separator must be strings")
-    if not sep:
-        raise Unsupported("split on an empty string goes through libjq")
-    return v.split(sep) if v else []
 
 
 # ---------------------------------------------------------------- parser → filters
@@ -425,7 +424,7 @@ class _Parser:
             if kind == "space":
                 continue
             value = m.group()
-            if kind == "name" and value in _KEYWORDS - {"and", "or", "if", "then", "elif", "else", "end"}:
+            if kind == "name" and value in _REFUSED_NAMES:
                 raise Unsupported(value)
             self.tokens.append((kind, value))
 
@@ -961,15 +960,9 @@ def _by(name: str, key: Filter):
             yield [x for _, x in keyed]
             return
         if name in ("min_by", "max_by"):
-            if not keyed:
-                yield None
-                return
-            best = keyed[0]
-            for pair in keyed[1:]:
-                c = compare(pair[0], best[0])
-                if (name == "max_by" and c >= 0) or (name == "min_by" and c < 0):
-                    best = pair
-            yield best[1]
+            # sorted stably: min_by is the first of the smallest keys, max_by the last of the
+            # largest, as jq picks them
+            yield (keyed[0 if name == "min_by" else -1][1]) if keyed else None
             return
         groups = []
         for k, x in keyed:

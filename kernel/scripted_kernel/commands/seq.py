@@ -55,18 +55,16 @@ def run(sh, argv):
             raise LimitExceeded("max_string_length",
                                 f"seq: {count} numbers exceed the output budget (max_string_length)")
         integral = places == 0 and all(v == v.to_integral_value() for v in (first, step))
-        if integral and not fmt and not opts.has("w"):
-            # whole numbers: a range, without Decimal arithmetic, written a block at a time so
-            # a million numbers never sit in memory as a million strings
+        if integral and not fmt:          # whole numbers: a range, without Decimal arithmetic
             start, stride = int(first), int(step)
             numbers = range(start, start + stride * count, stride)
-            for k in range(0, count, _BLOCK):
-                block = numbers[k:k + _BLOCK]
-                sh.out(sep.join(map(str, block)) + (sep if k + _BLOCK < count else "\n"))
-            return 0
-        if integral and not fmt:
-            start, stride = int(first), int(step)
-            items = list(map(str, range(start, start + stride * count, stride)))
+            if not opts.has("w"):
+                # written a block at a time: a million numbers never sit in memory as strings
+                for k in range(0, count, _BLOCK):
+                    block = numbers[k:k + _BLOCK]
+                    sh.out(sep.join(map(str, block)) + (sep if k + _BLOCK < count else "\n"))
+                return 0
+            items = list(map(str, numbers))
         else:
             values = [first + step * k for k in range(count)]
             if fmt:

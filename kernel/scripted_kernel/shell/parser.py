@@ -494,9 +494,7 @@ class Parser:
         return Case(tok.pos, subject.word, items)
 
     def parse_function_parens(self, name_tok) -> FunctionDef:
-        # a word with quotes or expansions is named by its text (and refused when it runs)
-        name = name_tok.value if name_tok.value is not None else \
-            self.source.text[name_tok.pos:name_tok.end]
+        name = self._name_text(name_tok)
         self.lex.advance()
         m = _FUNC_PARENS.match(self.source.text, self.lex.pos)
         self.lex.peeked = None
@@ -513,9 +511,12 @@ class Parser:
         if m:
             self.lex.peeked = None
             self.lex.pos = m.end()
-        name = name_tok.value if name_tok.value is not None else \
-            self.source.text[name_tok.pos:name_tok.end]
-        return self.parse_function_body(tok.pos, name)
+        return self.parse_function_body(tok.pos, self._name_text(name_tok))
+
+    def _name_text(self, tok) -> str:
+        """A function's name: a word with quotes or expansions is named by its text (and
+        refused when the definition runs)."""
+        return tok.value if tok.value is not None else self.source.text[tok.pos:tok.end]
 
     def parse_function_body(self, pos: int, name: str) -> FunctionDef:
         if name in RESERVED - {"{", "}", "!"}:

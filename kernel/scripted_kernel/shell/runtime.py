@@ -358,26 +358,27 @@ class Shell:
         return None
 
     def lookup_raw(self, name: str) -> Optional[Var]:
-        for scope in reversed(self.scopes):
-            var = scope.get(name)
-            if var is not None:
-                return var
-        return self.globals.get(name)
+        return self._holder(name)[1]
 
     def lookup_own(self, name: str) -> Optional[Var]:
         """lookup_raw for a change in place: a Var this shell does not own (shared with the
         shell it was copied from) is copied into this shell's scope first."""
+        scope, var = self._holder(name)
+        if var is None or var.owner is self.var_owner:
+            return var
+        return self.adopt(scope, name, var)
+
+    def _holder(self, name: str) -> tuple:
+        """(the scope holding `name`, its Var): the innermost scope, else the globals."""
         for scope in reversed(self.scopes):
             var = scope.get(name)
             if var is not None:
-                break
-        else:
-            scope = self.globals
-            var = scope.get(name)
-            if var is None:
-                return None
-        if var.owner is not self.var_owner:
-            var = scope[name] = var.copy(self.var_owner)
+                return scope, var
+        return self.globals, self.globals.get(name)
+
+    def adopt(self, scope: dict, name: str, var: Var) -> Var:
+        """A copy of `var` (shared with another shell) that this shell owns, put in `scope`."""
+        var = scope[name] = var.copy(self.var_owner)
         return var
 
     def resolve_name(self, name: str) -> str:
@@ -494,9 +495,8 @@ class Shell:
                 return self._writable(target)
         if var.attrs & READONLY:
             raise FatalError(f"{name}: readonly variable")
-        if var.owner is not self.var_owner:
-            var = scope[name] = var.copy(self.var_owner)
-        return var
+        # (the scope search above is lookup's, written out: this runs for every assignment)
+        return var if var.owner is self.var_owner else self.adopt(scope, name, var)
 
     def set_var(self, name: str, value: str, append: bool = False):
         """name=value (or name+=value) with the variable's attributes applied."""

@@ -12,8 +12,8 @@ keys a bucket on average; deleting never shrinks it.
 `MawkArray` records what that order needs: the dict's own order is the order of last use on
 the string lists (oldest first), `by_string` tells whether the string lists exist yet,
 `on_ilist` which keys are also on an integer list, `peak` the largest size reached since the
-array was last emptied. Only programs that contain a `for (k in a)`
-use it (see codegen), so other programs pay nothing.
+array was last emptied. Only programs that contain a `for (k in a)` use it (see codegen), so
+other programs pay nothing.
 """
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ from typing import Optional
 import regex
 
 from ...fs import FsDisabled, FsError, access
+from .._options import split_lines
 from .values import EMPTY, AwkError, is_num, num_to_str, strnum, to_num
 from ...shell.errors import LimitExceeded
 from ...shell.limits import MAX_FIELD_WIDTH, check_length, note_allocation
@@ -603,10 +604,7 @@ def _lines_in_blocks(text: str, block: int = 1 << 20):
     while pos < n:
         cut = text.find("\n", pos + block)
         if cut < 0:
-            lines = text[pos:].split("\n")
-            if lines[-1] == "":
-                lines.pop()
-            yield from lines
+            yield from split_lines(text[pos:])
             return
         yield from text[pos:cut].split("\n")
         pos = cut + 1

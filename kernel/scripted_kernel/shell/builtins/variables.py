@@ -126,10 +126,13 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
         sh.error(f"{cmd}: `{arg}': not a valid identifier")
         return False
     if make_local:
-        scope = _temp_scope_above_locals(sh, name) or sh.local_scope()
+        temporary = _temp_scope_above_locals(sh, name)
+        if temporary is not None:
+            temporary.made_local.add(name)
+        scope = temporary or sh.local_scope()
         var = scope.get(name)
         if var is not None and var.owner is not sh.var_owner:    # shared with a parent shell
-            var = scope[name] = var.copy(sh.var_owner)
+            var = sh.adopt(scope, name, var)
         outer = sh.lookup_raw(name) if var is None else None
         if outer is not None and outer.attrs & READONLY:
             sh.error(f"{cmd}: {name}: readonly variable")     # bash will not shadow it
@@ -226,7 +229,6 @@ def _temp_scope_above_locals(sh, name: str):
         if type(scope) is not TempScope:
             return None
         if name in scope:
-            scope.made_local.add(name)
             return scope
     return None
 
