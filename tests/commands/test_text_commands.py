@@ -247,6 +247,17 @@ def test_awk_number_too_large_for_a_double_is_a_string(run):
     assert r.stdout == "0 1 +inf\n"
 
 
+def test_awk_has_no_double_star_operator(run):
+    """POSIX awk's exponent is `^` only. mawk (the system awk the differential tests use)
+    refuses `**` and `**=` as a syntax error; gawk and the One True AWK accept them. We follow
+    POSIX and mawk, with mawk's message and status."""
+    r = run("echo x | awk '{ print 2**3 }'")
+    assert (r.stdout, r.stderr, r.exit_code) == ("", "awk: line 1: syntax error at or near *\n", 2)
+    r = run("echo x | awk '{ n = 2; n **= 3; print n }'")
+    assert (r.stderr, r.exit_code) == ("awk: line 1: syntax error at or near *=\n", 2)
+    assert run("echo x | awk '{ n = 2; n ^= 3; print n, 2 ^ 3, 2 * 3 }'").stdout == "8 8 6\n"
+
+
 def test_cut_c_counts_characters_not_bytes(run):
     """POSIX: -c selects characters. GNU cut treats -c as -b and splits multibyte characters;
     we keep characters whole, and -b still counts bytes."""

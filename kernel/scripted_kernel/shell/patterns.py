@@ -215,6 +215,10 @@ def replace(value: str, pattern: str, replacement, mode: str) -> str:
     """${v/p/r} (mode '/'), ${v//p/r} ('//'), ${v/#p/r} ('/#'), ${v/%p/r} ('/%').
 
     `replacement` is a function of the matched text (bash 5.2 puts the match in for `&`)."""
+    if not value and mode != "/%" and pattern and not pattern.startswith("*"):
+        # bash tries a match only where the pattern's first character could match the
+        # string's (match_pattern_char); at the end of the string only `*` can
+        return value
     rx_text = glob_to_regex(pattern)
     try:
         re.compile(rx_text)
