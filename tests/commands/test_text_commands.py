@@ -195,7 +195,7 @@ JQ_CASES = [
     r"""jq -n '"\u00e9"' -a""",
     r"""jq -n '[limit(3; range(10))]' -c""",
     r"""jq -n 'error("boom")'; echo status=$?""",
-    r"""jq -n '1.5, 1.0, 100, 1e100, 0.1+0.2'""",
+    r"""jq -n '(1.5, 1.0, 100, 1e100, 0.1+0.2, 1e-5, 123456789012345678) + 0'""",
     r"""echo '{"a":"x","b":"y"}' | jq -r 'to_entries[] | "\(.key)=\(.value)"'""",
     r"""jq -n '[inputs]' -c <<< '1 2 3'""",
     r"""echo '[3,1,2]' | jq -c 'sort, length, (.[0] | tostring)'""",
@@ -203,6 +203,7 @@ JQ_CASES = [
     r"""jq -rn '"a\tb", @csv "\([1,"x"])", @sh "echo \("it'"'"'s")"'""",
     r"""jq -n --args '$ARGS' a b -c""",
     r"""echo '{}' | jq 'halt_error("bye\n")'; echo status=$?""",
+    r"""printf '1 2\n3\n{"a":\n1}\n\n[2,\n3] 4\n5' | jq -c '[., input_line_number]'""",
 ]
 
 

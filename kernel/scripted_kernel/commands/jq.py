@@ -51,11 +51,14 @@ class JqFailure(Exception):
         self.status = status
 
 
-def _program(text: str, arg_names: tuple, env: dict, with_inputs: bool):
-    """The compiled program (cached). With arg names or inputs, each input is wrapped as
-    {"v": value, "a": named, "p": positional, "i": inputs} and unwrapped by the prelude."""
+def _program(text: str, arg_names: tuple, env: dict, with_inputs: bool, sort_keys: bool):
+    """The compiled program (cached) and whether it writes JSON text. With arg names or inputs,
+    each input is wrapped as {"v": value, "a": named, "p": positional, "i": inputs} and
+    unwrapped by the prelude. Each result is turned into text by libjq's own `tojson`, which
+    keeps a number it was handed as text by that text (jq 1.7+: `1.000`, `1E+2`, big integers);
+    a program that compiles only bare hands back values instead."""
     import jq as libjq
-    key = (text, arg_names, tuple(sorted(env.items())), with_inputs)
+    key = (text, arg_names, tuple(sorted(env.items())), with_inputs, sort_keys)
     cached = _cache.get(key)
     if cached is not None:
         _cache.move_to_end(key)
@@ -73,18 +76,30 @@ def _program(text: str, arg_names: tuple, env: dict, with_inputs: bool):
         head += ".v | "
     else:
         head += '{"positional": [], "named": {}} as $ARGS | '
-    # the user's program starts on line 1 (after the prelude), so $__loc__ and errors agree;
-    # the binding before it (`... as $ARGS | PROGRAM`) takes the whole rest, no parentheses
-    source = head + (text if text.strip() else ".")
+    # the user's program starts on line 1 (after the prelude), so $__loc__ and errors agree
+    body = text if text.strip() else "."
+    # a newline before the closing parenthesis, so that a trailing comment stays one
+    tail = "\n) | " + (_SORT_KEYS if sort_keys else "") + "tojson"
+    # the bare program first: its errors are the user's, and a program that would close the
+    # added parenthesis itself (`1) | (2`) is refused as jq refuses it
     try:
-        program = libjq.compile(source, args={"__scripted_env": env})
+        entry = (libjq.compile(head + body, args={"__scripted_env": env}), False)
     except ValueError as e:
         raise JqFailure(_compile_message(str(e), len(head), text), 3) from None
-    _cache[key] = (program, source)
+    try:
+        entry = (libjq.compile(head + "(" + body + tail, args={"__scripted_env": env}), True)
+    except ValueError:
+        pass
+    _cache[key] = entry
     if len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)
-    return program, source
+    return entry
 
+
+# --sort-keys: jq sorts keys when it prints; `tojson` does not, so the keys are sorted first
+_SORT_KEYS = ('def __scripted_sorted: if type == "object" then . as $o | reduce keys[] as $k '
+              '({}; .[$k] = ($o[$k] | __scripted_sorted)) elif type == "array" '
+              'then map(__scripted_sorted) else . end; __scripted_sorted | ')
 
 def _compile_message(message: str, shift: int, text: str) -> str:
     """libjq's compile error about the user's program: on line 1 the prelude precedes it, so
@@ -118,10 +133,13 @@ def _check_guards(text: str):
 
 # ---------------------------------------------------------------- output
 
-def _number(v) -> str:
+def _number(v, literal_ints: bool = False) -> str:
     """jq's number format: the shortest digits of the double, in decimal notation unless the
-    exponent is far out (jv_dtoa_fmt: decpt <= -4 or decpt > ndigits + 15)."""
-    if isinstance(v, int) and -10 ** 17 < v < 10 ** 17:
+    exponent is far out (jv_dtoa_fmt: decpt <= -4 or decpt > ndigits + 15). `literal_ints`:
+    every integer is one jq was handed as text, whose digits jq 1.7+ keeps (jq_fast's results:
+    its arithmetic makes doubles); libjq's results come back with every whole double as an
+    integer."""
+    if type(v) is int and (literal_ints or -10 ** 17 < v < 10 ** 17):
         return str(v)
     x = float(v)
     if x != x:
@@ -145,7 +163,8 @@ def _number(v) -> str:
     return f"{text}{digits[:decpt]}.{digits[decpt:]}"
 
 
-def dump(v, indent, sort_keys: bool, ascii_only: bool, level: int = 0) -> str:
+def dump(v, indent, sort_keys: bool, ascii_only: bool, level: int = 0,
+         literal_ints: bool = False) -> str:
     """A JSON value as jq prints it (indent: None for compact, else the indent string)."""
     if v is None:
         return "null"
@@ -154,7 +173,7 @@ def dump(v, indent, sort_keys: bool, ascii_only: bool, level: int = 0) -> str:
     if v is False:
         return "false"
     if isinstance(v, (int, float)):
-        return _number(v)
+        return _number(v, literal_ints)
     if isinstance(v, str):
         text = json.dumps(v, ensure_ascii=ascii_only)
         return text.replace("\x7f", "\\u007f")
@@ -162,9 +181,10 @@ def dump(v, indent, sort_keys: bool, ascii_only: bool, level: int = 0) -> str:
         if not v:
             return "[]"
         if indent is None:
-            return "[" + ",".join(dump(x, None, sort_keys, ascii_only) for x in v) + "]"
+            return "[" + ",".join(dump(x, None, sort_keys, ascii_only, 0, literal_ints) for x in v) + "]"
         inner = indent * (level + 1)
-        items = (",\n" + inner).join(dump(x, indent, sort_keys, ascii_only, level + 1) for x in v)
+        items = (",\n" + inner).join(dump(x, indent, sort_keys, ascii_only, level + 1, literal_ints)
+                                     for x in v)
         return "[\n" + inner + items + "\n" + indent * level + "]"
     if isinstance(v, dict):
         if not v:
@@ -172,32 +192,54 @@ def dump(v, indent, sort_keys: bool, ascii_only: bool, level: int = 0) -> str:
         keys = sorted(v) if sort_keys else list(v)
         if indent is None:
             return "{" + ",".join(dump(k, None, False, ascii_only) + ":" +
-                                  dump(v[k], None, sort_keys, ascii_only) for k in keys) + "}"
+                                  dump(v[k], None, sort_keys, ascii_only, 0, literal_ints)
+                                  for k in keys) + "}"
         inner = indent * (level + 1)
         items = (",\n" + inner).join(dump(k, None, False, ascii_only) + ": " +
-                                    dump(v[k], indent, sort_keys, ascii_only, level + 1) for k in keys)
+                                     dump(v[k], indent, sort_keys, ascii_only, level + 1, literal_ints)
+                                     for k in keys)
         return "{\n" + inner + items + "\n" + indent * level + "}"
     return json.dumps(v)
 
 
 # ---------------------------------------------------------------- input
 
+# -0 as a JSON number (not `-0.5`, not inside `SKU-001`): jq prints it so, Python's int cannot
+_NEGATIVE_ZERO = re.compile(r"(?<![\w.-])-0(?![\d.eE])")
+
+
 def _values(text: str):
-    """The JSON values of a text stream, each with the input line jq would report; a parse
-    failure ends the list. Python's parser keeps big integers exact (libjq 1.7 keeps their
-    digits too); what it rejects (NaN, Infinity, a byte-order mark) goes to jq's own parser."""
-    decoder = json.JSONDecoder()
+    """The JSON values of a text stream, each as (value, input line jq would report, start, end
+    of its text, -1 when it has none), and whether some number's text matters (`special_float`,
+    `-0`: such input goes to libjq, which keeps it). A parse failure ends the list. Python's
+    parser keeps big integers exact (libjq 1.7+ keeps their digits too); what it rejects (NaN,
+    Infinity, a byte-order mark) goes to jq's own parser."""
+    special = []
+
+    def parse_float(number: str) -> float:
+        if not special and jq_fast.special_number(number):
+            special.append(number)
+        return float(number)
+    decoder = json.JSONDecoder(parse_float=parse_float)
     pos, n = 0, len(text)
     out = []
+    lines_read, read_to = 0, 0      # jq reads whole lines (fgets): the count up to read_to
     try:
         while True:
             while pos < n and text[pos] in " \t\r\n":
                 pos += 1
             if pos >= n:
-                return out
+                break
             value, end = decoder.raw_decode(text, pos)
-            out.append((value, text.count("\n", 0, min(end + 1, n))))
+            if end > read_to:
+                # the line holding the value's last character has been read whole
+                line_end = text.find("\n", end - 1)
+                line_end = n if line_end < 0 else line_end + 1
+                lines_read += text.count("\n", read_to, line_end)
+                read_to = line_end
+            out.append((value, lines_read, pos, end))
             pos = end
+        return out, bool(special) or ("-0" in text and _NEGATIVE_ZERO.search(text) is not None)
     except json.JSONDecodeError:
         pass
     import jq as libjq
@@ -205,10 +247,15 @@ def _values(text: str):
     lines = text.count("\n")
     try:
         for value in libjq.compile(".").input_text(text):
-            out.append((value, lines))
+            out.append((value, lines, -1, -1))
     except ValueError as e:
         out.append(JqFailure(f"jq: error (at <stdin>:{lines}): {e}", 2))
-    return out
+    return out, True
+
+
+def _json_text(raw: str, value, start: int, end: int) -> str:
+    """An input's JSON text for libjq: as it came (numbers keep their spelling), else made."""
+    return raw[start:end] if start >= 0 else json.dumps(value)
 
 
 # ---------------------------------------------------------------- command
@@ -436,48 +483,97 @@ def run_program(io, opts, named, positional, text, env) -> int:
     # input_line_number: the lines read so far, which only this side knows (0 under -n)
     uses_line = "input_line_number" in outside_strings
     with_inputs = uses_input or uses_line or bool(positional)
-    wrapped = bool(named) or with_inputs
-    program, source = _program(text, tuple(sorted(named)), env, with_inputs)
     raw = io.read_all()
-    # what each run of the program gets: (input value, input line)
+    inputs, special = _inputs(raw, opts, uses_input)
+    # each run of the program: (input value, input line, start, end of its text)
+    runs = [(None, 0, -1, -1)] if opts["n"] else inputs
+    if uses_input and not opts["n"] and runs:
+        runs = runs[:1]                       # input/inputs consume the rest of the stream
+        rest = [item for item in inputs[1:] if not isinstance(item, JqFailure)]
+    else:
+        rest = [item for item in inputs if not isinstance(item, JqFailure)] if opts["n"] else []
+    failure = next((item for item in runs if isinstance(item, JqFailure)), None)
+    good = [item for item in runs if not isinstance(item, JqFailure)]
+    streams = None
+    if not (with_inputs or special):
+        streams = _evaluate_directly(text, named, good)
+    format_result = _format
+    if streams is None:
+        program, textual = _program(text, tuple(sorted(named)), env, with_inputs, opts["S"])
+        payload = _payloads(raw, named, positional, rest, bool(named) or with_inputs)
+        if textual:
+            format_result = _format_text
+            streams = (program.input_text(payload(item)) for item in good)
+        else:
+            format_result = functools.partial(_format, literal_ints=False)
+            streams = (program.input_value(json.loads(payload(item))) for item in good)
+    halted, status, produced, last = _write_results(io, opts, good, streams, format_result)
+    if halted is not None:
+        return halted
+    if failure is not None and not status:
+        raise failure
+    if status:
+        return status
+    if opts["e"]:
+        if not produced:
+            return 4
+        falsy = ("null", "false") if format_result is _format_text else (None, False)
+        return 1 if last in falsy else 0
+    return 0
+
+
+def _inputs(raw: str, opts, uses_input: bool):
+    """The inputs as (value, line, start, end) (or a JqFailure where the text stops parsing),
+    and whether some number's text must reach libjq as it is."""
     if opts["R"]:
         lines = raw.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        inputs = [(raw, raw.count("\n"))] if opts["s"] else [(ln, k + 1) for k, ln in enumerate(lines)]
-    elif opts["n"] and not uses_input:
-        inputs = []
-    else:
-        inputs = _values(raw)
         if opts["s"]:
-            failure = next((v for v in inputs if isinstance(v, JqFailure)), None)
-            inputs = [([v for v, _ in inputs if not isinstance(v, JqFailure)], raw.count("\n"))]
-            if failure is not None:
-                raise failure
-    runs = [(None, 0)] if opts["n"] else inputs
-    if uses_input and not opts["n"] and runs:
-        runs = runs[:1]                       # input/inputs consume the rest of the stream
-        rest = [v for v, _ in inputs[1:] if not isinstance(v, JqFailure)]
-    else:
-        rest = [v for v, _ in inputs if not isinstance(v, JqFailure)] if opts["n"] else []
+            return [(raw, raw.count("\n"), -1, -1)], False
+        return [(ln, k + 1, -1, -1) for k, ln in enumerate(lines)], False
+    if opts["n"] and not uses_input:
+        return [], False
+    inputs, special = _values(raw)
+    if not opts["s"]:
+        return inputs, special
+    failure = next((v for v in inputs if isinstance(v, JqFailure)), None)
+    if failure is not None:
+        raise failure
+    # one array of every value; its text joins theirs
+    slurped = "[" + ",".join(_json_text(raw, value, start, end)
+                             for value, _, start, end in inputs) + "]"
+    return [([item[0] for item in inputs], raw.count("\n"), 0, len(slurped), slurped)], special
+
+
+def _payloads(raw: str, named: dict, positional: list, rest: list, wrapped: bool):
+    """The function giving the JSON text libjq runs the program on, for one input."""
+    def text_of(item) -> str:
+        if len(item) == 5:                   # slurped: the text is made, not cut from raw
+            return item[4]
+        value, _, start, end = item
+        return _json_text(raw, value, start, end)
+    if not wrapped:
+        return text_of
+    fixed = (',"a":' + json.dumps(named) + ',"p":' + json.dumps(positional) + ',"i":['
+             + ",".join(text_of(item) for item in rest) + '],"l":')
+    return lambda item: '{"v":' + text_of(item) + fixed + str(item[1]) + "}"
+
+
+def _write_results(io, opts, inputs: list, streams, format_result):
+    """Write each input's results as they come. Returns (a halt's exit status or None, 5 after
+    a runtime error or 0, whether any result came, the last result)."""
     indent = None if opts["c"] else opts["indent"]
     out = []
     last = None
     produced = False
     status = 0
-    failure = next((item for item in runs if isinstance(item, JqFailure)), None)
-    good = [item for item in runs if not isinstance(item, JqFailure)]
-    streams = None if with_inputs else _evaluate_directly(text, named, good)
-    if streams is None:
-        payloads = [{"v": value, "a": named, "p": positional, "i": rest, "l": line} if wrapped else value
-                    for value, line in good]
-        streams = (program.input_value(data) for data in payloads)
-    for (value, line), results in zip(good, streams):
+    for item, results in zip(inputs, streams):
         try:
             for result in results:
                 produced = True
                 last = result
-                out.append(_format(result, opts, indent))
+                out.append(format_result(result, opts, indent))
         except ValueError as e:
             io.out("".join(out))
             out = []
@@ -486,23 +582,15 @@ def run_program(io, opts, named, positional, text, env) -> int:
                 code, value = halted
                 if value is not None:
                     io.err(value if isinstance(value, str) else dump(value, None, False, False) + "\n")
-                return code
-            where = f"<stdin>:{line}" if not opts["n"] else "<unknown>"
+                return code, status, produced, last
+            where = f"<stdin>:{item[1]}" if not opts["n"] else "<unknown>"
             io.err(f"jq: error (at {where}): {_runtime_message(str(e))}\n")
             status = 5
         if len(out) > 256:
             io.out("".join(out))
             out = []
     io.out("".join(out))
-    if failure is not None and not status:
-        raise failure
-    if status:
-        return status
-    if opts["e"]:
-        if not produced:
-            return 4
-        return 1 if last is None or last is False else 0
-    return 0
+    return None, status, produced, last
 
 
 def _evaluate_directly(text: str, named: dict, inputs: list):
@@ -513,19 +601,77 @@ def _evaluate_directly(text: str, named: dict, inputs: list):
     if program is None:
         return None
     try:
-        return [list(program(value)) for value, _ in inputs]
+        return [list(program(item[0])) for item in inputs]
     except Exception:        # Unsupported, or a corner (deep values, overflow) libjq handles
         return None
 
 
-def _format(result, opts, indent) -> str:
-    if opts["r"] or opts["j"]:
-        text = result if isinstance(result, str) else dump(result, indent, opts["S"], opts["a"])
+def _format(result, opts, indent, literal_ints: bool = True) -> str:
+    """A result value (jq_fast's, whose integers are all literals, unless told otherwise)."""
+    if (opts["r"] or opts["j"]) and isinstance(result, str):
+        text = result
     else:
-        text = dump(result, indent, opts["S"], opts["a"])
+        text = dump(result, indent, opts["S"], opts["a"], 0, literal_ints)
     if opts["seq"]:
         text = "\x1e" + text
     return text if opts["j"] else text + "\n"
+
+
+def _format_text(result: str, opts, indent) -> str:
+    """A result libjq wrote as compact JSON text (keys already sorted under -S)."""
+    if (opts["r"] or opts["j"]) and result.startswith('"'):
+        text = json.loads(result)
+    else:
+        if opts["a"]:
+            result = _NON_ASCII.sub(_ascii_escape, result)
+        text = result if indent is None else _pretty(result, indent)
+    if opts["seq"]:
+        text = "\x1e" + text
+    return text if opts["j"] else text + "\n"
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]|[^"\[\]{},:]+')
+
+
+def _ascii_escape(m) -> str:
+    """jq -a: a character outside ASCII as \\uXXXX (two, a surrogate pair, beyond the BMP)."""
+    code = ord(m.group())
+    if code < 0x10000:
+        return "\\u%04x" % code
+    code -= 0x10000
+    return "\\u%04x\\u%04x" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF))
+
+
+def _pretty(compact: str, indent: str) -> str:
+    """Compact JSON text laid out as jq prints it: one member or element a line, `: ` after a
+    key, empty arrays and objects kept as `[]` and `{}`."""
+    if compact[0] not in "[{":
+        return compact
+    tokens = _JSON_TOKEN.findall(compact)
+    out = []
+    level = 0
+    k, n = 0, len(tokens)
+    while k < n:
+        t = tokens[k]
+        if t == "[" or t == "{":
+            if k + 1 < n and tokens[k + 1] in ("]", "}"):
+                out.append(t + tokens[k + 1])
+                k += 2
+                continue
+            level += 1
+            out.append(t + "\n" + indent * level)
+        elif t == "]" or t == "}":
+            level -= 1
+            out.append("\n" + indent * level + t)
+        elif t == ",":
+            out.append(",\n" + indent * level)
+        elif t == ":":
+            out.append(": ")
+        else:
+            out.append(t)
+        k += 1
+    return "".join(out)
 
 
 def _halt(message: str):

@@ -312,10 +312,21 @@ def _reverse(v):
     raise Unsupported("reverse of a string or object goes through libjq")
 
 
+def special_number(text: str) -> bool:
+    """Whether jq 1.7+ prints this number text otherwise than the double it stands for: libjq
+    keeps the decNumber form of what it was handed (`1.50`, `1E+2`, `0.00001`, `-0`, more
+    digits than a double holds)."""
+    if not any(c in text for c in ".eE"):
+        return len(text.lstrip("-")) > 17 or text == "-0"
+    return ("e" in text or "E" in text or text[-1] == "0" or text.lstrip("-").startswith("0.0000")
+            or len(text.lstrip("-0.").replace(".", "")) > 17)
+
+
 def _tonumber(v):
     if _is_number(v):
         return v
-    if type(v) is str and re.fullmatch(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?", v):
+    if (type(v) is str and re.fullmatch(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?", v)
+            and not special_number(v)):
         return float(v)
     raise Unsupported("tonumber of this text goes through libjq")
 
@@ -612,6 +623,8 @@ class _Parser:
         if kind == "field":
             return _field(value[1:])
         if kind == "number":
+            if special_number(value):
+                raise Unsupported("libjq keeps this number's text")
             number = float(value) if any(c in value for c in ".eE") else int(value)
             return _constant(number)
         if kind == "string":
