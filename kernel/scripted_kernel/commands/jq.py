@@ -205,7 +205,8 @@ def dump(v, indent, sort_keys: bool, ascii_only: bool, level: int = 0,
 # ---------------------------------------------------------------- input
 
 # -0 as a JSON number (not `-0.5`, not inside `SKU-001`): jq prints it so, Python's int cannot
-_NEGATIVE_ZERO = re.compile(r"(?<![\w.-])-0(?![\d.eE])")
+# (starting with the literal `-` lets the regex engine skip ahead quickly)
+_NEGATIVE_ZERO = re.compile(r"-0(?![\d.eE])(?<![\w.-]-0)")
 
 
 def _values(text: str):
