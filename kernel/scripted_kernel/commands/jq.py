@@ -251,6 +251,8 @@ def _values(text: str):
             out.append((value, lines, -1, -1))
     except ValueError as e:
         out.append(JqFailure(f"jq: error (at <stdin>:{lines}): {e}", 2))
+    if len(out) == 1 and not isinstance(out[0], JqFailure):
+        out[0] = (out[0][0], lines, 0, n)     # one document: libjq reads it as it came (nan)
     return out, True
 
 
