@@ -204,6 +204,7 @@ JQ_CASES = [
     r"""jq -n --args '$ARGS' a b -c""",
     r"""echo '{}' | jq 'halt_error("bye\n")'; echo status=$?""",
     r"""printf '1 2\n3\n{"a":\n1}\n\n[2,\n3] 4\n5' | jq -c '[., input_line_number]'""",
+    r"""echo 1 | jq -c 'try input catch .'; echo 1 | jq input; echo status=$?""",
 ]
 
 

@@ -71,7 +71,7 @@ def _program(text: str, arg_names: tuple, env: dict, with_inputs: bool, sort_key
                  '{"positional": $__positional, "named": $__named} as $ARGS | '
                  'def inputs: $__inputs[]; '
                  'def input: if ($__inputs | length) > 0 then $__inputs[0] '
-                 'else error("No more inputs") end; ')
+                 'else error("break") end; ')
         head += "".join(f"$__named[{json.dumps(n)}] as ${n} | " for n in arg_names)
         head += ".v | "
     else:
