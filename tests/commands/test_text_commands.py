@@ -205,6 +205,9 @@ JQ_CASES = [
     r"""echo '{}' | jq 'halt_error("bye\n")'; echo status=$?""",
     r"""printf '1 2\n3\n{"a":\n1}\n\n[2,\n3] 4\n5' | jq -c '[., input_line_number]'""",
     r"""echo 1 | jq -c 'try input catch .'; echo 1 | jq input; echo status=$?""",
+    r"""printf 'x\0\n' | grep -c --binary-files=without-match x; echo st=$?; printf 'x\0\n' | grep -I x; echo st=$?
+printf 'x\0\n' | grep -l -I x; printf 'x\0\ny\n' | grep -I -L q; printf 'x\0\n' | grep -a -I x | wc -c
+echo x | grep --binary-files=foo x; echo st=$?""",
 ]
 
 

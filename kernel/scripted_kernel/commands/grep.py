@@ -130,6 +130,12 @@ def run(sh, argv):
         find_in_text = matcher(regex.compile(rx.pattern, rx.flags | regex.MULTILINE), timeout) \
             if whole else None
 
+        if opts.get("binary-files") not in (None, "binary", "text", "without-match"):
+            raise UsageError(f"{cmd}: unknown binary-files type", 2)
+        # -a and -I: the last given wins; --binary-files=TYPE names either, or the default
+        binary_files = opts.get("binary-files") or next(
+            ({"a": "text", "I": "without-match"}[f] for f in reversed(opts.flags) if f in "aI"), "binary")
+
         def search(text: str, label: str, with_name: bool) -> int:
             """Print what one input gives; the number of selected lines."""
             binary = "\0" in text and sep != "\0"
@@ -145,6 +151,8 @@ def run(sh, argv):
                     selected = [find(ln) is not None for ln in lines]
             except RegexTimeout:
                 raise UsageError(f"{cmd}: regular expression too complex", 2) from None
+            if binary and binary_files == "without-match":
+                selected = [False] * len(lines)      # -I: binary input matches nothing
             if max_count is not None:
                 seen = 0
                 for k, sel in enumerate(selected):
@@ -165,7 +173,7 @@ def run(sh, argv):
             if opts.has("c"):
                 sh.out((label + ":" if with_name else "") + str(count) + "\n")
                 return count
-            if count and binary and not opts.has("a") and opts.get("binary-files") != "text":
+            if count and binary and binary_files == "binary":
                 sh.err(f"{cmd}: {label}: binary file matches\n")     # GNU grep 3.5+
                 return count
             out = []
