@@ -86,11 +86,17 @@ def _helpers(rt) -> dict:
     def first(pair, _):
         return pair[0]
 
+    def field_number(text: str) -> float:
+        if text.isdigit() and text.isascii():     # the common case, without to_num
+            return float(text)
+        return to_num(text)
+
     def touch_key(arr, value):
         return touch(arr, value, to_str)
 
     env = {"rt": rt, "G": rt.globals, "E": EMPTY, "N": to_num, "S": to_str, "O": to_output,
            "T": truth, "F": rt.field, "FN": rt.field_number, "FT": rt.field_text, "FD": rt.field_at, "IDX": element,
+           "NUM": field_number, "SPLIT": rt.split_record,
            "SET": store, "DIV": divide, "MOD": modulo, "POW": power, "fmod": math.fmod,
            "atan2": math.atan2, "STRNUM": strnum, "W": rt.out.append, "TICK": rt.tick,
            "Next": Next, "Exit": Exit, "FIRST": first, "StrNum": StrNum,
@@ -110,6 +116,24 @@ _COMPARE = {"<": "LT", "<=": "LE", "==": "EQ", "!=": "NE", ">": "GT", ">=": "GE"
 
 # ---------------------------------------------------------------- names: arrays, scalars, locals
 
+def _is_record_target(node) -> bool:
+    return node[0] == "field" or node == ("var", "NF")
+
+
+def _changes_record(node) -> bool:
+    """Whether this node (not its children) may change $0, a field or NF."""
+    kind = node[0]
+    if kind == "assign":
+        return _is_record_target(node[2])
+    if kind in ("preinc", "postinc"):
+        return _is_record_target(node[2])
+    if kind == "getline":
+        return node[1] is None or _is_record_target(node[1])
+    if kind == "builtin" and node[1] in ("sub", "gsub"):
+        return len(node[2]) < 3 or _is_record_target(node[2][2])
+    return False
+
+
 class _Names:
     """Which names are arrays, found before code is generated: a name subscripted, iterated,
     deleted, split into or passed to a function's array parameter is an array."""
@@ -121,6 +145,7 @@ class _Names:
         self.array_params: dict = {name: set() for name in self.functions}
         self.calls: list = []            # (caller function or None, callee, args)
         self.loops_over_arrays = False   # a `for (k in a)`: arrays keep mawk's order
+        self.record_changes = False      # $0, a field or NF assigned, plain getline, sub($0)
         for block in parsed.begin + parsed.end:
             self._walk(block, None)
         for pattern, pattern2, body in parsed.rules:
@@ -158,6 +183,8 @@ class _Names:
         if not isinstance(node, tuple) or not node:
             return
         kind = node[0]
+        if _changes_record(node):
+            self.record_changes = True
         if kind in ("index", "delete"):
             self._mark_array(fn, node[1])
         elif kind == "in":
@@ -224,6 +251,10 @@ class _CodeGen:
         self.function = None          # the awk function being compiled, if any
         self.loops = 0
         self.in_main = False
+        # where nothing changes the record, the rules read constant fields ($1, $3) straight
+        # from the local P, the record split once (FS is read when the record is)
+        self.fields_local = not self.names.record_changes
+        self.uses_fields_local = False
         self.constants: dict = {}     # Python name → value bound in the environment
         # a name used both ways cannot be bound once: it goes through the runtime each time
         self.dynamic = self.names.global_arrays & self.names.global_scalars
@@ -300,6 +331,7 @@ class _CodeGen:
         self.constants["RANGES"] = [False] * ranges
         self.emit("def __main():")
         self.depth += 1
+        prologue = len(self.lines)
         range_index = 0
         for pattern, pattern2, body in self.p.rules:
             action = body[1] if body is not None else [("print", [], None)]
@@ -322,6 +354,8 @@ class _CodeGen:
                 for stmt in action:
                     self.stmt(stmt)
         self.emit("pass")
+        if self.uses_fields_local:
+            self.lines.insert(prologue, "    P = rt.parts\n    if P is None:\n        P = SPLIT()")
         self.depth -= 1
         self.in_main = False
 
@@ -363,7 +397,21 @@ class _CodeGen:
         else:
             self.emit(f"rt.write_to(({redirect[0]!r}, {self.string(redirect[1])}), {text})")
 
+    def local_field(self, node):
+        """The 0-based index of a constant field $k (k >= 1) main reads from P, or None."""
+        if not (self.in_main and self.fields_local and self.function is None
+                and node[0] == "field" and node[1][0] == "num"):
+            return None
+        k = int(node[1][1])
+        if k < 1:
+            return None
+        self.uses_fields_local = True
+        return k - 1
+
     def output(self, node) -> str:
+        k = self.local_field(node)
+        if k is not None:
+            return f'(P[{k}] if len(P) > {k} else "")'
         if node[0] == "field" and node[1][0] == "num":
             return f"FT({int(node[1][1])}, True)"
         code, kind = self.value(node)
@@ -543,11 +591,17 @@ class _CodeGen:
         code, kind = self.value(node)
         if kind == "num":
             return code
+        k = self.local_field(node)
+        if k is not None:
+            return f"(NUM(P[{k}]) if len(P) > {k} else 0.0)"
         if node[0] == "field" and node[1][0] == "num":
             return f"FN({int(node[1][1])})"
         return f"N({code})"
 
     def string(self, node) -> str:
+        k = self.local_field(node)
+        if k is not None:
+            return f'(P[{k}] if len(P) > {k} else "")'
         if node[0] == "field" and node[1][0] == "num":
             return f"FT({int(node[1][1])})"
         code, kind = self.value(node)
@@ -616,6 +670,9 @@ class _CodeGen:
 
     def x_field(self, node):
         index = node[1]
+        k = self.local_field(node)
+        if k is not None:
+            return f'(STRNUM(P[{k}]) if len(P) > {k} else "")', "any"
         if index[0] == "num":
             return f"F({int(index[1])})", "any"
         return f"FD({self.value(index)[0]})", "any"
