@@ -85,6 +85,8 @@ done""",
     r"""printf 'one\ntwo\n' | nl""",
     r"""printf '1\n2\n3\n4\n' | paste -sd+""",
     r"""echo 'abcdefghij' | fold -w 3""",
+    r"""printf 'a b c\n\nd\n e\nf g' | cut -d' ' -f1; printf 'x.y\n.z\n' | cut -d. -f1; printf 'p]q\\r\n' | cut -d']' -f1
+printf 'p^q\n' | cut -d^ -f1; printf 'a\\b\n' | cut -d'\' -f1; printf 'a b\0c d\0' | cut -z -d' ' -f1 | tr '\0' '|'""",
     r"""echo hello | base64 | base64 -d""",
     r"""expr 'abc123' : '[a-z]*'""",
     r"""expr 10 / 3 \* 2""",

@@ -87,8 +87,13 @@ def run(sh, argv):
         out_delim = opts.get("output-delimiter", delim if mode == "f" else "")
         sep = "\0" if opts.has("z") else "\n"
         text, status = read_input(sh, "cut", ops)
-        lines = split_lines(text, sep)
         span = _single_span(ranges) if not complement else None
+        if mode == "f" and span == (1, 1) and not opts.has("s") and delim != sep and text:
+            # `cut -d' ' -f1`: each line up to its first delimiter, in one pass over the text
+            out_text = re.sub(re.escape(delim) + f"[^{sep}]*", "", text)
+            sh.out(out_text if out_text.endswith(sep) else out_text + sep)
+            return status
+        lines = split_lines(text, sep)
         if span is not None:
             if mode == "f":
                 out = _cut_span(lines, delim, out_delim, span, opts.has("s"))
