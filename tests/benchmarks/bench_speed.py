@@ -3,6 +3,7 @@
 
     python tests/benchmarks/bench_speed.py [--runs 3] [--samples 5] [--only NAME]
     python tests/benchmarks/bench_speed.py --memory 1000
+    python tests/benchmarks/bench_speed.py --peak
 
 Every call sends a new script text (a unique comment), as an LLM does, so no cache helps;
 the repeated-text figure is printed separately for the 300-line script. Each run prints, per
@@ -140,6 +141,60 @@ def memory_run(mine, scripts: int) -> bool:
     return rss_mb < 300 and p99 < 2 * median
 
 
+BIG_DATA = ("seq 1 1000000 | awk '{print $1 % 97, $1}' | sort -n | uniq -c | tail -3", 150)
+BIG_JSON_OBJECTS = 500_000
+
+
+def _peak_rss_of(code: str) -> tuple[int, str]:
+    """Peak resident MB of a fresh interpreter running `code` (which prints its result), and
+    that result."""
+    import subprocess
+    probe = (code + "\nimport resource\n"
+             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout.rstrip("\n").rsplit("\n", 1)
+    return int(out[-1]), out[0] if len(out) > 1 else ""
+
+
+def peak_run() -> bool:
+    """Big data in little memory: the peak resident size of a process that runs a million-line
+    pipeline (target 150 MB), and the extra memory jq's worker needs for a 500k-object JSON
+    (target 1.5x the text)."""
+    script, target = BIG_DATA
+    tool = ("from scripted_kernel import ScriptedTool, ExecutionLimits\n"
+            "t = ScriptedTool.builder('t').limits(ExecutionLimits(timeout_seconds=600, "
+            "max_commands=10**8, max_loop_iterations=10**8)).build()\n")
+    mb, out = _peak_rss_of(tool + f"print(repr(t.execute({script!r}).stdout))")
+    print(f"  {script}\n    peak resident {mb} MB (target < {target} MB), output {out}")
+    met = mb < target
+    import tempfile
+    program = "[.[] | select(.qty > 10)] | length"
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        for k in range(BIG_JSON_OBJECTS):
+            f.write(("[" if k == 0 else ",") + json.dumps({"id": k, "qty": k % 37, "sku": f"SKU-{k:06d}"}))
+        f.write("]\n")
+    text_mb = os.path.getsize(f.name) / 2 ** 20
+    # the child reads the text, then measures how far jq's run raises its high-water mark
+    runner = ("import resource\nfrom scripted_kernel.commands.jq import run_program\n"
+              "from scripted_kernel.commands.jq_worker import _CapturedShell\n"
+              f"text = open({f.name!r}).read()\n"
+              "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+              "io = _CapturedShell(text, 1 << 20)\ndel text\n"
+              "defaults = dict(r=False, j=False, c=True, n=False, s=False, e=False, a=False, "
+              "S=False, R=False, indent='  ', seq=False, raw0=False)\n"
+              f"run_program(io, defaults, {{}}, [], {program!r}, {{}})\n"
+              "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024, "
+              "''.join(io.out_parts).strip())")
+    try:
+        _, line = _peak_rss_of(runner)
+    finally:
+        os.unlink(f.name)
+    extra, result = line.split(" ", 1)
+    print(f"  jq '{program}' over {BIG_JSON_OBJECTS} objects ({text_mb:.0f} MB): +{extra} MB "
+          f"(target < {1.5 * text_mb:.0f} MB), result {result}")
+    return met and int(extra) < 1.5 * text_mb
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
@@ -147,7 +202,11 @@ def main(argv=None) -> int:
     parser.add_argument("--only", help="run only the workloads whose name contains this")
     parser.add_argument("--memory", type=int, metavar="SCRIPTS",
                         help="only the memory run: this many different 300-line scripts")
+    parser.add_argument("--peak", action="store_true",
+                        help="only the big-data memory run: peak resident sizes")
     args = parser.parse_args(argv)
+    if args.peak:
+        return 0 if peak_run() else 1
     if args.memory:
         tool = ours()
         return 0 if memory_run(lambda script: tool.execute(script).stdout, args.memory) else 1

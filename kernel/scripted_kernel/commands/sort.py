@@ -240,6 +240,7 @@ def run(sh, argv):
         if status:
             return status
         lines = split_lines(text, record_sep)
+        del text                   # the lines hold it now: a large input is not kept twice
         stable = opts.has("s")
         unique = opts.has("u")
 
