@@ -86,17 +86,13 @@ def _helpers(rt) -> dict:
     def first(pair, _):
         return pair[0]
 
-    def field_number(text: str) -> float:
-        if text.isdigit() and text.isascii():     # the common case, without to_num
-            return float(text)
-        return to_num(text)
 
     def touch_key(arr, value):
         return touch(arr, value, to_str)
 
     env = {"rt": rt, "G": rt.globals, "E": EMPTY, "N": to_num, "S": to_str, "O": to_output,
            "T": truth, "F": rt.field, "FN": rt.field_number, "FT": rt.field_text, "FD": rt.field_at, "IDX": element,
-           "NUM": field_number, "SPLIT": rt.split_record,
+           "SPLIT": rt.split_record, "B63": float(2 ** 63),
            "SET": store, "DIV": divide, "MOD": modulo, "POW": power, "fmod": math.fmod,
            "atan2": math.atan2, "STRNUM": strnum, "W": rt.out.append, "TICK": rt.tick,
            "Next": Next, "Exit": Exit, "FIRST": first, "StrNum": StrNum,
@@ -415,6 +411,10 @@ class _CodeGen:
         if node[0] == "field" and node[1][0] == "num":
             return f"FT({int(node[1][1])}, True)"
         code, kind = self.value(node)
+        if kind == "num" and self.function is None:
+            # an integral number prints as its digits: inline, without O's call
+            t = self.temp()
+            return f"(str(int({t})) if ({t} := {code}).is_integer() and -B63 < {t} < B63 else O({t}))"
         return code if kind == "str" else f"O({code})"
 
     def s_if(self, node):
@@ -592,8 +592,10 @@ class _CodeGen:
         if kind == "num":
             return code
         k = self.local_field(node)
-        if k is not None:
-            return f"(NUM(P[{k}]) if len(P) > {k} else 0.0)"
+        if k is not None:            # plain digits convert without to_num (NUM inline)
+            t = self.temp()
+            return (f"((float({t}) if ({t} := P[{k}]).isdigit() and {t}.isascii() else N({t})) "
+                    f"if len(P) > {k} else 0.0)")
         if node[0] == "field" and node[1][0] == "num":
             return f"FN({int(node[1][1])})"
         return f"N({code})"
