@@ -174,17 +174,22 @@ def peak_run() -> bool:
             f.write(("[" if k == 0 else ",") + json.dumps({"id": k, "qty": k % 37, "sku": f"SKU-{k:06d}"}))
         f.write("]\n")
     text_mb = os.path.getsize(f.name) / 2 ** 20
-    # the child reads the text, then measures how far jq's run raises its high-water mark
-    runner = ("import resource\nfrom scripted_kernel.commands.jq import run_program\n"
+    # the child reads the text, then samples its resident size while jq runs (as the jq
+    # worker runs it): the peak above what it had before
+    runner = ("import gc, threading, time\nfrom scripted_kernel.commands.jq import run_program\n"
               "from scripted_kernel.commands.jq_worker import _CapturedShell\n"
+              "def rss():\n    return int(open('/proc/self/statm').read().split()[1]) * 4096\n"
               f"text = open({f.name!r}).read()\n"
-              "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-              "io = _CapturedShell(text, 1 << 20)\ndel text\n"
+              "io = _CapturedShell(text, 1 << 20)\ndel text\ngc.collect()\n"
+              "before = peak = rss()\ndone = False\n"
+              "def sample():\n    global peak\n    while not done:\n"
+              "        peak = max(peak, rss())\n        time.sleep(0.002)\n"
+              "sampler = threading.Thread(target=sample)\nsampler.start()\n"
               "defaults = dict(r=False, j=False, c=True, n=False, s=False, e=False, a=False, "
               "S=False, R=False, indent='  ', seq=False, raw0=False)\n"
               f"run_program(io, defaults, {{}}, [], {program!r}, {{}})\n"
-              "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024, "
-              "''.join(io.out_parts).strip())")
+              "done = True\nsampler.join()\n"
+              "print((peak - before) >> 20, ''.join(io.out_parts).strip())")
     try:
         _, line = _peak_rss_of(runner)
     finally:

@@ -487,6 +487,12 @@ def run_program(io, opts, named, positional, text, env) -> int:
     uses_line = "input_line_number" in outside_strings
     with_inputs = uses_input or uses_line or bool(positional)
     raw = io.read_all()
+    if not (with_inputs or opts["n"] or opts["s"] or opts["R"]):
+        streamed = _stream(raw, opts, text, named)
+        if streamed is not None:
+            output, produced, last = streamed
+            io.out(output)
+            return _exit_status(opts, produced, last in (None, False))
     inputs, special = _inputs(raw, opts, uses_input)
     # each run of the program: (input value, input line, start, end of its text)
     runs = [(None, 0, -1, -1)] if opts["n"] else inputs
@@ -517,12 +523,81 @@ def run_program(io, opts, named, positional, text, env) -> int:
         raise failure
     if status:
         return status
+    falsy = ("null", "false") if format_result is _format_text else (None, False)
+    return _exit_status(opts, produced, last in falsy)
+
+
+def _exit_status(opts, produced: bool, last_falsy: bool) -> int:
+    """jq's status when all went well: with -e, 4 without output, 1 if the last was false or
+    null."""
     if opts["e"]:
         if not produced:
             return 4
-        falsy = ("null", "false") if format_result is _format_text else (None, False)
-        return 1 if last in falsy else 0
+        return 1 if last_falsy else 0
     return 0
+
+
+# Inputs from this size on go element by element where the program allows: about 5x less
+# memory (values of a whole array take some six times its text), at about twice the time
+STREAM_FROM = 8 << 20
+_BLANKS = re.compile(r"[ \t\r\n]*")
+
+
+def _stream(raw: str, opts, text: str, named: dict):
+    """A program that only goes through the elements of one large array (`.[] | F`,
+    `[.[] | F] | length`), run on each element as it is parsed: the array is never held as
+    values, only its text and the output. Returns (output, whether any result came, the last
+    result), or None where this does not apply or something needs the usual path (a number
+    whose text matters, an error, more documents, syntax jq_fast does not model): nothing has
+    been written then, and the usual path runs from the start."""
+    if len(raw) < STREAM_FROM:
+        return None
+    pos = _BLANKS.match(raw).end()
+    if not raw.startswith("[", pos):
+        return None
+    shape = jq_fast.compile_stream(text, named)
+    if shape is None or ("-0" in raw and _NEGATIVE_ZERO.search(raw)):
+        return None
+    each, count_only = shape
+    special = []
+
+    def parse_float(number: str) -> float:
+        if jq_fast.special_number(number):
+            special.append(number)
+        return float(number)
+    scan = json.JSONDecoder(parse_float=parse_float).scan_once    # one value at pos (C)
+    indent = None if opts["c"] else opts["indent"]
+    out, count, last = [], 0, None
+    blank = " \t\r\n"
+    try:
+        pos = _BLANKS.match(raw, pos + 1).end()
+        c = raw[pos]
+        while c != "]":
+            value, pos = scan(raw, pos)
+            if special:
+                return None
+            for result in each(value):
+                count += 1
+                if not count_only:
+                    last = result
+                    out.append(_format(result, opts, indent))
+            c = raw[pos]
+            if c in blank:
+                pos = _BLANKS.match(raw, pos).end()
+                c = raw[pos]
+            if c == ",":
+                pos += 1
+                if raw[pos] in blank:
+                    pos = _BLANKS.match(raw, pos).end()
+            elif c != "]":
+                return None
+        if _BLANKS.match(raw, pos + 1).end() != len(raw):
+            return None                       # more documents follow
+    except Exception:        # bad JSON, Unsupported, a corner libjq handles: the usual path
+        return None
+    if count_only:
+        return _format(count, opts, indent), True, count
+    return "".join(out), count > 0, last
 
 
 def _inputs(raw: str, opts, uses_input: bool):

@@ -57,6 +57,56 @@ def compile_program(text: str, named: dict) -> Optional[Filter]:
         return None
 
 
+_EACH = [("op", "."), ("op", "["), ("op", "]")]
+_OPENERS, _CLOSERS = {"[": "]", "(": ")", "{": "}"}, {"]", ")", "}"}
+
+
+def compile_stream(text: str, named: dict):
+    """For a program that only goes through the elements of its input, `.[] | F` or
+    `[.[] | F] | length` (F may be absent): (F as a filter, whether only the number of F's
+    outputs is wanted). A large array then need not be held as values: each element is
+    parsed, run and dropped in turn. None for any other program."""
+    try:
+        tokens = _Parser(text, named).tokens
+        count = False
+        if (len(tokens) > 5 and tokens[0] == ("op", "[") and tokens[-3:] == [
+                ("op", "]"), ("op", "|"), ("name", "length")] and _closing(tokens, 0) == len(tokens) - 3):
+            tokens, count = tokens[1:-3], True
+        if tokens[:3] != _EACH:
+            return None
+        rest = tokens[3:]
+        if not rest:
+            return _identity, count
+        if rest[0] != ("op", "|") or len(rest) == 1:
+            return None
+        parser = _Parser("", named)
+        parser.tokens = rest[1:]
+        return parser.whole(), count
+    except (Unsupported, RecursionError):
+        return None
+
+
+def _closing(tokens: list, start: int) -> int:
+    """The index of the token closing the bracket at `start` (strings are single tokens)."""
+    stack = []
+    for k in range(start, len(tokens)):
+        kind, value = tokens[k]
+        if kind != "op":
+            continue
+        if value in _OPENERS:
+            stack.append(_OPENERS[value])
+        elif value in _CLOSERS:
+            if not stack or stack.pop() != value:
+                return -1
+            if not stack:
+                return k
+    return -1
+
+
+def _identity(v):
+    yield v
+
+
 # ---------------------------------------------------------------- values
 
 _RANK = {type(None): 0, bool: 1, int: 3, float: 3, str: 4, list: 5, dict: 6}
