@@ -31,8 +31,10 @@ def test_errors_keep_outputs_before_them_and_use_jq_statuses(run):
     r = run("echo '[1,\"a\",3]' | jq '.[] + 1'; echo status=$?")
     assert r.stdout == "2\nstatus=5\n"
     assert "jq: error (at <stdin>:1): string (\"a\") and number (1) cannot be added" in r.stderr
-    r = run("echo '{' | jq .; echo status=$?")
-    assert r.stdout == "status=2\n" and "parse error" in r.stderr
+    # jq 1.7+ (the bundled libjq's release): the message and status 5 of its main.c
+    r = run("echo '1 {' | jq .; echo status=$?")
+    assert r.stdout == "1\nstatus=5\n"
+    assert r.stderr == "jq: parse error: Unfinished JSON term at EOF at line 2, column 0\n"
 
 
 def test_file_operands_and_options_are_refused(run):
@@ -43,18 +45,19 @@ def test_file_operands_and_options_are_refused(run):
 
 
 def test_a_program_in_a_loop_compiles_once(run):
-    """libjq compiles a program once for a whole loop (input whose number text libjq keeps
-    needs it); a program jq_fast evaluates is not compiled by libjq at all."""
-    from scripted_kernel.commands import jq as jq_command
-    jq_command._cache.clear()
+    """libjq compiles a program once for a whole loop, whatever its --arg values (input whose
+    number text libjq keeps needs it); a program jq_fast evaluates is not compiled at all."""
+    from scripted_kernel.commands import jq_libjq
+    jq_libjq._programs.clear()
+    # a path-only program on a small input runs in this process, where its cache shows
     script = 'for i in 1 2 3; do echo "{\\"id\\": $i.0}" | jq -r --arg n "$i" \'.id\'; done'
     r = run(script)
     assert r.stdout == "1.0\n2.0\n3.0\n", r.stderr
-    assert len(jq_command._cache) == 1
-    jq_command._cache.clear()
+    assert len(jq_libjq._programs) == 1
+    jq_libjq._programs.clear()
     r = run(script.replace(".0}", "}"))
     assert r.stdout == "1\n2\n3\n", r.stderr
-    assert len(jq_command._cache) == 0
+    assert len(jq_libjq._programs) == 0
 
 
 def test_version_leaf_paths_and_errors_about_the_users_program():
@@ -106,3 +109,12 @@ def test_concurrent_scripts_share_a_bounded_set_of_jq_children(tool):
         t.join()
     assert sorted(results) == sorted(f"{k + 3}\n" * 5 for k in range(3 * jq_worker.MAX_CHILDREN))
     assert most[0] <= jq_worker.MAX_CHILDREN and child_processes() <= jq_worker.MAX_CHILDREN
+
+
+def test_the_input_file_never_shows(run):
+    """libjq reads the input from an in-memory file: its name is no filename jq would show."""
+    r = run("echo 1 | jq -c '[input_filename, $__loc__]'; echo '[1' | jq . ; jq -n 'error(\"x\")'")
+    assert r.stdout == '[null,{"file":"<top-level>","line":1}]\n'
+    assert "/proc" not in r.stderr and "/dev/fd" not in r.stderr and "jq-input" not in r.stderr
+    assert r.stderr == ("jq: parse error: Unfinished JSON term at EOF at line 2, column 0\n"
+                        "jq: error (at <unknown>): x\n")

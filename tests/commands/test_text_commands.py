@@ -207,6 +207,13 @@ JQ_CASES = [
     r"""echo '{}' | jq 'halt_error("bye\n")'; echo status=$?""",
     r"""printf '1 2\n3\n{"a":\n1}\n\n[2,\n3] 4\n5' | jq -c '[., input_line_number]'""",
     r"""echo 1 | jq -c 'try input catch .'; echo 1 | jq input; echo status=$?""",
+    r"""echo '1 2 3 4 5' | jq -c '[., input]'; echo status=$?; echo '1 2 3' | jq -c 'input, [inputs]'""",
+    r"""jq -n -c '[input, input], input_line_number, [limit(1; inputs)]' <<< '1 2
+3
+4 5'; jq -nc '[inputs]' <<< ''""",
+    r"""jq -n '"a" | debug | length' 2>&1 >/dev/null; echo '{"a":1}' | jq 'try halt_error(3) catch "caught"' 2>&1
+echo status=$?; echo '"bye"' | jq halt_error 2>&1; echo status=$?; jq -n 'halt'; echo status=$?""",
+    r"""jq -R . <<< $'a\nb'; jq -Rs . <<< $'a\nb'; jq -Rnc '[inputs]' <<< $'a\nb'; jq -Rr 'ascii_upcase' <<< x""",
     r"""printf 'x\0\n' | grep -c --binary-files=without-match x; echo st=$?; printf 'x\0\n' | grep -I x; echo st=$?
 printf 'x\0\n' | grep -l -I x; printf 'x\0\ny\n' | grep -I -L q; printf 'x\0\n' | grep -a -I x | wc -c
 echo x | grep --binary-files=foo x; echo st=$?""",

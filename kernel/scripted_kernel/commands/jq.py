@@ -1,10 +1,9 @@
-"""jq, through libjq (PyPI `jq`): the reference implementation, guarded for logic mode.
+"""jq: libjq (the library inside PyPI `jq`) driven as jq's command line drives it, guarded for
+logic mode, with a direct evaluator (jq_fast) in front for the common programs.
 
 Guards: `import`, `include`, `modulemeta` and `get_search_list` are refused; `$ENV` and `env`
-show the script's exported variables only; `halt`/`halt_error` (which would end the host
-process inside libjq) and `debug`/`stderr` (which would write to the host's stderr) are
-redefined. Compiled programs are cached: compiling costs ~1.5 ms, running ~15 µs, so
-`--arg` values travel with the input instead of being compiled in.
+show the script's exported variables only; `input_filename` is null (the input is read from
+an in-memory file whose name would show); `debug` and `stderr` write to the script's stderr.
 """
 from __future__ import annotations
 
@@ -12,10 +11,9 @@ import functools
 import json
 import re
 from decimal import Decimal
-from collections import OrderedDict
 
 from ..fs import FsError, access
-from . import jq_fast
+from . import jq_fast, jq_libjq
 from ._options import UsageError, run_guarded
 from .jq_worker import MEMORY_LIMIT, POOL, WorkerCrashed, WorkerTimeout
 from ..shell.limits import timeout_error
@@ -25,23 +23,20 @@ NAMES = ("jq",)
 # module directives, and the builtins that read the module search path (object keys may use
 # the same words: {import: 1} is fine)
 _REFUSED = re.compile(r'(?<![\w.$])(?:(import|include)\s*"|(modulemeta|get_search_list)\b(?!\s*:))')
-_USES_INPUT = re.compile(r"\binputs?\b")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_HALT_KEY = "__scripted_halt"
+_BLANKS = re.compile(r"[ \t\r\n]*")
 
-PRELUDE = (
-    'def halt: error({"%(k)s": 0, "value": null}); '
-    'def halt_error($code): if ($code | type) != "number" '
-    'then error("halt_error/1: number required") else error({"%(k)s": $code, "value": .}) end; '
-    'def halt_error: halt_error(5); '
-    'def debug: .; def debug(msg): .; def stderr: .; def input_filename: null; '
-    'def env: $ENV; '
-    # removed from jq 1.8 but still written by models (jq 1.6/1.7 defined it so)
-    'def leaf_paths: paths(scalars); ' % {"k": _HALT_KEY}
-)
+# On line 1 before the user's program, which therefore keeps its line numbers. Each input
+# comes wrapped with the command line's context (see jq_libjq.Run).
+PRELUDE = ('.a as $__a | $__a.env as $ENV | def env: $ENV; def input_filename: null; '
+           '{"positional": $__a.positional, "named": $__a.named} as $ARGS | '
+           # removed from jq 1.8 but still written by models (jq 1.6/1.7 defined it so)
+           'def leaf_paths: paths(scalars); ')
 
-_cache: "OrderedDict[tuple, object]" = OrderedDict()
-_CACHE_SIZE = 256
+
+def _prelude(names) -> str:
+    """The prelude, binding each --arg, --argjson, --slurpfile and --rawfile name, then the
+    input itself (the binding before the program takes the whole rest: no parentheses)."""
+    return PRELUDE + "".join(f"$__a.named[{json.dumps(n)}] as ${n} | " for n in names) + ".v | "
 
 
 class JqFailure(Exception):
@@ -50,56 +45,6 @@ class JqFailure(Exception):
         self.message = message
         self.status = status
 
-
-def _program(text: str, arg_names: tuple, env: dict, with_inputs: bool, sort_keys: bool):
-    """The compiled program (cached) and whether it writes JSON text. With arg names or inputs,
-    each input is wrapped as {"v": value, "a": named, "p": positional, "i": inputs} and
-    unwrapped by the prelude. Each result is turned into text by libjq's own `tojson`, which
-    keeps a number it was handed as text by that text (jq 1.7+: `1.000`, `1E+2`, big integers);
-    a program that compiles only bare hands back values instead."""
-    import jq as libjq
-    key = (text, arg_names, tuple(sorted(env.items())), with_inputs, sort_keys)
-    cached = _cache.get(key)
-    if cached is not None:
-        _cache.move_to_end(key)
-        return cached
-    wrapped = bool(arg_names) or with_inputs
-    head = "$__scripted_env as $ENV | " + PRELUDE
-    if wrapped:
-        head += ('.a as $__named | .p as $__positional | .i as $__inputs | .l as $__line | '
-                 'def input_line_number: $__line; '
-                 '{"positional": $__positional, "named": $__named} as $ARGS | '
-                 'def inputs: $__inputs[]; '
-                 'def input: if ($__inputs | length) > 0 then $__inputs[0] '
-                 'else error("break") end; ')
-        head += "".join(f"$__named[{json.dumps(n)}] as ${n} | " for n in arg_names)
-        head += ".v | "
-    else:
-        head += '{"positional": [], "named": {}} as $ARGS | '
-    # the user's program starts on line 1 (after the prelude), so $__loc__ and errors agree
-    body = text if text.strip() else "."
-    # a newline before the closing parenthesis, so that a trailing comment stays one
-    tail = "\n) | " + (_SORT_KEYS if sort_keys else "") + "tojson"
-    # the bare program first: its errors are the user's, and a program that would close the
-    # added parenthesis itself (`1) | (2`) is refused as jq refuses it
-    try:
-        entry = (libjq.compile(head + body, args={"__scripted_env": env}), False)
-    except ValueError as e:
-        raise JqFailure(_compile_message(str(e), len(head), text), 3) from None
-    try:
-        entry = (libjq.compile(head + "(" + body + tail, args={"__scripted_env": env}), True)
-    except ValueError:
-        pass
-    _cache[key] = entry
-    if len(_cache) > _CACHE_SIZE:
-        _cache.popitem(last=False)
-    return entry
-
-
-# --sort-keys: jq sorts keys when it prints; `tojson` does not, so the keys are sorted first
-_SORT_KEYS = ('def __scripted_sorted: if type == "object" then . as $o | reduce keys[] as $k '
-              '({}; .[$k] = ($o[$k] | __scripted_sorted)) elif type == "array" '
-              'then map(__scripted_sorted) else . end; __scripted_sorted | ')
 
 def _compile_message(message: str, shift: int, text: str) -> str:
     """libjq's compile error about the user's program: on line 1 the prelude precedes it, so
@@ -137,8 +82,7 @@ def _number(v, literal_ints: bool = False) -> str:
     """jq's number format: the shortest digits of the double, in decimal notation unless the
     exponent is far out (jv_dtoa_fmt: decpt <= -4 or decpt > ndigits + 15). `literal_ints`:
     every integer is one jq was handed as text, whose digits jq 1.7+ keeps (jq_fast's results:
-    its arithmetic makes doubles); libjq's results come back with every whole double as an
-    integer."""
+    its arithmetic makes doubles); otherwise a large one may stand for a double."""
     if type(v) is int and (literal_ints or -10 ** 17 < v < 10 ** 17):
         return str(v)
     x = float(v)
@@ -210,11 +154,8 @@ _NEGATIVE_ZERO = re.compile(r"-0(?![\d.eE])(?<![\w.-]-0)")
 
 
 def _values(text: str):
-    """The JSON values of a text stream, each as (value, input line jq would report, start, end
-    of its text, -1 when it has none), and whether some number's text matters (`special_float`,
-    `-0`: such input goes to libjq, which keeps it). A parse failure ends the list. Python's
-    parser keeps big integers exact (libjq 1.7+ keeps their digits too); what it rejects (NaN,
-    Infinity, a byte-order mark) goes to jq's own parser."""
+    """The JSON values of a text stream, for jq_fast; None where libjq must read it: text
+    Python's parser refuses, or a number whose text jq keeps (`special_number`, `-0`)."""
     special = []
 
     def parse_float(number: str) -> float:
@@ -223,45 +164,20 @@ def _values(text: str):
         return float(number)
     decoder = json.JSONDecoder(parse_float=parse_float)
     pos, n = 0, len(text)
-    out = []
-    lines_read, read_to = 0, 0      # jq reads whole lines (fgets): the count up to read_to
+    values = []
     try:
         while True:
-            while pos < n and text[pos] in " \t\r\n":
-                pos += 1
+            pos = _BLANKS.match(text, pos).end()
             if pos >= n:
                 break
-            value, end = decoder.raw_decode(text, pos)
-            if end > read_to:
-                # the line holding the value's last character has been read whole
-                line_end = text.find("\n", end - 1)
-                line_end = n if line_end < 0 else line_end + 1
-                lines_read += text.count("\n", read_to, line_end)
-                read_to = line_end
-            out.append((value, lines_read, pos, end))
-            pos = end
-        return out, bool(special) or ("-0" in text and _NEGATIVE_ZERO.search(text) is not None)
+            value, pos = decoder.raw_decode(text, pos)
+            values.append(value)
     except json.JSONDecodeError:
-        pass
-    import jq as libjq
-    out = []
-    lines = text.count("\n")
-    try:
-        for value in libjq.compile(".").input_text(text):
-            out.append((value, lines, -1, -1))
-    except ValueError as e:
-        out.append(JqFailure(f"jq: error (at <stdin>:{lines}): {e}", 2))
-    if len(out) == 1 and not isinstance(out[0], JqFailure):
-        out[0] = (out[0][0], lines, 0, n)     # one document: libjq reads it as it came (nan)
-    return out, True
+        return None
+    if special or ("-0" in text and _NEGATIVE_ZERO.search(text)):
+        return None
+    return values
 
-
-def _json_text(raw: str, value, start: int, end: int) -> str:
-    """An input's JSON text for libjq: as it came (numbers keep their spelling), else made."""
-    return raw[start:end] if start >= 0 else json.dumps(value)
-
-
-# ---------------------------------------------------------------- command
 
 def _parse_args(argv):
     opts = {"r": False, "j": False, "c": False, "n": False, "s": False, "e": False, "a": False,
@@ -480,51 +396,25 @@ def _in_worker(sh, request) -> int:
 
 def run_program(io, opts, named, positional, text, env) -> int:
     """Run one jq command line: `io` gives the input (`read_all`) and takes the output
-    (`out`, `err`); returns jq's exit status."""
-    outside_strings = _STRING.sub('""', text)
-    uses_input = bool(_USES_INPUT.search(outside_strings))
-    # input_line_number: the lines read so far, which only this side knows (0 under -n)
-    uses_line = "input_line_number" in outside_strings
-    with_inputs = uses_input or uses_line or bool(positional)
+    (`out`, `err`); returns jq's exit status. jq_fast takes what it models; libjq the rest."""
     raw = io.read_all()
-    if not (with_inputs or opts["n"] or opts["s"] or opts["R"]):
-        streamed = _stream(raw, opts, text, named)
-        if streamed is not None:
-            output, produced, last = streamed
+    # jq_fast reads its input as JSON values, one run each (and refuses input, inputs, $ARGS)
+    if not (opts["n"] or opts["s"] or opts["R"] or opts["seq"]):
+        done = _stream(raw, opts, text, named) or _evaluate_directly(raw, opts, text, named)
+        if done is not None:
+            output, produced, last = done
             io.out(output)
-            return _exit_status(opts, produced, last in (None, False))
-    inputs, special = _inputs(raw, opts, uses_input)
-    # each run of the program: (input value, input line, start, end of its text)
-    runs = [(None, 0, -1, -1)] if opts["n"] else inputs
-    if uses_input and not opts["n"] and runs:
-        runs = runs[:1]                       # input/inputs consume the rest of the stream
-        rest = [item for item in inputs[1:] if not isinstance(item, JqFailure)]
-    else:
-        rest = [item for item in inputs if not isinstance(item, JqFailure)] if opts["n"] else []
-    failure = next((item for item in runs if isinstance(item, JqFailure)), None)
-    good = [item for item in runs if not isinstance(item, JqFailure)]
-    streams = None
-    if not (with_inputs or special):
-        streams = _evaluate_directly(text, named, good)
-    format_result = _format
-    if streams is None:
-        program, textual = _program(text, tuple(sorted(named)), env, with_inputs, opts["S"])
-        payload = _payloads(raw, named, positional, rest, bool(named) or with_inputs)
-        if textual:
-            format_result = _format_text
-            streams = (program.input_text(payload(item)) for item in good)
-        else:
-            format_result = functools.partial(_format, literal_ints=False)
-            streams = (program.input_value(json.loads(payload(item))) for item in good)
-    halted, status, produced, last = _write_results(io, opts, good, streams, format_result)
+            return _exit_status(opts, produced, last is None or last is False)
+    head = _prelude(sorted(named))
+    context = {"named": named, "positional": positional, "env": env}
+    try:
+        halted, status, produced, last_falsy = jq_libjq.Run(io.out, io.err, opts)(
+            head + (text if text.strip() else "."), context, raw)
+    except jq_libjq.CompileError as e:
+        raise JqFailure(_compile_message("\n".join(e.messages), len(head), text), 3) from None
     if halted is not None:
         return halted
-    if failure is not None and not status:
-        raise failure
-    if status:
-        return status
-    falsy = ("null", "false") if format_result is _format_text else (None, False)
-    return _exit_status(opts, produced, last in falsy)
+    return status or _exit_status(opts, produced, last_falsy)
 
 
 def _exit_status(opts, produced: bool, last_falsy: bool) -> int:
@@ -540,7 +430,6 @@ def _exit_status(opts, produced: bool, last_falsy: bool) -> int:
 # Inputs from this size on go element by element where the program allows: about 5x less
 # memory (values of a whole array take some six times its text), at about twice the time
 STREAM_FROM = 8 << 20
-_BLANKS = re.compile(r"[ \t\r\n]*")
 
 
 def _stream(raw: str, opts, text: str, named: dict):
@@ -600,172 +489,35 @@ def _stream(raw: str, opts, text: str, named: dict):
     return "".join(out), count > 0, last
 
 
-def _inputs(raw: str, opts, uses_input: bool):
-    """The inputs as (value, line, start, end) (or a JqFailure where the text stops parsing),
-    and whether some number's text must reach libjq as it is."""
-    if opts["R"]:
-        lines = raw.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        if opts["s"]:
-            return [(raw, raw.count("\n"), -1, -1)], False
-        return [(ln, k + 1, -1, -1) for k, ln in enumerate(lines)], False
-    if opts["n"] and not uses_input:
-        return [], False
-    inputs, special = _values(raw)
-    if not opts["s"]:
-        return inputs, special
-    failure = next((v for v in inputs if isinstance(v, JqFailure)), None)
-    if failure is not None:
-        raise failure
-    # one array of every value; its text joins theirs
-    slurped = "[" + ",".join(_json_text(raw, value, start, end)
-                             for value, _, start, end in inputs) + "]"
-    return [([item[0] for item in inputs], raw.count("\n"), 0, len(slurped), slurped)], special
-
-
-def _payloads(raw: str, named: dict, positional: list, rest: list, wrapped: bool):
-    """The function giving the JSON text libjq runs the program on, for one input."""
-    def text_of(item) -> str:
-        if len(item) == 5:                   # slurped: the text is made, not cut from raw
-            return item[4]
-        value, _, start, end = item
-        return _json_text(raw, value, start, end)
-    if not wrapped:
-        return text_of
-    fixed = (',"a":' + json.dumps(named) + ',"p":' + json.dumps(positional) + ',"i":['
-             + ",".join(text_of(item) for item in rest) + '],"l":')
-    return lambda item: '{"v":' + text_of(item) + fixed + str(item[1]) + "}"
-
-
-def _write_results(io, opts, inputs: list, streams, format_result):
-    """Write each input's results as they come. Returns (a halt's exit status or None, 5 after
-    a runtime error or 0, whether any result came, the last result)."""
-    indent = None if opts["c"] else opts["indent"]
-    out = []
-    last = None
-    produced = False
-    status = 0
-    for item, results in zip(inputs, streams):
-        try:
-            for result in results:
-                produced = True
-                last = result
-                out.append(format_result(result, opts, indent))
-        except ValueError as e:
-            io.out("".join(out))
-            out = []
-            halted = _halt(str(e))
-            if halted is not None:
-                code, value = halted
-                if value is not None:
-                    io.err(value if isinstance(value, str) else dump(value, None, False, False) + "\n")
-                return code, status, produced, last
-            where = f"<stdin>:{item[1]}" if not opts["n"] else "<unknown>"
-            io.err(f"jq: error (at {where}): {_runtime_message(str(e))}\n")
-            status = 5
-        if len(out) > 256:
-            io.out("".join(out))
-            out = []
-    io.out("".join(out))
-    return None, status, produced, last
-
-
-def _evaluate_directly(text: str, named: dict, inputs: list):
-    """Each input's results from jq_fast, or None when libjq must run the program (syntax
-    jq_fast does not model, or an error whose message libjq words). All inputs are evaluated
-    first, so falling back to libjq repeats no output."""
+def _evaluate_directly(raw: str, opts, text: str, named: dict):
+    """(output, whether a result came, the last result) from jq_fast, or None when libjq must
+    run the program (input or syntax jq_fast does not model, or an error whose message libjq
+    words). Every input is evaluated before anything is written, so falling back to libjq
+    repeats no output."""
     program = jq_fast.compile_program(text, named)
     if program is None:
         return None
+    values = _values(raw)
+    if values is None:
+        return None
+    indent = None if opts["c"] else opts["indent"]
+    out, produced, last = [], False, None
     try:
-        return [list(program(item[0])) for item in inputs]
+        for value in values:
+            for result in program(value):
+                produced, last = True, result
+                out.append(_format(result, opts, indent))
     except Exception:        # Unsupported, or a corner (deep values, overflow) libjq handles
         return None
+    return "".join(out), produced, last
 
 
-def _format(result, opts, indent, literal_ints: bool = True) -> str:
-    """A result value (jq_fast's, whose integers are all literals, unless told otherwise)."""
+def _format(result, opts, indent) -> str:
+    """A result of jq_fast, whose integers are all ones it was handed as text."""
     if (opts["r"] or opts["j"]) and isinstance(result, str):
         text = result
     else:
-        text = dump(result, indent, opts["S"], opts["a"], 0, literal_ints)
+        text = dump(result, indent, opts["S"], opts["a"], 0, True)
     if opts["seq"]:
         text = "\x1e" + text
     return text if opts["j"] else text + "\n"
-
-
-def _format_text(result: str, opts, indent) -> str:
-    """A result libjq wrote as compact JSON text (keys already sorted under -S)."""
-    if (opts["r"] or opts["j"]) and result.startswith('"'):
-        text = json.loads(result)
-    else:
-        if opts["a"]:
-            result = _NON_ASCII.sub(_ascii_escape, result)
-        text = result if indent is None else _pretty(result, indent)
-    if opts["seq"]:
-        text = "\x1e" + text
-    return text if opts["j"] else text + "\n"
-
-
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
-_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]|[^"\[\]{},:]+')
-
-
-def _ascii_escape(m) -> str:
-    """jq -a: a character outside ASCII as \\uXXXX (two, a surrogate pair, beyond the BMP)."""
-    code = ord(m.group())
-    if code < 0x10000:
-        return "\\u%04x" % code
-    code -= 0x10000
-    return "\\u%04x\\u%04x" % (0xD800 + (code >> 10), 0xDC00 + (code & 0x3FF))
-
-
-def _pretty(compact: str, indent: str) -> str:
-    """Compact JSON text laid out as jq prints it: one member or element a line, `: ` after a
-    key, empty arrays and objects kept as `[]` and `{}`."""
-    if compact[0] not in "[{":
-        return compact
-    tokens = _JSON_TOKEN.findall(compact)
-    out = []
-    level = 0
-    k, n = 0, len(tokens)
-    while k < n:
-        t = tokens[k]
-        if t == "[" or t == "{":
-            if k + 1 < n and tokens[k + 1] in ("]", "}"):
-                out.append(t + tokens[k + 1])
-                k += 2
-                continue
-            level += 1
-            out.append(t + "\n" + indent * level)
-        elif t == "]" or t == "}":
-            level -= 1
-            out.append("\n" + indent * level + t)
-        elif t == ",":
-            out.append(",\n" + indent * level)
-        elif t == ":":
-            out.append(": ")
-        else:
-            out.append(t)
-        k += 1
-    return "".join(out)
-
-
-def _halt(message: str):
-    """(exit code, value) when the error is a halt/halt_error from the prelude."""
-    if _HALT_KEY not in message:
-        return None
-    try:
-        obj = json.loads(message)
-    except json.JSONDecodeError:
-        return None
-    if not isinstance(obj, dict) or _HALT_KEY not in obj:
-        return None
-    return int(obj[_HALT_KEY]), obj.get("value")
-
-
-def _runtime_message(message: str) -> str:
-    if message.startswith("{") or message.startswith("["):
-        return f"(not a string): {message}"
-    return message

@@ -103,10 +103,6 @@ def _closing(tokens: list, start: int) -> int:
     return -1
 
 
-def _identity(v):
-    yield v
-
-
 # ---------------------------------------------------------------- values
 
 _RANK = {type(None): 0, bool: 1, int: 3, float: 3, str: 4, list: 5, dict: 6}
