@@ -8,6 +8,7 @@ the same source, which is how bash itself finds where `$(...)` ends.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from typing import Callable, Optional
 
@@ -906,8 +907,5 @@ class Lexer:
         return sub.scan_heredoc_text(0, len(text))
 
     def parse_nested_text(self, text: str):
-        from .parser import Parser
-
-        def nested(pos, closer):
-            return Parser(text, depth=self.depth + 1).parse_nested(pos, closer)
-        return nested
+        from .parser import DEFAULT_MAX_DEPTH, parse_nested
+        return functools.partial(parse_nested, Source(text), self.depth + 1, DEFAULT_MAX_DEPTH)

@@ -1,6 +1,8 @@
 """Tokens → syntax tree: a recursive-descent parser for the bash grammar of DESIGN.md."""
 from __future__ import annotations
 
+import functools
+
 import re
 from typing import Optional
 
@@ -31,7 +33,10 @@ class Parser:
     def __init__(self, text: str, depth: int = 0, base_line: int = 0,
                  max_depth: int = DEFAULT_MAX_DEPTH, source: Optional[Source] = None):
         self.source = source or Source(text, base_line)
-        self.lex = Lexer(self.source, self.parse_nested, depth)
+        # the lexer's way back to a parser for `$( )` holds no reference to this one: no cycle
+        # between the two, so both go as soon as parsing is done (no wait for the collector)
+        self.lex = Lexer(self.source, functools.partial(parse_nested, self.source, depth, max_depth),
+                         depth)
         self.depth = depth
         self.max_depth = max_depth
 
@@ -68,20 +73,6 @@ class Parser:
                 raise self.unexpected(tok)
             units.append(CommandList(items[0].pos, items))
             self.skip_newlines()
-
-    def parse_nested(self, pos: int, closer: str):
-        """The body of `$(` (or `<(`) starting at pos, up to its `)`: (node, end offset)."""
-        if self.depth + 1 > self.max_depth:
-            raise self.lex.error("nesting too deep: the parser's depth limit was reached", pos)
-        sub = Parser("", self.depth + 1, max_depth=self.max_depth, source=self.source)
-        sub.lex.pos = pos
-        body = sub.parse_list(frozenset())
-        tok = sub.lex.peek()
-        if tok.kind == "EOF":
-            raise sub.lex.unexpected_eof(closer)
-        if tok.kind != "OP" or tok.value != closer:
-            raise sub.unexpected(tok)
-        return body, tok.end
 
     # ------------------------------------------------------------ helpers
 
@@ -655,6 +646,22 @@ def heredoc_delimiter(text: str) -> tuple[str, bool]:
         out.append(c)
         i += 1
     return "".join(out), quoted
+
+
+def parse_nested(source: Source, depth: int, max_depth: int, pos: int, closer: str):
+    """The body of `$(` (or `<(`) starting at pos in the source of a parser at `depth`, up to
+    its `)`: (node, end offset)."""
+    sub = Parser("", depth + 1, max_depth=max_depth, source=source)
+    if depth + 1 > max_depth:
+        raise sub.lex.error("nesting too deep: the parser's depth limit was reached", pos)
+    sub.lex.pos = pos
+    body = sub.parse_list(frozenset())
+    tok = sub.lex.peek()
+    if tok.kind == "EOF":
+        raise sub.lex.unexpected_eof(closer)
+    if tok.kind != "OP" or tok.value != closer:
+        raise sub.unexpected(tok)
+    return body, tok.end
 
 
 def parse(text: str, max_depth: int = DEFAULT_MAX_DEPTH) -> CommandList:
