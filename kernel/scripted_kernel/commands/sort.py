@@ -9,7 +9,9 @@ from ._options import UsageError, parse, read_input, run_guarded, split_lines
 NAMES = ("sort",)
 _NUM = re.compile(r"\s*(-?)(\d*)(?:\.(\d*))?")
 _KEY_BLOCK = 1 << 16
-_LEADING_NUMBERS = re.compile(r"^[ \t\v\f\r]*(-?[0-9]*(?:\.[0-9]*)?)", re.M)
+# after each newline (a pattern that starts with a literal is searched for fast, where `^` with
+# re.M is tried at every position): the number at the start of every line of "\n" + lines
+_LEADING_NUMBERS = re.compile(r"\n[ \t\v\f\r]*(-?[0-9]*(?:\.[0-9]*)?)")
 _HEX_FLOAT = re.compile(r"\s*[-+]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][-+]?[0-9]+)?")
 _GENERAL = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|\s*[-+]?(inf|nan)", re.I)
 _HUMAN = {"": 0, "K": 1, "k": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6, "Z": 7, "Y": 8}
@@ -116,7 +118,7 @@ def _numeric_keys(lines: list) -> list:
     match per line (the common `sort -n` case)."""
     values: list = []
     for start in range(0, len(lines), _KEY_BLOCK):     # a block at a time: no list of every text
-        texts = _LEADING_NUMBERS.findall("\n".join(lines[start:start + _KEY_BLOCK]))
+        texts = _LEADING_NUMBERS.findall("\n" + "\n".join(lines[start:start + _KEY_BLOCK]))
         distinct = dict.fromkeys(texts)
         if len(distinct) * 2 < len(texts):     # many repeated keys: convert each text once
             for text in distinct:
