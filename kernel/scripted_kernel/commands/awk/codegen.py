@@ -24,11 +24,12 @@ _INLINE_ARITH = {"+", "-", "*"}
 
 class Program:
     """The compiled functions: BEGIN actions, the per-record rules, END actions."""
-    __slots__ = ("begin", "main", "end", "reads_input", "uses_rs")
+    __slots__ = ("begin", "main", "end", "reads_input", "uses_rs", "counts_records")
 
-    def __init__(self, begin, main, end, reads_input, uses_rs):
+    def __init__(self, begin, main, end, reads_input, uses_rs, counts_records):
         self.begin, self.main, self.end, self.reads_input = begin, main, end, reads_input
         self.uses_rs = uses_rs
+        self.counts_records = counts_records   # NR/FNR kept: something reads them
 
 
 def compile_program(parsed, rt) -> Program:
@@ -40,8 +41,10 @@ def compile_program(parsed, rt) -> Program:
     except (SyntaxError, RecursionError, MemoryError):
         raise AwkError("awk: program nesting too deep") from None
     exec(code, env)
+    names = gen.names
     return Program(env["__begin"], env["__main"] if parsed.rules else None, env["__end"],
-                   bool(parsed.rules or parsed.end), "RS" in gen.names.global_scalars)
+                   bool(parsed.rules or parsed.end), "RS" in names.global_scalars,
+                   names.uses_getline or not names.global_scalars.isdisjoint(("NR", "FNR")))
 
 
 # ---------------------------------------------------------------- helpers the generated code calls
@@ -142,6 +145,7 @@ class _Names:
         self.calls: list = []            # (caller function or None, callee, args)
         self.loops_over_arrays = False   # a `for (k in a)`: arrays keep mawk's order
         self.record_changes = False      # $0, a field or NF assigned, plain getline, sub($0)
+        self.uses_getline = False
         for block in parsed.begin + parsed.end:
             self._walk(block, None)
         for pattern, pattern2, body in parsed.rules:
@@ -181,6 +185,8 @@ class _Names:
         kind = node[0]
         if _changes_record(node):
             self.record_changes = True
+        if kind == "getline":
+            self.uses_getline = True
         if kind in ("index", "delete"):
             self._mark_array(fn, node[1])
         elif kind == "in":

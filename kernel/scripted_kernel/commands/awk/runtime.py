@@ -662,7 +662,7 @@ def run_program(program, rt: Runtime, files: list) -> int:
         try:
             program.begin()
             if program.main is not None or program.reads_input:
-                _each_record(program.main, rt)
+                _each_record(program.main, rt, program.counts_records)
         except Exit as e:
             if e.status is not None:
                 status = e.status
@@ -677,15 +677,18 @@ def run_program(program, rt: Runtime, files: list) -> int:
     return status & 0xFF
 
 
-def _each_record(main, rt: Runtime):
+def _each_record(main, rt: Runtime, counts_records: bool):
+    """The rules for each record. NR and FNR are kept only where the program reads them
+    (nothing else can see them)."""
     g = rt.globals
     if rt.operand_assigns:
         rt.assign_operands()
     count = 0
     for rec in rt.records:
-        nr, fnr = g["NR"], g["FNR"]
-        g["NR"] = (nr if type(nr) is float else to_num(nr)) + 1.0
-        g["FNR"] = (fnr if type(fnr) is float else to_num(fnr)) + 1.0
+        if counts_records:
+            nr, fnr = g["NR"], g["FNR"]
+            g["NR"] = (nr if type(nr) is float else to_num(nr)) + 1.0
+            g["FNR"] = (fnr if type(fnr) is float else to_num(fnr)) + 1.0
         rt.set_record(rec)
         if main is not None:
             try:
