@@ -160,7 +160,8 @@ class Runtime:
         self.record = text
         self.record_typed = False
         self.parts = None            # the fields as read, once split
-        self.values = None           # their values (strnums), made as they are used
+        self.values = None           # their values (strnums), made as they are used (a list
+                                     # made at the first: most records never need one)
         self.nf = 0
         self.record_fs = self.globals["FS"]
 
@@ -168,8 +169,15 @@ class Runtime:
         fs = self.record_fs
         parts = self.parts = self.record.split() if fs == " " else self.split(self.record, fs)
         self.nf = len(parts)
-        self.values = [None] * self.nf
+        self.values = None
         return parts
+
+    def _slots(self) -> list:
+        """The list of field values (None: not made yet), made at the first use."""
+        values = self.values
+        if values is None:
+            values = self.values = [None] * self.nf
+        return values
 
     def field(self, i):
         if i == 0:
@@ -180,9 +188,10 @@ class Runtime:
         if self.parts is None:
             self.split_record()
         if 0 < i <= self.nf:
-            v = self.values[i - 1]
+            values = self._slots()
+            v = values[i - 1]
             if v is None:
-                v = self.values[i - 1] = strnum(self.parts[i - 1])
+                v = values[i - 1] = strnum(self.parts[i - 1])
             return v
         if i < 0:
             raise AwkError(f"awk: trying to access out of range field {i}")
@@ -196,7 +205,7 @@ class Runtime:
         if self.parts is None:
             self.split_record()
         if 0 < i <= self.nf:
-            v = self.values[i - 1]
+            v = None if self.values is None else self.values[i - 1]
             if v is None:
                 return self.parts[i - 1]
             return self.to_output(v) if output else self.to_str(v)
@@ -209,7 +218,7 @@ class Runtime:
         if parts is None:
             parts = self.split_record()
         if 0 < i <= self.nf:
-            v = self.values[i - 1]
+            v = None if self.values is None else self.values[i - 1]
             if v is None:
                 text = parts[i - 1]
                 if text.isdigit() and text.isascii():     # the common case, without to_num
@@ -237,7 +246,7 @@ class Runtime:
             self.split_record()
         if i > self.nf:
             self._resize(i)
-        self.values[i - 1] = value
+        self._slots()[i - 1] = value
         self.rebuild()
         return value
 
@@ -251,15 +260,17 @@ class Runtime:
         if n > self.sh.limits.max_array_length:
             raise LimitExceeded("max_array_length", f"awk: NF={n}: more fields than "
                                 f"{self.sh.limits.max_array_length} (max_array_length)")
+        values = self._slots()
         if n < self.nf:
-            del self.parts[n:], self.values[n:]
+            del self.parts[n:], values[n:]
         else:
             self.parts.extend([""] * (n - self.nf))
-            self.values.extend([""] * (n - self.nf))     # new fields are empty strings, not unset
+            values.extend([""] * (n - self.nf))     # new fields are empty strings, not unset
         self.nf = n
 
     def rebuild(self):
-        texts = [p if v is None else self.to_str(v) for p, v in zip(self.parts, self.values)]
+        values = self._slots()
+        texts = [p if v is None else self.to_str(v) for p, v in zip(self.parts, values)]
         self.record = self.ofs.join(texts)
         self.record_typed = False
 
