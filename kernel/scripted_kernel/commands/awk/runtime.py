@@ -2,6 +2,7 @@
 need it. The compiled program (see codegen) reads and writes this state directly."""
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import re
@@ -610,14 +611,19 @@ def _file_records(rt: Runtime, files: list):
 
 def _lines_in_blocks(text: str, block: int = 1 << 20):
     """The lines of text, split about a megabyte at a time: str.split's speed without a
-    string for every line of a large input held at once."""
+    string for every line of a large input held at once (chained in C: no generator frame to
+    resume for every line)."""
+    return itertools.chain.from_iterable(_line_blocks(text, block))
+
+
+def _line_blocks(text: str, block: int):
     pos, n = 0, len(text)
     while pos < n:
         cut = text.find("\n", pos + block)
         if cut < 0:
-            yield from split_lines(text[pos:])
+            yield split_lines(text[pos:])
             return
-        yield from text[pos:cut].split("\n")
+        yield text[pos:cut].split("\n")
         pos = cut + 1
 
 
