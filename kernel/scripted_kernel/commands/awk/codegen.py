@@ -24,12 +24,13 @@ _INLINE_ARITH = {"+", "-", "*"}
 
 class Program:
     """The compiled functions: BEGIN actions, the per-record rules, END actions."""
-    __slots__ = ("begin", "main", "end", "reads_input", "uses_rs", "counts_records")
+    __slots__ = ("begin", "main", "end", "reads_input", "uses_rs", "counts_records", "reads_fields")
 
-    def __init__(self, begin, main, end, reads_input, uses_rs, counts_records):
+    def __init__(self, begin, main, end, reads_input, uses_rs, counts_records, reads_fields):
         self.begin, self.main, self.end, self.reads_input = begin, main, end, reads_input
         self.uses_rs = uses_rs
         self.counts_records = counts_records   # NR/FNR kept: something reads them
+        self.reads_fields = reads_fields       # the rules read fields of every record
 
 
 def compile_program(parsed, rt) -> Program:
@@ -44,7 +45,8 @@ def compile_program(parsed, rt) -> Program:
     names = gen.names
     return Program(env["__begin"], env["__main"] if parsed.rules else None, env["__end"],
                    bool(parsed.rules or parsed.end), "RS" in names.global_scalars,
-                   names.uses_getline or not names.global_scalars.isdisjoint(("NR", "FNR")))
+                   names.uses_getline or not names.global_scalars.isdisjoint(("NR", "FNR")),
+                   gen.uses_fields_local)
 
 
 # ---------------------------------------------------------------- helpers the generated code calls

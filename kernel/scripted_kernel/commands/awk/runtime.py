@@ -157,14 +157,20 @@ class Runtime:
         self.operand_assigns = []
 
     # -- records and fields: $0 is split (lazily) with the FS in force when it was read
-    def set_record(self, text: str):
+    def set_record(self, text: str, split: bool = False):
+        """A new $0; `split`: its fields are wanted anyway, so split it now with the default
+        FS (saves the rules a call per record)."""
         self.record = text
         self.record_typed = False
-        self.parts = None            # the fields as read, once split
-        self.values = None           # their values (strnums), made as they are used (a list
-                                     # made at the first: most records never need one)
-        self.nf = 0
-        self.record_fs = self.globals["FS"]
+        self.values = None           # the fields' values (strnums), made as they are used (a
+                                     # list made at the first: most records never need one)
+        fs = self.record_fs = self.globals["FS"]
+        if split and fs == " ":
+            parts = self.parts = text.split()
+            self.nf = len(parts)
+        else:
+            self.parts = None        # the fields as read, once split
+            self.nf = 0
 
     def split_record(self) -> list:
         fs = self.record_fs
@@ -679,7 +685,7 @@ def run_program(program, rt: Runtime, files: list) -> int:
         try:
             program.begin()
             if program.main is not None or program.reads_input:
-                _each_record(program.main, rt, program.counts_records)
+                _each_record(program.main, rt, program.counts_records, program.reads_fields)
         except Exit as e:
             if e.status is not None:
                 status = e.status
@@ -694,7 +700,7 @@ def run_program(program, rt: Runtime, files: list) -> int:
     return status & 0xFF
 
 
-def _each_record(main, rt: Runtime, counts_records: bool):
+def _each_record(main, rt: Runtime, counts_records: bool, reads_fields: bool):
     """The rules for each record. NR and FNR are kept only where the program reads them
     (nothing else can see them)."""
     g = rt.globals
@@ -706,7 +712,7 @@ def _each_record(main, rt: Runtime, counts_records: bool):
             nr, fnr = g["NR"], g["FNR"]
             g["NR"] = (nr if type(nr) is float else to_num(nr)) + 1.0
             g["FNR"] = (fnr if type(fnr) is float else to_num(fnr)) + 1.0
-        rt.set_record(rec)
+        rt.set_record(rec, reads_fields)
         if main is not None:
             try:
                 main()
