@@ -47,9 +47,10 @@ class _Api:
     def __init__(self, path: str):
         lib = ctypes.PyDLL(path)
 
-        def fn(name, result, *args):
-            f = getattr(lib, name)
-            f.restype, f.argtypes = result, list(args)
+        def fn(name, result, *args, optional=False):
+            f = getattr(lib, name, None) if optional else getattr(lib, name)
+            if f is not None:
+                f.restype, f.argtypes = result, list(args)
             return f
         jv, i = _Jv, ctypes.c_int
         self.jq_init = fn("jq_init", _P)
@@ -57,7 +58,8 @@ class _Api:
         self.jq_compile_args = fn("jq_compile_args", i, _P, ctypes.c_char_p, jv)
         self.jq_set_error_cb = fn("jq_set_error_cb", None, _P, _MessageCallback, _P)
         self.jq_set_debug_cb = fn("jq_set_debug_cb", None, _P, _MessageCallback, _P)
-        self.jq_set_stderr_cb = fn("jq_set_stderr_cb", None, _P, _MessageCallback, _P)
+        # jq 1.7.1+; before it, `stderr` wrote to the process's own stderr
+        self.jq_set_stderr_cb = fn("jq_set_stderr_cb", None, _P, _MessageCallback, _P, optional=True)
         self.jq_set_input_cb = fn("jq_set_input_cb", None, _P, _P, _P)
         self.jq_start = fn("jq_start", None, _P, jv, i)
         self.jq_next = fn("jq_next", jv, _P)
@@ -133,7 +135,8 @@ class _Program:
         self._stderr_cb = _MessageCallback(lambda _data, v: self._message("stderr", v))
         a.jq_set_error_cb(self.state, self._error_cb, None)
         a.jq_set_debug_cb(self.state, self._debug_cb, None)
-        a.jq_set_stderr_cb(self.state, self._stderr_cb, None)
+        if a.jq_set_stderr_cb is not None:
+            a.jq_set_stderr_cb(self.state, self._stderr_cb, None)
         if not a.jq_compile_args(self.state, source.encode("utf-8", "surrogateescape"), a.jv_object()):
             self.close()
             raise CompileError(messages)
