@@ -386,7 +386,8 @@ class _CodeGen:
         if not args:
             text = "rt.record + rt.ors"
         else:
-            text = " + rt.ofs + ".join(self.output(a) for a in args) + " + rt.ors"
+            text = ("\"\".join((" + ", rt.ofs, ".join(self.output(a) for a in args) + ", rt.ors))"
+                    if len(args) > 1 else self.output(args[0]) + " + rt.ors")
         self.write(text, node[2])
 
     def s_printf(self, node):
