@@ -107,7 +107,7 @@ class ScriptCache:
     Bounded by the bytes of script text it holds, since a compiled script takes some hundred
     times its text: scripts above `max_script` bytes are compiled for each use and not kept."""
 
-    def __init__(self, max_total: int = 256 * 1024, max_script: int = 8 * 1024):
+    def __init__(self, max_total: int = 256 * 1024, max_script: int = 32 * 1024):
         self.max_total = max_total
         self.max_script = max_script
         self.total = 0
