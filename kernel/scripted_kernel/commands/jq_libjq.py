@@ -115,6 +115,26 @@ class CompileError(Exception):
         self.messages = messages
 
 
+class _Messages:
+    """Where a program's `debug` and `stderr` write: the run's stderr, set for each run. The
+    callbacks hold this, not the program, so that a program and its callbacks form no cycle."""
+
+    def __init__(self, api: _Api):
+        self.api = api
+        self.write: Optional[Callable[[str], None]] = None
+
+    def debug(self, _data, value: _Jv):
+        self._emit('["DEBUG:",' + self.api.dump(value, 0) + "]\n")     # as jq's main.c
+
+    def stderr(self, _data, value: _Jv):
+        a = self.api
+        self._emit(a.text(value) if a.jv_get_kind(value) == _STRING else a.dump(value, 0))
+
+    def _emit(self, text: str):
+        if self.write is not None:
+            self.write(text)
+
+
 class _Program:
     """A jq state with one program compiled into it, and the callbacks bound to it."""
 
@@ -124,43 +144,34 @@ class _Program:
         if not self.state:
             raise MemoryError
         self.lock = threading.Lock()
-        self.on_message: Optional[Callable[[str, str], None]] = None
-        messages: list = []
+        self.messages = _Messages(a)
+        errors: list = []
 
         def compile_error(_data, message):
-            messages.append(a.text(message) if a.jv_get_kind(message) == _STRING
-                            else a.dump(message, 0))
-        self._error_cb = _MessageCallback(compile_error)
-        self._debug_cb = _MessageCallback(lambda _data, v: self._message("debug", v))
-        self._stderr_cb = _MessageCallback(lambda _data, v: self._message("stderr", v))
-        a.jq_set_error_cb(self.state, self._error_cb, None)
-        a.jq_set_debug_cb(self.state, self._debug_cb, None)
+            errors.append(a.text(message) if a.jv_get_kind(message) == _STRING
+                          else a.dump(message, 0))
+        # kept here: libjq holds only the C pointers
+        self._callbacks = (_MessageCallback(compile_error), _MessageCallback(self.messages.debug),
+                           _MessageCallback(self.messages.stderr))
+        a.jq_set_error_cb(self.state, self._callbacks[0], None)
+        a.jq_set_debug_cb(self.state, self._callbacks[1], None)
         if a.jq_set_stderr_cb is not None:
-            a.jq_set_stderr_cb(self.state, self._stderr_cb, None)
+            a.jq_set_stderr_cb(self.state, self._callbacks[2], None)
         if not a.jq_compile_args(self.state, source.encode("utf-8", "surrogateescape"), a.jv_object()):
             self.close()
-            raise CompileError(messages)
-
-    def _message(self, kind: str, value: _Jv):
-        """debug and stderr, as jq's main.c writes them."""
-        a = self.api
-        if kind == "debug":
-            text = '["DEBUG:",' + a.dump(value, 0) + "]\n"
-        elif a.jv_get_kind(value) == _STRING:
-            text = a.text(value)
-        else:
-            text = a.dump(value, 0)
-        if self.on_message is not None:
-            self.on_message(text)
+            raise CompileError(errors)
 
     def close(self):
         if self.state:
             state = _P(self.state)
-            self.api.jq_teardown(ctypes.byref(state))
             self.state = None
+            self.api.jq_teardown(ctypes.byref(state))
 
     def __del__(self):
-        self.close()
+        try:
+            self.close()
+        except Exception:        # at interpreter exit ctypes may be gone: the process frees it
+            pass
 
 
 _programs: "OrderedDict[tuple, _Program]" = OrderedDict()
@@ -240,7 +251,7 @@ class Run:
         parse or 0, whether a result came, whether the last was false or null)."""
         a, opts = api(), self.opts
         program, cached = _checkout(source)
-        program.on_message = self.err
+        program.messages.write = self.err
         self.context = a.jv_parse(json.dumps(context).encode("utf-8", "surrogateescape"))
         util = None
         try:
@@ -255,7 +266,7 @@ class Run:
             if util is not None:
                 a.util_free(ctypes.byref(_P(util)))
             a.jv_free(self.context)
-            program.on_message = None
+            program.messages.write = None
             if cached:
                 program.lock.release()
             else:
