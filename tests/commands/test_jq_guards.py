@@ -118,3 +118,23 @@ def test_the_input_file_never_shows(run):
     assert "/proc" not in r.stderr and "/dev/fd" not in r.stderr and "jq-input" not in r.stderr
     assert r.stderr == ("jq: parse error: Unfinished JSON term at EOF at line 2, column 0\n"
                         "jq: error (at <unknown>): x\n")
+
+
+def test_libjq_in_process_serves_threads_at_once():
+    """Path programs on small input run libjq in this process (input with number text it keeps
+    needs it): runs on several threads at once each get their own jq state or wait for none."""
+    import threading
+    from scripted_kernel import ScriptedTool
+    tool = ScriptedTool.builder("t").build()
+    results, failures = [], []
+
+    def work(k):
+        for i in range(25):
+            r = tool.execute(f"echo '{{\"a\": {k}.{i}0}}' | jq .a")
+            (results if r.stdout == f"{k}.{i}0\n" else failures).append((k, i, r.stdout, r.stderr))
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures and len(results) == 200
