@@ -424,12 +424,11 @@ class WordCompiler:
 
     def fields_list(self, words: list) -> Callable:
         """fn(sh) -> list[str] for a list of words (command arguments, for-in lists)."""
-        fns = [self.fields(w) for w in words]
         statics = [self._static_text(w) for w in words]
         if all(s is not None for s in statics) and not any(has_braces(w) for w in words) \
                 and not any(_glob_kind(p) == ACTIVE for w in words for p in w.parts):
-            const = list(statics)
-            return lambda sh: list(const)
+            return lambda sh: list(statics)      # literal words: nothing to compile
+        fns = [self.fields(w) for w in words]
         if len(fns) == 1:
             return fns[0]
 
