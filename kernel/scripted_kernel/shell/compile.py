@@ -306,14 +306,10 @@ class Compiler:
         return run
 
     def _argv(self, words: list) -> Callable:
-        fns = []
-        for w in words:
-            if type(w) is A.Assign:        # declare x=(...) etc.
-                fns.append(self._declaration_arg(w))
-            else:
-                fns.append(self.words.fields(w))
         if all(type(w) is not A.Assign for w in words):
             return self.words.fields_list(words)
+        fns = [self._declaration_arg(w) if type(w) is A.Assign else self.words.fields(w)
+               for w in words]             # declare x=(...) etc.
 
         def run(sh):
             out = []
