@@ -115,6 +115,8 @@ printf 'a\\b c\\\nd e\n\nx,y,,z rest, \nlast' | { read p q; echo "[$p][$q]"; rea
     "patsub_empty_matches_and_extglob": """shopt -s extglob; s=abc; p='?(x)'; echo "${s/$p/X}|${s//$p/X}|${s/#$p/X}|${s/%$p/X}"
 p='*(b)'; echo "${s//$p/X}"; s=a-xa; p='?x!(a)'; echo "${s/$p/X}"; s=ab; p='!(a)'; echo "${s/$p/X}" "${s/#!(a)/Y}"
 [[ c/a-- == [!a]**(a) ]] && echo star-then-group""",
+    "unknown_transform_of_unset_and_set": """unset x; a=(); echo "[${x@Z}] [${x@}] [${x@QQ}] [${a[@]@Z}]"
+f() { echo "[${y@-}]"; }; f; x=1; (echo ${x@Z}; echo never); echo "sub $?"; echo ${x@Z}; echo never""",
     "patsub_of_an_empty_value": """shopt -s extglob; v=; a=("" b ""); for p in '?(x)' '*(x)' '*' '[a]' '!(x)'; do
 echo "$p [${v/$p/X}] [${v//$p/X}] [${v/#$p/X}] [${v/%$p/X}] ${a[@]/$p/Y}"; done; echo "[${v/#/X}] [${v/%/X}]" """,
     "unquoted_at_with_nonblank_ifs": """IFS=:; set -- a "" b; printf "<%s>" $@; echo; printf "<%s>" $* x$*y; echo

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .nodes import (ArithSub, CommandSub, DoubleQuoted, Lit, ParamExp, ProcessSub, SingleQuoted,
+from .nodes import (TRANSFORMS, ArithSub, CommandSub, DoubleQuoted, Lit, ParamExp, ProcessSub, SingleQuoted,
                   Tilde, Word)
 from .errors import ArithError, FatalError, LimitExceeded, unbound
 from . import patterns
@@ -876,6 +876,14 @@ class WordCompiler:
             letter = p.arg.parts[0].text
             joined = _star_joined(p, quoted)
             each = self._base(p, False) if joined else base
+            if len(letter) != 1 or letter not in TRANSFORMS:
+                message = f"{p.arg2.parts[0].text}: bad substitution"
+
+                def unknown(sh):
+                    if each(sh) in (None, [], ()):
+                        return ""
+                    raise FatalError(message, status=127, exits=True)
+                return unknown
 
             def transform(sh):
                 v = each(sh)

@@ -12,8 +12,8 @@ import functools
 import re
 from typing import Callable, Optional
 
-from .nodes import (ArithSub, Assign, ArrayElem, CommandSub, DoubleQuoted, HereDoc, Lit, ParamExp,
-                  ProcessSub, SingleQuoted, Tilde, Word)
+from .nodes import (TRANSFORMS, ArithSub, Assign, ArrayElem, CommandSub, DoubleQuoted, HereDoc, Lit,
+                    ParamExp, ProcessSub, SingleQuoted, Tilde, Word)
 from .errors import ShellSyntaxError
 from .escapes import decode as decode_escapes
 from .patterns import group_end
@@ -813,11 +813,17 @@ class Lexer:
         pos += len(op)
         self.pos = pos
         if op == "@":
-            if pos + 1 < n and src[pos] in "QEPAKaUuLk" and src[pos + 1] == "}":  # transforms
+            if pos + 1 < n and src[pos] in TRANSFORMS and src[pos + 1] == "}":
                 node.arg = Word(pos, [Lit(pos, src[pos])])
                 self.pos = pos + 2
                 return node
-            raise bad()
+            # bash finds out only when it expands it: nothing for an unset variable, else a
+            # fatal bad substitution (arg2: the text, for the message)
+            close = self._skip_to_brace_close(start + 2)
+            node.arg = Word(pos, [Lit(pos, src[pos:close])])
+            node.arg2 = Word(start, [Lit(start, src[start:close + 1])])
+            self.pos = close + 1
+            return node
         if op in ("/", "//", "/#", "/%"):
             # after / or //, a pattern starts with at least one character, even a '/'
             lead = [Lit(pos, "/")] if src.startswith("/", pos) and op in ("/", "//") else []

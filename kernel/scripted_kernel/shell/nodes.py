@@ -32,12 +32,16 @@ class DoubleQuoted:
     parts: list
 
 
+TRANSFORMS = "QEPAKaUuLk"          # the letters of ${x@L}
+
+
 @dataclass(slots=True)
 class ParamExp:
     """$name, ${name}, ${name[index]} and every ${...} operator form.
 
     op is one of: None, ':-' '-' ':=' '=' ':?' '?' ':+' '+', '#' '##' '%' '%%',
-    '/' '//' '/#' '/%', '^' '^^' ',' ',,', ':' (slice), '@' (transform, arg = the letter).
+    '/' '//' '/#' '/%', '^' '^^' ',' ',,', ':' (slice), '@' (transform, arg = the letter; for
+    letters bash does not know, arg2 = the whole ${...} text, named by the error).
     """
     pos: int
     name: str
