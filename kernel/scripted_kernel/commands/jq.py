@@ -153,16 +153,26 @@ def dump(v, indent, sort_keys: bool, ascii_only: bool, level: int = 0,
 _NEGATIVE_ZERO = re.compile(r"-0(?![\d.eE])(?<![\w.-]-0)")
 
 
-def _values(text: str):
-    """The JSON values of a text stream, for jq_fast; None where libjq must read it: text
-    Python's parser refuses, or a number whose text jq keeps (`special_number`, `-0`)."""
+def _watching_decoder():
+    """A JSON decoder, and a list that gets the text of a number jq 1.7+ would print as it was
+    written (`jq_fast.special_number`): input with such a number goes to libjq."""
     special = []
 
     def parse_float(number: str) -> float:
         if not special and jq_fast.special_number(number):
             special.append(number)
         return float(number)
-    decoder = json.JSONDecoder(parse_float=parse_float)
+    return json.JSONDecoder(parse_float=parse_float), special
+
+
+def _has_negative_zero(text: str) -> bool:
+    return "-0" in text and _NEGATIVE_ZERO.search(text) is not None
+
+
+def _values(text: str):
+    """The JSON values of a text stream, for jq_fast; None where libjq must read it: text
+    Python's parser refuses, or a number whose text jq keeps (`special_number`, `-0`)."""
+    decoder, special = _watching_decoder()
     pos, n = 0, len(text)
     values = []
     try:
@@ -174,7 +184,7 @@ def _values(text: str):
             values.append(value)
     except json.JSONDecodeError:
         return None
-    if special or ("-0" in text and _NEGATIVE_ZERO.search(text)):
+    if special or _has_negative_zero(text):
         return None
     return values
 
@@ -445,16 +455,11 @@ def _stream(raw: str, opts, text: str, named: dict):
     if not raw.startswith("[", pos):
         return None
     shape = jq_fast.compile_stream(text, named)
-    if shape is None or ("-0" in raw and _NEGATIVE_ZERO.search(raw)):
+    if shape is None or _has_negative_zero(raw):
         return None
     each, count_only = shape
-    special = []
-
-    def parse_float(number: str) -> float:
-        if jq_fast.special_number(number):
-            special.append(number)
-        return float(number)
-    scan = json.JSONDecoder(parse_float=parse_float).scan_once    # one value at pos (C)
+    decoder, special = _watching_decoder()
+    scan = decoder.scan_once              # one value at pos (C)
     indent = None if opts["c"] else opts["indent"]
     out, count, last = [], 0, None
     blank = " \t\r\n"

@@ -100,6 +100,10 @@ class _Api:
         """A value as jq prints it (the value is freed)."""
         return self.text(self.jv_dump_string(value, flags))
 
+    def message(self, value: _Jv) -> str:
+        """A message as jq writes it: a string's text, anything else as compact JSON (freed)."""
+        return self.text(value) if self.jv_get_kind(value) == _STRING else self.dump(value, 0)
+
 
 @functools.lru_cache(maxsize=1)
 def api() -> _Api:
@@ -127,8 +131,7 @@ class _Messages:
         self._emit('["DEBUG:",' + self.api.dump(value, 0) + "]\n")     # as jq's main.c
 
     def stderr(self, _data, value: _Jv):
-        a = self.api
-        self._emit(a.text(value) if a.jv_get_kind(value) == _STRING else a.dump(value, 0))
+        self._emit(self.api.message(value))
 
     def _emit(self, text: str):
         if self.write is not None:
@@ -148,8 +151,7 @@ class _Program:
         errors: list = []
 
         def compile_error(_data, message):
-            errors.append(a.text(message) if a.jv_get_kind(message) == _STRING
-                          else a.dump(message, 0))
+            errors.append(a.message(message))
         # kept here: libjq holds only the C pointers
         self._callbacks = (_MessageCallback(compile_error), _MessageCallback(self.messages.debug),
                            _MessageCallback(self.messages.stderr))
@@ -274,17 +276,16 @@ class Run:
 
     def _loop(self, program: _Program, util) -> tuple[Optional[int], int, bool, bool]:
         a, opts = api(), self.opts
-        status, produced, last_falsy = 0, False, False
         if opts["n"]:
-            outcome = self._process(program, a.jv_null())
-            return outcome[0], outcome[1], outcome[2], outcome[3]
+            return self._process(program, a.jv_null())
+        status, produced, last_falsy = 0, False, False
         while True:
             value = a.util_next_input(util)
             if a.jv_get_kind(value) == _INVALID:
                 if not a.jv_invalid_has_msg(a.jv_copy(value)):
                     a.jv_free(value)
                     return None, status, produced, last_falsy
-                message = self._message_text(a.jv_invalid_get_msg(value))
+                message = a.message(a.jv_invalid_get_msg(value))
                 if opts["seq"]:                           # --seq: not fatal
                     self.err(f"jq: ignoring parse error: {message}\n")
                     continue
@@ -314,13 +315,8 @@ class Run:
             produced, falsy = True, kind in (_NULL, _FALSE)
             if opts["seq"]:
                 pieces.append("\x1e")
-            if opts["r"] or opts["j"]:
-                if kind == _STRING and opts["a"]:
-                    pieces.append(a.dump(result, _PRINT_ASCII))
-                elif kind == _STRING:
-                    pieces.append(a.text(result))
-                else:
-                    pieces.append(a.dump(result, self.flags))
+            if kind == _STRING and (opts["r"] or opts["j"]):     # raw, but escaped under -a
+                pieces.append(a.dump(result, _PRINT_ASCII) if opts["a"] else a.text(result))
             else:
                 pieces.append(a.dump(result, self.flags))
             if not opts["j"]:
@@ -367,8 +363,3 @@ class Run:
         number = int(a.jv_number_value(line)) if a.jv_get_kind(line) == _NUMBER else 0
         a.jv_free(line)
         return number
-
-    @staticmethod
-    def _message_text(message: _Jv) -> str:
-        a = api()
-        return a.text(message) if a.jv_get_kind(message) == _STRING else a.dump(message, 0)
