@@ -91,7 +91,6 @@ def _helpers(rt) -> dict:
     def first(pair, _):
         return pair[0]
 
-
     def touch_key(arr, value):
         return touch(arr, value, to_str)
 
@@ -124,9 +123,7 @@ def _is_record_target(node) -> bool:
 def _changes_record(node) -> bool:
     """Whether this node (not its children) may change $0, a field or NF."""
     kind = node[0]
-    if kind == "assign":
-        return _is_record_target(node[2])
-    if kind in ("preinc", "postinc"):
+    if kind in ("assign", "preinc", "postinc"):
         return _is_record_target(node[2])
     if kind == "getline":
         return node[1] is None or _is_record_target(node[1])
@@ -413,14 +410,19 @@ class _CodeGen:
         self.uses_fields_local = True
         return k - 1
 
-    def output(self, node) -> str:
+    def local_text(self, node):
+        """The text of a constant field main reads from P (see local_field), or None."""
         k = self.local_field(node)
-        if k is not None:
-            return f'(P[{k}] if len(P) > {k} else "")'
+        return None if k is None else f'(P[{k}] if len(P) > {k} else "")'
+
+    def output(self, node) -> str:
+        local = self.local_text(node)
+        if local is not None:
+            return local
         if node[0] == "field" and node[1][0] == "num":
             return f"FT({int(node[1][1])}, True)"
         code, kind = self.value(node)
-        if kind == "num" and self.function is None:
+        if kind == "num":
             # an integral number prints as its digits: inline, without O's call
             t = self.temp()
             return f"(str(int({t})) if ({t} := {code}).is_integer() and -B63 < {t} < B63 else O({t}))"
@@ -610,9 +612,9 @@ class _CodeGen:
         return f"N({code})"
 
     def string(self, node) -> str:
-        k = self.local_field(node)
-        if k is not None:
-            return f'(P[{k}] if len(P) > {k} else "")'
+        local = self.local_text(node)
+        if local is not None:
+            return local
         if node[0] == "field" and node[1][0] == "num":
             return f"FT({int(node[1][1])})"
         code, kind = self.value(node)
