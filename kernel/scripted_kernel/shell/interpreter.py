@@ -101,36 +101,95 @@ def _gc_paused():
             gc.enable()
 
 
+class FrozenCode:
+    """Keeps the compiled scripts the cache holds out of the cyclic collector's walks.
+
+    A 300-line script compiles to some 20,000 closures, cells and lists. With the cache full,
+    every collection of the older generations walked all of them, on each new script: about
+    40 % of its time. `gc.freeze()` moves every object alive into a generation the collector
+    never walks; they are still freed by reference counting when the cache drops them, since
+    compiled code holds no reference cycles.
+
+    Freezing takes the whole process's objects, not only ours, so:
+    - a full collection runs just before compiling, so that no garbage is frozen with the code
+      (it walks only what was not frozen already, which is cheap once freezing has begun);
+    - when the rest of the heap (allocated blocks, less those of the frozen scripts the cache
+      holds) has grown by a quarter since the frozen set was last rebuilt, which is CPython's
+      own rule for full collections, everything is unfrozen, collected whole and frozen again:
+      cycles that became garbage after they were frozen are reclaimed at the pace a full
+      collection would reclaim them;
+    - nothing happens while the process has the collector disabled."""
+
+    GROWTH = 1.25
+
+    def __init__(self):
+        self.code_blocks = 0    # blocks held by the frozen scripts in the cache
+        self.rebuilt_at = 0     # blocks of the rest of the heap after the last whole collection
+
+    def before_compile(self) -> Optional[int]:
+        """Collects, and returns the heap's size in blocks; None if the collector is off."""
+        if not gc.isenabled():
+            return None
+        gc.collect()
+        return sys.getallocatedblocks()
+
+    def freeze(self, blocks_before: int) -> int:
+        """Freezes what is alive; returns the blocks the script compiled since took."""
+        blocks = sys.getallocatedblocks()
+        footprint = max(0, blocks - blocks_before)
+        self.code_blocks += footprint
+        if blocks - self.code_blocks > self.rebuilt_at * self.GROWTH:
+            gc.unfreeze()
+            gc.collect()
+            self.rebuilt_at = sys.getallocatedblocks() - self.code_blocks
+        gc.freeze()
+        return footprint
+
+    def dropped(self, footprint: int):
+        self.code_blocks = max(0, self.code_blocks - footprint)
+
+
 class ScriptCache:
     """Compiled scripts by text (LRU): a script run again, or an `eval` in a loop, compiles once.
 
     Bounded by the bytes of script text it holds, since a compiled script takes some hundred
-    times its text: scripts above `max_script` bytes are compiled for each use and not kept."""
+    times its text: scripts above `max_script` bytes are compiled for each use and not kept.
+    Each entry counts as at least `min_entry` bytes, which bounds the number of small ones.
+    Scripts of `freeze_from` bytes or more are frozen (`FrozenCode`) when they enter."""
 
-    def __init__(self, max_total: int = 256 * 1024, max_script: int = 32 * 1024):
+    def __init__(self, max_total: int = 256 * 1024, max_script: int = 32 * 1024,
+                 min_entry: int = 1024, freeze_from: int = 2048):
         self.max_total = max_total
         self.max_script = max_script
+        self.min_entry = min_entry
+        self.freeze_from = freeze_from
         self.total = 0
-        self.entries: OrderedDict = OrderedDict()
+        self.entries: OrderedDict = OrderedDict()   # key → (compiled script, footprint)
+        self.frozen = FrozenCode()
         self._lock = threading.Lock()
 
     def get(self, text: str, max_depth: int) -> CompiledScript:
         """The compiled script; one with a syntax error keeps the commands before it."""
         key = (text, max_depth)
         with self._lock:
-            fn = self.entries.get(key)
-            if fn is not None:
+            entry = self.entries.get(key)
+            if entry is not None:
                 self.entries.move_to_end(key)
-                return fn
+                return entry[0]
+        if len(text) > self.max_script:
+            return self._compile(text, max_depth)
+        blocks_before = self.frozen.before_compile() if len(text) >= self.freeze_from else None
         fn = self._compile(text, max_depth)
-        if len(text) <= self.max_script:
-            with self._lock:
-                if key not in self.entries:
-                    self.entries[key] = fn
-                    self.total += len(text)
-                while self.total > self.max_total:
-                    (old_text, _), _ = self.entries.popitem(last=False)
-                    self.total -= len(old_text)
+        with self._lock:
+            if key in self.entries:
+                return fn
+            footprint = 0 if blocks_before is None else self.frozen.freeze(blocks_before)
+            self.entries[key] = (fn, footprint)
+            self.total += max(len(text), self.min_entry)
+            while self.total > self.max_total:
+                (old_text, _), (_, old_footprint) = self.entries.popitem(last=False)
+                self.total -= max(len(old_text), self.min_entry)
+                self.frozen.dropped(old_footprint)
         return fn
 
     @staticmethod
