@@ -179,18 +179,23 @@ class ScriptCache:
         if len(text) > self.max_script:
             return self._compile(text, max_depth)
         blocks_before = self.frozen.before_compile() if len(text) >= self.freeze_from else None
-        fn = self._compile(text, max_depth)
-        with self._lock:
-            if key in self.entries:
-                return fn
-            footprint = 0 if blocks_before is None else self.frozen.freeze(blocks_before)
-            self.entries[key] = (fn, footprint)
-            self.total += max(len(text), self.min_entry)
-            while self.total > self.max_total:
-                (old_text, _), (_, old_footprint) = self.entries.popitem(last=False)
-                self.total -= max(len(old_text), self.min_entry)
-                self.frozen.dropped(old_footprint)
+        # frozen before the collector is back on: else its first young collection walks the
+        # thousands of objects compiling made
+        with _gc_paused():
+            fn = self._compile(text, max_depth)
+            with self._lock:
+                if key not in self.entries:
+                    self._insert(key, fn, blocks_before)
         return fn
+
+    def _insert(self, key, fn: CompiledScript, blocks_before: Optional[int]):
+        footprint = 0 if blocks_before is None else self.frozen.freeze(blocks_before)
+        self.entries[key] = (fn, footprint)
+        self.total += max(len(key[0]), self.min_entry)
+        while self.total > self.max_total:
+            (old_text, _), (_, old_footprint) = self.entries.popitem(last=False)
+            self.total -= max(len(old_text), self.min_entry)
+            self.frozen.dropped(old_footprint)
 
     @staticmethod
     def _compile(text: str, max_depth: int) -> CompiledScript:

@@ -35,6 +35,8 @@ _PLAIN_WORD = re.compile(r"([A-Za-z0-9_./,:=%^-][A-Za-z0-9_./,:=%^{}\[\]-]*)(?=[
 _ASSIGN_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[|\+?=)")
 _DIGITS = re.compile(r"[0-9]+")
 SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
+_BLANK_START = frozenset(" \t\\#")           # what skip_blanks may skip
+_TOKEN_SPECIAL = frozenset("\n;&|<>(){0123456789")   # a first character that may not start a word
 
 def decode_ansi_c(text: str) -> str:
     return decode_escapes(text, "ansi_c")
@@ -181,29 +183,40 @@ class Lexer:
 
     def _scan_token(self, mode: int) -> Token:
         src, pos = self.src, self.pos
-        if pos < len(src) and src[pos] in " \t\\#":
+        c = src[pos:pos + 1]
+        if c == " " and src[pos + 1:pos + 2] not in _BLANK_START:     # one blank: most tokens
+            pos = self.pos = pos + 1
+            c = src[pos:pos + 1]
+        elif c in _BLANK_START and c:
             self.skip_blanks()
             pos = self.pos
-        if pos >= len(src):
+            c = src[pos:pos + 1]
+        if not c:
             if self.pending_heredocs:
                 self.read_heredoc_bodies()
             return Token("EOF", None, pos, pos)
-        c = src[pos]
-        if c == "\n":
-            return Token("NEWLINE", "\n", pos, pos + 1)
-        if c in "<>" and src.startswith("(", pos + 1):
-            return self._scan_word(mode)   # process substitution: a word part
-        if c in ";&|<>()":
-            op = _OPERATOR.match(src, pos).group()
-            return Token("OP", op, pos, pos + len(op))
-        if (c.isascii() and c.isdigit()):
-            m = _DIGITS.match(src, pos)
-            if m.end() < len(src) and src[m.end()] in "<>":
-                return Token("IONUMBER", int(m.group()), pos, m.end())
-        if c == "{":
-            m = _NAMED_FD.match(src, pos)
-            if m:                             # {fd}>file: the shell picks the descriptor
-                return Token("IONUMBER", m.group(1), pos, m.end())
+        if c in _TOKEN_SPECIAL:
+            if c == "\n":
+                return Token("NEWLINE", "\n", pos, pos + 1)
+            if c in "<>" and src.startswith("(", pos + 1):
+                return self._scan_word(mode)   # process substitution: a word part
+            if c in ";&|<>()":
+                op = _OPERATOR.match(src, pos).group()
+                return Token("OP", op, pos, pos + len(op))
+            if c == "{":
+                m = _NAMED_FD.match(src, pos)
+                if m:                             # {fd}>file: the shell picks the descriptor
+                    return Token("IONUMBER", m.group(1), pos, m.end())
+            else:
+                m = _DIGITS.match(src, pos)
+                if m.end() < len(src) and src[m.end()] in "<>":
+                    return Token("IONUMBER", int(m.group()), pos, m.end())
+        m = _PLAIN_WORD.match(src, pos)
+        if m is not None:           # the common case: a word of plain characters only
+            text = m.group(1)
+            if mode == 0 or ("=" not in text and "[" not in text):
+                self.pos = end = m.end(1)
+                return Token("WORD", text, pos, end, Word(pos, [Lit(pos, text)]), None, mode)
         if mode == 1:
             m = _ASSIGN_HEAD.match(src, pos)
             if m:
@@ -214,11 +227,6 @@ class Lexer:
 
     def _scan_word(self, mode: int) -> Token:
         start = self.pos
-        m = _PLAIN_WORD.match(self.src, start)
-        if m and m.group(1):        # the common case: a word of plain characters only
-            text = m.group(1)
-            self.pos = m.end(1)
-            return Token("WORD", text, start, self.pos, word=Word(start, [Lit(start, text)]), mode=mode)
         parts = self.scan_parts(0, start)
         if not parts and self.pos == start:
             raise self.error(f"syntax error near unexpected token `{self.src[start]}'")
