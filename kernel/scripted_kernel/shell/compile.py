@@ -67,6 +67,9 @@ class PipeBuffer:
         return "".join(self.chunks)
 
 
+_COMPILE_METHODS: dict = {}      # node type → Compiler.c_<type name>
+
+
 class Compiler:
     """Turns an AST into closures. One instance serves every thread: the only state it keeps
     while compiling (the source text, for line numbers) is per thread, and what it produces
@@ -85,7 +88,8 @@ class Compiler:
         self._current.source = source
 
     def line(self, pos: int) -> int:
-        return self.source.line_of(pos) if self.source is not None else 0
+        source = self._current.source
+        return source.line_of(pos) if source is not None else 0
 
     def compile_program(self, node: A.CommandList, source: Source) -> "CompiledScript":
         saved = self.source
@@ -96,8 +100,10 @@ class Compiler:
             self.source = saved
 
     def compile(self, node) -> Callable:
-        method = getattr(self, "c_" + type(node).__name__)
-        return method(node)
+        method = _COMPILE_METHODS.get(type(node))
+        if method is None:
+            method = _COMPILE_METHODS[type(node)] = getattr(Compiler, "c_" + type(node).__name__)
+        return method(self, node)
 
     # ------------------------------------------------------------ lists
 
