@@ -42,6 +42,7 @@ def decode_ansi_c(text: str) -> str:
     return decode_escapes(text, "ansi_c")
 
 
+_TILDE_PREFIX = re.compile(r"~([A-Za-z0-9_.+-]*)")
 _NAMED_FD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}(?=[<>])")
 _ASSIGN_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
@@ -94,6 +95,13 @@ def _strip_leading_tabs(text: str, continuations: bool) -> str:
         out.append(line if continued else line.lstrip("\t"))
         continued = continuations and line.endswith("\n") and _ends_in_escape(line[:-1])
     return "".join(out)
+
+
+def _flush(parts: list, lit: list, start: int):
+    """The literal text gathered so far in a word becomes one part."""
+    if lit:
+        parts.append(Lit(start, "".join(lit)))
+        lit.clear()
 
 
 class _BadSubstitution(Exception):
@@ -358,11 +366,6 @@ class Lexer:
         lit_start = self.pos
         in_single = False
 
-        def flush():
-            if lit:
-                parts.append(Lit(lit_start, "".join(lit)))
-                lit.clear()
-
         pos = self.pos
         if (mode == 0 or tilde) and pos < n and src[pos] == "~":
             pos = self._scan_tilde(pos, parts, "}" if tilde else "")
@@ -374,7 +377,7 @@ class Lexer:
             if mode == 0:
                 if c in META:
                     if c in "<>" and src.startswith("(", pos + 1):
-                        flush()
+                        _flush(parts, lit, lit_start)
                         self.pos = pos
                         parts.append(self._scan_process_sub())
                         pos = self.pos
@@ -390,7 +393,7 @@ class Lexer:
                         continue
                     lit.append(text[:cut])    # `a=~/x`, `PATH=a:~/bin`: a tilde prefix follows
                     pos += cut
-                    flush()
+                    _flush(parts, lit, lit_start)
                     self.pos = pos
                     after = self._scan_tilde(pos, parts)
                     if after == pos:
@@ -401,7 +404,7 @@ class Lexer:
                 if c in EXTGLOB_PREFIX:
                     if src.startswith("(", pos + 1):
                         self._find_extglob_end(pos + 2)          # it must be closed
-                        flush()
+                        _flush(parts, lit, lit_start)
                         self.pos = pos
                         parts.extend(self._scan_extglob())
                         pos = self.pos
@@ -414,7 +417,7 @@ class Lexer:
                 break
             elif c == "~" and assignment and lit and lit[-1].endswith(":"):
                 # ${u-~:~} in an assignment's value: a tilde after `:` as in the value itself
-                flush()
+                _flush(parts, lit, lit_start)
                 after = self._scan_tilde(pos, parts, stops)
                 if after > pos:
                     pos = lit_start = after
@@ -438,24 +441,24 @@ class Lexer:
                 elif src[pos + 1] == "\n":
                     pos += 2
                 else:
-                    flush()
+                    _flush(parts, lit, lit_start)
                     parts.append(Lit(pos, src[pos + 1], escaped=True))
                     pos += 2
             elif c == "'":
                 end = src.find("'", pos + 1)
                 if end < 0 or end >= n and limit >= 0:
                     raise self.unexpected_eof("'")
-                flush()
+                _flush(parts, lit, lit_start)
                 parts.append(SingleQuoted(pos, src[pos + 1:end]))
                 pos = end + 1
             elif c == '"':
-                flush()
+                _flush(parts, lit, lit_start)
                 self.pos = pos + 1
                 inner = self.scan_double_quoted(n)
                 parts.append(DoubleQuoted(pos, inner))
                 pos = self.pos
             elif c == "$":
-                flush()
+                _flush(parts, lit, lit_start)
                 self.pos = pos
                 part = self.scan_dollar(quoted=False)
                 if part is None:
@@ -465,7 +468,7 @@ class Lexer:
                     parts.append(part)
                     pos = self.pos
             elif c == "`":
-                flush()
+                _flush(parts, lit, lit_start)
                 self.pos = pos
                 parts.append(self.scan_backtick(False))
                 pos = self.pos
@@ -473,11 +476,11 @@ class Lexer:
                 lit.append(c)
                 pos += 1
         self.pos = pos
-        flush()
+        _flush(parts, lit, lit_start)
         return parts
 
     def _scan_tilde(self, pos: int, parts: list, also_ends: str = "") -> int:
-        m = re.compile(r"~([A-Za-z0-9_.+-]*)").match(self.src, pos)
+        m = _TILDE_PREFIX.match(self.src, pos)
         end = m.end()
         if end >= len(self.src) or self.src[end] in "/: \t\n;&|<>()" or self.src[end] in also_ends:
             parts.append(Tilde(pos, m.group(1)))

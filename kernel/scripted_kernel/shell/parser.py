@@ -154,19 +154,20 @@ class Parser:
         tok = self.lex.peek(1)
         start = tok.pos
         negate = timed = False
-        if self.is_word(tok, "time"):
-            timed = True
-            self.lex.advance()
-            tok = self.lex.peek(1)
-            if self.is_word(tok, "-p"):
+        if tok.kind == "WORD" and (tok.value == "time" or tok.value == "!"):
+            if tok.value == "time":
+                timed = True
                 self.lex.advance()
                 tok = self.lex.peek(1)
-        while self.is_word(tok, "!"):
-            negate = not negate
-            self.lex.advance()
-            tok = self.lex.peek(1)
-        if timed and (tok.kind in ("NEWLINE", "EOF") or (tok.kind == "OP" and tok.value in (";", "&&", "||"))):
-            return Pipeline(start, [], negate, timed)
+                if self.is_word(tok, "-p"):
+                    self.lex.advance()
+                    tok = self.lex.peek(1)
+            while self.is_word(tok, "!"):
+                negate = not negate
+                self.lex.advance()
+                tok = self.lex.peek(1)
+            if timed and (tok.kind in ("NEWLINE", "EOF") or (tok.kind == "OP" and tok.value in (";", "&&", "||"))):
+                return Pipeline(start, [], negate, timed)
         commands = [self.parse_command()]
         stderr_too = []
         while True:
@@ -198,16 +199,12 @@ class Parser:
             raise self.unexpected(tok)
         if tok.kind == "WORD" and tok.value in RESERVED:
             word = tok.value
-            handler = {
-                "if": self.parse_if, "while": self.parse_while, "until": self.parse_while,
-                "for": self.parse_for, "select": self.parse_for, "case": self.parse_case, "{": self.parse_brace_group,
-                "[[": self.parse_cond_command, "function": self.parse_function_keyword,
-            }.get(word)
+            handler = _COMPOUND_PARSERS.get(word)
             if handler is None:
                 if word == "coproc":
                     raise self.lex.error(f"`{word}' is not supported", tok.pos)
                 raise self.unexpected(tok)
-            node = handler()
+            node = handler(self)
             if isinstance(node, FunctionDef):
                 return node
             return self.with_redirects(node)
@@ -626,6 +623,15 @@ class Parser:
         err = self.lex.error(f"syntax error in conditional expression: unexpected token `{text}'", tok.pos)
         err.keeps_status = True
         return err
+
+
+# the reserved words that open a compound command → the method that parses it
+_COMPOUND_PARSERS = {
+    "if": Parser.parse_if, "while": Parser.parse_while, "until": Parser.parse_while,
+    "for": Parser.parse_for, "select": Parser.parse_for, "case": Parser.parse_case,
+    "{": Parser.parse_brace_group, "[[": Parser.parse_cond_command,
+    "function": Parser.parse_function_keyword,
+}
 
 
 def heredoc_delimiter(text: str) -> tuple[str, bool]:
