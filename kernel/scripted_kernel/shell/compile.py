@@ -905,25 +905,6 @@ class Compiler:
             return compiled[0](sh)
         return body
 
-    def _body_text(self, body) -> str:
-        if self.source is None:
-            return ""
-        text = self.source.text
-        start = body.pos
-        depth = 0
-        if text[start:start + 1] in "{(":
-            opener = text[start]
-            closer = "}" if opener == "{" else ")"
-            # the body ends at the matching closer; quotes and nesting are rare in this text
-            for k in range(start, len(text)):
-                if text[k] == opener:
-                    depth += 1
-                elif text[k] == closer:
-                    depth -= 1
-                    if depth == 0:
-                        return text[start:k + 1]
-        return text[start:text.find("\n", start) if "\n" in text[start:] else len(text)]
-
     def c_FunctionDef(self, node: A.FunctionDef) -> Callable:
         name = node.name
         if not node.valid_name:
@@ -936,7 +917,7 @@ class Compiler:
                 return 1
             return refuse
         body = self._lazy(node)
-        func = Function(name, body, node, self._body_text(node.body))
+        func = Function(name, body, node, self.source.text if self.source is not None else "")
 
         def define(sh):
             existing = sh.functions.get(name)

@@ -144,6 +144,7 @@ def _split_into(value: str, ifs: str, ws: str, other: str, cur: list, started: b
 
 RAW, QUOTED_PART, ACTIVE = 0, 1, 2
 _WILDCARD = re.compile(r"[*?\[]|[+@!]\(")
+_MAY_EXPAND = re.compile(r"[*?\[{]|[+@!]\(")     # a wildcard, or a brace that may expand
 
 
 def _glob_kind(p) -> int:
@@ -424,9 +425,14 @@ class WordCompiler:
 
     def fields_list(self, words: list) -> Callable:
         """fn(sh) -> list[str] for a list of words (command arguments, for-in lists)."""
-        statics = [self._static_text(w) for w in words]
-        if all(s is not None for s in statics) and not any(has_braces(w) for w in words) \
-                and not any(_glob_kind(p) == ACTIVE for w in words for p in w.parts):
+        statics = []
+        for w in words:
+            text = self._static_text(w)
+            if text is None or any(type(p) is Lit and not p.escaped and _MAY_EXPAND.search(p.text)
+                                   for p in w.parts):
+                break
+            statics.append(text)
+        else:
             return lambda sh: list(statics)      # literal words: nothing to compile
         fns = [self.fields(w) for w in words]
         if len(fns) == 1:

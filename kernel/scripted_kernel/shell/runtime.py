@@ -76,13 +76,19 @@ class TempScope(dict):
 
 
 class Function:
-    __slots__ = ("name", "body", "node", "source")
+    __slots__ = ("name", "body", "node", "script")
 
-    def __init__(self, name: str, body: Callable, node, source: str = ""):
+    def __init__(self, name: str, body: Callable, node, script: str = ""):
         self.name = name
         self.body = body
         self.node = node
-        self.source = source    # the body's text, for `type` and `declare -f`
+        self.script = script    # the text the function was defined in
+
+    @property
+    def source(self) -> str:
+        """The body's text, for `type` and `declare -f`: found when asked, which few do."""
+        from .printer import body_text
+        return body_text(self.script, self.node.body.pos) if self.script else ""
 
 
 OPTION_NAMES = {"e": "errexit", "u": "nounset", "x": "xtrace", "f": "noglob", "C": "noclobber",
