@@ -10,7 +10,7 @@ from .nodes import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case,
                   For, FunctionDef, HereDoc, If, Pipeline, Redirect, SimpleCommand,
                   Subshell, While, COMPOUND_NODES)
 from .errors import ShellSyntaxError
-from .lexer import REDIRECT_OPS, Lexer, Source
+from .lexer import REDIRECT_OPS, Lexer, Source, Token
 
 DEFAULT_MAX_DEPTH = 100
 
@@ -53,8 +53,7 @@ class Parser:
         return CommandList(0, units)
 
     def _parse_units(self, units: list):
-        self.skip_newlines()
-        while self.lex.peek(1).kind != "EOF":
+        while self.skip_newlines().kind != "EOF":
             items = []
             while True:
                 node = self.parse_and_or()
@@ -71,7 +70,6 @@ class Parser:
                     break
                 raise self.unexpected(tok)
             units.append(CommandList(items[0].pos, items))
-            self.skip_newlines()
 
     # ------------------------------------------------------------ helpers
 
@@ -95,12 +93,14 @@ class Parser:
             raise self.unexpected(tok)
         self.lex.advance()
 
-    def skip_newlines(self):
-        while True:
-            tok = self.lex.peek(1)
-            if tok.kind != "NEWLINE":
-                return
-            self.lex.advance()
+    def skip_newlines(self) -> Token:
+        """Skips newline tokens; returns the token after them (peeked in command position)."""
+        lex = self.lex
+        tok = lex.peek(1)
+        while tok.kind == "NEWLINE":
+            lex.advance()
+            tok = lex.peek(1)
+        return tok
 
     def enter(self, pos: int):
         self.depth += 1
@@ -111,30 +111,31 @@ class Parser:
 
     def parse_list(self, stop_words: frozenset) -> CommandList:
         items = []
-        self.skip_newlines()
-        start = self.lex.peek(1).pos
+        lex = self.lex
+        tok = self.skip_newlines()
+        start = tok.pos
         while True:
-            tok = self.lex.peek(1)
-            if tok.kind == "EOF":
+            kind = tok.kind
+            if kind == "EOF":
                 break
-            if tok.kind == "WORD" and tok.value in stop_words:
+            if kind == "WORD" and tok.value in stop_words:
                 break
-            if tok.kind == "OP" and tok.value in (")", ";;", ";&", ";;&"):
+            if kind == "OP" and tok.value in (")", ";;", ";&", ";;&"):
                 break
             node = self.parse_and_or()
-            tok = self.lex.peek()
+            tok = lex.peek()
             if tok.kind == "OP" and tok.value in (";", "&"):
-                self.lex.advance()
+                lex.advance()
                 if tok.value == "&":
                     node = Background(node.pos, node)
                 items.append(node)
             elif tok.kind == "NEWLINE":
-                self.lex.advance()
+                lex.advance()
                 items.append(node)
             else:
                 items.append(node)
                 break
-            self.skip_newlines()
+            tok = self.skip_newlines()
         return CommandList(start, items)
 
     def parse_and_or(self):
@@ -224,33 +225,36 @@ class Parser:
                 return node
 
     def parse_simple_command(self) -> SimpleCommand:
-        start = self.lex.peek(1).pos
+        lex = self.lex
+        start = lex.peek(1).pos
         assigns, words, redirects = [], [], []
         declaration = is_let = False
         end = start
         while True:
-            tok = self.lex.peek(1 if (not words or declaration) else 0)
+            tok = lex.peek(1 if (not words or declaration) else 0)
             kind = tok.kind
             if kind == "WORD":
-                self.lex.advance()
+                lex.peeked = None             # lex.advance(), for a word
+                lex.pos = end = tok.end
                 words.append(tok.word)
                 if len(words) == 1 and tok.value in ASSIGNMENT_ARGUMENTS:
                     declaration = True
                     is_let = tok.value == "let"
             elif kind == "ASSIGN":
-                self.lex.advance()
+                lex.peeked = None
+                lex.pos = end = tok.end
                 if is_let:
                     # let's arguments are expressions: in `let x=( 1 )` the parentheses group
-                    words.append(self.lex.sub_word(tok.pos, tok.end))
+                    words.append(lex.sub_word(tok.pos, tok.end))
                 else:
                     (words if words else assigns).append(tok.assign)
             elif kind == "IONUMBER" or (kind == "OP" and tok.value in REDIRECT_OPS):
                 redirects.append(self.parse_redirect())
+                end = lex.pos
             else:
                 break
-            end = self.lex.pos
         if not (assigns or words or redirects):
-            raise self.unexpected(self.lex.peek())
+            raise self.unexpected(lex.peek())
         return SimpleCommand(start, assigns, words, redirects, end)
 
     def parse_redirect(self) -> Redirect:
@@ -443,8 +447,7 @@ class Parser:
         self.expect_word("in")
         items = []
         while True:
-            self.skip_newlines()
-            nxt = lex.peek(1)
+            nxt = self.skip_newlines()
             if self.is_word(nxt, "esac"):
                 lex.advance()
                 break
