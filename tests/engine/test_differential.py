@@ -28,6 +28,10 @@ B=( "x y" $x * ) printenv B; C=([k]=$x [2]=w) printenv C; echo "[$B]" """,
     "nameref_to_elements": """array=(X Y Z); typeset -n ref='array[0]'; ref[0]=foo
 echo status=$?; echo ${array[@]}; typeset -n all='b[@]'; b=('A B' C); echo "$all"; all=(X Y)
 echo status=$?; echo "${b[@]}" """,
+    "star_only_patterns": """for p in 'a*' '*a' '*a*b*' 'a*a' '**' '*' 'ab*ab' 'x*y*z' '*-*' '*b' 'b*b*b'; do
+for t in '' a aa aba ab abab xyz xz x-y bbb bb; do [[ $t == $p ]] && printf '%s~%s ' "$t" "$p"
+case $t in $p) printf 'c ';; esac; done; done; echo; case 'a*' in a"*") echo quoted;; esac
+case 'ab' in a"*") echo never;; *) echo other;; esac""",
     "command_V_function": """f() { echo hi; }; command -V f; type f""",
     "caller": """caller; echo rc=$?; f() { caller; caller 0; caller 1; echo rc=$?; }; g() { f; }
 g

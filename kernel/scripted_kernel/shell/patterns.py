@@ -137,9 +137,27 @@ def compile_glob(pattern: str, nocase: bool = False) -> re.Pattern:
 
 
 def glob_match(pattern: str, text: str, nocase: bool = False) -> bool:
-    if not nocase and not any(c in pattern for c in "*?[\\+@!"):
-        return pattern == text
+    if not nocase and not any(c in pattern for c in "?[\\+@!("):
+        if "*" not in pattern:
+            return pattern == text
+        return _stars_match(pattern.split("*"), text)
     return _fullmatch(compile_glob(pattern, nocase), text) is not None
+
+
+def _stars_match(pieces: list, text: str) -> bool:
+    """Whether text matches the literal pieces with `*` between them (`ITEM-*`, `*.json`):
+    a pattern new to the process costs no regex compilation, about 100 µs."""
+    first, last = pieces[0], pieces[-1]
+    start, end = len(first), len(text) - len(last)
+    if end < start or not text.startswith(first) or not text.endswith(last):
+        return False
+    for piece in pieces[1:-1]:
+        if piece:
+            found = text.find(piece, start, end)
+            if found < 0:
+                return False
+            start = found + len(piece)
+    return True
 
 
 def _timed(method, *args):
