@@ -101,3 +101,9 @@ def test_scripts_over_the_size_limit_are_compiled_but_not_kept():
     text = "echo " + "x" * 200
     assert cache.get(text, 100) is not cache.get(text, 100)
     assert not cache.entries
+
+
+def test_freezing_is_off_when_its_size_is_above_the_cacheable_size(collector_on):
+    cache = ScriptCache(max_script=32 * 1024, freeze_from=10 ** 9)
+    unit = cache.get(big_script("host opted out"), 100).units[0]
+    assert is_walked(unit)
