@@ -425,21 +425,21 @@ class WordCompiler:
 
     def fields_list(self, words: list) -> Callable:
         """fn(sh) -> list[str] for a list of words (command arguments, for-in lists)."""
-        statics = []
+        leading = []            # the literal words the list starts with (a command's name)
         for w in words:
             text = self._static_text(w)
             if text is None or any(type(p) is Lit and not p.escaped and _MAY_EXPAND.search(p.text)
                                    for p in w.parts):
                 break
-            statics.append(text)
+            leading.append(text)
         else:
-            return lambda sh: list(statics)      # literal words: nothing to compile
-        fns = [self.fields(w) for w in words]
-        if len(fns) == 1:
+            return lambda sh: list(leading)      # literal words: nothing to compile
+        fns = [self.fields(w) for w in words[len(leading):]]
+        if len(fns) == 1 and not leading:
             return fns[0]
 
         def run(sh):
-            out = []
+            out = list(leading)
             for fn in fns:
                 out.extend(fn(sh))
             return out
