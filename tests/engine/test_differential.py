@@ -28,6 +28,8 @@ B=( "x y" $x * ) printenv B; C=([k]=$x [2]=w) printenv C; echo "[$B]" """,
     "nameref_to_elements": """array=(X Y Z); typeset -n ref='array[0]'; ref[0]=foo
 echo status=$?; echo ${array[@]}; typeset -n all='b[@]'; b=('A B' C); echo "$all"; all=(X Y)
 echo status=$?; echo "${b[@]}" """,
+    "last_argument_after_a_pipeline": """true zz; echo a b | tr a A; echo "[$_]"; printf '%s\\n' x y | cut -c1 | sort
+echo "[$_]"; shopt -s lastpipe; true yy; echo c d | tr c C; echo "[$_]" """,
     "star_only_patterns": """for p in 'a*' '*a' '*a*b*' 'a*a' '**' '*' 'ab*ab' 'x*y*z' '*-*' '*b' 'b*b*b'; do
 for t in '' a aa aba ab abab xyz xz x-y bbb bb; do [[ $t == $p ]] && printf '%s~%s ' "$t" "$p"
 case $t in $p) printf 'c ';; esac; done; done; echo; case 'a*' in a"*") echo quoted;; esac

@@ -179,9 +179,13 @@ class Compiler:
                 n = len(stages)
                 for k in range(n):
                     last = k == n - 1
-                    if n == 1 or (last and sh.shopts["lastpipe"]) or (
-                            direct[k] is not None and direct[k](sh)):
+                    # a stage that cannot change the shell runs in it, as if in a subshell:
+                    # only `$_` would show the difference, and it is put back
+                    isolated = False
+                    if n == 1 or (last and sh.shopts["lastpipe"]):
                         target = sh
+                    elif direct[k] is not None and direct[k](sh):
+                        target, isolated, last_arg = sh, True, sh.last_arg
                     else:
                         target = sh.subshell()
                     saved = (target.stdin, target.out, target.err)
@@ -203,6 +207,8 @@ class Compiler:
                                 status = e.status
                             finally:
                                 sh.err_trap_held -= n > 1
+                                if isolated:
+                                    sh.last_arg = last_arg
                         else:
                             status = target.run_subshell(stages[k])
                     finally:
