@@ -13,6 +13,7 @@ summary gives the median ratio over the runs and its spread (min-max).
 from __future__ import annotations
 
 import argparse
+import gc
 import itertools
 import json
 import os
@@ -124,21 +125,38 @@ def one_run(names, mine, theirs, samples: int) -> dict:
 def memory_run(mine, scripts: int) -> bool:
     """`scripts` different 300-line scripts (each small enough for the script cache) in this
     process, each followed by a small script: resident memory after, and the small script's
-    99th-percentile time against its median (collector pauses show there)."""
+    99th-percentile time against its median (collector pauses show there).
+
+    The percentile is judged on the thread's CPU time: a collector pause is CPU time, while
+    wall-clock time also counts the moments the machine gave the CPU to other processes (on a
+    busy 2-core machine that alone moves the wall-clock p99 between 1.7x and 3x). Both are
+    printed."""
     text = script_300_lines()[:7000].rsplit("\n", 1)[0]
-    small = []
+    wall, cpu = [], []
+    collections = [0, 0, 0]        # by generation, during the small scripts
+
+    def count(phase, info):
+        if phase == "stop":
+            collections[info["generation"]] += 1
     for k in range(scripts):
         mine(f"{text}\n# {k}\n")
-        start = time.perf_counter()
+        gc.callbacks.append(count)
+        start, start_cpu = time.perf_counter(), time.thread_time()
         mine(f"x={k}; echo $((x + 1))")
-        small.append(time.perf_counter() - start)
-    small.sort()
+        cpu.append(time.thread_time() - start_cpu)
+        wall.append(time.perf_counter() - start)
+        gc.callbacks.remove(count)
     rss_mb = int(open("/proc/self/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE") >> 20
-    median, p99 = statistics.median(small), small[int(len(small) * 0.99)]
-    print(f"  after {scripts} different 300-line scripts: resident {rss_mb} MB (target < 300); "
-          f"small script median {median * 1000:.3f} ms, p99 {p99 * 1000:.3f} ms = "
-          f"{p99 / median:.2f}x the median (target < 2)")
-    return rss_mb < 300 and p99 < 2 * median
+    print(f"  after {scripts} different 300-line scripts: resident {rss_mb} MB (target < 300)")
+    print(f"  collections during the small scripts, by generation: {collections}")
+    ratios = {}
+    for name, times in (("CPU time", cpu), ("wall-clock", wall)):
+        times.sort()
+        median, p99 = statistics.median(times), times[int(len(times) * 0.99)]
+        ratios[name] = p99 / median
+        print(f"  small script, {name:10}: median {median * 1000:.3f} ms, p99 {p99 * 1000:.3f} ms "
+              f"= {ratios[name]:.2f}x the median" + (" (target < 2)" if name == "CPU time" else ""))
+    return rss_mb < 300 and ratios["CPU time"] < 2
 
 
 BIG_DATA = ("seq 1 1000000 | awk '{print $1 % 97, $1}' | sort -n | uniq -c | tail -3", 150)
