@@ -1,0 +1,78 @@
+"""Instructions per new 300-line script, by stage, counted by valgrind's callgrind: the same
+figure on a busy machine as on an idle one, so two versions can be compared where wall-clock
+timings (±30 % here) cannot tell them apart.
+
+    python tests/benchmarks/instructions.py            # parse, compile, run
+    python tests/benchmarks/instructions.py --scripts 10
+
+Each stage is counted as the difference between a process that handles `--scripts` new texts
+and one that handles none, so imports and start-up cancel out. The collector is off in both
+(its cost is not deterministic; bench_speed.py measures it). Needs valgrind (Debian package
+`valgrind`).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+STAGES = ("parse", "compile", "run")
+
+
+def work(stage: str, scripts: int):
+    """In the measured process: parse (and compile, and run) `scripts` new texts."""
+    import gc
+
+    from bench_speed import ours, script_300_lines
+    from scripted_kernel.shell.compile import COMPILER
+    from scripted_kernel.shell.interpreter import SCRIPT_CACHE
+    from scripted_kernel.shell.lexer import Source
+    from scripted_kernel.shell.parser import Parser
+    tool, text = ours(), script_300_lines()
+    gc.disable()
+    for k in range(scripts + 1):          # the first warms what is built once per process
+        script = f"# {k}\n{text}"
+        source = Source(script)
+        tree = Parser(script, source=source).parse_program()
+        if stage != "parse":
+            compiled = COMPILER.compile_program(tree, source)
+            if stage == "run":
+                SCRIPT_CACHE.entries[(script, 100)] = (compiled, 0)
+                tool.execute(script)
+
+
+def instructions(stage: str, scripts: int) -> int:
+    out = subprocess.run(
+        ["setarch", "-R", "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+         os.path.realpath(sys.executable), __file__, "--work", stage, "--scripts", str(scripts)],
+        capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, check=True)
+    return int(re.search(r"Collected : (\d+)", out.stderr).group(1))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scripts", type=int, default=5)
+    parser.add_argument("--work", choices=STAGES, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.work:
+        work(args.work, args.scripts)
+        return 0
+    if shutil.which("valgrind") is None or shutil.which("setarch") is None:
+        print("valgrind is not installed (apt-get install valgrind): nothing counted")
+        return 0
+    cumulative = {stage: (instructions(stage, args.scripts) - instructions(stage, 0)) / args.scripts
+                  for stage in STAGES}
+    previous = 0.0
+    for stage in STAGES:
+        print(f"  {stage:8} {(cumulative[stage] - previous) / 1e6:6.1f} M instructions per script")
+        previous = cumulative[stage]
+    print(f"  {'total':8} {cumulative['run'] / 1e6:6.1f} M")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.exit(main())
