@@ -259,7 +259,18 @@ _SEQ = re.compile(r"^(-?[0-9]+)\.\.(-?[0-9]+)(?:\.\.(-?[0-9]+))?$|^([A-Za-z])\.\
 
 
 def has_braces(word: Word) -> bool:
-    return any(type(p) is Lit and not p.escaped and "{" in p.text for p in word.parts)
+    for p in word.parts:
+        if type(p) is Lit and not p.escaped and "{" in p.text:
+            return True
+    return False
+
+
+def _may_expand(word: Word) -> bool:
+    """Whether an unquoted literal of the word holds a wildcard or a brace."""
+    for p in word.parts:
+        if type(p) is Lit and not p.escaped and _MAY_EXPAND.search(p.text):
+            return True
+    return False
 
 
 def brace_expand(word: Word, limit: int) -> list[Word]:
@@ -428,8 +439,7 @@ class WordCompiler:
         leading = []            # the literal words the list starts with (a command's name)
         for w in words:
             text = self._static_text(w)
-            if text is None or any(type(p) is Lit and not p.escaped and _MAY_EXPAND.search(p.text)
-                                   for p in w.parts):
+            if text is None or _may_expand(w):
                 break
             leading.append(text)
         else:
@@ -474,13 +484,20 @@ class WordCompiler:
     # -- internals
 
     def _static_text(self, word: Word):
+        """The word's text when it has no expansion in it, else None."""
+        parts = word.parts
+        if len(parts) == 1 and (type(parts[0]) is Lit or type(parts[0]) is SingleQuoted):
+            return parts[0].text
         text = []
-        for p in word.parts:
+        for p in parts:
             t = type(p)
             if t is Lit or t is SingleQuoted:
                 text.append(p.text)
-            elif t is DoubleQuoted and all(type(q) is Lit for q in p.parts):
-                text.append("".join(q.text for q in p.parts))
+            elif t is DoubleQuoted:
+                for q in p.parts:
+                    if type(q) is not Lit:
+                        return None
+                    text.append(q.text)
             else:
                 return None
         return "".join(text)
