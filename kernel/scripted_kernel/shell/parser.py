@@ -140,16 +140,16 @@ class Parser:
 
     def parse_and_or(self):
         first = self.parse_pipeline()
+        tok = self.lex.peek()
+        if tok.kind != "OP" or tok.value not in ("&&", "||"):
+            return first
         rest = []
-        while True:
+        while tok.kind == "OP" and tok.value in ("&&", "||"):
+            self.lex.advance()
+            self.skip_newlines()
+            rest.append((tok.value, self.parse_pipeline()))
             tok = self.lex.peek()
-            if tok.kind == "OP" and tok.value in ("&&", "||"):
-                self.lex.advance()
-                self.skip_newlines()
-                rest.append((tok.value, self.parse_pipeline()))
-            else:
-                break
-        return AndOr(first.pos, first, rest) if rest else first
+        return AndOr(first.pos, first, rest)
 
     def parse_pipeline(self):
         tok = self.lex.peek(1)
@@ -169,19 +169,19 @@ class Parser:
                 tok = self.lex.peek(1)
             if timed and (tok.kind in ("NEWLINE", "EOF") or (tok.kind == "OP" and tok.value in (";", "&&", "||"))):
                 return Pipeline(start, [], negate, timed)
-        commands = [self.parse_command()]
-        stderr_too = []
-        while True:
+        first = self.parse_command()
+        tok = self.lex.peek()
+        piped = tok.kind == "OP" and tok.value in ("|", "|&")
+        if not (piped or negate or timed):
+            return first
+        commands, stderr_too = [first], []
+        while piped:
+            self.lex.advance()
+            self.skip_newlines()
+            stderr_too.append(tok.value == "|&")
+            commands.append(self.parse_command())
             tok = self.lex.peek()
-            if tok.kind == "OP" and tok.value in ("|", "|&"):
-                self.lex.advance()
-                self.skip_newlines()
-                stderr_too.append(tok.value == "|&")
-                commands.append(self.parse_command())
-            else:
-                break
-        if len(commands) == 1 and not negate and not timed:
-            return commands[0]
+            piped = tok.kind == "OP" and tok.value in ("|", "|&")
         return Pipeline(start, commands, negate, timed, stderr_too)
 
     # ------------------------------------------------------------ commands
