@@ -30,8 +30,9 @@ _PLAIN_NORMAL = re.compile(r"[^ \t\n;&|<>()\\'\"$`?*+@!]+")
 _PLAIN_DQ = re.compile(r"[^\\\"$`]+")
 _PLAIN_HEREDOC = re.compile(r"[^\\$`]+")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# A word with no quoting, expansion, pattern or brace characters, ended by a metacharacter.
-_PLAIN_WORD = re.compile(r"([A-Za-z0-9_./,:=%^-][A-Za-z0-9_./,:=%^{}\[\]-]*)(?=[ \t\n;&|<>()]|\Z)")
+# A word of literal characters only (braces and brackets stay literal text: brace expansion and
+# globbing look at the text when the word is expanded), ended by a metacharacter.
+_PLAIN_WORD = re.compile(r"([A-Za-z0-9_./,:=%^{}\[\]-]+)(?=[ \t\n;&|<>()]|\Z)")
 _ASSIGN_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[|\+?=)")
 _DIGITS = re.compile(r"[0-9]+")
 SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
