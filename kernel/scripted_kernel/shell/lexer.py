@@ -30,9 +30,10 @@ _PLAIN_NORMAL = re.compile(r"[^ \t\n;&|<>()\\'\"$`?*+@!]+")
 _PLAIN_DQ = re.compile(r"[^\\\"$`]+")
 _PLAIN_HEREDOC = re.compile(r"[^\\$`]+")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# A word of literal characters only (braces and brackets stay literal text: brace expansion and
-# globbing look at the text when the word is expanded), ended by a metacharacter.
-_PLAIN_WORD = re.compile(r"([A-Za-z0-9_./,:=%^{}\[\]-]+)(?=[ \t\n;&|<>()]|\Z)")
+# A word of literal characters only, ended by a metacharacter. Braces, brackets and wildcards
+# stay literal text here (brace expansion and globbing look at the text when the word is
+# expanded); ?*+@! only where no `(` follows, which would make an extglob group.
+_PLAIN_WORD = re.compile(r"((?:[A-Za-z0-9_./,:=%^{}\[\]-]|[?*+@!](?!\())+)(?=[ \t\n;&|<>()]|\Z)")
 _ASSIGN_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[|\+?=)")
 _DIGITS = re.compile(r"[0-9]+")
 SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
