@@ -30,3 +30,18 @@ def test_literal_words_scan_as_the_general_scanner_does():
             assert fast == scan(text + " x", general=True), text
             compared += 1
     assert compared > 10_000
+
+
+def test_parameters_and_simple_double_quoted_words_scan_as_the_general_scanner_does():
+    contents = ["".join(letters) for n in range(5) for letters in itertools.product("a1 $@{[-'", repeat=n)]
+    words = ['"' + c + '"' for c in contents] + ["$" + c for c in contents if c]
+    compared = fast = 0
+    for text in words:
+        try:
+            general = scan(text + " x", general=True)
+        except Exception:
+            continue              # an unclosed ${ or quote: an error either way
+        assert scan(text + " x", general=False) == general, text
+        compared += 1
+        fast += Lexer(Source(text + " x"), parse_nested=None)._simple_expansion(text[0], 0) is not None
+    assert compared > 10_000 and fast > 3_000

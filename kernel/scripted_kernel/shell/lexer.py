@@ -34,6 +34,11 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # stay literal text here (brace expansion and globbing look at the text when the word is
 # expanded); ?*+@! only where no `(` follows, which would make an extglob group.
 _PLAIN_WORD = re.compile(r"((?:[A-Za-z0-9_./,:=%^{}\[\]-]|[?*+@!](?!\())+)(?=[ \t\n;&|<>()]|\Z)")
+# `$name` alone, and a double-quoted string of literal text and simple parameters (no escape,
+# backtick, ${ }, $( ) or $'...'), each a whole word
+_BARE_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)(?=[ \t\n;&|<>()]|\Z)")
+_SIMPLE_DQ = re.compile(r'"(?:[^"\\$`]|\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-]))*"(?=[ \t\n;&|<>()]|\Z)')
+_DQ_PIECE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-])|[^$]+")
 _ASSIGN_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[|\+?=)")
 _DIGITS = re.compile(r"[0-9]+")
 SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
@@ -227,6 +232,10 @@ class Lexer:
             if mode == 0 or ("=" not in text and "[" not in text):
                 self.pos = end = m.end(1)
                 return Token("WORD", text, pos, end, Word(pos, [Lit(pos, text)]), None, mode)
+        elif c == "$" or c == '"':
+            word = self._simple_expansion(c, pos)
+            if word is not None:
+                return Token("WORD", None, pos, self.pos, word, None, mode)
         if mode == 1:
             m = _ASSIGN_HEAD.match(src, pos)
             if m:
@@ -234,6 +243,31 @@ class Lexer:
                 if tok is not None:
                     return tok
         return self._scan_word(mode)
+
+    def _simple_expansion(self, c: str, pos: int) -> Optional[Word]:
+        """`$name`, or a double-quoted string of literal text and `$name` / `$1` / `$@` ...:
+        the word as scan_parts builds it, from one match (None for any other word)."""
+        if c == "$":
+            m = _BARE_PARAM.match(self.src, pos)
+            if m is None:
+                return None
+            self.pos = m.end()
+            return Word(pos, [ParamExp(pos, m.group(1), braced=False)])
+        m = _SIMPLE_DQ.match(self.src, pos)
+        if m is None:
+            return None
+        parts: list = []
+        lit: list = []
+        for piece in _DQ_PIECE.finditer(self.src, pos + 1, m.end() - 1):
+            name = piece.group(1)
+            if name is None:
+                lit.append(piece.group())
+                continue
+            _flush(parts, lit, piece.start())        # a literal is placed where it ends
+            parts.append(ParamExp(piece.start(), name, braced=False))
+        _flush(parts, lit, m.end() - 1)
+        self.pos = m.end()
+        return Word(pos, [DoubleQuoted(pos, parts)])
 
     def _scan_word(self, mode: int) -> Token:
         start = self.pos
