@@ -32,9 +32,10 @@ def test_literal_words_scan_as_the_general_scanner_does():
     assert compared > 10_000
 
 
-def test_parameters_and_simple_double_quoted_words_scan_as_the_general_scanner_does():
+def test_parameters_and_simple_quoted_words_scan_as_the_general_scanner_does():
     contents = ["".join(letters) for n in range(5) for letters in itertools.product("a1 $@{[-'", repeat=n)]
-    words = ['"' + c + '"' for c in contents] + ["$" + c for c in contents if c]
+    words = (['"' + c + '"' for c in contents] + ["'" + c + "'" for c in contents]
+             + ["$" + c for c in contents if c])
     compared = fast = 0
     for text in words:
         try:

@@ -34,8 +34,9 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # stay literal text here (brace expansion and globbing look at the text when the word is
 # expanded); ?*+@! only where no `(` follows, which would make an extglob group.
 _PLAIN_WORD = re.compile(r"((?:[A-Za-z0-9_./,:=%^{}\[\]-]|[?*+@!](?!\())+)(?=[ \t\n;&|<>()]|\Z)")
-# `$name` alone, and a double-quoted string of literal text and simple parameters (no escape,
-# backtick, ${ }, $( ) or $'...'), each a whole word
+# Whole words of one `$name`, one single-quoted string, or one double-quoted string of literal
+# text and simple parameters (no escape, backtick, ${ }, $( ) or $'...')
+_SINGLE_QUOTED = re.compile(r"'([^']*)'(?=[ \t\n;&|<>()]|\Z)")
 _BARE_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)(?=[ \t\n;&|<>()]|\Z)")
 _SIMPLE_DQ = re.compile(r'"(?:[^"\\$`]|\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-]))*"(?=[ \t\n;&|<>()]|\Z)')
 _DQ_PIECE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-])|[^$]+")
@@ -232,7 +233,7 @@ class Lexer:
             if mode == 0 or ("=" not in text and "[" not in text):
                 self.pos = end = m.end(1)
                 return Token("WORD", text, pos, end, Word(pos, [Lit(pos, text)]), None, mode)
-        elif c == "$" or c == '"':
+        elif c == "$" or c == '"' or c == "'":
             word = self._simple_expansion(c, pos)
             if word is not None:
                 return Token("WORD", None, pos, self.pos, word, None, mode)
@@ -245,8 +246,15 @@ class Lexer:
         return self._scan_word(mode)
 
     def _simple_expansion(self, c: str, pos: int) -> Optional[Word]:
-        """`$name`, or a double-quoted string of literal text and `$name` / `$1` / `$@` ...:
-        the word as scan_parts builds it, from one match (None for any other word)."""
+        """`$name`, a single-quoted string, or a double-quoted string of literal text and
+        `$name` / `$1` / `$@` ...: the word as scan_parts builds it, from one match (None for
+        any other word)."""
+        if c == "'":
+            m = _SINGLE_QUOTED.match(self.src, pos)
+            if m is None:
+                return None
+            self.pos = m.end()
+            return Word(pos, [SingleQuoted(pos, m.group(1))])
         if c == "$":
             m = _BARE_PARAM.match(self.src, pos)
             if m is None:
