@@ -46,3 +46,23 @@ def test_parameters_and_simple_quoted_words_scan_as_the_general_scanner_does():
         compared += 1
         fast += Lexer(Source(text + " x"), parse_nested=None)._simple_expansion(text[0], 0) is not None
     assert compared > 10_000 and fast > 3_000
+
+
+def test_assignment_values_scan_as_the_general_scanner_does(monkeypatch):
+    values = ["".join(letters) for n in range(4) for letters in itertools.product("a1$\"'{*~:=", repeat=n)]
+
+    def assignment(text: str):
+        lexer = Lexer(Source(text), parse_nested=None)
+        token = lexer._scan_token(1)
+        return token.kind, token.pos, token.end, token.assign
+
+    results = {}
+    for value in values:
+        try:
+            results[value] = assignment(f"x={value} y")
+        except Exception:
+            continue
+    monkeypatch.setattr(Lexer, "_simple_value", lambda self, pos: None)
+    for value, fast in results.items():
+        assert assignment(f"x={value} y") == fast, value
+    assert len(results) > 500

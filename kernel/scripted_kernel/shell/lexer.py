@@ -313,13 +313,27 @@ class Lexer:
             array = self.scan_array_literal()      # with an index: refused when it runs
             assign = Assign(start, name, index, append, None, array)
         else:
-            self.assignment_depth += 1        # `x=${u-~:~}`: tildes after `:` inside too
-            try:
-                value_parts = self.scan_parts(0, pos, assignment=True)
-            finally:
-                self.assignment_depth -= 1
-            assign = Assign(start, name, index, append, Word(pos, value_parts))
+            value = self._simple_value(pos)
+            if value is None:
+                self.assignment_depth += 1        # `x=${u-~:~}`: tildes after `:` inside too
+                try:
+                    value = Word(pos, self.scan_parts(0, pos, assignment=True))
+                finally:
+                    self.assignment_depth -= 1
+            assign = Assign(start, name, index, append, value)
         return Token("ASSIGN", None, start, self.pos, assign=assign, mode=1)
+
+    def _simple_value(self, pos: int) -> Optional[Word]:
+        """An assignment's value of literal characters, or one of _simple_expansion's forms:
+        the word as scan_parts builds it, from one match (None for any other value)."""
+        m = _PLAIN_WORD.match(self.src, pos)
+        if m is not None:
+            self.pos = m.end(1)
+            return Word(pos, [Lit(pos, m.group(1))])
+        c = self.src[pos:pos + 1]
+        if c == "$" or c == '"' or c == "'":
+            return self._simple_expansion(c, pos)
+        return None
 
     def _find_bracket_close(self, pos: int) -> int:
         """The `]` closing an array subscript that starts at pos, or -1."""
