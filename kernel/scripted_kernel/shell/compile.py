@@ -248,8 +248,11 @@ class Compiler:
         if type(node) is not A.SimpleCommand or node.assigns or not node.words:
             return None
         name = node.words[0].literal()
-        if name is None or not all(_pure_word(w) for w in node.words):
+        if name is None:
             return None
+        for word in node.words:
+            if not _pure_word(word):
+                return None
 
         def check(sh):
             if name in sh.functions:
@@ -1009,8 +1012,9 @@ def _pure_word(w) -> bool:
     for p in w.parts:
         t = type(p)
         if t is A.DoubleQuoted:
-            if not all(_pure_part(q) for q in p.parts):
-                return False
+            for q in p.parts:
+                if not _pure_part(q):
+                    return False
         elif not _pure_part(p):
             return False
     return True
