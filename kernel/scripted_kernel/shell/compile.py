@@ -265,15 +265,18 @@ class Compiler:
     # ------------------------------------------------------------ simple commands
 
     def c_SimpleCommand(self, node: A.SimpleCommand) -> Callable:
-        line = self.line(node.pos)
-        if node.words:
+        source = self._current.source
+        line = source.line_of(node.pos) if source is not None else 0
+        if not node.assigns:
+            assigns = []
+        elif node.words:
             assigns = [self._array_as_text(a) if a.array is not None else
                        self._element_binding(a) if a.index is not None else self.assignment(a)
                        for a in node.assigns]
         else:
             assigns = [self.assignment(a) for a in node.assigns]
-        redirects = [self.redirect(r) for r in node.redirects]
-        text = self.source.text[node.pos:node.end] if self.source is not None else ""
+        redirects = [self.redirect(r) for r in node.redirects] if node.redirects else []
+        text = source.text[node.pos:node.end] if source is not None else ""
         if not node.words:
             return self._assignment_only(line, text, assigns, redirects)
         argv_fn = self._argv(node.words)
@@ -321,7 +324,10 @@ class Compiler:
         return run
 
     def _argv(self, words: list) -> Callable:
-        if all(type(w) is not A.Assign for w in words):
+        for w in words:
+            if type(w) is A.Assign:
+                break
+        else:
             return self.words.fields_list(words)
         fns = [self._declaration_arg(w) if type(w) is A.Assign else self.words.fields(w)
                for w in words]             # declare x=(...) etc.
