@@ -460,7 +460,7 @@ class WordCompiler:
         static = self._static_text(word)
         if static is not None:
             return lambda sh: static
-        parts = [self._part(p, quoted=type(p) is ParamExp, ctx="string") for p in word.parts]
+        parts = [self._part(p, quoted=type(p) is ParamExp) for p in word.parts]
         if len(parts) == 1:
             fn, _ = parts[0]
             return lambda sh: _as_string(fn(sh), sh)
@@ -513,11 +513,11 @@ class WordCompiler:
                 text = escape(p.text)
                 pieces.append((lambda text: lambda sh: text)(text))
             elif t is DoubleQuoted:
-                inner = [self._part(q, quoted=True, ctx="string") for q in p.parts]
+                inner = [self._part(q, quoted=True) for q in p.parts]
                 pieces.append((lambda inner: lambda sh: escape(
                     "".join(_as_string(fn(sh), sh) for fn, _ in inner)))(inner))
             else:
-                fn, _ = self._part(p, quoted=False, ctx="string")
+                fn, _ = self._part(p, quoted=False)
                 pieces.append((lambda fn: lambda sh: _as_string(fn(sh), sh))(fn))
         if len(pieces) == 1:
             return pieces[0]
@@ -541,12 +541,14 @@ class WordCompiler:
     def _fields_no_brace(self, word: Word) -> Callable:
         """Expansion, splitting and, on a filesystem, pathname expansion of unquoted
         wildcards. Words that cannot hold a wildcard compile to the plain path only."""
-        kinds = [_glob_kind(p) for p in word.parts]
+        word_parts = word.parts
+        kinds = ([_glob_kind(word_parts[0])] if len(word_parts) == 1 else
+                 [_glob_kind(p) for p in word_parts])
         if ACTIVE not in kinds:
             return self._fields_plain(word, False)
         if QUOTED_PART not in kinds:         # every field is its own pattern
             return self._fields_plain(word, True)
-        parts = [self._part(p, quoted=False, ctx="fields") for p in word.parts]
+        parts = [self._part(p, quoted=False) for p in word.parts]
         quoted = [k == QUOTED_PART for k in kinds]
 
         def globbed_quoted(sh):
@@ -569,7 +571,7 @@ class WordCompiler:
         static = self._static_text(word)
         if static is not None and not glob:
             return lambda sh: [static]
-        parts = [self._part(p, quoted=False, ctx="fields") for p in word.parts]
+        parts = [self._part(p, quoted=False) for p in word.parts]
         if len(parts) == 1:
             fn, splittable = parts[0]
             if not splittable:
@@ -602,7 +604,7 @@ class WordCompiler:
             return fields
         return run
 
-    def _part(self, p, quoted: bool, ctx: str):
+    def _part(self, p, quoted: bool):
         """(fn(sh) -> str | list, splittable)."""
         t = type(p)
         if t is Lit or t is SingleQuoted:
@@ -639,7 +641,7 @@ class WordCompiler:
         raise TypeError(f"unknown word part {t.__name__}")
 
     def _double_quoted(self, dq: DoubleQuoted) -> Callable:
-        parts = [self._part(q, quoted=True, ctx="fields") for q in dq.parts]
+        parts = [self._part(q, quoted=True) for q in dq.parts]
         if not parts:
             return lambda sh: ""
         multi = _has_multi(dq.parts)
@@ -930,7 +932,7 @@ class WordCompiler:
                 text = p.text
                 parts.append(((lambda text: lambda sh: text)(text), not p.escaped))
             else:
-                parts.append(self._part(p, quoted=False, ctx="fields"))
+                parts.append(self._part(p, quoted=False))
         return lambda sh: Fields(split_fields([(fn(sh), s) for fn, s in parts], sh.ifs))
 
     def _slice(self, p: ParamExp, base: Callable, quoted: bool) -> Callable:
@@ -1004,8 +1006,13 @@ def _is_multi(p: ParamExp) -> bool:
 def _has_multi(parts) -> bool:
     """Whether a double-quoted text has a "$@"-like part (one nested in quotes included, as
     in ${u:-{"$@"}), which makes it several fields."""
-    return any((type(q) is ParamExp and (_is_multi(q) or _default_is_multi(q)))
-               or (type(q) is DoubleQuoted and _has_multi(q.parts)) for q in parts)
+    for q in parts:
+        t = type(q)
+        if t is ParamExp and (_is_multi(q) or _default_is_multi(q)):
+            return True
+        if t is DoubleQuoted and _has_multi(q.parts):
+            return True
+    return False
 
 
 def _default_is_multi(p: ParamExp) -> bool:
