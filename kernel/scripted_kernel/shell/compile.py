@@ -108,11 +108,11 @@ class Compiler:
     # ------------------------------------------------------------ lists
 
     def c_CommandList(self, node: A.CommandList) -> Callable:
+        if len(node.items) == 1:          # most lists: a line of one command, a body of one
+            return self.compile(node.items[0])
         fns = [self.compile(item) for item in node.items]
         if not fns:
             return lambda sh: sh.status
-        if len(fns) == 1:
-            return fns[0]
 
         def run(sh):
             status = 0

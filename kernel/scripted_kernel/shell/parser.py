@@ -231,7 +231,12 @@ class Parser:
         declaration = is_let = False
         end = start
         while True:
-            tok = lex.peek(1 if (not words or declaration) else 0)
+            mode = 1 if (not words or declaration) else 0
+            tok = lex.peeked
+            if tok is None:                   # lex.peek(mode), without the call
+                tok = lex.peeked = lex._scan_token(mode)
+            elif tok.mode != mode:
+                tok = lex.peek(mode)
             kind = tok.kind
             if kind == "WORD":
                 lex.peeked = None             # lex.advance(), for a word
