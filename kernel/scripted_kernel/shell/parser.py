@@ -169,7 +169,7 @@ class Parser:
                 tok = self.lex.peek(1)
             if timed and (tok.kind in ("NEWLINE", "EOF") or (tok.kind == "OP" and tok.value in (";", "&&", "||"))):
                 return Pipeline(start, [], negate, timed)
-        first = self.parse_command()
+        first = self.parse_command(tok)
         tok = self.lex.peek()
         piped = tok.kind == "OP" and tok.value in ("|", "|&")
         if not (piped or negate or timed):
@@ -186,8 +186,10 @@ class Parser:
 
     # ------------------------------------------------------------ commands
 
-    def parse_command(self):
-        tok = self.lex.peek(1)
+    def parse_command(self, tok: Optional[Token] = None):
+        """`tok`: the token at hand (peeked in command position), if the caller has it."""
+        if tok is None:
+            tok = self.lex.peek(1)
         if tok.kind == "OP":
             if tok.value == "(":
                 if self.source.text.startswith("((", tok.pos):
@@ -196,7 +198,7 @@ class Parser:
                         return self.with_redirects(node)
                 return self.with_redirects(self.parse_subshell())
             if tok.value in REDIRECT_OPS:
-                return self.parse_simple_command()
+                return self.parse_simple_command(tok)
             raise self.unexpected(tok)
         if tok.kind == "WORD" and tok.value in RESERVED:
             word = tok.value
@@ -213,7 +215,7 @@ class Parser:
             raise self.unexpected(tok)
         if tok.kind == "WORD" and _FUNC_PARENS.match(self.source.text, tok.end):
             return self.parse_function_parens(tok)
-        return self.parse_simple_command()
+        return self.parse_simple_command(tok)
 
     def with_redirects(self, node):
         redirects = node.redirects
@@ -224,9 +226,10 @@ class Parser:
             else:
                 return node
 
-    def parse_simple_command(self) -> SimpleCommand:
+    def parse_simple_command(self, first: Token) -> SimpleCommand:
+        """`first`: its first token, peeked in command position."""
         lex = self.lex
-        start = lex.peek(1).pos
+        start = first.pos
         assigns, words, redirects = [], [], []
         declaration = is_let = False
         end = start
