@@ -17,6 +17,7 @@ DEFAULT_MAX_DEPTH = 100
 RESERVED = frozenset(("if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while",
                       "until", "for", "in", "function", "select", "{", "}", "[[", "]]", "!", "time",
                       "coproc"))
+_NOT_FUNCTION_NAMES = RESERVED - {"{", "}", "!"}
 DECLARATION_BUILTINS = frozenset(("declare", "typeset", "local", "export", "readonly"))
 # commands whose arguments are scanned for `name=value` (let's are expressions, kept as words)
 ASSIGNMENT_ARGUMENTS = DECLARATION_BUILTINS | {"let"}
@@ -517,7 +518,7 @@ class Parser:
         return tok.value if tok.value is not None else self.source.text[tok.pos:tok.end]
 
     def parse_function_body(self, pos: int, name: str) -> FunctionDef:
-        if name in RESERVED - {"{", "}", "!"}:
+        if name in _NOT_FUNCTION_NAMES:
             raise self.lex.error(f"`{name}': not a valid identifier", pos)
         self.enter(pos)
         self.skip_newlines()
