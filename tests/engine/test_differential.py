@@ -30,6 +30,11 @@ echo status=$?; echo ${array[@]}; typeset -n all='b[@]'; b=('A B' C); echo "$all
 echo status=$?; echo "${b[@]}" """,
     "last_argument_after_a_pipeline": """true zz; echo a b | tr a A; echo "[$_]"; printf '%s\\n' x y | cut -c1 | sort
 echo "[$_]"; shopt -s lastpipe; true yy; echo c d | tr c C; echo "[$_]" """,
+    "subshells_keep_functions_and_options_to_themselves": """f() { echo f1; }; ( f() { echo f2; }; f ); f
+( unset -f f; f 2>/dev/null || echo gone ); f; x=$(g() { echo g; }; g); echo $x; g 2>/dev/null || echo no-g
+( shopt -s nocasematch; [[ A == a ]] && echo in-yes ); [[ A == a ]] && echo out-yes || echo out-no
+echo x | { shopt -s nocasematch; [[ B == b ]] && echo stage-yes; }; [[ B == b ]] || echo parent-no
+shopt -s nocasematch; ( [[ C == c ]] && echo inherited ); h() { echo h; }; echo "$(h)" """,
     "star_only_patterns": """for p in 'a*' '*a' '*a*b*' 'a*a' '**' '*' 'ab*ab' 'x*y*z' '*-*' '*b' 'b*b*b'; do
 for t in '' a aa aba ab abab xyz xz x-y bbb bb; do [[ $t == $p ]] && printf '%s~%s ' "$t" "$p"
 case $t in $p) printf 'c ';; esac; done; done; echo; case 'a*' in a"*") echo quoted;; esac

@@ -939,7 +939,7 @@ class Compiler:
             if existing is not None and getattr(existing, "readonly", False):
                 sh.error(f"{name}: readonly function")
                 return 1
-            sh.functions[name] = func
+            sh.own_functions()[name] = func
             sh.status = 0
             return 0
         return define

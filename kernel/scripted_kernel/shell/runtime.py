@@ -159,6 +159,7 @@ class Shell:
         self.globals: dict[str, Var] = {}
         self.scopes: list[dict[str, Var]] = []
         self.functions: dict[str, Function] = {}
+        self.functions_shared = False   # a subshell's table is its parent's until it changes it
         self.exported_functions: set[str] = set()     # export -f: seen by `bash -c` and scripts
         self.positional: list[str] = []
         self.status = 0
@@ -223,11 +224,13 @@ class Shell:
         # another), so it keeps changing its own in place
         child.var_owner = object()
         child.globals = dict(self.globals)
-        child.scopes = [s.copy_scope() if type(s) is TempScope else dict(s) for s in self.scopes]
-        child.functions = dict(self.functions)
+        child.scopes = ([s.copy_scope() if type(s) is TempScope else dict(s) for s in self.scopes]
+                        if self.scopes else [])
+        # shared until changed: own_functions() copies the table, and `shopt` replaces the
+        # options' dict rather than writing into it
+        child.functions, child.functions_shared = self.functions, True
         child.exported_functions = set(self.exported_functions)
         child.positional = list(self.positional)
-        child.shopts = dict(self.shopts)
         child.dirstack = list(self.dirstack)
         child.extra_fds = dict(self.extra_fds)
         child.funcnames = list(self.funcnames)
@@ -237,6 +240,13 @@ class Shell:
         child.loop_depth = 0
         child.in_subshell = True
         return child
+
+    def own_functions(self) -> dict:
+        """The function table, to change it (a subshell copies its parent's first)."""
+        if self.functions_shared:
+            self.functions = dict(self.functions)
+            self.functions_shared = False
+        return self.functions
 
     def run_subshell(self, fn: Callable) -> int:
         """Run fn in this (sub)shell; exit, errexit and fatal errors end only this shell."""

@@ -161,5 +161,6 @@ def shopt(sh, argv):
         elif use_set_o:
             _set_option(sh, name, mode == "s")
         else:
-            sh.shopts[name] = mode == "s"
+            # a new dict: subshells share their parent's until they change it
+            sh.shopts = {**sh.shopts, name: mode == "s"}
     return status

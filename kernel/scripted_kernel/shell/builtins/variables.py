@@ -359,7 +359,7 @@ def unset(sh, argv):
     status = 0
     for name in args:
         if mode == "f":
-            sh.functions.pop(name, None)
+            sh.own_functions().pop(name, None)
             continue
         if name.endswith("]") and "[" in name:
             base, _, key = name[:-1].partition("[")
@@ -381,7 +381,7 @@ def unset(sh, argv):
             continue
         if not _NAME.match(name):
             if mode is None:         # not a variable name, but it can name a function
-                sh.functions.pop(name, None)
+                sh.own_functions().pop(name, None)
                 continue
             sh.error(f"unset: `{name}': not a valid identifier")
             status = 1
@@ -394,7 +394,7 @@ def unset(sh, argv):
                     sh.unset_var(name)
                 continue
             if mode is None and sh.lookup_raw(name) is None and name in sh.functions:
-                del sh.functions[name]
+                del sh.own_functions()[name]
                 continue
             sh.unset_var(name)
         except FatalError as e:
