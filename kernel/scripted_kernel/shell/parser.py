@@ -17,6 +17,14 @@ DEFAULT_MAX_DEPTH = 100
 RESERVED = frozenset(("if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while",
                       "until", "for", "in", "function", "select", "{", "}", "[[", "]]", "!", "time",
                       "coproc"))
+# the words that end a list, by construct
+_BRACE_END = frozenset(("}",))
+_THEN = frozenset(("then",))
+_IF_BODY_END = frozenset(("elif", "else", "fi"))
+_FI = frozenset(("fi",))
+_DONE = frozenset(("done",))
+_DO = frozenset(("do",))
+_ESAC = frozenset(("esac",))
 _NOT_FUNCTION_NAMES = RESERVED - {"{", "}", "!"}
 DECLARATION_BUILTINS = frozenset(("declare", "typeset", "local", "export", "readonly"))
 # commands whose arguments are scanned for `name=value` (let's are expressions, kept as words)
@@ -290,7 +298,7 @@ class Parser:
     def parse_brace_group(self) -> BraceGroup:
         tok = self.lex.advance()
         self.enter(tok.pos)
-        body = self.parse_list(frozenset(("}",)))
+        body = self.parse_list(_BRACE_END)
         self.require_nonempty(body)
         self.expect_word("}")
         self.depth -= 1
@@ -322,10 +330,10 @@ class Parser:
         tok = self.lex.advance()
         self.enter(tok.pos)
         clauses = []
-        cond = self.parse_list(frozenset(("then",)))
+        cond = self.parse_list(_THEN)
         self.require_nonempty(cond)
         self.expect_word("then")
-        body = self.parse_list(frozenset(("elif", "else", "fi")))
+        body = self.parse_list(_IF_BODY_END)
         self.require_nonempty(body)
         clauses.append((cond, body))
         else_body = None
@@ -333,15 +341,15 @@ class Parser:
             nxt = self.lex.peek(1)
             if self.is_word(nxt, "elif"):
                 self.lex.advance()
-                cond = self.parse_list(frozenset(("then",)))
+                cond = self.parse_list(_THEN)
                 self.require_nonempty(cond)
                 self.expect_word("then")
-                body = self.parse_list(frozenset(("elif", "else", "fi")))
+                body = self.parse_list(_IF_BODY_END)
                 self.require_nonempty(body)
                 clauses.append((cond, body))
             elif self.is_word(nxt, "else"):
                 self.lex.advance()
-                else_body = self.parse_list(frozenset(("fi",)))
+                else_body = self.parse_list(_FI)
                 self.require_nonempty(else_body)
                 self.expect_word("fi")
                 break
@@ -361,7 +369,7 @@ class Parser:
         if self.is_word(tok, "{"):
             return self.parse_brace_group()
         self.expect_word("do")
-        body = self.parse_list(frozenset(("done",)))
+        body = self.parse_list(_DONE)
         self.require_nonempty(body)
         self.expect_word("done")
         return body
@@ -369,10 +377,10 @@ class Parser:
     def parse_while(self) -> While:
         tok = self.lex.advance()
         self.enter(tok.pos)
-        cond = self.parse_list(frozenset(("do",)))
+        cond = self.parse_list(_DO)
         self.require_nonempty(cond)
         self.expect_word("do")
-        body = self.parse_list(frozenset(("done",)))
+        body = self.parse_list(_DONE)
         self.require_nonempty(body)
         self.expect_word("done")
         self.depth -= 1
@@ -480,7 +488,7 @@ class Parser:
                     lex.advance()
                     break
                 raise self.unexpected(sep)
-            body = self.parse_list(frozenset(("esac",)))
+            body = self.parse_list(_ESAC)
             term = lex.peek(1)
             if term.kind == "OP" and term.value in (";;", ";&", ";;&"):
                 lex.advance()
