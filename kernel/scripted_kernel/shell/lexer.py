@@ -233,7 +233,7 @@ class Lexer:
             if mode == 0 or ("=" not in text and "[" not in text):
                 self.pos = end = m.end(1)
                 return Token("WORD", text, pos, end, Word(pos, [Lit(pos, text)]), None, mode)
-        elif c == "$" or c == '"' or c == "'":
+        else:
             word = self._simple_expansion(c, pos)
             if word is not None:
                 return Token("WORD", None, pos, self.pos, word, None, mode)
@@ -249,6 +249,8 @@ class Lexer:
         """`$name`, a single-quoted string, or a double-quoted string of literal text and
         `$name` / `$1` / `$@` ...: the word as scan_parts builds it, from one match (None for
         any other word)."""
+        if c == '"':
+            return self._simple_double_quoted(pos)
         if c == "'":
             m = _SINGLE_QUOTED.match(self.src, pos)
             if m is None:
@@ -261,6 +263,10 @@ class Lexer:
                 return None
             self.pos = m.end()
             return Word(pos, [ParamExp(pos, m.group(1), braced=False)])
+        return None
+
+    def _simple_double_quoted(self, pos: int) -> Optional[Word]:
+        """_simple_expansion's double-quoted form, built as scan_double_quoted builds it."""
         m = _SIMPLE_DQ.match(self.src, pos)
         if m is None:
             return None
@@ -330,10 +336,7 @@ class Lexer:
         if m is not None:
             self.pos = m.end(1)
             return Word(pos, [Lit(pos, m.group(1))])
-        c = self.src[pos:pos + 1]
-        if c == "$" or c == '"' or c == "'":
-            return self._simple_expansion(c, pos)
-        return None
+        return self._simple_expansion(self.src[pos:pos + 1], pos)
 
     def _find_bracket_close(self, pos: int) -> int:
         """The `]` closing an array subscript that starts at pos, or -1."""

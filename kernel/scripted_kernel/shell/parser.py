@@ -243,23 +243,18 @@ class Parser:
         declaration = is_let = False
         end = start
         while True:
-            mode = 1 if (not words or declaration) else 0
-            tok = lex.peeked
-            if tok is None:                   # lex.peek(mode), without the call
-                tok = lex.peeked = lex._scan_token(mode)
-            elif tok.mode != mode:
-                tok = lex.peek(mode)
+            tok = lex.peek(1 if (not words or declaration) else 0)
             kind = tok.kind
             if kind == "WORD":
-                lex.peeked = None             # lex.advance(), for a word
-                lex.pos = end = tok.end
+                lex.advance()
+                end = tok.end
                 words.append(tok.word)
                 if len(words) == 1 and tok.value in ASSIGNMENT_ARGUMENTS:
                     declaration = True
                     is_let = tok.value == "let"
             elif kind == "ASSIGN":
-                lex.peeked = None
-                lex.pos = end = tok.end
+                lex.advance()
+                end = tok.end
                 if is_let:
                     # let's arguments are expressions: in `let x=( 1 )` the parentheses group
                     words.append(lex.sub_word(tok.pos, tok.end))
