@@ -265,8 +265,7 @@ class Compiler:
     # ------------------------------------------------------------ simple commands
 
     def c_SimpleCommand(self, node: A.SimpleCommand) -> Callable:
-        source = self._current.source
-        line = source.line_of(node.pos) if source is not None else 0
+        line = self.line(node.pos)
         if not node.assigns:
             assigns = []
         elif node.words:
@@ -276,6 +275,7 @@ class Compiler:
         else:
             assigns = [self.assignment(a) for a in node.assigns]
         redirects = [self.redirect(r) for r in node.redirects] if node.redirects else []
+        source = self._current.source
         text = source.text[node.pos:node.end] if source is not None else ""
         if not node.words:
             return self._assignment_only(line, text, assigns, redirects)

@@ -144,7 +144,7 @@ def _split_into(value: str, ifs: str, ws: str, other: str, cur: list, started: b
 
 RAW, QUOTED_PART, ACTIVE = 0, 1, 2
 _WILDCARD = re.compile(r"[*?\[]|[+@!]\(")
-_MAY_EXPAND = re.compile(r"[*?\[{]|[+@!]\(")     # a wildcard, or a brace that may expand
+_MAY_EXPAND = re.compile(_WILDCARD.pattern + "|{")     # a wildcard, or a brace that may expand
 
 
 def _glob_kind(p) -> int:

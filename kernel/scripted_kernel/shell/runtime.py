@@ -11,6 +11,7 @@ from . import arith as arith_mod
 from .errors import (unbound, ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
                      LimitExceeded, ReturnSignal)
 from ..fs import NO_FS, absolute
+from .printer import body_text
 from .state import (CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray, Var)
 
 HOME = "/home/user"
@@ -87,7 +88,6 @@ class Function:
     @property
     def source(self) -> str:
         """The body's text, for `type` and `declare -f`: found when asked, which few do."""
-        from .printer import body_text
         return body_text(self.script, self.node.body.pos) if self.script else ""
 
 
