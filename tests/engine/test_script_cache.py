@@ -1,5 +1,6 @@
-"""The script cache: bounded by text, and the code it holds kept out of the cyclic collector's
-walks (gc.freeze) without freezing garbage or keeping what it drops."""
+"""The script cache: a script kept from the second time it is seen, bounded by text, and big
+compiled scripts kept out of the cyclic collector's walks (gc.freeze) without freezing garbage
+or keeping what it drops."""
 import gc
 import sys
 import weakref
@@ -33,14 +34,49 @@ def collector_on():
         gc.disable()
 
 
+def kept(cache: ScriptCache, text: str):
+    """The compiled script, after the cache has seen the text twice (and so keeps it)."""
+    cache.get(text, 100)
+    return cache.get(text, 100)
+
+
+def test_a_script_is_kept_from_the_second_time_it_is_seen():
+    cache = ScriptCache()
+    first = cache.get("echo once", 100)
+    assert not cache.entries
+    second = cache.get("echo once", 100)
+    assert second is not first
+    assert list(cache.entries) == [("echo once", 100)]
+    assert cache.get("echo once", 100) is second
+
+
+def test_the_scripts_seen_once_are_remembered_up_to_a_bound():
+    cache = ScriptCache(max_seen=2)
+    for text in ("echo a", "echo b", "echo c"):
+        cache.get(text, 100)
+    cache.get("echo a", 100)              # forgotten: this is a first sight again
+    cache.get("echo c", 100)              # remembered: kept now
+    assert list(cache.entries) == [("echo c", 100)]
+
+
+def test_a_big_script_seen_once_is_frozen_while_it_runs_and_freed_after(collector_on):
+    cache = ScriptCache()
+    unit = cache.get(big_script("once"), 100).units[0]
+    assert not is_walked(unit)
+    assert not cache.entries
+    gone = weakref.ref(unit)
+    del unit
+    assert gone() is None
+
+
 def test_cached_code_is_frozen_and_freed_when_dropped(collector_on):
     cache = ScriptCache(max_total=16 * 1024)
-    unit = cache.get(big_script("a"), 100).units[0]
+    unit = kept(cache, big_script("a")).units[0]
     assert not is_walked(unit)
     dropped = weakref.ref(unit)
     del unit
     for tag in "bcdefgh":              # pushes "a" out of the cache
-        cache.get(big_script(tag), 100)
+        kept(cache, big_script(tag))
     assert (big_script("a"), 100) not in cache.entries
     assert dropped() is None
 
@@ -91,7 +127,7 @@ def test_nothing_is_frozen_while_the_collector_is_off():
 def test_entries_are_bounded_by_text_with_a_minimum_per_entry():
     cache = ScriptCache(max_total=8 * 1024, min_entry=1024)
     for k in range(50):
-        cache.get(f"echo {k}", 100)
+        kept(cache, f"echo {k}")
     assert len(cache.entries) == 8
     assert (f"echo 49", 100) in cache.entries and (f"echo 0", 100) not in cache.entries
 
@@ -99,11 +135,11 @@ def test_entries_are_bounded_by_text_with_a_minimum_per_entry():
 def test_scripts_over_the_size_limit_are_compiled_but_not_kept():
     cache = ScriptCache(max_script=100)
     text = "echo " + "x" * 200
-    assert cache.get(text, 100) is not cache.get(text, 100)
+    assert kept(cache, text) is not cache.get(text, 100)
     assert not cache.entries
 
 
-def test_freezing_is_off_when_its_size_is_above_the_cacheable_size(collector_on):
-    cache = ScriptCache(max_script=32 * 1024, freeze_from=10 ** 9)
-    unit = cache.get(big_script("host opted out"), 100).units[0]
-    assert is_walked(unit)
+def test_a_host_turns_freezing_off_with_an_infinite_size(collector_on):
+    cache = ScriptCache(freeze_from=float("inf"))
+    assert is_walked(cache.get(big_script("host opted out"), 100).units[0])
+    assert is_walked(kept(cache, big_script("host opted out, kept")).units[0])
