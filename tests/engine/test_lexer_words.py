@@ -66,3 +66,28 @@ def test_assignment_values_scan_as_the_general_scanner_does(monkeypatch):
     for value, fast in results.items():
         assert assignment(f"x={value} y") == fast, value
     assert len(results) > 500
+
+
+def test_simple_arithmetic_scans_as_the_general_scanner_does(monkeypatch):
+    """`$((expr))` taken in one match, in a word, an assignment's value and double quotes,
+    against the general path (the one-match forms turned off)."""
+    import re
+
+    from scripted_kernel.shell import lexer
+    from scripted_kernel.shell.parser import Parser
+
+    def tree(text: str):
+        try:
+            return repr(Parser(text).parse_program())
+        except Exception as e:
+            return type(e).__name__
+    expressions = ["".join(letters) for n in range(4) for letters in itertools.product("1+ $()'\"", repeat=n)]
+    texts = [form.format(e) for e in expressions
+             for form in ("echo $(({}))", "x=$(({})) y", 'echo "$(({}))"', "echo a$(({}))b")]
+    fast = {text: tree(text) for text in texts}
+    never = re.compile(r"(?!)")
+    monkeypatch.setattr(lexer, "_SIMPLE_ARITH", never)
+    monkeypatch.setattr(lexer, "_SIMPLE_ARITH_WORD", never)
+    for text in texts:
+        assert tree(text) == fast[text], text
+    assert sum("ArithSub" in result for result in fast.values()) > 300

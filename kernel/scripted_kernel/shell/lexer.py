@@ -39,6 +39,10 @@ _PLAIN_WORD = re.compile(r"((?:[A-Za-z0-9_./,:=%^{}\[\]-]|[?*+@!](?!\())+)(?=[ \
 _SINGLE_QUOTED = re.compile(r"'([^']*)'(?=[ \t\n;&|<>()]|\Z)")
 _BARE_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)(?=[ \t\n;&|<>()]|\Z)")
 _SIMPLE_DQ = re.compile(r'"(?:[^"\\$`]|\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-]))*"(?=[ \t\n;&|<>()]|\Z)')
+# `$((expr))` whose expression holds no quote, expansion, escape or parenthesis: the
+# expression is its literal text (the general path finds the closing `))` one character at a time)
+_SIMPLE_ARITH = re.compile(r"\$\(\(([^()$`'\"\\]*)\)\)")
+_SIMPLE_ARITH_WORD = re.compile(_SIMPLE_ARITH.pattern + r"(?=[ \t\n;&|<>()]|\Z)")
 _DQ_PIECE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-])|[^$]+")
 _ASSIGN_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[|\+?=)")
 _DIGITS = re.compile(r"[0-9]+")
@@ -110,6 +114,11 @@ def _flush(parts: list, lit: list, start: int):
     if lit:
         parts.append(Lit(start, "".join(lit)))
         lit.clear()
+
+
+def _literal_arith(pos: int, expression: str) -> ArithSub:
+    """`$((expression))` at pos, its expression literal text: as sub_word would scan it."""
+    return ArithSub(pos, Word(pos + 3, [Lit(pos + 3, expression)] if expression else []))
 
 
 class _BadSubstitution(Exception):
@@ -259,10 +268,13 @@ class Lexer:
             return Word(pos, [SingleQuoted(pos, m.group(1))])
         if c == "$":
             m = _BARE_PARAM.match(self.src, pos)
-            if m is None:
-                return None
-            self.pos = m.end()
-            return Word(pos, [ParamExp(pos, m.group(1), braced=False)])
+            if m is not None:
+                self.pos = m.end()
+                return Word(pos, [ParamExp(pos, m.group(1), braced=False)])
+            m = _SIMPLE_ARITH_WORD.match(self.src, pos)
+            if m is not None:
+                self.pos = m.end()
+                return Word(pos, [_literal_arith(pos, m.group(1))])
         return None
 
     def _simple_double_quoted(self, pos: int) -> Optional[Word]:
@@ -716,6 +728,10 @@ class Lexer:
         nxt = src[pos + 1:pos + 2]
         if nxt == "(":
             if src.startswith("((", pos + 1):
+                m = _SIMPLE_ARITH.match(src, pos)
+                if m is not None:
+                    self.pos = m.end()
+                    return _literal_arith(pos, m.group(1))
                 arith = self._try_arith(pos + 3)
                 if arith is not None:
                     return ArithSub(pos, arith)
