@@ -91,3 +91,36 @@ def test_simple_arithmetic_scans_as_the_general_scanner_does(monkeypatch):
     for text in texts:
         assert tree(text) == fast[text], text
     assert sum("ArithSub" in result for result in fast.values()) > 300
+
+
+def test_token_streams_scan_as_the_general_path_does(monkeypatch):
+    """The one-match path for common tokens (a literal word, a newline, an operator, after at
+    most one blank), against the general path, over every text of up to four pieces that
+    mixes them with what they must leave alone: descriptor numbers, `<(`, comments, tabs,
+    continuations, assignments."""
+    import re
+
+    from scripted_kernel.shell import lexer
+
+    pieces = [" ", "  ", "\t", "a", "2", "x=", "{f}", ">", "<", "(", ")", ";", ";;", "&", "|",
+              "\n", "#c", "\\\n", "$v", "*"]
+
+    def tokens(text: str, mode: int):
+        lex = Lexer(Source(text), parse_nested=None)
+        out = []
+        try:
+            while True:
+                tok = lex.peek(mode)
+                out.append((tok.kind, tok.value, tok.pos, tok.end, tok.word, tok.assign, lex.pos))
+                lex.advance()
+                if tok.kind == "EOF":
+                    return out
+        except Exception as e:
+            return out + [type(e).__name__]
+
+    texts = ["".join(p) for n in range(1, 5) for p in itertools.product(pieces, repeat=n)]
+    fast = {(text, mode): tokens(text, mode) for text in texts for mode in (0, 1)}
+    monkeypatch.setattr(lexer, "_COMMON_TOKEN", re.compile(r"(?!)"))
+    for (text, mode), result in fast.items():
+        assert tokens(text, mode) == result, (text, mode)
+    assert len(fast) > 300_000

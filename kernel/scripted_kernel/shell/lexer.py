@@ -34,6 +34,12 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # stay literal text here (brace expansion and globbing look at the text when the word is
 # expanded); ?*+@! only where no `(` follows, which would make an extglob group.
 _PLAIN_WORD = re.compile(r"((?:[A-Za-z0-9_./,:=%^{}\[\]-]|[?*+@!](?!\())+)(?=[ \t\n;&|<>()]|\Z)")
+# The most common tokens, taken in one match after at most one blank: a word of literal
+# characters ended by a blank, newline, `;&|()` or the end (group 1; before `<` or `>` it may be
+# a descriptor number, left to the general path), a newline (2), an operator (3; not the `<(` or
+# `>(` of a process substitution).
+_COMMON_TOKEN = re.compile(r" ?(?:((?:[A-Za-z0-9_./,:=%^{}\[\]-]|[?*+@!](?!\())+)(?=[ \t\n;&|()]|\Z)"
+                           r"|(\n)|(?![<>]\()(" + _OPERATOR.pattern + "))")
 # Whole words of one `$name`, one single-quoted string, or one double-quoted string of literal
 # text and simple parameters (no escape, backtick, ${ }, $( ) or $'...')
 _SINGLE_QUOTED = re.compile(r"'([^']*)'(?=[ \t\n;&|<>()]|\Z)")
@@ -207,6 +213,25 @@ class Lexer:
         self.pos = pos
 
     def _scan_token(self, mode: int) -> Token:
+        m = _COMMON_TOKEN.match(self.src, self.pos)
+        if m is None:
+            return self._scan_other_token(mode)
+        kind = m.lastindex
+        start = m.start(kind)
+        if kind == 1:
+            text = m.group(1)
+            if mode == 0 or ("=" not in text and "[" not in text):
+                self.pos = end = m.end(1)
+                return Token("WORD", text, start, end, Word(start, [Lit(start, text)]), None, mode)
+            self.pos = start
+            return self._scan_assignment_or_word(mode)
+        self.pos = start
+        if kind == 2:
+            return Token("NEWLINE", "\n", start, start + 1)
+        op = m.group(3)
+        return Token("OP", op, start, start + len(op))
+
+    def _scan_other_token(self, mode: int) -> Token:
         src, pos = self.src, self.pos
         c = src[pos:pos + 1]
         if c == " " and src[pos + 1:pos + 2] not in _BLANK_START:     # one blank: most tokens
@@ -246,8 +271,11 @@ class Lexer:
             word = self._simple_expansion(c, pos)
             if word is not None:
                 return Token("WORD", None, pos, self.pos, word, None, mode)
+        return self._scan_assignment_or_word(mode)
+
+    def _scan_assignment_or_word(self, mode: int) -> Token:
         if mode == 1:
-            m = _ASSIGN_HEAD.match(src, pos)
+            m = _ASSIGN_HEAD.match(self.src, self.pos)
             if m:
                 tok = self._scan_assignment(m)
                 if tok is not None:
