@@ -124,3 +124,36 @@ def test_token_streams_scan_as_the_general_path_does(monkeypatch):
     for (text, mode), result in fast.items():
         assert tokens(text, mode) == result, (text, mode)
     assert len(fast) > 300_000
+
+
+def test_command_substitution_words_scan_as_the_general_scanner_does(monkeypatch):
+    """A word that is one `$( )` is taken with its parsed body; where more of the word follows,
+    the general scanner takes the whole word. Compared with the general path alone."""
+    from scripted_kernel.shell.parser import Parser
+
+    def tree(text: str):
+        try:
+            return repr(Parser(text).parse_program())
+        except Exception as e:
+            return type(e).__name__
+    bodies = ["a", "a b", "a | b", "a $(b)", "", "a)", "'a'"]
+    follows = ["", " y", ";", "b", "<(c)", ">f", "|g", ")", "$(d)", "\n", "&&e", '"q"']
+    texts = [form.format(body, after) for body in bodies for after in follows
+             for form in ("echo $({}){}", "x=$({}){}", "$({}){}")]
+    fast = {text: tree(text) for text in texts}
+    monkeypatch.setattr(Lexer, "_command_sub_word", lambda self, pos: None)
+    for text in texts:
+        assert tree(text) == fast[text], text
+    assert sum("CommandSub" in result for result in fast.values()) > 150
+
+
+def test_a_process_substitution_joins_the_word_before_it():
+    """`a<(y)` is one word, as in bash (which prints a/dev/fd/63): the one-match word forms
+    stop short of it."""
+    from scripted_kernel.shell.nodes import ProcessSub
+    from scripted_kernel.shell.parser import parse
+
+    for text in ("echo a<(y)", "echo $x<(y)", "echo 'q'>(y)", 'echo "$x"<(y)', "echo $((1))<(y)",
+                 "echo $(a)<(y)"):
+        words = parse(text).items[0].items[0].words
+        assert len(words) == 2 and type(words[1].parts[-1]) is ProcessSub, text

@@ -30,10 +30,14 @@ _PLAIN_NORMAL = re.compile(r"[^ \t\n;&|<>()\\'\"$`?*+@!]+")
 _PLAIN_DQ = re.compile(r"[^\\\"$`]+")
 _PLAIN_HEREDOC = re.compile(r"[^\\$`]+")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# What may follow a whole word: a metacharacter or the end (not the `<(` or `>(` of a process
+# substitution, which joins the word).
+_WORD_END = r"(?=[ \t\n;&|()]|[<>](?!\()|\Z)"
 # A word of literal characters only, ended by a metacharacter. Braces, brackets and wildcards
 # stay literal text here (brace expansion and globbing look at the text when the word is
 # expanded); ?*+@! only where no `(` follows, which would make an extglob group.
-_PLAIN_WORD = re.compile(r"((?:[A-Za-z0-9_./,:=%^{}\[\]-]|[?*+@!](?!\())+)(?=[ \t\n;&|<>()]|\Z)")
+_PLAIN_WORD = re.compile(r"((?:[A-Za-z0-9_./,:=%^{}\[\]-]|[?*+@!](?!\())+)" + _WORD_END)
+_AT_WORD_END = re.compile(_WORD_END)
 # The most common tokens, taken in one match after at most one blank: a word of literal
 # characters ended by a blank, newline, `;&|()` or the end (group 1; before `<` or `>` it may be
 # a descriptor number, left to the general path), a newline (2), an operator (3; not the `<(` or
@@ -42,13 +46,13 @@ _COMMON_TOKEN = re.compile(r" ?(?:((?:[A-Za-z0-9_./,:=%^{}\[\]-]|[?*+@!](?!\())+
                            r"|(\n)|(?![<>]\()(" + _OPERATOR.pattern + "))")
 # Whole words of one `$name`, one single-quoted string, or one double-quoted string of literal
 # text and simple parameters (no escape, backtick, ${ }, $( ) or $'...')
-_SINGLE_QUOTED = re.compile(r"'([^']*)'(?=[ \t\n;&|<>()]|\Z)")
-_BARE_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)(?=[ \t\n;&|<>()]|\Z)")
-_SIMPLE_DQ = re.compile(r'"(?:[^"\\$`]|\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-]))*"(?=[ \t\n;&|<>()]|\Z)')
+_SINGLE_QUOTED = re.compile(r"'([^']*)'" + _WORD_END)
+_BARE_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)" + _WORD_END)
+_SIMPLE_DQ = re.compile(r'"(?:[^"\\$`]|\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-]))*"' + _WORD_END)
 # `$((expr))` whose expression holds no quote, expansion, escape or parenthesis: the
 # expression is its literal text (the general path finds the closing `))` one character at a time)
 _SIMPLE_ARITH = re.compile(r"\$\(\(([^()$`'\"\\]*)\)\)")
-_SIMPLE_ARITH_WORD = re.compile(_SIMPLE_ARITH.pattern + r"(?=[ \t\n;&|<>()]|\Z)")
+_SIMPLE_ARITH_WORD = re.compile(_SIMPLE_ARITH.pattern + _WORD_END)
 _DQ_PIECE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-])|[^$]+")
 _ASSIGN_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[|\+?=)")
 _DIGITS = re.compile(r"[0-9]+")
@@ -303,7 +307,18 @@ class Lexer:
             if m is not None:
                 self.pos = m.end()
                 return Word(pos, [_literal_arith(pos, m.group(1))])
+            if self.src.startswith("(", pos + 1) and not self.src.startswith("((", pos + 1):
+                return self._command_sub_word(pos)
         return None
+
+    def _command_sub_word(self, pos: int) -> Optional[Word]:
+        """A word that is one `$( )`, if it ends there; else None, and the general scanner
+        parses the body again as part of the longer word (`$(date)-log`, which is rare)."""
+        body, end = self.parse_nested(pos + 2, ")")
+        if _AT_WORD_END.match(self.src, end) is None:
+            return None
+        self.pos = end
+        return Word(pos, [CommandSub(pos, body)])
 
     def _simple_double_quoted(self, pos: int) -> Optional[Word]:
         """_simple_expansion's double-quoted form, built as scan_double_quoted builds it."""
