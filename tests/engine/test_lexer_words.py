@@ -5,7 +5,7 @@ import itertools
 
 from scripted_kernel.shell.lexer import Lexer, Source
 
-ALPHABET = "a{}[]?*+@!-=.,:%^~#\\"
+ALPHABET = "a{}[]?*+@!-=.,:%^~#\\("
 
 
 def scan(text: str, general: bool):
@@ -49,7 +49,7 @@ def test_parameters_and_simple_quoted_words_scan_as_the_general_scanner_does():
 
 
 def test_assignment_values_scan_as_the_general_scanner_does(monkeypatch):
-    values = ["".join(letters) for n in range(4) for letters in itertools.product("a1$\"'{*~:=", repeat=n)]
+    values = ["".join(letters) for n in range(4) for letters in itertools.product("a1$\"'{*~:=@(", repeat=n)]
 
     def assignment(text: str):
         lexer = Lexer(Source(text), parse_nested=None)
