@@ -62,16 +62,17 @@ class Parser:
         return CommandList(0, units)
 
     def _parse_units(self, units: list):
-        while self.skip_newlines().kind != "EOF":
+        tok = self.skip_newlines()
+        while tok.kind != "EOF":
             items = []
             while True:
-                node = self.parse_and_or()
-                tok = self.lex.peek()
+                node = self.parse_and_or(tok)
+                tok = self.lex.peeked or self.lex.peek()
                 if tok.kind == "OP" and tok.value in (";", "&"):
                     self.lex.advance()
                     items.append(Background(node.pos, node) if tok.value == "&" else node)
-                    nxt = self.lex.peek(1)
-                    if nxt.kind in ("NEWLINE", "EOF"):
+                    tok = self.lex.peek(1)
+                    if tok.kind in ("NEWLINE", "EOF"):
                         break
                     continue
                 items.append(node)
@@ -79,6 +80,7 @@ class Parser:
                     break
                 raise self.unexpected(tok)
             units.append(CommandList(items[0].pos, items))
+            tok = self.skip_newlines()
 
     # ------------------------------------------------------------ helpers
 
@@ -131,8 +133,8 @@ class Parser:
                 break
             if kind == "OP" and tok.value in (")", ";;", ";&", ";;&"):
                 break
-            node = self.parse_and_or()
-            tok = lex.peek()
+            node = self.parse_and_or(tok)
+            tok = lex.peeked or lex.peek()
             if tok.kind == "OP" and tok.value in (";", "&"):
                 lex.advance()
                 if tok.value == "&":
@@ -147,21 +149,23 @@ class Parser:
             tok = self.skip_newlines()
         return CommandList(start, items)
 
-    def parse_and_or(self):
-        first = self.parse_pipeline()
-        tok = self.lex.peek()
+    # parse_and_or, parse_pipeline and parse_command take the token at hand (peeked in command
+    # position) and leave the token after what they parsed peeked: their callers read it at
+    # lex.peeked (peeking again only if it is not there) instead of asking the lexer again
+
+    def parse_and_or(self, tok: Token):
+        first = self.parse_pipeline(tok)
+        tok = self.lex.peeked or self.lex.peek()
         if tok.kind != "OP" or tok.value not in ("&&", "||"):
             return first
         rest = []
         while tok.kind == "OP" and tok.value in ("&&", "||"):
             self.lex.advance()
-            self.skip_newlines()
-            rest.append((tok.value, self.parse_pipeline()))
-            tok = self.lex.peek()
+            rest.append((tok.value, self.parse_pipeline(self.skip_newlines())))
+            tok = self.lex.peeked or self.lex.peek()
         return AndOr(first.pos, first, rest)
 
-    def parse_pipeline(self):
-        tok = self.lex.peek(1)
+    def parse_pipeline(self, tok: Token):
         start = tok.pos
         negate = timed = False
         if tok.kind == "WORD" and (tok.value == "time" or tok.value == "!"):
@@ -179,17 +183,16 @@ class Parser:
             if timed and (tok.kind in ("NEWLINE", "EOF") or (tok.kind == "OP" and tok.value in (";", "&&", "||"))):
                 return Pipeline(start, [], negate, timed)
         first = self.parse_command(tok)
-        tok = self.lex.peek()
+        tok = self.lex.peeked or self.lex.peek()
         piped = tok.kind == "OP" and tok.value in ("|", "|&")
         if not (piped or negate or timed):
             return first
         commands, stderr_too = [first], []
         while piped:
             self.lex.advance()
-            self.skip_newlines()
             stderr_too.append(tok.value == "|&")
-            commands.append(self.parse_command())
-            tok = self.lex.peek()
+            commands.append(self.parse_command(self.skip_newlines()))
+            tok = self.lex.peeked or self.lex.peek()
             piped = tok.kind == "OP" and tok.value in ("|", "|&")
         return Pipeline(start, commands, negate, timed, stderr_too)
 
@@ -242,8 +245,8 @@ class Parser:
         assigns, words, redirects = [], [], []
         declaration = is_let = False
         end = start
+        tok = first
         while True:
-            tok = lex.peek(1 if (not words or declaration) else 0)
             kind = tok.kind
             if kind == "WORD":
                 lex.advance()
@@ -265,6 +268,7 @@ class Parser:
                 end = lex.pos
             else:
                 break
+            tok = lex.peek(1 if (not words or declaration) else 0)
         if not (assigns or words or redirects):
             raise self.unexpected(lex.peek())
         return SimpleCommand(start, assigns, words, redirects, end)
