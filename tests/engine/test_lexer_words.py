@@ -10,7 +10,7 @@ ALPHABET = "a{}[]?*+@!-=.,:%^~#\\("
 
 def scan(text: str, general: bool):
     lexer = Lexer(Source(text), parse_nested=None)
-    token = lexer._scan_word(0) if general else lexer._scan_token(0)
+    token = lexer._scan_word(0) if general else lexer.peek(0)
     return token.kind, token.value, token.pos, token.end, token.word
 
 
@@ -53,7 +53,7 @@ def test_assignment_values_scan_as_the_general_scanner_does(monkeypatch):
 
     def assignment(text: str):
         lexer = Lexer(Source(text), parse_nested=None)
-        token = lexer._scan_token(1)
+        token = lexer.peek(1)
         return token.kind, token.pos, token.end, token.assign
 
     results = {}

@@ -183,7 +183,9 @@ class Lexer:
     # ------------------------------------------------------------ tokens
 
     def peek(self, mode: int = 0) -> Token:
-        """mode 1: a command-prefix position, where `name=value` is an assignment."""
+        """The next token, scanned once. Mode 1: a command-prefix position, where `name=value`
+        is an assignment. The most common tokens are scanned here, in one match (a function
+        call less per token)."""
         tok = self.peeked
         if tok is not None:
             if tok.mode == mode or tok.kind not in ("WORD", "ASSIGN"):
@@ -192,12 +194,32 @@ class Lexer:
             if tok.kind == "WORD" and (mode == 0 or not _ASSIGN_HEAD.match(self.src, tok.pos)):
                 return tok
             self.pos = tok.pos
-        tok = self._scan_token(mode)
+        m = _COMMON_TOKEN.match(self.src, self.pos)
+        if m is None:
+            tok = self._scan_other_token(mode)
+        else:
+            kind = m.lastindex
+            start = m.start(kind)
+            if kind == 1:
+                text = m.group(1)
+                if mode == 0 or ("=" not in text and "[" not in text):
+                    self.pos = end = m.end(1)
+                    tok = Token("WORD", text, start, end, Word(start, [Lit(start, text)]), None, mode)
+                else:
+                    self.pos = start
+                    tok = self._scan_assignment_or_word(mode)
+            else:
+                self.pos = start
+                if kind == 2:
+                    tok = Token("NEWLINE", "\n", start, start + 1)
+                else:
+                    op = m.group(3)
+                    tok = Token("OP", op, start, start + len(op))
         self.peeked = tok
         return tok
 
     def advance(self) -> Token:
-        tok = self.peeked if self.peeked is not None else self._scan_token(0)
+        tok = self.peeked if self.peeked is not None else self.peek()
         self.peeked = None
         self.pos = tok.end
         if tok.kind == "NEWLINE" and self.pending_heredocs:
@@ -219,25 +241,6 @@ class Lexer:
             else:
                 break
         self.pos = pos
-
-    def _scan_token(self, mode: int) -> Token:
-        m = _COMMON_TOKEN.match(self.src, self.pos)
-        if m is None:
-            return self._scan_other_token(mode)
-        kind = m.lastindex
-        start = m.start(kind)
-        if kind == 1:
-            text = m.group(1)
-            if mode == 0 or ("=" not in text and "[" not in text):
-                self.pos = end = m.end(1)
-                return Token("WORD", text, start, end, Word(start, [Lit(start, text)]), None, mode)
-            self.pos = start
-            return self._scan_assignment_or_word(mode)
-        self.pos = start
-        if kind == 2:
-            return Token("NEWLINE", "\n", start, start + 1)
-        op = m.group(3)
-        return Token("OP", op, start, start + len(op))
 
     def _scan_other_token(self, mode: int) -> Token:
         src, pos = self.src, self.pos
