@@ -1017,9 +1017,11 @@ def _pure_word(w) -> bool:
         return False
     for p in w.parts:
         t = type(p)
+        if t is A.Lit:
+            continue
         if t is A.DoubleQuoted:
             for q in p.parts:
-                if not _pure_part(q):
+                if type(q) is not A.Lit and not _pure_part(q):
                     return False
         elif not _pure_part(p):
             return False

@@ -486,8 +486,12 @@ class WordCompiler:
     def _static_text(self, word: Word):
         """The word's text when it has no expansion in it, else None."""
         parts = word.parts
-        if len(parts) == 1 and (type(parts[0]) is Lit or type(parts[0]) is SingleQuoted):
-            return parts[0].text
+        if len(parts) == 1:
+            t = type(parts[0])
+            if t is Lit or t is SingleQuoted:
+                return parts[0].text
+            if t is not DoubleQuoted:         # one expansion
+                return None
         text = []
         for p in parts:
             t = type(p)
