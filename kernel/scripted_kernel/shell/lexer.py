@@ -194,27 +194,24 @@ class Lexer:
             if tok.kind == "WORD" and (mode == 0 or not _ASSIGN_HEAD.match(self.src, tok.pos)):
                 return tok
             self.pos = tok.pos
-        m = _COMMON_TOKEN.match(self.src, self.pos)
+        src = self.src
+        m = _COMMON_TOKEN.match(src, self.pos)
         if m is None:
             tok = self._scan_other_token(mode)
         else:
             kind = m.lastindex
-            start = m.start(kind)
+            start, end = m.span(kind)
+            text = src[start:end]
             if kind == 1:
-                text = m.group(1)
                 if mode == 0 or ("=" not in text and "[" not in text):
-                    self.pos = end = m.end(1)
+                    self.pos = end
                     tok = Token("WORD", text, start, end, Word(start, [Lit(start, text)]), None, mode)
                 else:
                     self.pos = start
                     tok = self._scan_assignment_or_word(mode)
             else:
                 self.pos = start
-                if kind == 2:
-                    tok = Token("NEWLINE", "\n", start, start + 1)
-                else:
-                    op = m.group(3)
-                    tok = Token("OP", op, start, start + len(op))
+                tok = Token("NEWLINE" if kind == 2 else "OP", text, start, end)
         self.peeked = tok
         return tok
 
