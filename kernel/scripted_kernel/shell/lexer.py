@@ -45,9 +45,10 @@ _AT_WORD_END = re.compile(_WORD_END)
 # The most common tokens, taken in one match after at most one blank: a word of literal
 # characters ended by a blank, newline, `;&|()` or the end (group 1; before `<` or `>` it may be
 # a descriptor number, left to the general path), a newline (2), an operator (3; not the `<(` or
-# `>(` of a process substitution).
+# `>(` of a process substitution), a word that is one `$name` (4: the name).
 _COMMON_TOKEN = re.compile(r" ?(?:" + _LITERALS + _NO_EXTGLOB + r"(?=[ \t\n;&|()]|\Z)"
-                           r"|(\n)|(?![<>]\()(" + _OPERATOR.pattern + "))")
+                           r"|(\n)|(?![<>]\()(" + _OPERATOR.pattern + r")"
+                           r"|\$([A-Za-z_][A-Za-z0-9_]*)" + _WORD_END + ")")
 # Whole words of one `$name`, one single-quoted string, or one double-quoted string of literal
 # text and simple parameters (no escape, backtick, ${ }, $( ) or $'...')
 _SINGLE_QUOTED = re.compile(r"'([^']*)'" + _WORD_END)
@@ -202,7 +203,12 @@ class Lexer:
             kind = m.lastindex
             start, end = m.span(kind)
             text = src[start:end]
-            if kind == 1:
+            if kind == 4:
+                self.pos = end
+                start -= 1
+                tok = Token("WORD", None, start, end, Word(start, [ParamExp(start, text, braced=False)]),
+                            None, mode)
+            elif kind == 1:
                 if mode == 0 or ("=" not in text and "[" not in text):
                     self.pos = end
                     tok = Token("WORD", text, start, end, Word(start, [Lit(start, text)]), None, mode)
@@ -269,16 +275,17 @@ class Lexer:
                 m = _DIGITS.match(src, pos)
                 if m.end() < len(src) and src[m.end()] in "<>":
                     return Token("IONUMBER", int(m.group()), pos, m.end())
-        m = _PLAIN_WORD.match(src, pos)
-        if m is not None:           # the common case: a word of plain characters only
-            text = m.group(1)
-            if mode == 0 or ("=" not in text and "[" not in text):
-                self.pos = end = m.end(1)
-                return Token("WORD", text, pos, end, Word(pos, [Lit(pos, text)]), None, mode)
-        else:
+        if c in "$\"'":
             word = self._simple_expansion(c, pos)
             if word is not None:
                 return Token("WORD", None, pos, self.pos, word, None, mode)
+        else:
+            m = _PLAIN_WORD.match(src, pos)
+            if m is not None:           # a word of plain characters only
+                text = m.group(1)
+                if mode == 0 or ("=" not in text and "[" not in text):
+                    self.pos = end = m.end(1)
+                    return Token("WORD", text, pos, end, Word(pos, [Lit(pos, text)]), None, mode)
         return self._scan_assignment_or_word(mode)
 
     def _scan_assignment_or_word(self, mode: int) -> Token:
