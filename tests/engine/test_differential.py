@@ -35,6 +35,11 @@ echo "[$_]"; shopt -s lastpipe; true yy; echo c d | tr c C; echo "[$_]" """,
 ( shopt -s nocasematch; [[ A == a ]] && echo in-yes ); [[ A == a ]] && echo out-yes || echo out-no
 echo x | { shopt -s nocasematch; [[ B == b ]] && echo stage-yes; }; [[ B == b ]] || echo parent-no
 shopt -s nocasematch; ( [[ C == c ]] && echo inherited ); h() { echo h; }; echo "$(h)" """,
+    "double_quoted_text_and_parameters": """set -- 'a  b' '*' ''; x='1  2'; e=; IFS=' 2'
+printf '[%s]' "$1" "x$2y" "$3" "$x" "<$x>" "$e" "${x}-${1}" "$# $? $-" "*.$x"; echo
+y="$1-$x"; z="$e"; printf '[%s]' "$y" "$z" "$10" "${10}"; echo; f() { echo "in $FUNCNAME: $1|$2"; }; f "$x" "$e"
+for v in "$x" "a $e b"; do echo "<$v>"; done; case "$x" in "1  2") echo case-ok;; esac
+unset IFS; set -u; echo "$x $1"; ( echo "ok $undefined_var" ) 2>/dev/null; echo status=$?""",
     "star_only_patterns": """for p in 'a*' '*a' '*a*b*' 'a*a' '**' '*' 'ab*ab' 'x*y*z' '*-*' '*b' 'b*b*b'; do
 for t in '' a aa aba ab abab xyz xz x-y bbb bb; do [[ $t == $p ]] && printf '%s~%s ' "$t" "$p"
 case $t in $p) printf 'c ';; esac; done; done; echo; case 'a*' in a"*") echo quoted;; esac

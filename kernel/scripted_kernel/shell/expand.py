@@ -430,6 +430,11 @@ class WordCompiler:
 
     def fields(self, word: Word) -> Callable:
         """fn(sh) -> list[str]: brace expansion, expansion, splitting, quote removal."""
+        parts = word.parts
+        if len(parts) == 1 and type(parts[0]) is DoubleQuoted:
+            text = self._text_and_parameters(parts[0])
+            if text is not None:
+                return lambda sh: [text(sh)]
         if has_braces(word):
             return self._brace_fields(word)
         return self._fields_no_brace(word)
@@ -460,6 +465,10 @@ class WordCompiler:
         static = self._static_text(word)
         if static is not None:
             return lambda sh: static
+        if len(word.parts) == 1 and type(word.parts[0]) is DoubleQuoted:
+            text = self._text_and_parameters(word.parts[0])
+            if text is not None:
+                return text
         parts = [self._part(p, quoted=type(p) is ParamExp) for p in word.parts]
         if len(parts) == 1:
             fn, _ = parts[0]
@@ -482,6 +491,29 @@ class WordCompiler:
                              escape_lit_backslash=False)
 
     # -- internals
+
+    def _text_and_parameters(self, dq: DoubleQuoted):
+        """fn(sh) -> str for the most common double-quoted string, "text $name $1 text": literal
+        text and plain parameters (no operator, subscript, `$@` or `$*`), always one field.
+        None for any other string (and for one without a parameter, which is static)."""
+        pieces = []
+        for q in dq.parts:
+            t = type(q)
+            if t is Lit:
+                pieces.append(q.text)
+            elif (t is ParamExp and q.op is None and q.index is None and not q.indirect
+                  and not q.length and not q.prefix_list and q.name != "@" and q.name != "*"):
+                pieces.append(self.param(q, True))
+            else:
+                return None
+        if len(pieces) == 1:
+            return pieces[0] if type(pieces[0]) is not str else None
+        if all(type(p) is str for p in pieces):
+            return None
+
+        def text(sh):
+            return "".join([p if type(p) is str else p(sh) for p in pieces])
+        return text
 
     def _static_text(self, word: Word):
         """The word's text when it has no expansion in it, else None."""
