@@ -217,3 +217,18 @@ def test_cancel_stops_quickly_and_keeps_output():
 def test_huge_sparse_index_is_cheap(tool):
     r = tool.execute("a[2**62]=1; a[-1]+=2; echo ${#a[@]} ${!a[@]} ${a[@]}")
     assert r.stdout == "1 4611686018427387904 12\n" and r.error is None     # not the 3 s deadline
+
+
+def test_a_defect_while_compiling_is_reported_without_a_traceback(tool, monkeypatch):
+    """An engine defect in the parse or compile stage ends the call with a one-line message
+    and status 1, as one while running does; nothing of Python leaks, the next call works."""
+    from scripted_kernel.shell import interpreter
+
+    def broken(tree, source):
+        raise AttributeError("'Assign' object has no attribute 'parts' in /host/path/compile.py")
+    monkeypatch.setattr(interpreter.COMPILER, "compile_program", broken)
+    r = tool.execute("echo never # a text the cache has not seen")
+    assert (r.exit_code, r.error, r.stdout) == (1, "internal", "")
+    assert r.stderr == "bash: internal error (AttributeError)\n"
+    monkeypatch.undo()
+    assert tool.execute("echo alive").stdout == "alive\n"

@@ -57,6 +57,7 @@ REPRODUCERS = {
     "awk 'BEGIN { printf \"%c\", 1114112 }' | wc -c": ("stdout", "1\n"),
     "awk 'BEGIN { é = 1 }'; echo status=$?": ("stdout", "status=2\n"),
     "echo x | sed 'bnope'; echo status=$?": ("stdout", "status=1\n"),
+    "declare x=1 | cat; export y=2 | cat; echo next": ("stdout", "next\n"),
 }
 
 

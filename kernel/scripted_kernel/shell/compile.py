@@ -250,9 +250,10 @@ class Compiler:
         name = node.words[0].literal()
         if name is None:
             return None
-        for word in node.words:
-            if not _pure_word(word):
-                return None
+        for word in node.words:      # (an Assign among them: `declare x=1 | cat`)
+            if type(word) is not A.Word or not (len(word.parts) == 1 and type(word.parts[0]) is A.Lit):
+                if not _pure_word(word):
+                    return None
 
         def check(sh):
             if name in sh.functions:

@@ -443,6 +443,12 @@ class WordCompiler:
         """fn(sh) -> list[str] for a list of words (command arguments, for-in lists)."""
         leading = []            # the literal words the list starts with (a command's name)
         for w in words:
+            parts = w.parts
+            if len(parts) == 1 and type(parts[0]) is Lit:     # most words: decided here
+                if not parts[0].escaped and _MAY_EXPAND.search(parts[0].text):
+                    break
+                leading.append(parts[0].text)
+                continue
             text = self._static_text(w)
             if text is None or _may_expand(w):
                 break

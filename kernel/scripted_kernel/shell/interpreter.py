@@ -261,6 +261,11 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
     except RecursionError:
         err.chunks.append("bash: syntax error: nesting too deep\n")
         return ExecResult("", err.text(), 2, "limit:max_parser_depth")
+    except Exception as e:        # an engine defect: reported as run_shell reports one
+        if DEBUG:
+            raise
+        err.chunks.append(f"bash: internal error ({type(e).__name__})\n")
+        return ExecResult("", err.text(), 1, "internal")
 
     budget = Budget(limits, cancel)
     if fs is not None and fs.enabled and commands is not None:
