@@ -142,6 +142,9 @@ class _BadSubstitution(Exception):
         self.end = end
 
 
+_new_token = object.__new__
+
+
 class Token:
     __slots__ = ("kind", "value", "pos", "end", "word", "assign", "mode")
 
@@ -203,21 +206,24 @@ class Lexer:
             kind = m.lastindex
             start, end = m.span(kind)
             text = src[start:end]
-            if kind == 4:
+            if kind == 1 and mode == 1 and ("=" in text or "[" in text):
+                self.pos = start          # perhaps an assignment
+                tok = self._scan_assignment_or_word(mode)
+                self.peeked = tok
+                return tok
+            # most tokens are made here: set in place, they cost half a call to Token()
+            tok = _new_token(Token)
+            if kind == 1:
+                self.pos = end
+                tok.kind, tok.value, tok.word = "WORD", text, Word(start, [Lit(start, text)])
+            elif kind == 4:
                 self.pos = end
                 start -= 1
-                tok = Token("WORD", None, start, end, Word(start, [ParamExp(start, text, braced=False)]),
-                            None, mode)
-            elif kind == 1:
-                if mode == 0 or ("=" not in text and "[" not in text):
-                    self.pos = end
-                    tok = Token("WORD", text, start, end, Word(start, [Lit(start, text)]), None, mode)
-                else:
-                    self.pos = start
-                    tok = self._scan_assignment_or_word(mode)
+                tok.kind, tok.value, tok.word = "WORD", None, Word(start, [ParamExp(start, text, braced=False)])
             else:
                 self.pos = start
-                tok = Token("NEWLINE" if kind == 2 else "OP", text, start, end)
+                tok.kind, tok.value, tok.word = ("NEWLINE" if kind == 2 else "OP"), text, None
+            tok.pos, tok.end, tok.assign, tok.mode = start, end, None, mode
         self.peeked = tok
         return tok
 
