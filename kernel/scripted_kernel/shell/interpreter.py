@@ -134,17 +134,18 @@ class FrozenCode:
         return sys.getallocatedblocks()
 
     def freeze(self, blocks_before: int, kept: bool) -> int:
-        """Freezes what is alive; returns the blocks the script compiled since took. `kept`:
-        whether the cache keeps that script (else it goes after its run, by reference count)."""
-        blocks = sys.getallocatedblocks()
-        footprint = max(0, blocks - blocks_before)
+        """Freezes what is alive; returns the blocks the script compiled since took, if the
+        cache keeps it (else 0: it goes after its run, by reference count, and the rest of the
+        heap is the heap as it was before compiling; no second count of the heap is needed)."""
+        footprint = 0
         if kept:
+            footprint = max(0, sys.getallocatedblocks() - blocks_before)
             self.code_blocks += footprint
-        code = self.code_blocks if kept else self.code_blocks + footprint
-        if blocks - code > self.rebuilt_at * self.GROWTH:
+        if blocks_before + footprint - self.code_blocks > self.rebuilt_at * self.GROWTH:
+            running = 0 if kept else max(0, sys.getallocatedblocks() - blocks_before)
             gc.unfreeze()
             gc.collect()
-            self.rebuilt_at = sys.getallocatedblocks() - code
+            self.rebuilt_at = sys.getallocatedblocks() - self.code_blocks - running
         gc.freeze()
         return footprint
 
