@@ -300,7 +300,7 @@ class Compiler:
             if not argv:
                 status = _apply_assignments(sh, assigns) if assigns else sh.cmdsub_status
                 if redirects:
-                    status = _with_redirects(sh, redirects, lambda: status)
+                    status = _with_redirects(sh, redirects, _known_status, status)
                 sh.status = status
                 return status
             sh.last_arg = argv[-1]
@@ -315,7 +315,7 @@ class Compiler:
                     sh.error(str(e))
                     status = 1
             elif redirects:
-                status = _with_redirects(sh, redirects, lambda: _invoke(sh, argv, assigns))
+                status = _with_redirects(sh, redirects, _invoke, sh, argv, assigns)
             else:
                 status = _invoke(sh, argv, assigns)
             sh.status = status
@@ -367,7 +367,7 @@ class Compiler:
                 # bash expands the assignments before it performs the redirections
                 status = _apply_assignments(sh, assigns)
                 if redirects:
-                    status = _with_redirects(sh, redirects, lambda: status)
+                    status = _with_redirects(sh, redirects, _known_status, status)
             except Disabled as e:
                 sh.error(str(e))
                 status = 1
@@ -562,7 +562,7 @@ class Compiler:
         rs = [self.redirect(r) for r in redirects]
 
         def run(sh):
-            return _with_redirects(sh, rs, lambda: fn(sh))
+            return _with_redirects(sh, rs, fn, sh)
         return run
 
     # ------------------------------------------------------------ compound commands
@@ -813,7 +813,7 @@ class Compiler:
             matched_fallthrough = False
             while k < n:
                 pats, body, term = items[k]
-                if matched_fallthrough or any(patterns.glob_match(p(sh), value, nocase) for p in pats):
+                if matched_fallthrough or _any_matches(sh, pats, value, nocase):
                     status = body(sh)
                     if term == ";;":
                         break
@@ -1163,7 +1163,9 @@ def suggest(name: str, candidates: list) -> str | None:
     return matches[0] if matches else None
 
 
-def _with_redirects(sh, redirects, body) -> int:
+def _with_redirects(sh, redirects, body, *args) -> int:
+    """body(*args) with the redirections in place. (Not a closure made at each call: the cells
+    of its variables would be made at every call of the closure that makes it.)"""
     saved = (sh.out, sh.err, sh.stdin, sh.extra_fds)
     sh.extra_fds = dict(sh.extra_fds)
     try:
@@ -1177,9 +1179,22 @@ def _with_redirects(sh, redirects, body) -> int:
             if sh.errexit and not sh.errexit_suppressed:
                 raise ErrexitSignal(1) from None
             return 1
-        return body()
+        return body(*args)
     finally:
         sh.out, sh.err, sh.stdin, sh.extra_fds = saved
+
+
+def _known_status(status: int) -> int:
+    """The body of a command that has redirections and nothing to run."""
+    return status
+
+
+def _any_matches(sh, pats: list, value: str, nocase: bool) -> bool:
+    """Whether a case item's patterns match, tried in order."""
+    for p in pats:
+        if patterns.glob_match(p(sh), value, nocase):
+            return True
+    return False
 
 
 def _get_fd(sh, n: int):

@@ -481,7 +481,7 @@ class WordCompiler:
             return lambda sh: _as_string(fn(sh), sh)
 
         def run(sh):
-            return "".join(_as_string(fn(sh), sh) for fn, _ in parts)
+            return _joined_as_strings(sh, parts)
         return run
 
     def pattern(self, word: Word) -> Callable:
@@ -518,7 +518,10 @@ class WordCompiler:
             return None
 
         def text(sh):
-            return "".join([p if type(p) is str else p(sh) for p in pieces])
+            out = []
+            for p in pieces:
+                out.append(p if type(p) is str else p(sh))
+            return "".join(out)
         return text
 
     def _static_text(self, word: Word):
@@ -556,14 +559,13 @@ class WordCompiler:
                 pieces.append((lambda text: lambda sh: text)(text))
             elif t is DoubleQuoted:
                 inner = [self._part(q, quoted=True) for q in p.parts]
-                pieces.append((lambda inner: lambda sh: escape(
-                    "".join(_as_string(fn(sh), sh) for fn, _ in inner)))(inner))
+                pieces.append((lambda inner: lambda sh: escape(_joined_as_strings(sh, inner)))(inner))
             else:
                 fn, _ = self._part(p, quoted=False)
                 pieces.append((lambda fn: lambda sh: _as_string(fn(sh), sh))(fn))
         if len(pieces) == 1:
             return pieces[0]
-        return lambda sh: "".join(f(sh) for f in pieces)
+        return lambda sh: _joined(sh, pieces)
 
     def _brace_fields(self, word: Word) -> Callable:
         cache = []
@@ -640,7 +642,7 @@ class WordCompiler:
             return one_split
 
         def run(sh):
-            fields = split_fields([(fn(sh), s) for fn, s in parts], sh.ifs)
+            fields = split_fields(_values(sh, parts), sh.ifs)
             if glob and sh.fs.enabled and not sh.noglob:
                 return pathnames(sh, fields, fields)
             return fields
@@ -694,7 +696,7 @@ class WordCompiler:
             return fn
         if not multi:
             fns = [fn for fn, _ in parts]
-            return lambda sh: "".join([f(sh) for f in fns])
+            return lambda sh: _joined(sh, fns)
 
         def run(sh):
             # "pre$@post": the first field gets pre, the last gets post
@@ -1066,6 +1068,32 @@ def _dq_single(v):
     if type(v) is str:
         return v
     return Fields(v)
+
+
+# Loops over a word's compiled parts, as functions of their own: a comprehension or generator
+# inside a closure makes a cell of `sh` (and a generator a frame) at every call of the closure.
+
+def _joined(sh, fns: list) -> str:
+    out = []
+    for fn in fns:
+        out.append(fn(sh))
+    return "".join(out)
+
+
+def _joined_as_strings(sh, parts: list) -> str:
+    """parts: (fn, splittable) pairs; list values joined as bash joins them into a string."""
+    out = []
+    for fn, _ in parts:
+        out.append(_as_string(fn(sh), sh))
+    return "".join(out)
+
+
+def _values(sh, parts: list) -> list:
+    """parts: (fn, splittable) pairs → (value, splittable) pairs, for split_fields."""
+    out = []
+    for fn, splittable in parts:
+        out.append((fn(sh), splittable))
+    return out
 
 
 def _as_string(v, sh) -> str:
