@@ -40,6 +40,12 @@ printf '[%s]' "$1" "x$2y" "$3" "$x" "<$x>" "$e" "${x}-${1}" "$# $? $-" "*.$x"; e
 y="$1-$x"; z="$e"; printf '[%s]' "$y" "$z" "$10" "${10}"; echo; f() { echo "in $FUNCNAME: $1|$2"; }; f "$x" "$e"
 for v in "$x" "a $e b"; do echo "<$v>"; done; case "$x" in "1  2") echo case-ok;; esac
 unset IFS; set -u; echo "$x $1"; ( echo "ok $undefined_var" ) 2>/dev/null; echo status=$?""",
+    "subshells_keep_variables_to_themselves": """a=1 b=2; arr=(x y); declare -A m=([k]=v); readonly r=9
+( a=10; unset b; arr[5]=z; m[j]=w; c=3; declare -g d=4; export a; echo "in $a ${b-u} ${#arr[@]} ${!m[*]} $c $d" )
+echo "out $a $b ${#arr[@]} ${#m[@]} ${c-u} ${d-u}"; x=$(a=11; unset arr; printf -v e %s 5; echo $a ${arr-u} $e)
+echo "$x | $a ${arr[1]} ${e-u}"; echo q | { read -r a; for b in 7 8; do :; done; echo "$a $b"; }; echo "$a $b"
+f() { local a=l; ( a=s; g=1; echo "f $a" ); echo "$a ${g-u}"; }; f; echo $a
+( (r=1) 2>/dev/null; echo "r $?"; ( ( h=deep; echo $h ); echo ${h-u} ); echo ${h-u} ); env | grep -c '^a=' """,
     "star_only_patterns": """for p in 'a*' '*a' '*a*b*' 'a*a' '**' '*' 'ab*ab' 'x*y*z' '*-*' '*b' 'b*b*b'; do
 for t in '' a aa aba ab abab xyz xz x-y bbb bb; do [[ $t == $p ]] && printf '%s~%s ' "$t" "$p"
 case $t in $p) printf 'c ';; esac; done; done; echo; case 'a*' in a"*") echo quoted;; esac

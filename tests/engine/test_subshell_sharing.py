@@ -41,3 +41,35 @@ def test_a_subshell_copies_what_it_changes_once(monkeypatch):
 echo "$(big[0]=x; big[1]=y; var_1=z; echo ${big[0]}${big[1]}$var_1)" ${big[0]} $var_1""")
     assert out == "xyz 0 1\n"
     assert copies == 3          # the Vars var_1 and big, and big's array: nothing else
+
+
+def _dict_copies(monkeypatch, script: str) -> tuple[int, str]:
+    """(how many times a subshell copied the dict of globals, stdout)"""
+    from scripted_kernel.shell.runtime import Shell
+    counts = [0]
+    own = Shell.own_globals
+
+    def counting_own_globals(self):
+        counts[0] += self.globals_shared
+        return own(self)
+    monkeypatch.setattr(Shell, "own_globals", counting_own_globals)
+    result = ScriptedTool.builder("t").build().execute(script)
+    return counts[0], result.stdout
+
+
+def test_subshells_share_the_dict_of_globals_until_they_change_one(monkeypatch):
+    copies, out = _dict_copies(monkeypatch, BIG_STATE + """s=0
+for ((i=0; i<100; i++)); do s=$(( s + $(echo $i) )); done
+( echo sub ${#big[@]} $var_7 ) | cat; f() { echo "f $1"; }; x=$(f y | tr a-z A-Z)
+echo $s $x""")
+    assert out == "sub 2000 7\n4950 F Y\n"
+    assert copies == 0
+
+
+def test_each_change_in_a_subshell_copies_the_dict_once_and_leaves_the_parent_alone(monkeypatch):
+    copies, out = _dict_copies(monkeypatch, BIG_STATE + """
+( new=1; unset var_1; var_2=b; declare -g g=1; export var_3; echo in $new ${var_1-unset} $var_2 $g )
+echo "$(unset var_4; echo ${var_4-gone})" ${new-none} $var_1 $var_2 ${g-none} $var_4
+echo x | { read -r var_5; echo $var_5; }; echo $var_5""")
+    assert out == "in 1 unset b 1\ngone none 1 2 none 4\nx\n5\n"
+    assert copies == 3          # one per subshell that changed a global, whatever it changed

@@ -146,7 +146,7 @@ def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool
         var = sh.lookup_own(name)
         if var is None:
             var = Var(None, 0, sh.var_owner)
-            sh.globals[name] = var
+            sh.own_globals()[name] = var
     if var.attrs & READONLY and (has_value or (on - {"r", "x", "p", "g"})) and "r" not in off:
         sh.error(f"{cmd}: {name}: readonly variable")
         return False
