@@ -95,7 +95,7 @@ class Compiler:
         saved = self.source
         self.source = source
         try:
-            return CompiledScript([self.compile(unit) for unit in node.items])
+            return CompiledScript(list(map(self.compile, node.items)))
         finally:
             self.source = saved
 
@@ -110,7 +110,7 @@ class Compiler:
     def c_CommandList(self, node: A.CommandList) -> Callable:
         if len(node.items) == 1:          # most lists: a line of one command, a body of one
             return self.compile(node.items[0])
-        fns = [self.compile(item) for item in node.items]
+        fns = list(map(self.compile, node.items))
         if not fns:
             return lambda sh: sh.status
 
@@ -133,7 +133,9 @@ class Compiler:
 
     def c_AndOr(self, node: A.AndOr) -> Callable:
         first = self.compile(node.first)
-        rest = [(op == "&&", self.compile(n)) for op, n in node.rest]
+        rest = []
+        for op, n in node.rest:
+            rest.append((op == "&&", self.compile(n)))
         last = len(rest) - 1
 
         def run(sh):
@@ -158,8 +160,8 @@ class Compiler:
         return run
 
     def c_Pipeline(self, node: A.Pipeline) -> Callable:
-        stages = [self.compile(c) for c in node.commands]
-        direct = [self._runs_in_place(c) for c in node.commands]
+        stages = list(map(self.compile, node.commands))
+        direct = list(map(self._runs_in_place, node.commands))
         negate = node.negate
         stderr_too = node.stderr_too + [False]
         timed = node.timed
@@ -270,12 +272,13 @@ class Compiler:
         if not node.assigns:
             assigns = []
         elif node.words:
-            assigns = [self._array_as_text(a) if a.array is not None else
-                       self._element_binding(a) if a.index is not None else self.assignment(a)
-                       for a in node.assigns]
+            assigns = []
+            for a in node.assigns:
+                assigns.append(self._array_as_text(a) if a.array is not None else
+                               self._element_binding(a) if a.index is not None else self.assignment(a))
         else:
-            assigns = [self.assignment(a) for a in node.assigns]
-        redirects = [self.redirect(r) for r in node.redirects] if node.redirects else []
+            assigns = list(map(self.assignment, node.assigns))
+        redirects = list(map(self.redirect, node.redirects)) if node.redirects else []
         source = self._current.source
         text = source.text[node.pos:node.end] if source is not None else ""
         if not node.words:
@@ -330,8 +333,9 @@ class Compiler:
                 break
         else:
             return self.words.fields_list(words)
-        fns = [self._declaration_arg(w) if type(w) is A.Assign else self.words.fields(w)
-               for w in words]             # declare x=(...) etc.
+        fns = []
+        for w in words:                     # declare x=(...) etc.
+            fns.append(self._declaration_arg(w) if type(w) is A.Assign else self.words.fields(w))
 
         def run(sh):
             out = []
@@ -559,7 +563,7 @@ class Compiler:
     def with_redirects(self, fn: Callable, redirects: list) -> Callable:
         if not redirects:
             return fn
-        rs = [self.redirect(r) for r in redirects]
+        rs = list(map(self.redirect, redirects))
 
         def run(sh):
             return _with_redirects(sh, rs, fn, sh)
@@ -582,7 +586,9 @@ class Compiler:
         return self.with_redirects(run, node.redirects)
 
     def c_If(self, node: A.If) -> Callable:
-        clauses = [(self.compile(c), self.compile(b)) for c, b in node.clauses]
+        clauses = []
+        for c, b in node.clauses:
+            clauses.append((self.compile(c), self.compile(b)))
         else_body = self.compile(node.else_body) if node.else_body is not None else None
 
         def run(sh):
@@ -798,7 +804,7 @@ class Compiler:
         subject = self.words.string(node.word)
         items = []
         for item in node.items:
-            pats = [self.words.pattern(p) for p in item.patterns]
+            pats = list(map(self.words.pattern, item.patterns))
             body = self.compile(item.body) if item.body is not None else (lambda sh: 0)
             items.append((pats, body, item.terminator))
         line = self.line(node.pos)

@@ -455,7 +455,7 @@ class WordCompiler:
             leading.append(text)
         else:
             return lambda sh: list(leading)      # literal words: nothing to compile
-        fns = [self.fields(w) for w in words[len(leading):]]
+        fns = list(map(self.fields, words[len(leading):]))
         if len(fns) == 1 and not leading:
             return fns[0]
 
@@ -475,7 +475,9 @@ class WordCompiler:
             text = self._text_and_parameters(word.parts[0])
             if text is not None:
                 return text
-        parts = [self._part(p, quoted=type(p) is ParamExp) for p in word.parts]
+        parts = []
+        for p in word.parts:
+            parts.append(self._part(p, quoted=type(p) is ParamExp))
         if len(parts) == 1:
             fn, _ = parts[0]
             return lambda sh: _as_string(fn(sh), sh)
@@ -558,7 +560,7 @@ class WordCompiler:
                 text = escape(p.text)
                 pieces.append((lambda text: lambda sh: text)(text))
             elif t is DoubleQuoted:
-                inner = [self._part(q, quoted=True) for q in p.parts]
+                inner = self._parts(p.parts, quoted=True)
                 pieces.append((lambda inner: lambda sh: escape(_joined_as_strings(sh, inner)))(inner))
             else:
                 fn, _ = self._part(p, quoted=False)
@@ -592,7 +594,7 @@ class WordCompiler:
             return self._fields_plain(word, False)
         if QUOTED_PART not in kinds:         # every field is its own pattern
             return self._fields_plain(word, True)
-        parts = [self._part(p, quoted=False) for p in word.parts]
+        parts = self._parts(word.parts, quoted=False)
         quoted = [k == QUOTED_PART for k in kinds]
 
         def globbed_quoted(sh):
@@ -615,7 +617,7 @@ class WordCompiler:
         static = self._static_text(word)
         if static is not None and not glob:
             return lambda sh: [static]
-        parts = [self._part(p, quoted=False) for p in word.parts]
+        parts = self._parts(word.parts, quoted=False)
         if len(parts) == 1:
             fn, splittable = parts[0]
             if not splittable:
@@ -647,6 +649,14 @@ class WordCompiler:
                 return pathnames(sh, fields, fields)
             return fields
         return run
+
+    def _parts(self, parts: list, quoted: bool) -> list:
+        """_part of each part (a loop, not a comprehension: that would make `self` a cell of
+        every method that has one)."""
+        out = []
+        for p in parts:
+            out.append(self._part(p, quoted))
+        return out
 
     def _part(self, p, quoted: bool):
         """(fn(sh) -> str | list, splittable)."""
@@ -685,7 +695,7 @@ class WordCompiler:
         raise TypeError(f"unknown word part {t.__name__}")
 
     def _double_quoted(self, dq: DoubleQuoted) -> Callable:
-        parts = [self._part(q, quoted=True) for q in dq.parts]
+        parts = self._parts(dq.parts, quoted=True)
         if not parts:
             return lambda sh: ""
         multi = _has_multi(dq.parts)
