@@ -9,22 +9,26 @@ big=(); for ((i=0; i<2000; i++)); do big[i]=$i; done
 """
 
 
-def _copies(monkeypatch, script: str) -> tuple[int, str]:
+def _counting(monkeypatch, script: str, methods: list) -> tuple[int, str]:
+    """(how many calls of the methods did copy something, stdout). methods: (class, name,
+    whether a call on this object copies)."""
     counts = [0]
-    var_copy, array_copy = Var.copy, IndexedArray.copy
 
-    def counting_var_copy(self, *args):
-        counts[0] += 1
-        return var_copy(self, *args)
-
-    def counting_array_copy(self):
-        counts[0] += 1
-        return array_copy(self)
-
-    monkeypatch.setattr(Var, "copy", counting_var_copy)
-    monkeypatch.setattr(IndexedArray, "copy", counting_array_copy)
+    def counting(original, copies):
+        def method(self, *args):
+            counts[0] += copies(self)
+            return original(self, *args)
+        return method
+    for owner, name, copies in methods:
+        monkeypatch.setattr(owner, name, counting(getattr(owner, name), copies))
     result = ScriptedTool.builder("t").build().execute(script)
     return counts[0], result.stdout
+
+
+def _copies(monkeypatch, script: str) -> tuple[int, str]:
+    """Copies of variables and of arrays."""
+    always = lambda self: True      # noqa: E731
+    return _counting(monkeypatch, script, [(Var, "copy", always), (IndexedArray, "copy", always)])
 
 
 def test_command_substitutions_copy_no_variable_they_do_not_change(monkeypatch):
@@ -44,17 +48,9 @@ echo "$(big[0]=x; big[1]=y; var_1=z; echo ${big[0]}${big[1]}$var_1)" ${big[0]} $
 
 
 def _dict_copies(monkeypatch, script: str) -> tuple[int, str]:
-    """(how many times a subshell copied the dict of globals, stdout)"""
+    """Copies of the dict of globals, which a subshell makes at its first change of one."""
     from scripted_kernel.shell.runtime import Shell
-    counts = [0]
-    own = Shell.own_globals
-
-    def counting_own_globals(self):
-        counts[0] += self.globals_shared
-        return own(self)
-    monkeypatch.setattr(Shell, "own_globals", counting_own_globals)
-    result = ScriptedTool.builder("t").build().execute(script)
-    return counts[0], result.stdout
+    return _counting(monkeypatch, script, [(Shell, "own_globals", lambda self: self.globals_shared)])
 
 
 def test_subshells_share_the_dict_of_globals_until_they_change_one(monkeypatch):
