@@ -249,19 +249,24 @@ class Compiler:
         command naming a registered command (or echo/printf) with side-effect-free words."""
         if type(node) is not A.SimpleCommand or node.assigns or not node.words:
             return None
-        name = node.words[0].literal()
+        words = node.words
+        name = words[0].literal()
         if name is None:
             return None
-        for word in node.words:      # (an Assign among them: `declare x=1 | cat`)
+        for word in words:      # (an Assign among them: `declare x=1 | cat`)
             if type(word) is not A.Word or not (len(word.parts) == 1 and type(word.parts[0]) is A.Lit):
                 if not _pure_word(word):
                     return None
+        # echo, printf (not -v) and the like run in place unless a function takes the name
+        builtin = None
+        if name in ("echo", "printf", "true", "false", ":", "test", "["):
+            builtin = not (name == "printf" and len(words) > 1 and words[1].literal() == "-v")
 
         def check(sh):
             if name in sh.functions:
                 return False
-            if name in ("echo", "printf", "true", "false", ":", "test", "["):
-                return not (name == "printf" and len(node.words) > 1 and node.words[1].literal() == "-v")
+            if builtin is not None:
+                return builtin
             return name in sh.commands and name not in sh.builtins
         return check
 
