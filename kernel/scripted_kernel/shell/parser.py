@@ -244,17 +244,21 @@ class Parser:
         start = first.pos
         assigns, words, redirects = [], [], []
         declaration = is_let = False
-        end = start
+        mode = 1            # a command-prefix position (`name=value` is an assignment), and
+        end = start         # so are a declaration's arguments
         tok = first
         while True:
             kind = tok.kind
             if kind == "WORD":
                 lex.advance()
                 end = tok.end
+                if not words:
+                    if tok.value in ASSIGNMENT_ARGUMENTS:
+                        declaration = True
+                        is_let = tok.value == "let"
+                    else:
+                        mode = 0
                 words.append(tok.word)
-                if len(words) == 1 and tok.value in ASSIGNMENT_ARGUMENTS:
-                    declaration = True
-                    is_let = tok.value == "let"
             elif kind == "ASSIGN":
                 lex.advance()
                 end = tok.end
@@ -268,7 +272,7 @@ class Parser:
                 end = lex.pos
             else:
                 break
-            tok = lex.peek(1 if (not words or declaration) else 0)
+            tok = lex.peek(mode)
         if not (assigns or words or redirects):
             raise self.unexpected(lex.peek())
         return SimpleCommand(start, assigns, words, redirects, end)
