@@ -253,10 +253,9 @@ class Compiler:
         name = words[0].literal()
         if name is None:
             return None
-        for word in words:      # (an Assign among them: `declare x=1 | cat`)
-            if type(word) is not A.Word or not (len(word.parts) == 1 and type(word.parts[0]) is A.Lit):
-                if not _pure_word(word):
-                    return None
+        for word in words:
+            if not _pure_word(word):
+                return None
         # echo, printf (not -v) and the like run in place unless a function takes the name
         builtin = None
         if name in ("echo", "printf", "true", "false", ":", "test", "["):

@@ -265,14 +265,6 @@ def has_braces(word: Word) -> bool:
     return False
 
 
-def _may_expand(word: Word) -> bool:
-    """Whether an unquoted literal of the word holds a wildcard or a brace."""
-    for p in word.parts:
-        if type(p) is Lit and not p.escaped and _MAY_EXPAND.search(p.text):
-            return True
-    return False
-
-
 def brace_expand(word: Word, limit: int) -> list[Word]:
     """Expand {a,b} and {x..y} in the unquoted literal parts of a word (bash's first expansion)."""
     seq = []
@@ -430,11 +422,9 @@ class WordCompiler:
 
     def fields(self, word: Word) -> Callable:
         """fn(sh) -> list[str]: brace expansion, expansion, splitting, quote removal."""
-        parts = word.parts
-        if len(parts) == 1 and type(parts[0]) is DoubleQuoted:
-            text = self._text_and_parameters(parts[0])
-            if text is not None:
-                return lambda sh: [text(sh)]
+        text = self._text_and_parameters(word)
+        if text is not None:
+            return lambda sh: [text(sh)]
         if has_braces(word):
             return self._brace_fields(word)
         return self._fields_no_brace(word)
@@ -443,14 +433,8 @@ class WordCompiler:
         """fn(sh) -> list[str] for a list of words (command arguments, for-in lists)."""
         leading = []            # the literal words the list starts with (a command's name)
         for w in words:
-            parts = w.parts
-            if len(parts) == 1 and type(parts[0]) is Lit:     # most words: decided here
-                if not parts[0].escaped and _MAY_EXPAND.search(parts[0].text):
-                    break
-                leading.append(parts[0].text)
-                continue
-            text = self._static_text(w)
-            if text is None or _may_expand(w):
+            text = self._literal_text(w)
+            if text is None:
                 break
             leading.append(text)
         else:
@@ -471,10 +455,9 @@ class WordCompiler:
         static = self._static_text(word)
         if static is not None:
             return lambda sh: static
-        if len(word.parts) == 1 and type(word.parts[0]) is DoubleQuoted:
-            text = self._text_and_parameters(word.parts[0])
-            if text is not None:
-                return text
+        text = self._text_and_parameters(word)
+        if text is not None:
+            return text
         parts = []
         for p in word.parts:
             parts.append(self._part(p, quoted=type(p) is ParamExp))
@@ -500,12 +483,15 @@ class WordCompiler:
 
     # -- internals
 
-    def _text_and_parameters(self, dq: DoubleQuoted):
-        """fn(sh) -> str for the most common double-quoted string, "text $name $1 text": literal
-        text and plain parameters (no operator, subscript, `$@` or `$*`), always one field.
-        None for any other string (and for one without a parameter, which is static)."""
+    def _text_and_parameters(self, word: Word):
+        """fn(sh) -> str for a word that is the most common double-quoted string, "text $name
+        $1 text": literal text and plain parameters (no operator, subscript, `$@` or `$*`),
+        always one field. None for any other word (and for a string without a parameter,
+        which is static)."""
+        if len(word.parts) != 1 or type(word.parts[0]) is not DoubleQuoted:
+            return None
         pieces = []
-        for q in dq.parts:
+        for q in word.parts[0].parts:
             t = type(q)
             if t is Lit:
                 pieces.append(q.text)
@@ -524,6 +510,21 @@ class WordCompiler:
             for p in pieces:
                 out.append(p if type(p) is str else p(sh))
             return "".join(out)
+        return text
+
+    def _literal_text(self, word: Word):
+        """The word's text when nothing in it expands: no expansion, and no wildcard or brace
+        in an unquoted literal. Else None."""
+        parts = word.parts
+        if len(parts) == 1 and type(parts[0]) is Lit:        # most words, without two calls
+            lit = parts[0]
+            return None if not lit.escaped and _MAY_EXPAND.search(lit.text) else lit.text
+        text = self._static_text(word)
+        if text is None:
+            return None
+        for p in parts:
+            if type(p) is Lit and not p.escaped and _MAY_EXPAND.search(p.text):
+                return None
         return text
 
     def _static_text(self, word: Word):
@@ -587,9 +588,7 @@ class WordCompiler:
     def _fields_no_brace(self, word: Word) -> Callable:
         """Expansion, splitting and, on a filesystem, pathname expansion of unquoted
         wildcards. Words that cannot hold a wildcard compile to the plain path only."""
-        word_parts = word.parts
-        kinds = ([_glob_kind(word_parts[0])] if len(word_parts) == 1 else
-                 [_glob_kind(p) for p in word_parts])
+        kinds = list(map(_glob_kind, word.parts))
         if ACTIVE not in kinds:
             return self._fields_plain(word, False)
         if QUOTED_PART not in kinds:         # every field is its own pattern

@@ -204,7 +204,8 @@ class ScriptCache:
 
     def _seen_before(self, key_hash: int) -> bool:
         """Whether the key was seen since it last entered the cache; remembers it if not."""
-        if self.seen.pop(key_hash, False) is None:
+        if key_hash in self.seen:
+            del self.seen[key_hash]
             return True
         self.seen[key_hash] = None
         if len(self.seen) > self.max_seen:

@@ -42,17 +42,16 @@ _LITERALS = r"([A-Za-z0-9_./,:=%^{}\[\]?*+@!-]+)"
 _NO_EXTGLOB = r"(?<![?*+@!](?=\())"
 _PLAIN_WORD = re.compile(_LITERALS + _NO_EXTGLOB + _WORD_END)
 _AT_WORD_END = re.compile(_WORD_END)
+# Whole words of one `$name`, one single-quoted string, or one double-quoted string of literal
+# text and simple parameters (no escape, backtick, ${ }, $( ) or $'...')
+_BARE_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)" + _WORD_END)
 # The most common tokens, taken in one match after at most one blank: a word of literal
 # characters ended by a blank, newline, `;&|()` or the end (group 1; before `<` or `>` it may be
 # a descriptor number, left to the general path), a newline (2), an operator (3; not the `<(` or
 # `>(` of a process substitution), a word that is one `$name` (4: the name).
 _COMMON_TOKEN = re.compile(r" ?(?:" + _LITERALS + _NO_EXTGLOB + r"(?=[ \t\n;&|()]|\Z)"
-                           r"|(\n)|(?![<>]\()(" + _OPERATOR.pattern + r")"
-                           r"|\$([A-Za-z_][A-Za-z0-9_]*)" + _WORD_END + ")")
-# Whole words of one `$name`, one single-quoted string, or one double-quoted string of literal
-# text and simple parameters (no escape, backtick, ${ }, $( ) or $'...')
+                           r"|(\n)|(?![<>]\()(" + _OPERATOR.pattern + r")|" + _BARE_PARAM.pattern + ")")
 _SINGLE_QUOTED = re.compile(r"'([^']*)'" + _WORD_END)
-_BARE_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)" + _WORD_END)
 _SIMPLE_DQ = re.compile(r'"[^"\\$`]*(?:\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-])[^"\\$`]*)*"' + _WORD_END)
 # `$((expr))` whose expression holds no quote, expansion, escape or parenthesis: the
 # expression is its literal text (the general path finds the closing `))` one character at a time)

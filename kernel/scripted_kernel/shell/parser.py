@@ -198,10 +198,8 @@ class Parser:
 
     # ------------------------------------------------------------ commands
 
-    def parse_command(self, tok: Optional[Token] = None):
-        """`tok`: the token at hand (peeked in command position), if the caller has it."""
-        if tok is None:
-            tok = self.lex.peek(1)
+    def parse_command(self, tok: Token):
+        """`tok`: the token at hand (peeked in command position)."""
         if tok.kind == "OP":
             if tok.value == "(":
                 if self.source.text.startswith("((", tok.pos):
@@ -532,8 +530,7 @@ class Parser:
         if name in _NOT_FUNCTION_NAMES:
             raise self.lex.error(f"`{name}': not a valid identifier", pos)
         self.enter(pos)
-        self.skip_newlines()
-        body = self.parse_command()
+        body = self.parse_command(self.skip_newlines())
         if not isinstance(body, COMPOUND_NODES):
             raise self.lex.error("syntax error: a function body must be a compound command", body.pos)
         self.depth -= 1

@@ -136,8 +136,12 @@ def compile_glob(pattern: str, nocase: bool = False) -> re.Pattern:
     return rx
 
 
+# what makes a pattern more than literal text and `*` (then it is matched as a regex)
+_NOT_STARS_ONLY = re.compile(r"[?\[\\+@!(]")
+
+
 def glob_match(pattern: str, text: str, nocase: bool = False) -> bool:
-    if not nocase and not any(c in pattern for c in "?[\\+@!("):
+    if not nocase and _NOT_STARS_ONLY.search(pattern) is None:
         if "*" not in pattern:
             return pattern == text
         return _stars_match(pattern.split("*"), text)
