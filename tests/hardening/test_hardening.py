@@ -226,8 +226,9 @@ def test_a_defect_while_compiling_is_reported_without_a_traceback(tool, monkeypa
 
     def broken(tree, source):
         raise AttributeError("'Assign' object has no attribute 'parts' in /host/path/compile.py")
+    monkeypatch.setattr(interpreter, "SCRIPT_CACHE", interpreter.ScriptCache())   # nothing cached
     monkeypatch.setattr(interpreter.COMPILER, "compile_program", broken)
-    r = tool.execute("echo never # a text the cache has not seen")
+    r = tool.execute("echo never")
     assert (r.exit_code, r.error, r.stdout) == (1, "internal", "")
     assert r.stderr == "bash: internal error (AttributeError)\n"
     monkeypatch.undo()
