@@ -46,11 +46,16 @@ def parse(cmd: str, argv: list, short_flags: str = "", short_values: str = "",
     short_flags: letters without argument; short_values: letters taking one;
     long_flags / long_values: map a long name to the short letter (or to itself);
     numeric_short: a letter that `-5` abbreviates (head -5 is head -n 5)."""
+    args = argv[1:]
+    for a in args:
+        if a[:1] == "-" and a != "-":
+            break
+    else:
+        return Options(), args        # most command lines: operands only (`tr a-z A-Z`)
     long_flags = long_flags or {}
     long_values = long_values or {}
     opts = Options()
     operands: list[str] = []
-    args = argv[1:]
     i = 0
     while i < len(args):
         a = args[i]

@@ -161,11 +161,18 @@ class Compiler:
 
     def c_Pipeline(self, node: A.Pipeline) -> Callable:
         stages = list(map(self.compile, node.commands))
-        direct = list(map(self._runs_in_place, node.commands))
+        in_place = list(map(self._runs_in_place, node.commands))
         negate = node.negate
-        stderr_too = node.stderr_too + [False]
+        if not stages:                      # `time` alone, `! time`
+            def only_time(sh):
+                sh.err("\nreal\t0m0.000s\nuser\t0m0.000s\nsys\t0m0.000s\n")
+                sh.status = 1 if negate else 0
+                return sh.status
+            return only_time
         timed = node.timed
-        line = self.line(node.pos)
+        # (stage, in-place check, stderr too) of each stage but the last
+        feeders = list(zip(stages, in_place, node.stderr_too))
+        last, last_in_place = stages[-1], in_place[-1]
 
         def run(sh):
             start = time.monotonic() if timed else 0.0
@@ -176,72 +183,25 @@ class Compiler:
             sh.errexit_suppressed += suppressed
             sh.err_trap_held += held
             try:
-                statuses = []
-                stdin = sh.stdin
-                n = len(stages)
-                for k in range(n):
-                    last = k == n - 1
-                    # a stage that cannot change the shell runs in it, as if in a subshell:
-                    # only `$_` would show the difference, and it is put back
-                    isolated = False
-                    if n == 1 or (last and sh.shopts["lastpipe"]):
-                        target = sh
-                    elif direct[k] is not None and direct[k](sh):
-                        target, isolated, last_arg = sh, True, sh.last_arg
-                    else:
-                        target = sh.subshell()
-                    saved = (target.stdin, target.out, target.err)
-                    target.stdin = stdin
-                    buf = None
-                    if not last:
-                        buf = PipeBuffer(sh.budget)
-                        target.out = buf.write
-                        if stderr_too[k]:
-                            target.err = buf.write
-                    try:
-                        if target is sh:
-                            sh.err_trap_held += n > 1     # the whole pipeline's status decides
-                            try:
-                                status = stages[k](sh)
-                            except ErrexitSignal as e:
-                                if n == 1:
-                                    raise
-                                status = e.status
-                            finally:
-                                sh.err_trap_held -= n > 1
-                                if isolated:
-                                    sh.last_arg = last_arg
-                        else:
-                            status = target.run_subshell(stages[k])
-                    finally:
-                        target.stdin, target.out, target.err = saved
-                    statuses.append(status)
-                    if buf is not None:
-                        stdin = InputStream(buf.text())
+                # `! cmd` and `time cmd` run the command itself
+                statuses = _run_piped(sh, feeders, last, last_in_place) if feeders else [last(sh)]
             finally:
                 sh.errexit_suppressed -= suppressed
                 sh.err_trap_held -= held
             if sh.pipefail:
                 status = next((s for s in reversed(statuses) if s), 0)
             else:
-                status = statuses[-1] if statuses else 0
+                status = statuses[-1]
             if timed:
                 elapsed = time.monotonic() - start
                 sh.err(f"\nreal\t{int(elapsed // 60)}m{elapsed % 60:.3f}s\nuser\t0m0.000s\nsys\t0m0.000s\n")
-            sh.pipestatus = statuses or [0]
+            sh.pipestatus = statuses
             if negate:
                 status = 0 if status else 1
             sh.status = status
             if status and not negate and not sh.errexit_suppressed and (sh.errexit or "ERR" in sh.traps):
                 command_failed(sh, status)
-            sh.lineno = line if not stages else sh.lineno
             return status
-        if not stages:
-            def only_time(sh):
-                sh.err("\nreal\t0m0.000s\nuser\t0m0.000s\nsys\t0m0.000s\n")
-                sh.status = 1 if negate else 0
-                return sh.status
-            return only_time
         return run
 
     def _runs_in_place(self, node):
@@ -1171,6 +1131,52 @@ def suggest(name: str, candidates: list) -> str | None:
     import difflib
     matches = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
     return matches[0] if matches else None
+
+
+def _run_piped(sh, feeders: list, last: Callable, last_in_place) -> list:
+    """The stages of a pipeline, run one after another, each reading what the one before
+    wrote: their statuses. A stage that cannot change the shell runs in it, as if in a
+    subshell (only `$_` would show the difference, and it is put back)."""
+    statuses = []
+    stdin = sh.stdin
+    for stage, in_place, stderr_too in feeders:
+        buf = PipeBuffer(sh.budget)
+        err = buf.write if stderr_too else sh.err
+        if in_place is not None and in_place(sh):
+            statuses.append(_stage_in_place(sh, stage, stdin, buf.write, err, True))
+        else:
+            statuses.append(_stage_in_subshell(sh, stage, stdin, buf.write, err))
+        stdin = InputStream(buf.text())
+    if sh.shopts["lastpipe"]:
+        statuses.append(_stage_in_place(sh, last, stdin, sh.out, sh.err, False))
+    elif last_in_place is not None and last_in_place(sh):
+        statuses.append(_stage_in_place(sh, last, stdin, sh.out, sh.err, True))
+    else:
+        statuses.append(_stage_in_subshell(sh, last, stdin, sh.out, sh.err))
+    return statuses
+
+
+def _stage_in_subshell(sh, stage: Callable, stdin, out, err) -> int:
+    child = sh.subshell()
+    child.stdin, child.out, child.err = stdin, out, err
+    return child.run_subshell(stage)
+
+
+def _stage_in_place(sh, stage: Callable, stdin, out, err, isolated: bool) -> int:
+    """`isolated`: the stage stands for a subshell, so `$_` is put back after it (not so for
+    the last stage under `lastpipe`, which runs in the shell)."""
+    saved = (sh.stdin, sh.out, sh.err, sh.last_arg)
+    sh.stdin, sh.out, sh.err = stdin, out, err
+    sh.err_trap_held += 1             # the whole pipeline's status decides
+    try:
+        return stage(sh)
+    except ErrexitSignal as e:
+        return e.status
+    finally:
+        sh.err_trap_held -= 1
+        sh.stdin, sh.out, sh.err = saved[0], saved[1], saved[2]
+        if isolated:
+            sh.last_arg = saved[3]
 
 
 def _with_redirects(sh, redirects, body, *args) -> int:

@@ -248,8 +248,8 @@ class Parser:
         while True:
             kind = tok.kind
             if kind == "WORD":
-                lex.advance()
-                end = tok.end
+                lex.peeked = None             # lex.advance(), inline (a word is no newline)
+                lex.pos = end = tok.end
                 if not words:
                     if tok.value in ASSIGNMENT_ARGUMENTS:
                         declaration = True
@@ -258,8 +258,8 @@ class Parser:
                         mode = 0
                 words.append(tok.word)
             elif kind == "ASSIGN":
-                lex.advance()
-                end = tok.end
+                lex.peeked = None
+                lex.pos = end = tok.end
                 if is_let:
                     # let's arguments are expressions: in `let x=( 1 )` the parentheses group
                     words.append(lex.sub_word(tok.pos, tok.end))
@@ -479,15 +479,16 @@ class Parser:
                 p = lex.peek()
                 if p.kind != "WORD":
                     raise self.unexpected(p)
-                lex.advance()
+                lex.peeked = None             # lex.advance(), inline: no newline here
+                lex.pos = p.end
                 patterns.append(p.word)
                 sep = lex.peek()
-                if sep.kind == "OP" and sep.value == "|":
-                    lex.advance()
+                if sep.kind == "OP" and (sep.value == "|" or sep.value == ")"):
+                    lex.peeked = None
+                    lex.pos = sep.end
+                    if sep.value == ")":
+                        break
                     continue
-                if sep.kind == "OP" and sep.value == ")":
-                    lex.advance()
-                    break
                 raise self.unexpected(sep)
             body = self.parse_list(_ESAC)
             term = lex.peek(1)

@@ -233,7 +233,7 @@ class Shell:
         # options' dict rather than writing into it
         child.functions, child.functions_shared = self.functions, True
         child.exported_functions = set(self.exported_functions)
-        child.positional = list(self.positional)
+        # (the positional parameters are shared: every change replaces the list)
         child.dirstack = list(self.dirstack)
         child.extra_fds = dict(self.extra_fds)
         child.funcnames = list(self.funcnames)
