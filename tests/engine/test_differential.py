@@ -116,6 +116,9 @@ for w in apple Banana cherry 42 x.txt ''; do case $w in a*|b*) echo ab;; [A-Z]*)
     "and_or_lists": """true && echo a || echo b; false && echo c || echo d; ! false && echo e; false || false || echo f""",
     "subshell_isolation": """x=1; (x=2; echo in $x); echo out $x; { x=3; }; echo brace $x""",
     "pipelines_and_status": """echo hi | (read l; echo got $l); false | true; echo $? ${PIPESTATUS[@]}; set -o pipefail; false | true; echo $?""",
+    # a stage that runs in the shell (it cannot change it) ends alone, as its subshell would
+    "fatal_error_in_a_pipeline_stage": """set -u; echo "$nope" | tr a b; echo "after $?"
+printf '%s\\n' "${gone}" x | cat; echo "then ${PIPESTATUS[*]}"; echo ok | tr o "$unset_too"; echo end""",
     "pipeline_subshell_state": """x=1; echo 5 | read x; echo $x; echo a b | { read p q; echo $q $p; }""",
     # ---- functions
     "functions_and_locals": """f() { local x=$1; g; echo f:$x; }; g() { echo g:$x; x=changed; }; x=global; f arg; echo $x""",

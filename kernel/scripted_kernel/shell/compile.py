@@ -1163,15 +1163,19 @@ def _stage_in_subshell(sh, stage: Callable, stdin, out, err) -> int:
 
 
 def _stage_in_place(sh, stage: Callable, stdin, out, err, isolated: bool) -> int:
-    """`isolated`: the stage stands for a subshell, so `$_` is put back after it (not so for
-    the last stage under `lastpipe`, which runs in the shell)."""
+    """`isolated`: the stage stands for a subshell, so what ends a subshell ends only the stage,
+    and `$_` is put back after it (not so for the last stage under `lastpipe`, which runs in
+    the shell)."""
     saved = (sh.stdin, sh.out, sh.err, sh.last_arg)
     sh.stdin, sh.out, sh.err = stdin, out, err
     sh.err_trap_held += 1             # the whole pipeline's status decides
     try:
-        return stage(sh)
-    except ErrexitSignal as e:
-        return e.status
+        if isolated:
+            return sh.run_contained(stage, command=True)
+        try:
+            return stage(sh)
+        except ErrexitSignal as e:
+            return e.status
     finally:
         sh.err_trap_held -= 1
         sh.stdin, sh.out, sh.err = saved[0], saved[1], saved[2]

@@ -260,6 +260,13 @@ class Shell:
 
     def run_subshell(self, fn: Callable) -> int:
         """Run fn in this (sub)shell; exit, errexit and fatal errors end only this shell."""
+        return self.run_exit_trap(self.run_contained(fn))
+
+    def run_contained(self, fn: Callable, command: bool = False) -> int:
+        """fn's status; exit, errexit and fatal errors end only fn, as they end a subshell.
+        `command`: fn is a simple command that bash forks alone (a pipeline stage run in
+        place), which an error that exits the shell (an unbound variable under `set -u`) ends
+        with its own status, 127; a subshell ends with 1."""
         try:
             status = fn(self)
         except ExitSignal as e:
@@ -268,12 +275,12 @@ class Shell:
             status = e.status
         except FatalError as e:
             self.error(e.message)
-            status = 1 if e.exits else e.status
+            status = 1 if e.exits and not command else e.status
         except (BreakLoop, ContinueLoop):
             status = 0
         except ReturnSignal as e:
             status = e.status
-        return self.run_exit_trap(status)
+        return status
 
     def run_exit_trap(self, status: int) -> int:
         action = self.traps.pop("EXIT", None)
