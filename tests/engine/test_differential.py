@@ -50,6 +50,8 @@ f() { local a=l; ( a=s; g=1; echo "f $a" ); echo "$a ${g-u}"; }; f; echo $a
 for t in '' a aa aba ab abab xyz xz x-y bbb bb; do [[ $t == $p ]] && printf '%s~%s ' "$t" "$p"
 case $t in $p) printf 'c ';; esac; done; done; echo; case 'a*' in a"*") echo quoted;; esac
 case 'ab' in a"*") echo never;; *) echo other;; esac""",
+    "function_definitions_with_blanks": """f  () { echo c; }; g	() { echo d; }; h ( ) { echo e; }; i 	 ( 	) { echo i; }
+f; g; h; i; echo j (k) 2>&1; echo after""",
     "command_V_function": """f() { echo hi; }; command -V f; type f""",
     "caller": """caller; echo rc=$?; f() { caller; caller 0; caller 1; echo rc=$?; }; g() { f; }
 g

@@ -123,7 +123,9 @@ class Parser:
     def parse_list(self, stop_words: frozenset) -> CommandList:
         items = []
         lex = self.lex
-        tok = self.skip_newlines()
+        tok = lex.peek(1)
+        if tok.kind == "NEWLINE":         # (skip_newlines, called only where there are any)
+            tok = self.skip_newlines()
         start = tok.pos
         while True:
             kind = tok.kind
@@ -146,7 +148,9 @@ class Parser:
             else:
                 items.append(node)
                 break
-            tok = self.skip_newlines()
+            tok = lex.peek(1)
+            if tok.kind == "NEWLINE":
+                tok = self.skip_newlines()
         return CommandList(start, items)
 
     # parse_and_or, parse_pipeline and parse_command take the token at hand (peeked in command
@@ -200,7 +204,17 @@ class Parser:
 
     def parse_command(self, tok: Token):
         """`tok`: the token at hand (peeked in command position)."""
-        if tok.kind == "OP":
+        kind = tok.kind
+        if kind == "WORD":
+            if tok.value in RESERVED:
+                return self.parse_compound_command(tok)
+            # `name ()` may follow: the regex only where `(` or a second blank comes next
+            after = self.source.text[tok.end:tok.end + 2]
+            if ((after[:1] == "(" or (after[:1] in " \t" and after[1:] in " \t("))
+                    and _FUNC_PARENS.match(self.source.text, tok.end)):
+                return self.parse_function_parens(tok)
+            return self.parse_simple_command(tok)
+        if kind == "OP":
             if tok.value == "(":
                 if self.source.text.startswith("((", tok.pos):
                     node = self.try_arith_command(tok.pos)
@@ -210,22 +224,22 @@ class Parser:
             if tok.value in REDIRECT_OPS:
                 return self.parse_simple_command(tok)
             raise self.unexpected(tok)
-        if tok.kind == "WORD" and tok.value in RESERVED:
-            word = tok.value
-            handler = _COMPOUND_PARSERS.get(word)
-            if handler is None:
-                if word == "coproc":
-                    raise self.lex.error(f"`{word}' is not supported", tok.pos)
-                raise self.unexpected(tok)
-            node = handler(self)
-            if isinstance(node, FunctionDef):
-                return node
-            return self.with_redirects(node)
-        if tok.kind in ("EOF", "NEWLINE"):
+        if kind == "EOF" or kind == "NEWLINE":
             raise self.unexpected(tok)
-        if tok.kind == "WORD" and _FUNC_PARENS.match(self.source.text, tok.end):
-            return self.parse_function_parens(tok)
-        return self.parse_simple_command(tok)
+        return self.parse_simple_command(tok)          # an assignment or a redirection first
+
+    def parse_compound_command(self, tok: Token):
+        """`tok`: the reserved word it starts with."""
+        word = tok.value
+        handler = _COMPOUND_PARSERS.get(word)
+        if handler is None:
+            if word == "coproc":
+                raise self.lex.error(f"`{word}' is not supported", tok.pos)
+            raise self.unexpected(tok)
+        node = handler(self)
+        if isinstance(node, FunctionDef):
+            return node
+        return self.with_redirects(node)
 
     def with_redirects(self, node):
         redirects = node.redirects
@@ -465,8 +479,10 @@ class Parser:
         self.expect_word("in")
         items = []
         while True:
-            nxt = self.skip_newlines()
-            if self.is_word(nxt, "esac"):
+            nxt = lex.peek(1)
+            if nxt.kind == "NEWLINE":
+                nxt = self.skip_newlines()
+            if nxt.kind == "WORD" and nxt.value == "esac":
                 lex.advance()
                 break
             if nxt.kind == "EOF":
