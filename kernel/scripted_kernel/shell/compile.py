@@ -1171,7 +1171,7 @@ def _stage_in_place(sh, stage: Callable, stdin, out, err, isolated: bool) -> int
     sh.err_trap_held += 1             # the whole pipeline's status decides
     try:
         if isolated:
-            return sh.run_contained(stage, command=True)
+            return sh.run_contained(stage, True)        # (a simple command)
         try:
             return stage(sh)
         except ErrexitSignal as e:

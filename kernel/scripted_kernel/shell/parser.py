@@ -208,10 +208,7 @@ class Parser:
         if kind == "WORD":
             if tok.value in RESERVED:
                 return self.parse_compound_command(tok)
-            # `name ()` may follow: the regex only where `(` or a second blank comes next
-            after = self.source.text[tok.end:tok.end + 2]
-            if ((after[:1] == "(" or (after[:1] in " \t" and after[1:] in " \t("))
-                    and _FUNC_PARENS.match(self.source.text, tok.end)):
+            if _FUNC_PARENS.match(self.source.text, tok.end):
                 return self.parse_function_parens(tok)
             return self.parse_simple_command(tok)
         if kind == "OP":
