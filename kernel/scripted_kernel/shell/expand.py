@@ -145,6 +145,8 @@ def _split_into(value: str, ifs: str, ws: str, other: str, cur: list, started: b
 RAW, QUOTED_PART, ACTIVE = 0, 1, 2
 _WILDCARD = re.compile(r"[*?\[]|[+@!]\(")
 _MAY_EXPAND = re.compile(_WILDCARD.pattern + "|{")     # a wildcard, or a brace that may expand
+# a text with none of these cannot match _MAY_EXPAND: a test that costs a tenth of a regex call
+_MAY_EXPAND_CHARS = frozenset("*?[({")
 
 
 def _glob_kind(p) -> int:
@@ -518,12 +520,16 @@ class WordCompiler:
         parts = word.parts
         if len(parts) == 1 and type(parts[0]) is Lit:        # most words, without two calls
             lit = parts[0]
-            return None if not lit.escaped and _MAY_EXPAND.search(lit.text) else lit.text
+            text = lit.text
+            if lit.escaped or _MAY_EXPAND_CHARS.isdisjoint(text) or _MAY_EXPAND.search(text) is None:
+                return text
+            return None
         text = self._static_text(word)
         if text is None:
             return None
         for p in parts:
-            if type(p) is Lit and not p.escaped and _MAY_EXPAND.search(p.text):
+            if (type(p) is Lit and not p.escaped and not _MAY_EXPAND_CHARS.isdisjoint(p.text)
+                    and _MAY_EXPAND.search(p.text)):
                 return None
         return text
 

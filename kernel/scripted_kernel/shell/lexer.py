@@ -291,22 +291,29 @@ class Lexer:
             if word is not None:
                 return Token("WORD", None, pos, self.pos, word, None, mode)
         else:
+            if mode == 1:       # (a word the common match did not take: an assignment, mostly)
+                tok = self._scan_assignment_or_none()
+                if tok is not None:
+                    return tok
             m = _PLAIN_WORD.match(src, pos)
             if m is not None:           # a word of plain characters only
                 text = m.group(1)
                 if mode == 0 or ("=" not in text and "[" not in text):
                     self.pos = end = m.end(1)
                     return Token("WORD", text, pos, end, Word(pos, [Lit(pos, text)]), None, mode)
+            return self._scan_word(mode)
         return self._scan_assignment_or_word(mode)
 
     def _scan_assignment_or_word(self, mode: int) -> Token:
         if mode == 1:
-            m = _ASSIGN_HEAD.match(self.src, self.pos)
-            if m:
-                tok = self._scan_assignment(m)
-                if tok is not None:
-                    return tok
+            tok = self._scan_assignment_or_none()
+            if tok is not None:
+                return tok
         return self._scan_word(mode)
+
+    def _scan_assignment_or_none(self) -> Optional[Token]:
+        m = _ASSIGN_HEAD.match(self.src, self.pos)
+        return self._scan_assignment(m) if m is not None else None
 
     def _simple_expansion(self, c: str, pos: int) -> Optional[Word]:
         """`$name`, a single-quoted string, or a double-quoted string of literal text and
@@ -320,17 +327,19 @@ class Lexer:
                 return None
             self.pos = m.end()
             return Word(pos, [SingleQuoted(pos, m.group(1))])
-        if c == "$":
-            m = _BARE_PARAM.match(self.src, pos)
-            if m is not None:
+        if c == "$":            # (one regex call at most: each costs as much as many tests)
+            if not self.src.startswith("(", pos + 1):
+                m = _BARE_PARAM.match(self.src, pos)
+                if m is None:
+                    return None
                 self.pos = m.end()
                 return Word(pos, [ParamExp(pos, m.group(1), braced=False)])
+            if not self.src.startswith("((", pos + 1):
+                return self._command_sub_word(pos)
             m = _SIMPLE_ARITH_WORD.match(self.src, pos)
             if m is not None:
                 self.pos = m.end()
                 return Word(pos, [_literal_arith(pos, m.group(1))])
-            if self.src.startswith("(", pos + 1) and not self.src.startswith("((", pos + 1):
-                return self._command_sub_word(pos)
         return None
 
     def _command_sub_word(self, pos: int) -> Optional[Word]:
@@ -409,11 +418,14 @@ class Lexer:
     def _simple_value(self, pos: int) -> Optional[Word]:
         """An assignment's value of literal characters, or one of _simple_expansion's forms:
         the word as scan_parts builds it, from one match (None for any other value)."""
+        c = self.src[pos:pos + 1]
+        if c in "$\"'":                # (none of them starts a plain word)
+            return self._simple_expansion(c, pos)
         m = _PLAIN_WORD.match(self.src, pos)
         if m is not None:
             self.pos = m.end(1)
             return Word(pos, [Lit(pos, m.group(1))])
-        return self._simple_expansion(self.src[pos:pos + 1], pos)
+        return None
 
     def _find_bracket_close(self, pos: int) -> int:
         """The `]` closing an array subscript that starts at pos, or -1."""

@@ -208,8 +208,13 @@ class Parser:
         if kind == "WORD":
             if tok.value in RESERVED:
                 return self.parse_compound_command(tok)
-            if _FUNC_PARENS.match(self.source.text, tok.end):
-                return self.parse_function_parens(tok)
+            # `name ()`: the regex only where `(`, or a blank and then `(` or a blank, follows
+            src, end = self.source.text, tok.end
+            c = src[end:end + 1]
+            if c == "(" or ((c == " " or c == "\t") and src[end + 1:end + 2] in " \t("):
+                parens = _FUNC_PARENS.match(src, end)
+                if parens is not None:
+                    return self.parse_function_parens(tok, parens.end())
             return self.parse_simple_command(tok)
         if kind == "OP":
             if tok.value == "(":
@@ -515,12 +520,11 @@ class Parser:
         self.depth -= 1
         return Case(tok.pos, subject.word, items)
 
-    def parse_function_parens(self, name_tok) -> FunctionDef:
+    def parse_function_parens(self, name_tok, parens_end: int) -> FunctionDef:
+        """`name_tok` `()`, the parentheses ending at parens_end."""
         name = self._name_text(name_tok)
-        self.lex.advance()
-        m = _FUNC_PARENS.match(self.source.text, self.lex.pos)
         self.lex.peeked = None
-        self.lex.pos = m.end()
+        self.lex.pos = parens_end
         return self.parse_function_body(name_tok.pos, name)
 
     def parse_function_keyword(self) -> FunctionDef:
@@ -548,7 +552,9 @@ class Parser:
         if not isinstance(body, COMPOUND_NODES):
             raise self.lex.error("syntax error: a function body must be a compound command", body.pos)
         self.depth -= 1
-        return FunctionDef(pos, name, body, valid_name=bool(_VALID_FUNC_NAME.fullmatch(name)))
+        # (an identifier is a valid name: a test much cheaper than the regex)
+        valid = name.isidentifier() or _VALID_FUNC_NAME.fullmatch(name) is not None
+        return FunctionDef(pos, name, body, valid_name=valid)
 
     # ------------------------------------------------------------ [[ ]]
 
