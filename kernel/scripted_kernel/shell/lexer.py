@@ -123,6 +123,11 @@ def _strip_leading_tabs(text: str, continuations: bool) -> str:
     return "".join(out)
 
 
+def char_at(text: str, pos: int) -> str:
+    """The character at pos, or "" past the end: a slice costs three times as much."""
+    return text[pos] if pos < len(text) else ""
+
+
 def _flush(parts: list, lit: list, start: int):
     """The literal text gathered so far in a word becomes one part."""
     if lit:
@@ -203,8 +208,10 @@ class Lexer:
             tok = self._scan_other_token(mode)
         else:
             kind = m.lastindex
-            start, end = m.span(kind)
-            text = src[start:end]
+            # (each group ends where the match ends; m.span() and slices of src cost more)
+            text = m[kind]
+            end = m.end()
+            start = end - len(text)
             if kind == 1 and mode == 1 and ("=" in text or "[" in text):
                 self.pos = start          # perhaps an assignment
                 tok = self._scan_assignment_or_word(mode)
@@ -258,14 +265,14 @@ class Lexer:
 
     def _scan_other_token(self, mode: int) -> Token:
         src, pos = self.src, self.pos
-        c = src[pos:pos + 1]
-        if c == " " and src[pos + 1:pos + 2] not in _BLANK_START:     # one blank: most tokens
+        c = char_at(src, pos)
+        if c == " " and char_at(src, pos + 1) not in _BLANK_START:     # one blank: most tokens
             pos = self.pos = pos + 1
-            c = src[pos:pos + 1]
+            c = char_at(src, pos)
         elif c in _BLANK_START and c:
             self.skip_blanks()
             pos = self.pos
-            c = src[pos:pos + 1]
+            c = char_at(src, pos)
         if not c:
             if self.pending_heredocs:
                 self.read_heredoc_bodies()
@@ -328,13 +335,14 @@ class Lexer:
             self.pos = m.end()
             return Word(pos, [SingleQuoted(pos, m.group(1))])
         if c == "$":            # (one regex call at most: each costs as much as many tests)
-            if not self.src.startswith("(", pos + 1):
+            after = char_at(self.src, pos + 1)
+            if after != "(":
                 m = _BARE_PARAM.match(self.src, pos)
                 if m is None:
                     return None
                 self.pos = m.end()
                 return Word(pos, [ParamExp(pos, m.group(1), braced=False)])
-            if not self.src.startswith("((", pos + 1):
+            if char_at(self.src, pos + 2) != "(":
                 return self._command_sub_word(pos)
             m = _SIMPLE_ARITH_WORD.match(self.src, pos)
             if m is not None:
@@ -418,7 +426,7 @@ class Lexer:
     def _simple_value(self, pos: int) -> Optional[Word]:
         """An assignment's value of literal characters, or one of _simple_expansion's forms:
         the word as scan_parts builds it, from one match (None for any other value)."""
-        c = self.src[pos:pos + 1]
+        c = char_at(self.src, pos)
         if c in "$\"'":                # (none of them starts a plain word)
             return self._simple_expansion(c, pos)
         m = _PLAIN_WORD.match(self.src, pos)

@@ -10,7 +10,7 @@ from .nodes import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case,
                   For, FunctionDef, HereDoc, If, Pipeline, Redirect, SimpleCommand,
                   Subshell, While, COMPOUND_NODES)
 from .errors import ShellSyntaxError
-from .lexer import REDIRECT_OPS, Lexer, Source, Token
+from .lexer import REDIRECT_OPS, Lexer, Source, Token, char_at
 
 DEFAULT_MAX_DEPTH = 100
 
@@ -210,8 +210,8 @@ class Parser:
                 return self.parse_compound_command(tok)
             # `name ()`: the regex only where `(`, or a blank and then `(` or a blank, follows
             src, end = self.source.text, tok.end
-            c = src[end:end + 1]
-            if c == "(" or ((c == " " or c == "\t") and src[end + 1:end + 2] in " \t("):
+            c = char_at(src, end)
+            if c == "(" or ((c == " " or c == "\t") and char_at(src, end + 1) in " \t("):
                 parens = _FUNC_PARENS.match(src, end)
                 if parens is not None:
                     return self.parse_function_parens(tok, parens.end())
