@@ -48,7 +48,7 @@ def parse(cmd: str, argv: list, short_flags: str = "", short_values: str = "",
     numeric_short: a letter that `-5` abbreviates (head -5 is head -n 5)."""
     args = argv[1:]
     for a in args:
-        if a[:1] == "-" and a != "-":
+        if a and a[0] == "-" and a != "-":
             break
     else:
         return Options(), args        # most command lines: operands only (`tr a-z A-Z`)

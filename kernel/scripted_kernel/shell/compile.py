@@ -16,7 +16,7 @@ from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, FatalEr
 from .expand import Disabled, WordCompiler
 from .regexes import RegexError, RegexTimeout, search
 from .lexer import Source
-from .runtime import Function, InputStream, TempScope, discard
+from .runtime import NO_COMMAND, Function, InputStream, TempScope, discard
 from .state import EXPORT, Var
 
 NOT_FOUND = 127
@@ -244,16 +244,16 @@ class Compiler:
             assigns = list(map(self.assignment, node.assigns))
         redirects = list(map(self.redirect, node.redirects)) if node.redirects else []
         source = self._current.source
-        text = source.text[node.pos:node.end] if source is not None else ""
+        command = (source.text, node.pos, node.end) if source is not None else NO_COMMAND
         if not node.words:
-            return self._assignment_only(line, text, assigns, redirects)
+            return self._assignment_only(line, command, assigns, redirects)
         argv_fn = self._argv(node.words)
         is_exec_redirect = node.words[0].literal() == "exec" and len(node.words) == 1
 
         def run(sh):
             if not sh.trap_depth:     # a trap's commands keep $LINENO and $BASH_COMMAND of the script
                 sh.lineno = line
-                sh.bash_command = text
+                sh.bash_command = command
                 if sh.traps and "DEBUG" in sh.traps:
                     sh.run_debug_trap()
             sh.budget.check()
@@ -322,11 +322,11 @@ class Compiler:
             return [DeclarationArg(name, key, append, value(sh) if value else "", None)]
         return run
 
-    def _assignment_only(self, line, text, assigns, redirects) -> Callable:
+    def _assignment_only(self, line, command, assigns, redirects) -> Callable:
         def run(sh):
             if not sh.trap_depth:     # a trap's commands keep $LINENO and $BASH_COMMAND of the script
                 sh.lineno = line
-                sh.bash_command = text
+                sh.bash_command = command
                 if sh.traps and "DEBUG" in sh.traps:
                     sh.run_debug_trap()
             sh.budget.check()

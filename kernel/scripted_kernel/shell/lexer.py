@@ -124,8 +124,11 @@ def _strip_leading_tabs(text: str, continuations: bool) -> str:
 
 
 def char_at(text: str, pos: int) -> str:
-    """The character at pos, or "" past the end: a slice costs three times as much."""
-    return text[pos] if pos < len(text) else ""
+    """The character at pos (≥ 0), or "" past the end: a slice costs three times as much."""
+    try:
+        return text[pos]
+    except IndexError:
+        return ""
 
 
 def _flush(parts: list, lit: list, start: int):
@@ -366,15 +369,17 @@ class Lexer:
             return None
         parts: list = []
         lit: list = []
-        for piece in _DQ_PIECE.finditer(self.src, pos + 1, m.end() - 1):
-            name = piece.group(1)
+        end = m.end()
+        for piece in _DQ_PIECE.finditer(self.src, pos + 1, end - 1):
+            name = piece[1]
             if name is None:
-                lit.append(piece.group())
+                lit.append(piece[0])
                 continue
-            _flush(parts, lit, piece.start())        # a literal is placed where it ends
-            parts.append(ParamExp(piece.start(), name, braced=False))
-        _flush(parts, lit, m.end() - 1)
-        self.pos = m.end()
+            at = piece.start()
+            _flush(parts, lit, at)        # a literal is placed where it ends
+            parts.append(ParamExp(at, name, braced=False))
+        _flush(parts, lit, end - 1)
+        self.pos = end
         return Word(pos, [DoubleQuoted(pos, parts)])
 
     def _scan_word(self, mode: int) -> Token:
@@ -389,10 +394,10 @@ class Lexer:
 
     def _scan_assignment(self, m) -> Optional[Token]:
         start = self.pos
-        name = m.group(1)
+        name = m[1]
         index = None
         pos = m.end()
-        if m.group(2) == "[":
+        if m[2] == "[":
             close = self._find_bracket_close(pos)
             if close < 0:
                 return None
@@ -407,9 +412,9 @@ class Lexer:
             append = self.src[after] == "+"
             pos = op_end
         else:
-            append = m.group(2) == "+="
+            append = m[2] == "+="
         self.pos = pos
-        if self.src.startswith("(", pos):
+        if char_at(self.src, pos) == "(":
             array = self.scan_array_literal()      # with an index: refused when it runs
             assign = Assign(start, name, index, append, None, array)
         else:

@@ -76,6 +76,16 @@ class TempScope(dict):
         return new
 
 
+# $BASH_COMMAND is kept as (script text, start, end) and cut from the script only when it is
+# read, which few scripts do: a slice for every command compiled cost more
+NO_COMMAND = ("", 0, 0)
+
+
+def command_text(span: tuple) -> str:
+    text, start, end = span
+    return text[start:end]
+
+
 class Function:
     __slots__ = ("name", "body", "node", "script")
 
@@ -174,7 +184,7 @@ class Shell:
         self.posix = False
         self.functrace = self.errtrace = False
         self.trap_depth = 0                 # > 0 while a trap's action runs
-        self.bash_command = ""              # $BASH_COMMAND: the simple command running or next
+        self.bash_command = NO_COMMAND      # $BASH_COMMAND: the simple command running or next
         self.return_trap_depth = 0          # the RETURN trap fires for calls at least this deep
         self.emacs = self.vi = False
         self.shopts = dict(SHOPT_DEFAULTS)
@@ -973,7 +983,7 @@ _RANDOM = random.Random()
 DYNAMIC_VARS: dict[str, Callable[[Shell], Optional[Var]]] = {
     "RANDOM": lambda sh: Var(str(_RANDOM.randrange(32768))),
     "LINENO": lambda sh: Var(str(sh.lineno)),
-    "BASH_COMMAND": lambda sh: Var(sh.bash_command),
+    "BASH_COMMAND": lambda sh: Var(command_text(sh.bash_command)),
     "SECONDS": lambda sh: Var(str(int(time.time() - sh.started))),
     "EPOCHSECONDS": lambda sh: Var(str(int(time.time()))),
     "EPOCHREALTIME": lambda sh: Var(f"{time.time():.6f}"),
