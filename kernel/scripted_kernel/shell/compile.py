@@ -232,7 +232,11 @@ class Compiler:
     # ------------------------------------------------------------ simple commands
 
     def c_SimpleCommand(self, node: A.SimpleCommand) -> Callable:
-        line = self.line(node.pos)
+        source = self._current.source          # (self.line() would look it up again)
+        if source is not None:
+            line, command = source.line_of(node.pos), (source.text, node.pos, node.end)
+        else:
+            line, command = 0, NO_COMMAND
         if not node.assigns:
             assigns = []
         elif node.words:
@@ -243,12 +247,10 @@ class Compiler:
         else:
             assigns = list(map(self.assignment, node.assigns))
         redirects = list(map(self.redirect, node.redirects)) if node.redirects else []
-        source = self._current.source
-        command = (source.text, node.pos, node.end) if source is not None else NO_COMMAND
         if not node.words:
             return self._assignment_only(line, command, assigns, redirects)
         argv_fn = self._argv(node.words)
-        is_exec_redirect = node.words[0].literal() == "exec" and len(node.words) == 1
+        is_exec_redirect = len(node.words) == 1 and node.words[0].literal() == "exec"
 
         def run(sh):
             if not sh.trap_depth:     # a trap's commands keep $LINENO and $BASH_COMMAND of the script
@@ -874,10 +876,9 @@ class Compiler:
                 raise CondError(f"[[: {err.message}", status=1) from None
         return binary
 
-    def _lazy(self, node: A.FunctionDef) -> Callable:
+    def _lazy(self, node: A.FunctionDef, source: "Source | None") -> Callable:
         """A function body compiled when it is first called: scripts define many functions
         and call few. The compiled body is kept (compiled scripts are cached)."""
-        source = self.source
         compiled = []
 
         def body(sh):
@@ -902,8 +903,8 @@ class Compiler:
                 sh.status = 1
                 return 1
             return refuse
-        body = self._lazy(node)
-        func = Function(name, body, node, self.source.text if self.source is not None else "")
+        source = self._current.source
+        func = Function(name, self._lazy(node, source), node, source.text if source is not None else "")
 
         def define(sh):
             existing = sh.functions.get(name)
