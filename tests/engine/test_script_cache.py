@@ -92,6 +92,18 @@ def test_garbage_alive_before_compiling_is_collected_not_frozen(collector_on):
     assert gone() is None
 
 
+def test_young_garbage_is_collected_not_frozen_when_nothing_is_old(collector_on):
+    cache = ScriptCache()
+    cache.get(big_script("warm"), 100)            # freezes all: the oldest generation is empty
+    garbage = Cycle()
+    gc.collect(0)                                 # in the middle generation now
+    assert not gc.get_objects(2)
+    gone = weakref.ref(garbage)
+    del garbage
+    cache.get(big_script("young garbage"), 100)
+    assert gone() is None
+
+
 def test_cycles_frozen_while_alive_are_reclaimed_once_the_heap_grows(collector_on):
     cache = ScriptCache()
     cache.get(big_script("first"), 100)

@@ -111,8 +111,8 @@ class FrozenCode:
     compiled code holds no reference cycles.
 
     Freezing takes the whole process's objects, not only ours, so:
-    - a full collection runs just before compiling, so that no garbage is frozen with the code
-      (it walks only what was not frozen already, which is cheap once freezing has begun);
+    - a collection of all that is not frozen runs just before compiling, so that no garbage is
+      frozen with the code (cheap once freezing has begun; see before_compile);
     - when the rest of the heap (allocated blocks, less those of the frozen scripts the cache
       holds) has grown by a quarter since the frozen set was last rebuilt, which is CPython's
       own rule for full collections, everything is unfrozen, collected whole and frozen again:
