@@ -214,7 +214,9 @@ class Compiler:
         if name is None:
             return None
         for word in words:
-            if not _pure_word(word):
+            if type(word) is A.Word and len(word.parts) == 1 and type(word.parts[0]) is A.Lit:
+                continue                    # a literal word, the most common, without a call
+            if not _pure_word(word):        # (an argument may be an assignment: declare x=1)
                 return None
         # echo, printf (not -v) and the like run in place unless a function takes the name
         builtin = None
