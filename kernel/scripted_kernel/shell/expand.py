@@ -480,8 +480,7 @@ class WordCompiler:
 
     def replacement(self, word: Word) -> Callable:
         """fn(sh) -> str for ${x/p/REPLACEMENT}: quoted `&` and `\\` are escaped."""
-        return self._escaped(word, lambda t: t.replace("\\", "\\\\").replace("&", "\\&"),
-                             escape_lit_backslash=False)
+        return self._escaped(word, lambda t: t.replace("\\", "\\\\").replace("&", "\\&"))
 
     # -- internals
 
@@ -556,7 +555,13 @@ class WordCompiler:
                 return None
         return "".join(text)
 
-    def _escaped(self, word: Word, escape: Callable, escape_lit_backslash: bool = True) -> Callable:
+    def _escaped(self, word: Word, escape: Callable) -> Callable:
+        """fn(sh) -> str: the word's text with its quoted (and backslash-escaped) parts passed
+        through `escape`."""
+        if len(word.parts) == 1 and type(word.parts[0]) is Lit:     # most patterns: `ITEM-*)`
+            lit = word.parts[0]
+            text = escape(lit.text) if lit.escaped else lit.text
+            return lambda sh: text
         pieces = []
         for p in word.parts:
             t = type(p)
