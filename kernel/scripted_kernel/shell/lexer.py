@@ -303,19 +303,18 @@ class Lexer:
             word = self._simple_expansion(c, pos)
             if word is not None:
                 return Token("WORD", None, pos, self.pos, word, None, mode)
-        else:
-            if mode == 1:       # (a word the common match did not take: an assignment, mostly)
-                tok = self._scan_assignment_or_none()
-                if tok is not None:
-                    return tok
-            m = _PLAIN_WORD.match(src, pos)
-            if m is not None:           # a word of plain characters only
-                text = m.group(1)
-                if mode == 0 or ("=" not in text and "[" not in text):
-                    self.pos = end = m.end(1)
-                    return Token("WORD", text, pos, end, Word(pos, [Lit(pos, text)]), None, mode)
-            return self._scan_word(mode)
-        return self._scan_assignment_or_word(mode)
+            return self._scan_word(mode)        # (no assignment starts with these)
+        if mode == 1:           # (a word the common match did not take: an assignment, mostly)
+            tok = self._scan_assignment_or_none()
+            if tok is not None:
+                return tok
+        m = _PLAIN_WORD.match(src, pos)
+        if m is not None:               # a word of plain characters only
+            text = m.group(1)
+            if mode == 0 or ("=" not in text and "[" not in text):
+                self.pos = end = m.end(1)
+                return Token("WORD", text, pos, end, Word(pos, [Lit(pos, text)]), None, mode)
+        return self._scan_word(mode)
 
     def _scan_assignment_or_word(self, mode: int) -> Token:
         if mode == 1:
