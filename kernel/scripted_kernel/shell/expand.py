@@ -145,8 +145,13 @@ def _split_into(value: str, ifs: str, ws: str, other: str, cur: list, started: b
 RAW, QUOTED_PART, ACTIVE = 0, 1, 2
 _WILDCARD = re.compile(r"[*?\[]|[+@!]\(")
 _MAY_EXPAND = re.compile(_WILDCARD.pattern + "|{")     # a wildcard, or a brace that may expand
-# a text with none of these cannot match _MAY_EXPAND: a test that costs a tenth of a regex call
+# a text with none of these cannot match _MAY_EXPAND: a test much cheaper than the regex call
 _MAY_EXPAND_CHARS = frozenset("*?[({")
+
+
+def _may_expand(text: str) -> bool:
+    """Whether an unquoted literal text holds a wildcard or a brace that may expand."""
+    return not _MAY_EXPAND_CHARS.isdisjoint(text) and _MAY_EXPAND.search(text) is not None
 
 
 def _glob_kind(p) -> int:
@@ -519,16 +524,12 @@ class WordCompiler:
         parts = word.parts
         if len(parts) == 1 and type(parts[0]) is Lit:        # most words, without two calls
             lit = parts[0]
-            text = lit.text
-            if lit.escaped or _MAY_EXPAND_CHARS.isdisjoint(text) or _MAY_EXPAND.search(text) is None:
-                return text
-            return None
+            return None if not lit.escaped and _may_expand(lit.text) else lit.text
         text = self._static_text(word)
         if text is None:
             return None
         for p in parts:
-            if (type(p) is Lit and not p.escaped and not _MAY_EXPAND_CHARS.isdisjoint(p.text)
-                    and _MAY_EXPAND.search(p.text)):
+            if type(p) is Lit and not p.escaped and _may_expand(p.text):
                 return None
         return text
 

@@ -220,8 +220,7 @@ class Lexer:
             start = end - len(text)
             if kind == 1 and mode == 1 and ("=" in text or "[" in text):
                 self.pos = start          # perhaps an assignment
-                tok = self._scan_assignment_or_word(mode)
-                self.peeked = tok
+                tok = self.peeked = self._scan_assignment_or_none() or self._scan_word(mode)
                 return tok
             # most tokens and literal words are made here: set in place, they cost half what
             # calls to their classes' __init__ do (the word-scanning tests compare them with
@@ -314,13 +313,6 @@ class Lexer:
             if mode == 0 or ("=" not in text and "[" not in text):
                 self.pos = end = m.end(1)
                 return Token("WORD", text, pos, end, Word(pos, [Lit(pos, text)]), None, mode)
-        return self._scan_word(mode)
-
-    def _scan_assignment_or_word(self, mode: int) -> Token:
-        if mode == 1:
-            tok = self._scan_assignment_or_none()
-            if tok is not None:
-                return tok
         return self._scan_word(mode)
 
     def _scan_assignment_or_none(self) -> Optional[Token]:
