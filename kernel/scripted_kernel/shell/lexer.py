@@ -153,12 +153,16 @@ class _BadSubstitution(Exception):
 
 
 _new = object.__new__
+# A Token made without __init__, its fields set in place. Compiled by mypyc (shell/native.py),
+# Token is a native class, which object.__new__ refuses; there a constructor call is as cheap.
+_new_token = _new if __file__.endswith(".py") else (lambda cls: cls())
 
 
 class Token:
     __slots__ = ("kind", "value", "pos", "end", "word", "assign", "mode")
 
-    def __init__(self, kind: str, value, pos: int, end: int, word=None, assign=None, mode=0):
+    def __init__(self, kind: str = "", value=None, pos: int = 0, end: int = 0, word=None, assign=None,
+                 mode: int = 0):
         self.kind = kind      # WORD, ASSIGN, OP, NEWLINE, IONUMBER, EOF
         self.value = value    # operator text, literal text of a word (or None), fd number
         self.pos = pos
@@ -225,7 +229,7 @@ class Lexer:
             # most tokens and literal words are made here: set in place, they cost half what
             # calls to their classes' __init__ do (the word-scanning tests compare them with
             # words built the ordinary way)
-            tok = _new(Token)
+            tok = _new_token(Token)
             if kind == 1:
                 self.pos = end
                 lit = _new(Lit)
@@ -471,7 +475,7 @@ class Lexer:
     def scan_array_literal(self) -> list:
         src = self.src
         self.pos += 1      # (
-        elems = []
+        elems: list = []
         while True:
             self.skip_blanks_and_newlines()
             if self.pos >= len(src):

@@ -53,7 +53,7 @@ class Parser:
     def parse_program(self) -> CommandList:
         """The script as a list of top-level commands, one per line (bash's unit of execution:
         an error that abandons a command abandons the rest of its line, not the script)."""
-        units = []
+        units: list = []
         try:
             self._parse_units(units)
         except ShellSyntaxError as e:
@@ -256,7 +256,9 @@ class Parser:
         """`first`: its first token, peeked in command position."""
         lex = self.lex
         start = first.pos
-        assigns, words, redirects = [], [], []
+        assigns: list = []
+        words: list = []
+        redirects: list = []
         declaration = is_let = False
         mode = 1            # a command-prefix position (`name=value` is an assignment), and
         end = start         # so are a declaration's arguments

@@ -1,0 +1,104 @@
+"""Hatch build hook: compile the lexer and parser with mypyc where a C compiler is present.
+
+What is compiled, where it goes and how it is chosen at import is in
+`scripted_kernel/shell/native.py`. Without a compiler, with `SCRIPTED_KERNEL_PURE=1`, or if
+the compile fails, the build goes on and the pure-Python modules are used.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+KERNEL_DIR = os.path.dirname(os.path.abspath(__file__))
+SHELL_DIR = os.path.join(KERNEL_DIR, "scripted_kernel", "shell")
+
+# Run in a child process of the build environment, where the hook's dependencies are installed.
+_COMPILE = """
+import sys
+from mypyc.build import mypycify
+from setuptools import setup
+work_dir, group_name, *mypy_args = sys.argv[1:]
+extensions = mypycify(mypy_args, group_name=group_name, target_dir=work_dir + "/c")
+setup(name="scripted-kernel-compiled", ext_modules=extensions, script_args=[
+    "build_ext", "--build-lib", work_dir + "/lib", "--build-temp", work_dir + "/temp"])
+"""
+# Errors mypy would report for code the pure path runs as it is: `m.group()` on a match the
+# surrounding code guarantees, and `m[m.lastindex]`.
+_MYPY_ARGS = ("--ignore-missing-imports", "--follow-imports=silent",
+              "--disable-error-code=union-attr", "--disable-error-code=index")
+
+
+def _load_native():
+    """shell/native.py, by its path: importing the package would need its dependencies."""
+    spec = importlib.util.spec_from_file_location("_scripted_kernel_native",
+                                                  os.path.join(SHELL_DIR, "native.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+NATIVE = _load_native()
+
+
+def _compiler_present() -> bool:
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    headers = os.path.join(sysconfig.get_paths()["include"], "Python.h")
+    return shutil.which(compiler) is not None and os.path.exists(headers)
+
+
+def _wanted() -> bool:
+    return not os.environ.get(NATIVE.PURE_ENV) and _compiler_present()
+
+
+def build_compiled_front_end() -> str:
+    """Compile COMPILED_MODULES into shell/compiled/ and return that directory. The manifest
+    is written last: a build cut short leaves none, and the pure modules are used."""
+    target = os.path.join(SHELL_DIR, NATIVE.COMPILED_DIR)
+    shutil.rmtree(target, ignore_errors=True)
+    manifest = NATIVE.manifest_for(SHELL_DIR)      # of the sources about to be compiled
+    sources = [f"scripted_kernel/shell/{name}.py" for name in NATIVE.COMPILED_MODULES]
+    with tempfile.TemporaryDirectory() as work_dir:
+        subprocess.run([sys.executable, "-c", _COMPILE, work_dir, NATIVE.GROUP_NAME,
+                        f"--cache-dir={work_dir}/mypy", *_MYPY_ARGS, *sources],
+                       cwd=KERNEL_DIR, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        built = os.path.join(work_dir, "lib", "scripted_kernel", "shell")
+        os.makedirs(target)
+        for name in os.listdir(built):
+            shutil.copy2(os.path.join(built, name), target)
+    with open(os.path.join(target, NATIVE.MANIFEST), "w") as f:
+        json.dump(manifest, f)
+    return target
+
+
+class CompiledFrontEndHook(BuildHookInterface):
+    PLUGIN_NAME = "custom"
+
+    def dependencies(self) -> list[str]:
+        return ["mypy>=1.10", "setuptools>=64"] if _wanted() else []
+
+    def initialize(self, version: str, build_data: dict) -> None:
+        if self.target_name != "wheel" or not _wanted():
+            return
+        try:
+            target = build_compiled_front_end()
+        except subprocess.CalledProcessError as e:
+            last = (e.stderr or b"").decode(errors="replace").strip().splitlines()[-1:]
+            self.app.display_warning("the compiled lexer and parser were not built "
+                                     f"({' '.join(last) or e}); the pure-Python ones are used")
+            return
+        except OSError as e:
+            self.app.display_warning(f"the compiled lexer and parser were not built ({e}); "
+                                     "the pure-Python ones are used")
+            return
+        if version != "editable":       # (an editable install finds them in the source tree)
+            build_data["pure_python"] = False
+            build_data["infer_tag"] = True
+            build_data["force_include"][target] = "scripted_kernel/shell/" + NATIVE.COMPILED_DIR
