@@ -85,7 +85,10 @@ class CompiledFrontEndHook(BuildHookInterface):
         return ["mypy>=1.10", "setuptools>=64"] if _wanted() else []
 
     def initialize(self, version: str, build_data: dict) -> None:
-        if self.target_name != "wheel" or not _wanted():
+        if self.target_name != "wheel":
+            return
+        if not _wanted():           # (and no build left from an earlier install is used)
+            shutil.rmtree(os.path.join(SHELL_DIR, NATIVE.COMPILED_DIR), ignore_errors=True)
             return
         try:
             target = build_compiled_front_end()

@@ -1,5 +1,8 @@
+import ast
+import random
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -37,3 +40,44 @@ def run_bash(script: str, stdin: str = "", tmp_path=None):
     p = subprocess.run([BASH, "--norc", "--noprofile", "-c", script], input=stdin.encode(),
                        capture_output=True, env=env, timeout=20, cwd=tmp_path)
     return p.stdout.decode("utf-8", "surrogateescape"), p.returncode
+
+
+def script_corpus(skip: str = "") -> list[str]:
+    """String literals of the test files that look like scripts (but those of the file named skip)."""
+    found = set()
+    for path in sorted(Path(__file__).resolve().parent.rglob("*.py")):
+        if path.name == skip:
+            continue
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                text = node.value
+                if 4 <= len(text) <= 400 and any(c in text for c in " ;|$") and "\x00" not in text:
+                    found.add(text)
+    return sorted(found)
+
+
+def mutate(rng: random.Random, text: str, tokens: list[str]) -> str:
+    """text with one to four random edits: a token inserted; a span deleted, duplicated or
+    swapped; a character inserted."""
+    for _ in range(rng.randint(1, 4)):
+        i = rng.randrange(len(text) + 1)
+        kind = rng.randrange(5)
+        if kind == 0:
+            text = text[:i] + rng.choice(tokens) + text[i:]
+        elif kind == 1 and text:
+            j = min(len(text), i + rng.randint(1, 6))
+            text = text[:i] + text[j:]
+        elif kind == 2 and text:
+            j = min(len(text), i + rng.randint(1, 12))
+            text = text[:j] + text[i:j] + text[j:]
+        elif kind == 3 and len(text) > 2:
+            j = rng.randrange(len(text))
+            a, b = sorted((i % len(text), j))
+            text = text[:a] + text[b:b + 1] + text[a + 1:b] + text[a:a + 1] + text[b + 1:]
+        else:
+            text = text[:i] + chr(rng.choice([rng.randrange(32, 127), rng.randrange(0x80, 0x800)])) + text[i:]
+    return text

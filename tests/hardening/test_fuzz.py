@@ -6,18 +6,17 @@ The default run is small enough for CI; the issue's figure is
     SCRIPTED_FUZZ_CASES=10000 python -m pytest tests/hardening/test_fuzz.py
 Small count limits end runaway mutants by count, not by the clock, so the run is deterministic.
 """
-import ast
 import os
 import random
 from pathlib import Path
 
 import pytest
 
+from conftest import mutate, script_corpus
 from scripted_kernel import ExecutionLimits, ScriptedTool, ToolDef
 
 CASES = int(os.environ.get("SCRIPTED_FUZZ_CASES", "1500"))
 SEED = int(os.environ.get("SCRIPTED_FUZZ_SEED", "13"))
-TESTS = Path(__file__).resolve().parent.parent
 
 TOKENS = ["$", "${", "}", "$(", ")", "((", "))", "[[", "]]", "'", '"', "\\", "`", "|", "||", "&&",
           ";", "&", "<", ">", ">>", "<<", "<<<", "*", "?", "[", "]", "{", "}", "@(", "!(", "+(",
@@ -26,45 +25,6 @@ TOKENS = ["$", "${", "}", "$(", ")", "((", "))", "[[", "]]", "'", '"', "\\", "`"
           "eval ", "declare -A ", "local ", "set -e; ", "shopt -s extglob; ", "| jq .", "| awk '{print}'",
           "| sed s/a/b/", "| sort", "| tr a-z A-Z", "printf '%s' ", "read -r x", "case x in ", " esac",
           " do ", " done", " then ", " fi", "function ", "()", "{ ", "; }", "probe --n 3"]
-
-
-def _corpus() -> list[str]:
-    """String literals of the test files that look like scripts."""
-    found = set()
-    for path in sorted(TESTS.rglob("*.py")):
-        if path.name == Path(__file__).name:
-            continue
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except (SyntaxError, UnicodeDecodeError):
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                text = node.value
-                if 4 <= len(text) <= 400 and any(c in text for c in " ;|$") and "\x00" not in text:
-                    found.add(text)
-    return sorted(found)
-
-
-def _mutate(rng: random.Random, text: str) -> str:
-    for _ in range(rng.randint(1, 4)):
-        i = rng.randrange(len(text) + 1)
-        kind = rng.randrange(5)
-        if kind == 0:
-            text = text[:i] + rng.choice(TOKENS) + text[i:]
-        elif kind == 1 and text:
-            j = min(len(text), i + rng.randint(1, 6))
-            text = text[:i] + text[j:]
-        elif kind == 2 and text:
-            j = min(len(text), i + rng.randint(1, 12))
-            text = text[:j] + text[i:j] + text[j:]
-        elif kind == 3 and len(text) > 2:
-            j = rng.randrange(len(text))
-            a, b = sorted((i % len(text), j))
-            text = text[:a] + text[b:b + 1] + text[a + 1:b] + text[a:a + 1] + text[b + 1:]
-        else:
-            text = text[:i] + chr(rng.choice([rng.randrange(32, 127), rng.randrange(0x80, 0x800)])) + text[i:]
-    return text
 
 
 @pytest.fixture(scope="module")
@@ -79,12 +39,12 @@ def tool():
 
 
 def test_mutated_scripts_never_reach_an_internal_error(tool):
-    corpus = _corpus()
+    corpus = script_corpus(skip=Path(__file__).name)   # (not its own list of tokens)
     assert len(corpus) > 500, "the corpus should come from the whole test suite"
     rng = random.Random(SEED)
     failures = []
     for case in range(CASES):
-        script = _mutate(rng, rng.choice(corpus))
+        script = mutate(rng, rng.choice(corpus), TOKENS)
         r = tool.execute(script)
         # (a syntax error message quotes the script's line: text the script holds is not news)
         leaked_traceback = "Traceback" in r.stderr and "Traceback" not in script
