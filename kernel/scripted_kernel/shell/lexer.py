@@ -153,16 +153,15 @@ class _BadSubstitution(Exception):
 
 
 _new = object.__new__
-# A Token made without __init__, its fields set in place. Compiled by mypyc (shell/native.py),
-# Token is a native class, which object.__new__ refuses; there a constructor call is as cheap.
-_new_token = _new if __file__.endswith(".py") else (lambda cls: cls())
+# Compiled by mypyc (shell/native.py), Token is a native class: object.__new__ refuses it, and
+# its constructor is as cheap as setting its fields.
+COMPILED = not __file__.endswith(".py")
 
 
 class Token:
     __slots__ = ("kind", "value", "pos", "end", "word", "assign", "mode")
 
-    def __init__(self, kind: str = "", value=None, pos: int = 0, end: int = 0, word=None, assign=None,
-                 mode: int = 0):
+    def __init__(self, kind: str, value, pos: int, end: int, word=None, assign=None, mode: int = 0):
         self.kind = kind      # WORD, ASSIGN, OP, NEWLINE, IONUMBER, EOF
         self.value = value    # operator text, literal text of a word (or None), fd number
         self.pos = pos
@@ -229,22 +228,26 @@ class Lexer:
             # most tokens and literal words are made here: set in place, they cost half what
             # calls to their classes' __init__ do (the word-scanning tests compare them with
             # words built the ordinary way)
-            tok = _new_token(Token)
             if kind == 1:
                 self.pos = end
                 lit = _new(Lit)
                 lit.pos, lit.text, lit.escaped = start, text, False
                 word = _new(Word)
                 word.pos, word.parts = start, [lit]
-                tok.kind, tok.value, tok.word = "WORD", text, word
+                name, value = "WORD", text
             elif kind == 4:
                 self.pos = end
                 start -= 1
-                tok.kind, tok.value, tok.word = "WORD", None, Word(start, [ParamExp(start, text, braced=False)])
+                name, value, word = "WORD", None, Word(start, [ParamExp(start, text, braced=False)])
             else:
                 self.pos = start
-                tok.kind, tok.value, tok.word = ("NEWLINE" if kind == 2 else "OP"), text, None
-            tok.pos, tok.end, tok.assign, tok.mode = start, end, None, mode
+                name, value, word = ("NEWLINE" if kind == 2 else "OP"), text, None
+            if COMPILED:
+                tok = Token(name, value, start, end, word, None, mode)
+            else:
+                tok = _new(Token)
+                tok.kind, tok.value, tok.word, tok.pos, tok.end, tok.assign, tok.mode = \
+                    name, value, word, start, end, None, mode
         self.peeked = tok
         return tok
 
