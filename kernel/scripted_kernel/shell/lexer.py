@@ -11,7 +11,7 @@ import bisect
 import functools
 import itertools
 import re
-from typing import Callable, Optional
+from typing import Callable, Final, Optional
 
 from .nodes import (TRANSFORMS, ArithSub, Assign, ArrayElem, CommandSub, DoubleQuoted, HereDoc, Lit,
                     ParamExp, ProcessSub, SingleQuoted, Tilde, Word)
@@ -19,59 +19,59 @@ from .errors import ShellSyntaxError
 from .escapes import decode as decode_escapes
 from .patterns import group_end
 
-OPERATORS = (";;&", ";;", ";&", "&&", "||", "|&", "&>>", "&>", ">>", ">|", ">&", "<<<", "<<-",
+OPERATORS: Final = (";;&", ";;", ";&", "&&", "||", "|&", "&>>", "&>", ">>", ">|", ">&", "<<<", "<<-",
              "<<", "<&", "<>", "<", ">", "|", "&", ";", "(", ")")
-_OPERATOR = re.compile("|".join(re.escape(op) for op in OPERATORS))   # longest first, as listed
-REDIRECT_OPS = frozenset(("<", ">", ">>", ">|", "<>", "<&", ">&", "&>", "&>>", "<<", "<<-", "<<<"))
-META = frozenset(" \t\n;&|<>()")
-EXTGLOB_PREFIX = frozenset("?*+@!")
+_OPERATOR: Final = re.compile("|".join(re.escape(op) for op in OPERATORS))   # longest first, as listed
+REDIRECT_OPS: Final = frozenset(("<", ">", ">>", ">|", "<>", "<&", ">&", "&>", "&>>", "<<", "<<-", "<<<"))
+META: Final = frozenset(" \t\n;&|<>()")
+EXTGLOB_PREFIX: Final = frozenset("?*+@!")
 
 # Runs of characters with no special meaning, per context.
-_PLAIN_NORMAL = re.compile(r"[^ \t\n;&|<>()\\'\"$`?*+@!]+")
-_PLAIN_DQ = re.compile(r"[^\\\"$`]+")
-_PLAIN_HEREDOC = re.compile(r"[^\\$`]+")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PLAIN_NORMAL: Final = re.compile(r"[^ \t\n;&|<>()\\'\"$`?*+@!]+")
+_PLAIN_DQ: Final = re.compile(r"[^\\\"$`]+")
+_PLAIN_HEREDOC: Final = re.compile(r"[^\\$`]+")
+_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # What may follow a whole word: a metacharacter or the end (not the `<(` or `>(` of a process
 # substitution, which joins the word).
-_WORD_END = r"(?=[ \t\n;&|()]|[<>](?!\()|\Z)"
+_WORD_END: Final = r"(?=[ \t\n;&|()]|[<>](?!\()|\Z)"
 # A word of literal characters only, ended by a metacharacter. Braces, brackets and wildcards
 # stay literal text here (brace expansion and globbing look at the text when the word is
 # expanded); ?*+@! only where no `(` follows, which would make an extglob group. One character
 # class, so that the regex engine takes the run in one loop (an alternation per character cost
 # three times as much on a long word).
-_LITERALS = r"([A-Za-z0-9_./,:=%^{}\[\]?*+@!-]+)"
-_NO_EXTGLOB = r"(?<![?*+@!](?=\())"
-_PLAIN_WORD = re.compile(_LITERALS + _NO_EXTGLOB + _WORD_END)
-_AT_WORD_END = re.compile(_WORD_END)
+_LITERALS: Final = r"([A-Za-z0-9_./,:=%^{}\[\]?*+@!-]+)"
+_NO_EXTGLOB: Final = r"(?<![?*+@!](?=\())"
+_PLAIN_WORD: Final = re.compile(_LITERALS + _NO_EXTGLOB + _WORD_END)
+_AT_WORD_END: Final = re.compile(_WORD_END)
 # Whole words of one `$name`, one single-quoted string, or one double-quoted string of literal
 # text and simple parameters (no escape, backtick, ${ }, $( ) or $'...')
-_BARE_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)" + _WORD_END)
+_BARE_PARAM: Final = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)" + _WORD_END)
 # The most common tokens, taken in one match after at most one blank: a word of literal
 # characters ended by a blank, newline, `;&|()` or the end (group 1; before `<` or `>` it may be
 # a descriptor number, left to the general path), a newline (2), an operator (3; not the `<(` or
 # `>(` of a process substitution), a word that is one `$name` (4: the name).
-_COMMON_TOKEN = re.compile(r" ?(?:" + _LITERALS + _NO_EXTGLOB + r"(?=[ \t\n;&|()]|\Z)"
+_COMMON_TOKEN: Final = re.compile(r" ?(?:" + _LITERALS + _NO_EXTGLOB + r"(?=[ \t\n;&|()]|\Z)"
                            r"|(\n)|(?![<>]\()(" + _OPERATOR.pattern + r")|" + _BARE_PARAM.pattern + ")")
-_SINGLE_QUOTED = re.compile(r"'([^']*)'" + _WORD_END)
-_SIMPLE_DQ = re.compile(r'"[^"\\$`]*(?:\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-])[^"\\$`]*)*"' + _WORD_END)
+_SINGLE_QUOTED: Final = re.compile(r"'([^']*)'" + _WORD_END)
+_SIMPLE_DQ: Final = re.compile(r'"[^"\\$`]*(?:\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-])[^"\\$`]*)*"' + _WORD_END)
 # `$((expr))` whose expression holds no quote, expansion, escape or parenthesis: the
 # expression is its literal text (the general path finds the closing `))` one character at a time)
-_SIMPLE_ARITH = re.compile(r"\$\(\(([^()$`'\"\\]*)\)\)")
-_SIMPLE_ARITH_WORD = re.compile(_SIMPLE_ARITH.pattern + _WORD_END)
-_DQ_PIECE = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-])|[^$]+")
-_ASSIGN_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[|\+?=)")
-_DIGITS = re.compile(r"[0-9]+")
-SPECIAL_PARAMS = frozenset("@*#?-$!0123456789")
-_BLANK_START = frozenset(" \t\\#")           # what skip_blanks may skip
-_TOKEN_SPECIAL = frozenset("\n;&|<>(){0123456789")   # a first character that may not start a word
+_SIMPLE_ARITH: Final = re.compile(r"\$\(\(([^()$`'\"\\]*)\)\)")
+_SIMPLE_ARITH_WORD: Final = re.compile(_SIMPLE_ARITH.pattern + _WORD_END)
+_DQ_PIECE: Final = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-])|[^$]+")
+_ASSIGN_HEAD: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[|\+?=)")
+_DIGITS: Final = re.compile(r"[0-9]+")
+SPECIAL_PARAMS: Final = frozenset("@*#?-$!0123456789")
+_BLANK_START: Final = frozenset(" \t\\#")           # what skip_blanks may skip
+_TOKEN_SPECIAL: Final = frozenset("\n;&|<>(){0123456789")   # a first character that may not start a word
 
 def decode_ansi_c(text: str) -> str:
     return decode_escapes(text, "ansi_c")
 
 
-_TILDE_PREFIX = re.compile(r"~([A-Za-z0-9_.+-]*)")
-_NAMED_FD = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}(?=[<>])")
-_ASSIGN_LIKE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_TILDE_PREFIX: Final = re.compile(r"~([A-Za-z0-9_.+-]*)")
+_NAMED_FD: Final = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}(?=[<>])")
+_ASSIGN_LIKE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
 def _tilde_cut(text: str, assignment: bool, assign_like: bool) -> int:
@@ -152,10 +152,10 @@ class _BadSubstitution(Exception):
         self.end = end
 
 
-_new = object.__new__
+_new: Final = object.__new__
 # Compiled by mypyc (shell/native.py), Token is a native class: object.__new__ refuses it, and
 # its constructor is as cheap as setting its fields.
-COMPILED = not __file__.endswith(".py")
+COMPILED: Final = not __file__.endswith(".py")
 
 
 class Token:
@@ -259,7 +259,7 @@ class Lexer:
             self.read_heredoc_bodies()
         return tok
 
-    def skip_blanks(self):
+    def skip_blanks(self) -> None:
         src, n = self.src, len(self.src)
         pos = self.pos
         while pos < n:
@@ -501,7 +501,7 @@ class Lexer:
                 raise self.error(f"syntax error near unexpected token `{src[start]}'")
             elems.append(ArrayElem(start, None, Word(start, parts)))
 
-    def skip_blanks_and_newlines(self):
+    def skip_blanks_and_newlines(self) -> None:
         while True:
             self.skip_blanks()
             if self.pos < len(self.src) and self.src[self.pos] == "\n":
@@ -1044,7 +1044,7 @@ class Lexer:
 
     # ------------------------------------------------------------ here-documents
 
-    def read_heredoc_bodies(self):
+    def read_heredoc_bodies(self) -> None:
         docs, self.pending_heredocs = self.pending_heredocs, []
         src = self.src
         for doc in docs:

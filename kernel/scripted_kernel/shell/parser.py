@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Optional
+from typing import Final, Optional
 
 from .nodes import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case, CaseItem, CommandList,
                   CondAndOr, CondBinary, CondCommand, CondNot, CondUnary, CondWord,
@@ -12,29 +12,29 @@ from .nodes import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case,
 from .errors import ShellSyntaxError
 from .lexer import REDIRECT_OPS, Lexer, Source, Token, char_at
 
-DEFAULT_MAX_DEPTH = 100
+DEFAULT_MAX_DEPTH: Final = 100
 
-RESERVED = frozenset(("if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while",
+RESERVED: Final = frozenset(("if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while",
                       "until", "for", "in", "function", "select", "{", "}", "[[", "]]", "!", "time",
                       "coproc"))
 # the words that end a list, by construct
-_BRACE_END = frozenset(("}",))
-_THEN = frozenset(("then",))
-_IF_BODY_END = frozenset(("elif", "else", "fi"))
-_FI = frozenset(("fi",))
-_DONE = frozenset(("done",))
-_DO = frozenset(("do",))
-_ESAC = frozenset(("esac",))
-_NOT_FUNCTION_NAMES = RESERVED - {"{", "}", "!"}
-DECLARATION_BUILTINS = frozenset(("declare", "typeset", "local", "export", "readonly"))
+_BRACE_END: Final = frozenset(("}",))
+_THEN: Final = frozenset(("then",))
+_IF_BODY_END: Final = frozenset(("elif", "else", "fi"))
+_FI: Final = frozenset(("fi",))
+_DONE: Final = frozenset(("done",))
+_DO: Final = frozenset(("do",))
+_ESAC: Final = frozenset(("esac",))
+_NOT_FUNCTION_NAMES: Final = RESERVED - {"{", "}", "!"}
+DECLARATION_BUILTINS: Final = frozenset(("declare", "typeset", "local", "export", "readonly"))
 # commands whose arguments are scanned for `name=value` (let's are expressions, kept as words)
-ASSIGNMENT_ARGUMENTS = DECLARATION_BUILTINS | {"let"}
-COND_UNARY = frozenset("-a -b -c -d -e -f -g -h -k -p -r -s -t -u -w -x -G -L -N -O -S -z -n -o "
+ASSIGNMENT_ARGUMENTS: Final = DECLARATION_BUILTINS | {"let"}
+COND_UNARY: Final = frozenset("-a -b -c -d -e -f -g -h -k -p -r -s -t -u -w -x -G -L -N -O -S -z -n -o "
                        "-v -R".split())
-COND_BINARY = frozenset("== = != =~ < > -eq -ne -lt -le -gt -ge -nt -ot -ef".split())
-_FUNC_PARENS = re.compile(r"[ \t]*\([ \t]*\)")
-_VALID_FUNC_NAME = re.compile(r"[^\s$`'\"\\|&;()<>]+")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+COND_BINARY: Final = frozenset("== = != =~ < > -eq -ne -lt -le -gt -ge -nt -ot -ef".split())
+_FUNC_PARENS: Final = re.compile(r"[ \t]*\([ \t]*\)")
+_VALID_FUNC_NAME: Final = re.compile(r"[^\s$`'\"\\|&;()<>]+")
+_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 class Parser:
@@ -668,7 +668,7 @@ class Parser:
 
 
 # the reserved words that open a compound command → the method that parses it
-_COMPOUND_PARSERS = {
+_COMPOUND_PARSERS: Final = {
     "if": Parser.parse_if, "while": Parser.parse_while, "until": Parser.parse_while,
     "for": Parser.parse_for, "select": Parser.parse_for, "case": Parser.parse_case,
     "{": Parser.parse_brace_group, "[[": Parser.parse_cond_command,
