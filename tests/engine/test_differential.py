@@ -87,6 +87,8 @@ echo ${q//~/z} ${q#~} "${q#~}" ${x:+~}; echo ${y:=~}; echo $y""",
     "arith_ops": """a=5; echo $((a++)) $a $((++a)) $((a--)) $((a+=10)) $((a*=2)) $((a>30?1:0)) $((a,b=3,b*2))""",
     "arith_bases": """echo $((0x1f)) $((017)) $((2#1010)) $((36#zz)) $((64#@_)) $((16#ff))""",
     "arith_wrap": """echo $((9223372036854775807 + 1)) $((2**63)) $((-9223372036854775807 - 3)) $((1<<64))""",
+    "obsolete_dollar_bracket_arithmetic": """echo $[1+2] $[ 2 *
+3 ]; a=(4 5); echo $[a[1]+1] "$[7%4]"; echo $[1+2 ; echo never""",
     "arith_indirect_vars": """a=b+1; b=4; echo $((a*2)); s=' 12 '; echo $((s+1))""",
     "arith_division_by_zero": """echo before; echo $((1/0)); echo same line
 echo next line $?""",

@@ -15,6 +15,7 @@ from scripted_kernel.shell import lexer, native, parser
 
 SHELL_DIR = Path(shell.__file__).parent
 BUILT = (SHELL_DIR / native.COMPILED_DIR / native.MANIFEST).exists()
+STALE = "shell/compiled/ was built from other sources: reinstall (pip install -e .) to rebuild it"
 
 # Run once with the compiled modules and once with SCRIPTED_KERNEL_PURE=1: each text's tree (its
 # dataclass repr) or its error, one JSON list on stdout.
@@ -92,8 +93,7 @@ def test_the_environment_can_ask_for_pure_python(sources, monkeypatch):
 def test_an_installed_build_is_the_one_in_use():
     if os.environ.get(native.PURE_ENV):
         pytest.skip(f"{native.PURE_ENV} is set")
-    assert shell.COMPILED_FRONT_END, (
-        "shell/compiled/ was built from other sources: reinstall (pip install -e .) to rebuild it")
+    assert shell.COMPILED_FRONT_END, STALE
     for module in (lexer, parser):
         assert Path(module.__file__).parent == SHELL_DIR / native.COMPILED_DIR, module.__file__
 
@@ -114,7 +114,8 @@ def test_the_compiled_front_end_parses_as_the_pure_one_does():
     texts += [token * 300 + "x" for token in TOKENS if token.strip()]      # nesting beyond the limit
     compiled, got = _parse_each(texts, pure=False)
     pure, want = _parse_each(texts, pure=True)
-    assert compiled and not pure
+    assert compiled, STALE
+    assert not pure
     assert sum(o.startswith("error") for o in want) > 100 and sum(o.startswith("CommandList") for o in want) > 1000
     differences = [(text, g, w) for text, g, w in zip(texts, got, want) if g != w]
     assert not differences, differences[:3]

@@ -110,7 +110,8 @@ def test_syntax_errors_name_the_token_line_and_column(script, token, line):
 
 
 def test_unterminated_constructs_report_end_of_file():
-    for script in ["if true; then echo", "echo 'abc", 'echo "abc', "echo $(echo", "echo ${x"]:
+    for script in ["if true; then echo", "echo 'abc", 'echo "abc', "echo $(echo", "echo ${x",
+                   "echo $[1+2 ; echo x", "echo " + "$[" * 50_000]:
         with pytest.raises(ShellSyntaxError) as info:
             parse(script)
         assert info.value.eof, script

@@ -2,7 +2,10 @@
 runaway jq, escapes and malformed input must end with a clear error, in bounded time and
 memory, with the host process alive. Budgets here are generous for a loaded 2-core machine;
 SECURITY.md lists what each case measured."""
+import json
 import resource
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -61,6 +64,28 @@ def test_resource_bombs_end_cleanly(tool, name):
     assert r.stderr and "Traceback" not in r.stderr
     assert rss_mb() < 2048
     assert tool.execute("echo alive").stdout == "alive\n"
+
+
+# Every way of nesting: commands, `$( )`, word parts, quotes, here-documents. The compiled
+# parser has no Python recursion limit to fall back on, so the depth limit alone must stop each.
+NESTING = ["$(", "((", "{ ", "( ", "<(", "if ", "while ", "case x in x) ", "f() ", "${x:-", "${x/",
+           '"${x:-', "${x:-$(", "{ $(", "$((a[", '${x:-"$((', "<<E\n$("]
+# In a child process, so that a crash fails this test rather than ending the run.
+NEST_EACH = """
+import json, sys
+from scripted_kernel import ScriptedTool
+tool = ScriptedTool.builder("nest").build()
+results = [tool.execute(opener * 50_000) for opener in json.loads(sys.argv[1])]
+print(json.dumps([[r.exit_code, r.stderr] for r in results]))
+"""
+
+
+def test_deep_nesting_of_every_kind_ends_at_the_depth_limit():
+    child = subprocess.run([sys.executable, "-c", NEST_EACH, json.dumps(NESTING)],
+                           capture_output=True, text=True)
+    assert child.returncode == 0, child.stderr[-500:]
+    for opener, (status, stderr) in zip(NESTING, json.loads(child.stdout)):
+        assert status == 2 and "nesting too deep" in stderr, (opener, status, stderr)
 
 
 @pytest.mark.parametrize("script", [

@@ -61,6 +61,9 @@ _SIMPLE_ARITH_WORD: Final = re.compile(_SIMPLE_ARITH.pattern + _WORD_END)
 _DQ_PIECE: Final = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-])|[^$]+")
 _ASSIGN_HEAD: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[|\+?=)")
 _DIGITS: Final = re.compile(r"[0-9]+")
+# How deep commands, `$( )` and word parts (`${x:-${y}}`) may nest, all counted together: a
+# bound on the recursion of the parser and the word scanner (compiled, they have no other)
+DEFAULT_MAX_DEPTH: Final = 100
 SPECIAL_PARAMS: Final = frozenset("@*#?-$!0123456789")
 _BLANK_START: Final = frozenset(" \t\\#")           # what skip_blanks may skip
 _TOKEN_SPECIAL: Final = frozenset("\n;&|<>(){0123456789")   # a first character that may not start a word
@@ -175,15 +178,17 @@ class Token:
 
 
 class Lexer:
-    def __init__(self, source: Source, parse_nested: Callable[[int, str], tuple], depth: int = 0):
+    def __init__(self, source: Source, parse_nested: Callable[[int, int, str], tuple], depth: int = 0,
+                 max_depth: int = DEFAULT_MAX_DEPTH):
         self.source = source
         self.src = source.text
         self.pos = 0
-        self.parse_nested = parse_nested   # (pos, closer) -> (node, end_pos): a $( ) body
+        self.parse_nested = parse_nested   # (depth, pos, closer) -> (node, end_pos): a $( ) body
         self.pending_heredocs: list[HereDoc] = []
         self.heredoc_at_eof = False     # a here-document ran to the end without its delimiter
         self.peeked: Optional[Token] = None
-        self.depth = depth
+        self.depth = depth              # the nesting of commands and word parts, here and around
+        self.max_depth = max_depth
         self.assignment_depth = 0       # > 0 while an assignment's value is scanned
 
     # ------------------------------------------------------------ errors
@@ -193,6 +198,12 @@ class Lexer:
         pos = min(pos, len(self.src))
         line, col = self.source.line_col(pos)
         return ShellSyntaxError(message, line, col, self.source.line_text(pos), eof=eof)
+
+    def nest(self, pos: int) -> None:
+        """One level deeper (the caller takes it back off `depth`), refused past the limit."""
+        self.depth += 1
+        if self.depth > self.max_depth:
+            raise self.error("nesting too deep: the parser's depth limit was reached", pos)
 
     def unexpected_eof(self, what: str) -> ShellSyntaxError:
         return self.error(f"unexpected EOF while looking for matching `{what}'", len(self.src), eof=True)
@@ -357,7 +368,7 @@ class Lexer:
     def _command_sub_word(self, pos: int) -> Optional[Word]:
         """A word that is one `$( )`, if it ends there; else None, and the general scanner
         parses the body again as part of the longer word (`$(date)-log`, which is rare)."""
-        body, end = self.parse_nested(pos + 2, ")")
+        body, end = self.parse_nested(self.depth, pos + 2, ")")
         if _AT_WORD_END.match(self.src, end) is None:
             return None
         self.pos = end
@@ -441,8 +452,9 @@ class Lexer:
             return Word(pos, [Lit(pos, m.group(1))])
         return None
 
-    def _find_bracket_close(self, pos: int) -> int:
-        """The `]` closing an array subscript that starts at pos, or -1."""
+    def _find_bracket_close(self, pos: int, stops: str = "\n;|&<>") -> int:
+        """The `]` closing an array subscript that starts at pos, or -1 (at the end, or at a
+        character of stops outside brackets)."""
         src, depth = self.src, 0
         while pos < len(src):
             c = src[pos]
@@ -461,7 +473,7 @@ class Lexer:
                 if depth == 0:
                     return pos
                 depth -= 1
-            elif c in "\n;|&<>" and depth == 0:
+            elif c in stops and depth == 0:
                 return -1
             pos += 1
         return -1
@@ -515,6 +527,16 @@ class Lexer:
 
     def scan_parts(self, mode: int, start: int, limit: int = -1, stops: str = "",
                    assignment: bool = False, dq: bool = False, tilde: bool = False) -> list:
+        """Scan word parts from self.pos (_scan_parts), one level deeper: the word parts of
+        `${x:-${y:-...}}` nest without a command between them."""
+        self.nest(start)
+        try:
+            return self._scan_parts(mode, start, limit, stops, assignment, dq, tilde)
+        finally:
+            self.depth -= 1
+
+    def _scan_parts(self, mode: int, start: int, limit: int, stops: str, assignment: bool, dq: bool,
+                    tilde: bool) -> list:
         """Scan word parts from self.pos.
 
         mode 0: an ordinary word, ended by a metacharacter;
@@ -688,7 +710,7 @@ class Lexer:
 
     def _scan_process_sub(self):
         start = self.pos
-        body, end = self.parse_nested(start + 2, ")")
+        body, end = self.parse_nested(self.depth, start + 2, ")")
         self.pos = end
         return ProcessSub(start, body, self.src[start])
 
@@ -826,7 +848,7 @@ class Lexer:
                 arith = self._try_arith(pos + 3)
                 if arith is not None:
                     return ArithSub(pos, arith)
-            body, end = self.parse_nested(pos + 2, ")")
+            body, end = self.parse_nested(self.depth, pos + 2, ")")
             self.pos = end
             return CommandSub(pos, body)
         if nxt == "{":
@@ -838,11 +860,12 @@ class Lexer:
         if nxt == '"' and not quoted:
             self.pos = pos + 2
             return DoubleQuoted(pos, self.scan_double_quoted(len(src)))
-        if nxt == "[":   # obsolete $[ expr ]
-            close = self._find_bracket_close(pos + 2)
-            if close > 0:
-                self.pos = close + 1
-                return ArithSub(pos, self.sub_word(pos + 2, close))
+        if nxt == "[":   # obsolete $[ expr ], which (as in bash) may span lines and commands
+            close = self._find_bracket_close(pos + 2, stops="")
+            if close < 0:
+                raise self.unexpected_eof("]")
+            self.pos = close + 1
+            return ArithSub(pos, self.sub_word(pos + 2, close))
         m = _NAME.match(src, pos + 1)
         if m:
             self.pos = m.end()
@@ -889,7 +912,7 @@ class Lexer:
                 pos = end
             elif c == "$" and src.startswith("$(", pos) and not src.startswith("$((", pos):
                 try:
-                    _, end = self.parse_nested(pos + 2, ")")
+                    _, end = self.parse_nested(self.depth, pos + 2, ")")
                 except ShellSyntaxError:
                     return None
                 pos = end
@@ -916,7 +939,8 @@ class Lexer:
             pos += 1
         self.pos = pos + 1
         from .parser import parse_backtick
-        node = parse_backtick("".join(body), self.source.line_of(start) - 1, self.depth + 1)
+        node = parse_backtick("".join(body), self.source.line_of(start) - 1, self.depth + 1,
+                              self.max_depth)
         return CommandSub(start, node, backtick=True)
 
     def _scan_braced_param(self, start: int, quoted: bool = False) -> ParamExp:
@@ -1088,9 +1112,9 @@ class Lexer:
 
     def _heredoc_word_from_text(self, text: str, start: int) -> Word:
         sub = Lexer(Source(text, self.source.line_of(start) - 1), self.parse_nested_text(text),
-                    self.depth + 1)
+                    self.depth + 1, self.max_depth)
         return sub.scan_heredoc_text(0, len(text))
 
     def parse_nested_text(self, text: str):
-        from .parser import DEFAULT_MAX_DEPTH, parse_nested
-        return functools.partial(parse_nested, Source(text), self.depth + 1, DEFAULT_MAX_DEPTH)
+        from .parser import parse_nested
+        return functools.partial(parse_nested, Source(text), self.max_depth)

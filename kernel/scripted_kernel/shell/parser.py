@@ -10,9 +10,8 @@ from .nodes import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case,
                   For, FunctionDef, HereDoc, If, Pipeline, Redirect, SimpleCommand,
                   Subshell, While, COMPOUND_NODES)
 from .errors import ShellSyntaxError
-from .lexer import REDIRECT_OPS, Lexer, Source, Token, char_at
+from .lexer import DEFAULT_MAX_DEPTH, REDIRECT_OPS, Lexer, Source, Token, char_at
 
-DEFAULT_MAX_DEPTH: Final = 100
 
 RESERVED: Final = frozenset(("if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while",
                       "until", "for", "in", "function", "select", "{", "}", "[[", "]]", "!", "time",
@@ -43,10 +42,8 @@ class Parser:
         self.source = source or Source(text, base_line)
         # the lexer's way back to a parser for `$( )` holds no reference to this one: no cycle
         # between the two, so both go as soon as parsing is done (no wait for the collector)
-        self.lex = Lexer(self.source, functools.partial(parse_nested, self.source, depth, max_depth),
-                         depth)
-        self.depth = depth
-        self.max_depth = max_depth
+        self.lex = Lexer(self.source, functools.partial(parse_nested, self.source, max_depth),
+                         depth, max_depth)
 
     # ------------------------------------------------------------ entry points
 
@@ -114,9 +111,7 @@ class Parser:
         return tok
 
     def enter(self, pos: int):
-        self.depth += 1
-        if self.depth > self.max_depth:
-            raise self.lex.error("nesting too deep: the parser's depth limit was reached", pos)
+        self.lex.nest(pos)
 
     # ------------------------------------------------------------ lists
 
@@ -320,7 +315,7 @@ class Parser:
         body = self.parse_list(_BRACE_END)
         self.require_nonempty(body)
         self.expect_word("}")
-        self.depth -= 1
+        self.lex.depth -= 1
         return BraceGroup(tok.pos, body)
 
     def parse_subshell(self) -> Subshell:
@@ -332,7 +327,7 @@ class Parser:
         if not (close.kind == "OP" and close.value == ")"):
             raise self.unexpected(close)
         self.lex.advance()
-        self.depth -= 1
+        self.lex.depth -= 1
         return Subshell(tok.pos, body)
 
     def try_arith_command(self, pos: int) -> Optional[ArithCommand]:
@@ -375,7 +370,7 @@ class Parser:
             else:
                 self.expect_word("fi")
                 break
-        self.depth -= 1
+        self.lex.depth -= 1
         return If(tok.pos, clauses, else_body)
 
     def require_nonempty(self, body: CommandList):
@@ -402,7 +397,7 @@ class Parser:
         body = self.parse_list(_DONE)
         self.require_nonempty(body)
         self.expect_word("done")
-        self.depth -= 1
+        self.lex.depth -= 1
         return While(tok.pos, cond, body, until=tok.value == "until")
 
     def parse_for(self):
@@ -440,7 +435,7 @@ class Parser:
                 lex.advance()
             body = self.parse_do_group()
             node = For(tok.pos, name, words, body, select=tok.value == "select")
-        self.depth -= 1
+        self.lex.depth -= 1
         return node
 
     def parse_arith_for(self, pos: int) -> ArithFor:
@@ -519,7 +514,7 @@ class Parser:
                 items.append(CaseItem(item_pos, patterns, body, ";;"))
             else:
                 raise self.unexpected(term)
-        self.depth -= 1
+        self.lex.depth -= 1
         return Case(tok.pos, subject.word, items)
 
     def parse_function_parens(self, name_tok, parens_end: int) -> FunctionDef:
@@ -553,7 +548,7 @@ class Parser:
         body = self.parse_command(self.skip_newlines())
         if not isinstance(body, COMPOUND_NODES):
             raise self.lex.error("syntax error: a function body must be a compound command", body.pos)
-        self.depth -= 1
+        self.lex.depth -= 1
         # (an identifier is a valid name: a test much cheaper than the regex)
         valid = name.isidentifier() or _VALID_FUNC_NAME.fullmatch(name) is not None
         return FunctionDef(pos, name, body, valid_name=valid)
@@ -572,7 +567,7 @@ class Parser:
             e.keeps_status = True      # bash ends with the last status on a [[ ]] parse error
             raise
         self.lex.advance()
-        self.depth -= 1
+        self.lex.depth -= 1
         return CondCommand(tok.pos, expr)
 
     def cond_peek(self):
@@ -620,7 +615,7 @@ class Parser:
             if not (close.kind == "OP" and close.value == ")"):
                 raise self.unexpected(close)
             lex.advance()
-            self.depth -= 1
+            self.lex.depth -= 1
             return inner
         if tok.kind != "WORD" or self.is_word(tok, "]]"):
             raise self.cond_error(tok)
@@ -695,8 +690,8 @@ def heredoc_delimiter(text: str) -> tuple[str, bool]:
     return "".join(out), quoted
 
 
-def parse_nested(source: Source, depth: int, max_depth: int, pos: int, closer: str):
-    """The body of `$(` (or `<(`) starting at pos in the source of a parser at `depth`, up to
+def parse_nested(source: Source, max_depth: int, depth: int, pos: int, closer: str):
+    """The body of `$(` (or `<(`) starting at pos in the source of a lexer at `depth`, up to
     its `)`: (node, end offset)."""
     sub = Parser("", depth + 1, max_depth=max_depth, source=source)
     if depth + 1 > max_depth:
@@ -715,5 +710,5 @@ def parse(text: str, max_depth: int = DEFAULT_MAX_DEPTH) -> CommandList:
     return Parser(text, max_depth=max_depth).parse_program()
 
 
-def parse_backtick(text: str, base_line: int, depth: int) -> CommandList:
-    return Parser(text, depth=depth, base_line=base_line).parse_program()
+def parse_backtick(text: str, base_line: int, depth: int, max_depth: int) -> CommandList:
+    return Parser(text, depth=depth, base_line=base_line, max_depth=max_depth).parse_program()
