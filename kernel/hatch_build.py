@@ -68,7 +68,8 @@ def build_compiled_front_end() -> str:
     with tempfile.TemporaryDirectory() as work_dir:
         subprocess.run([sys.executable, "-c", _COMPILE, work_dir, NATIVE.GROUP_NAME,
                         f"--cache-dir={work_dir}/mypy", *_MYPY_ARGS, *sources],
-                       cwd=KERNEL_DIR, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                       cwd=KERNEL_DIR, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE)
         built = os.path.join(work_dir, "lib", "scripted_kernel", "shell")
         os.makedirs(target)
         for name in os.listdir(built):

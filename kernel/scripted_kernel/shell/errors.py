@@ -16,7 +16,8 @@ class ShellSyntaxError(Exception):
         self.col = col
         self.source_line = source_line
         self.eof = eof          # the script ended too early (an interactive front-end may wait)
-        self.partial: object = None     # the top-level commands before the error (bash runs them first)
+        # the top-level commands before the error (bash runs them first)
+        self.partial: object = None
         self.keeps_status = False   # bash exits with the last status, not 2 ([[ ]] errors)
 
     def render(self, prefix: str = "bash") -> str:

@@ -19,10 +19,13 @@ from .errors import ShellSyntaxError
 from .escapes import decode as decode_escapes
 from .patterns import group_end
 
-OPERATORS: Final = (";;&", ";;", ";&", "&&", "||", "|&", "&>>", "&>", ">>", ">|", ">&", "<<<", "<<-",
-             "<<", "<&", "<>", "<", ">", "|", "&", ";", "(", ")")
-_OPERATOR: Final = re.compile("|".join(re.escape(op) for op in OPERATORS))   # longest first, as listed
-REDIRECT_OPS: Final = frozenset(("<", ">", ">>", ">|", "<>", "<&", ">&", "&>", "&>>", "<<", "<<-", "<<<"))
+# (Final: compiled, the modules keep these in C variables rather than look them up by name)
+OPERATORS: Final = (";;&", ";;", ";&", "&&", "||", "|&", "&>>", "&>", ">>", ">|", ">&", "<<<",
+                    "<<-", "<<", "<&", "<>", "<", ">", "|", "&", ";", "(", ")")
+# longest first, as listed
+_OPERATOR: Final = re.compile("|".join(re.escape(op) for op in OPERATORS))
+REDIRECT_OPS: Final = frozenset(("<", ">", ">>", ">|", "<>", "<&", ">&", "&>", "&>>", "<<", "<<-",
+                                 "<<<"))
 META: Final = frozenset(" \t\n;&|<>()")
 EXTGLOB_PREFIX: Final = frozenset("?*+@!")
 
@@ -51,9 +54,11 @@ _BARE_PARAM: Final = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)" + _WORD_END)
 # a descriptor number, left to the general path), a newline (2), an operator (3; not the `<(` or
 # `>(` of a process substitution), a word that is one `$name` (4: the name).
 _COMMON_TOKEN: Final = re.compile(r" ?(?:" + _LITERALS + _NO_EXTGLOB + r"(?=[ \t\n;&|()]|\Z)"
-                           r"|(\n)|(?![<>]\()(" + _OPERATOR.pattern + r")|" + _BARE_PARAM.pattern + ")")
+                                  r"|(\n)|(?![<>]\()(" + _OPERATOR.pattern + r")|"
+                                  + _BARE_PARAM.pattern + ")")
 _SINGLE_QUOTED: Final = re.compile(r"'([^']*)'" + _WORD_END)
-_SIMPLE_DQ: Final = re.compile(r'"[^"\\$`]*(?:\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-])[^"\\$`]*)*"' + _WORD_END)
+_SIMPLE_DQ: Final = re.compile(r'"[^"\\$`]*(?:\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-])[^"\\$`]*)*"'
+                               + _WORD_END)
 # `$((expr))` whose expression holds no quote, expansion, escape or parenthesis: the
 # expression is its literal text (the general path finds the closing `))` one character at a time)
 _SIMPLE_ARITH: Final = re.compile(r"\$\(\(([^()$`'\"\\]*)\)\)")
@@ -66,7 +71,8 @@ _DIGITS: Final = re.compile(r"[0-9]+")
 DEFAULT_MAX_DEPTH: Final = 100
 SPECIAL_PARAMS: Final = frozenset("@*#?-$!0123456789")
 _BLANK_START: Final = frozenset(" \t\\#")           # what skip_blanks may skip
-_TOKEN_SPECIAL: Final = frozenset("\n;&|<>(){0123456789")   # a first character that may not start a word
+# a first character that may not start a word
+_TOKEN_SPECIAL: Final = frozenset("\n;&|<>(){0123456789")
 
 def decode_ansi_c(text: str) -> str:
     return decode_escapes(text, "ansi_c")
@@ -178,8 +184,8 @@ class Token:
 
 
 class Lexer:
-    def __init__(self, source: Source, parse_nested: Callable[[int, int, str], tuple], depth: int = 0,
-                 max_depth: int = DEFAULT_MAX_DEPTH):
+    def __init__(self, source: Source, parse_nested: Callable[[int, int, str], tuple],
+                 depth: int = 0, max_depth: int = DEFAULT_MAX_DEPTH):
         self.source = source
         self.src = source.text
         self.pos = 0

@@ -13,9 +13,10 @@ from .errors import ShellSyntaxError
 from .lexer import DEFAULT_MAX_DEPTH, REDIRECT_OPS, Lexer, Source, Token, char_at
 
 
-RESERVED: Final = frozenset(("if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while",
-                      "until", "for", "in", "function", "select", "{", "}", "[[", "]]", "!", "time",
-                      "coproc"))
+# (Final: compiled, the module keeps these in C variables rather than look them up by name)
+RESERVED: Final = frozenset(("if", "then", "else", "elif", "fi", "do", "done", "case", "esac",
+                             "while", "until", "for", "in", "function", "select", "{", "}", "[[",
+                             "]]", "!", "time", "coproc"))
 # the words that end a list, by construct
 _BRACE_END: Final = frozenset(("}",))
 _THEN: Final = frozenset(("then",))
@@ -28,8 +29,8 @@ _NOT_FUNCTION_NAMES: Final = RESERVED - {"{", "}", "!"}
 DECLARATION_BUILTINS: Final = frozenset(("declare", "typeset", "local", "export", "readonly"))
 # commands whose arguments are scanned for `name=value` (let's are expressions, kept as words)
 ASSIGNMENT_ARGUMENTS: Final = DECLARATION_BUILTINS | {"let"}
-COND_UNARY: Final = frozenset("-a -b -c -d -e -f -g -h -k -p -r -s -t -u -w -x -G -L -N -O -S -z -n -o "
-                       "-v -R".split())
+COND_UNARY: Final = frozenset("-a -b -c -d -e -f -g -h -k -p -r -s -t -u -w -x -G -L -N -O -S "
+                              "-z -n -o -v -R".split())
 COND_BINARY: Final = frozenset("== = != =~ < > -eq -ne -lt -le -gt -ge -nt -ot -ef".split())
 _FUNC_PARENS: Final = re.compile(r"[ \t]*\([ \t]*\)")
 _VALID_FUNC_NAME: Final = re.compile(r"[^\s$`'\"\\|&;()<>]+")
