@@ -4,6 +4,7 @@
     python tests/benchmarks/bench_speed.py [--runs 3] [--samples 5] [--only NAME]
     python tests/benchmarks/bench_speed.py --memory 1000
     python tests/benchmarks/bench_speed.py --peak
+    python tests/benchmarks/bench_speed.py --awk
 
 Every call sends a new script text (a unique comment), as an LLM does, so no cache helps;
 the repeated-text figure is printed separately for the 300-line script. Each run prints, per
@@ -179,6 +180,27 @@ def _peak_rss_of(code: str) -> tuple[int, str]:
     return int(out[-1]), out[0] if len(out) > 1 else ""
 
 
+AWK_RECORDS = 100_000
+AWK_PROGRAMS = ("{print $1 % 97, $1}", "{s += $1} END {print s}", "$1 % 3 == 0 {n++} END {print n}")
+AWK_TARGET_US = 3.0
+
+
+def awk_run() -> bool:
+    """awk's cost per simple record: a pipeline through awk less the same pipeline without it,
+    over 100k records (the best of five calls, each a new text)."""
+    tool = ours()
+    mine = lambda script: tool.execute(script).stdout
+    best_ms = lambda script: min(sample(mine, script, 1, fresh=True)[0] for _ in range(5))
+    feed = f"seq 1 {AWK_RECORDS}"
+    feed_ms = best_ms(feed + " > /dev/null")
+    met = True
+    for program in AWK_PROGRAMS:
+        us = (best_ms(f"{feed} | awk '{program}' > /dev/null") - feed_ms) * 1000 / AWK_RECORDS
+        print(f"  awk '{program}': {us:.2f} µs per record (target <= {AWK_TARGET_US})")
+        met &= us <= AWK_TARGET_US
+    return met
+
+
 def peak_run() -> bool:
     """Big data in little memory: the peak resident size of a process that runs a million-line
     pipeline (target 150 MB), and the extra memory jq's worker needs for a 500k-object JSON
@@ -232,10 +254,13 @@ def main(argv=None) -> int:
                         help="only the memory run: this many different 300-line scripts")
     parser.add_argument("--peak", action="store_true",
                         help="only the big-data memory run: peak resident sizes")
+    parser.add_argument("--awk", action="store_true", help="only awk's cost per simple record")
     args = parser.parse_args(argv)
     print("lexer and parser:", "compiled (mypyc)" if COMPILED_FRONT_END else "pure Python")
     if args.peak:
         return 0 if peak_run() else 1
+    if args.awk:
+        return 0 if awk_run() else 1
     if args.memory:
         tool = ours()
         return 0 if memory_run(lambda script: tool.execute(script).stdout, args.memory) else 1
