@@ -70,21 +70,31 @@ def test_resource_bombs_end_cleanly(tool, name):
 # parser has no Python recursion limit to fall back on, so the depth limit alone must stop each.
 NESTING = ["$(", "((", "{ ", "( ", "<(", "if ", "while ", "case x in x) ", "f() ", "${x:-", "${x/",
            '"${x:-', "${x:-$(", "{ $(", "$((a[", '${x:-"$((', "<<E\n$("]
-# In a child process, so that a crash fails this test rather than ending the run.
+# In a child process, so that a crash fails this test rather than ending the run: with the
+# default limits, and with no depth limit asked for in a thread with a 1 MB stack.
 NEST_EACH = """
-import json, sys
-from scripted_kernel import ScriptedTool
-tool = ScriptedTool.builder("nest").build()
-results = [tool.execute(opener * 50_000) for opener in json.loads(sys.argv[1])]
+import json, sys, threading
+from scripted_kernel import ExecutionLimits, ScriptedTool
+limits = ExecutionLimits(max_parser_depth=int(sys.argv[2])) if len(sys.argv) > 2 else None
+tool = ScriptedTool.builder("nest").limits(limits or ExecutionLimits()).build()
+threading.stack_size(1 << 20)
+results = []
+worker = threading.Thread(target=lambda: results.extend(
+    tool.execute(opener * 50_000) for opener in json.loads(sys.argv[1])))
+worker.start()
+worker.join()
 print(json.dumps([[r.exit_code, r.stderr] for r in results]))
 """
 
 
-def test_deep_nesting_of_every_kind_ends_at_the_depth_limit():
-    child = subprocess.run([sys.executable, "-c", NEST_EACH, json.dumps(NESTING)],
+@pytest.mark.parametrize("depth_limit", [[], ["1000000"]], ids=["default", "unlimited"])
+def test_deep_nesting_of_every_kind_ends_at_the_depth_limit(depth_limit):
+    child = subprocess.run([sys.executable, "-c", NEST_EACH, json.dumps(NESTING), *depth_limit],
                            capture_output=True, text=True)
     assert child.returncode == 0, child.stderr[-500:]
-    for opener, (status, stderr) in zip(NESTING, json.loads(child.stdout)):
+    outcomes = json.loads(child.stdout)
+    assert len(outcomes) == len(NESTING)
+    for opener, (status, stderr) in zip(NESTING, outcomes):
         assert status == 2 and "nesting too deep" in stderr, (opener, status, stderr)
 
 

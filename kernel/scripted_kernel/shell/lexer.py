@@ -69,6 +69,10 @@ _DIGITS: Final = re.compile(r"[0-9]+")
 # How deep commands, `$( )` and word parts (`${x:-${y}}`) may nest, all counted together: a
 # bound on the recursion of the parser and the word scanner (compiled, they have no other)
 DEFAULT_MAX_DEPTH: Final = 100
+# The deepest any max_depth allows. The parser and the word scanner recurse on the C stack
+# (compiled, about 2 KB a level; pure, a C call at each `$( )`), and a thread's stack may be no
+# more than 1 MB: 1,000 levels overflowed one, compiled and pure.
+MAX_DEPTH_CAP: Final = 200
 SPECIAL_PARAMS: Final = frozenset("@*#?-$!0123456789")
 _BLANK_START: Final = frozenset(" \t\\#")           # what skip_blanks may skip
 # a first character that may not start a word
@@ -194,7 +198,7 @@ class Lexer:
         self.heredoc_at_eof = False     # a here-document ran to the end without its delimiter
         self.peeked: Optional[Token] = None
         self.depth = depth              # the nesting of commands and word parts, here and around
-        self.max_depth = max_depth
+        self.max_depth = min(max_depth, MAX_DEPTH_CAP)
         self.assignment_depth = 0       # > 0 while an assignment's value is scanned
 
     # ------------------------------------------------------------ errors

@@ -42,7 +42,7 @@ class ExecutionLimits:
     max_array_length: int = 1_000_000
     max_brace_expansion: int = 100_000
     timeout_seconds: float = 30.0
-    max_parser_depth: int = 100
+    max_parser_depth: int = 100           # at most 200 (lexer.MAX_DEPTH_CAP): the C stack's bound
     max_script_bytes: int = 1024 * 1024
     max_subshell_depth: int = 64
     # Growth of the process's resident memory while the script runs (variables, arrays, pipe

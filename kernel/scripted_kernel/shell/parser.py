@@ -695,7 +695,7 @@ def parse_nested(source: Source, max_depth: int, depth: int, pos: int, closer: s
     """The body of `$(` (or `<(`) starting at pos in the source of a lexer at `depth`, up to
     its `)`: (node, end offset)."""
     sub = Parser("", depth + 1, max_depth=max_depth, source=source)
-    if depth + 1 > max_depth:
+    if depth + 1 > sub.lex.max_depth:           # (max_depth, capped)
         raise sub.lex.error("nesting too deep: the parser's depth limit was reached", pos)
     sub.lex.pos = pos
     body = sub.parse_list(frozenset())
