@@ -46,6 +46,7 @@ def _load_native():
 
 
 NATIVE = _load_native()
+TARGET_DIR = os.path.join(SHELL_DIR, NATIVE.COMPILED_DIR)
 
 
 def _compiler_present() -> bool:
@@ -58,11 +59,10 @@ def _wanted() -> bool:
     return not os.environ.get(NATIVE.PURE_ENV) and _compiler_present()
 
 
-def build_compiled_front_end() -> str:
-    """Compile COMPILED_MODULES into shell/compiled/ and return that directory. The manifest
-    is written last: a build cut short leaves none, and the pure modules are used."""
-    target = os.path.join(SHELL_DIR, NATIVE.COMPILED_DIR)
-    shutil.rmtree(target, ignore_errors=True)
+def build_compiled_front_end() -> None:
+    """Compile COMPILED_MODULES into TARGET_DIR. The manifest is written last: a build cut
+    short leaves none, and the pure modules are used."""
+    shutil.rmtree(TARGET_DIR, ignore_errors=True)
     manifest = NATIVE.manifest_for(SHELL_DIR)      # of the sources about to be compiled
     sources = [f"scripted_kernel/shell/{name}.py" for name in NATIVE.COMPILED_MODULES]
     with tempfile.TemporaryDirectory() as work_dir:
@@ -71,12 +71,11 @@ def build_compiled_front_end() -> str:
                        cwd=KERNEL_DIR, check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE)
         built = os.path.join(work_dir, "lib", "scripted_kernel", "shell")
-        os.makedirs(target)
+        os.makedirs(TARGET_DIR)
         for name in os.listdir(built):
-            shutil.copy2(os.path.join(built, name), target)
-    with open(os.path.join(target, NATIVE.MANIFEST), "w") as f:
+            shutil.copy2(os.path.join(built, name), TARGET_DIR)
+    with open(os.path.join(TARGET_DIR, NATIVE.MANIFEST), "w") as f:
         json.dump(manifest, f)
-    return target
 
 
 class CompiledFrontEndHook(BuildHookInterface):
@@ -89,20 +88,18 @@ class CompiledFrontEndHook(BuildHookInterface):
         if self.target_name != "wheel":
             return
         if not _wanted():           # (and no build left from an earlier install is used)
-            shutil.rmtree(os.path.join(SHELL_DIR, NATIVE.COMPILED_DIR), ignore_errors=True)
+            shutil.rmtree(TARGET_DIR, ignore_errors=True)
             return
         try:
-            target = build_compiled_front_end()
-        except subprocess.CalledProcessError as e:
-            last = (e.stderr or b"").decode(errors="replace").strip().splitlines()[-1:]
+            build_compiled_front_end()
+        except (subprocess.CalledProcessError, OSError) as e:
+            # the compiler's last line says why, where there is one
+            output = getattr(e, "stderr", None) or b""
+            last = output.decode(errors="replace").strip().splitlines()[-1:]
             self.app.display_warning("the compiled lexer and parser were not built "
                                      f"({' '.join(last) or e}); the pure-Python ones are used")
-            return
-        except OSError as e:
-            self.app.display_warning(f"the compiled lexer and parser were not built ({e}); "
-                                     "the pure-Python ones are used")
             return
         if version != "editable":       # (an editable install finds them in the source tree)
             build_data["pure_python"] = False
             build_data["infer_tag"] = True
-            build_data["force_include"][target] = "scripted_kernel/shell/" + NATIVE.COMPILED_DIR
+            build_data["force_include"][TARGET_DIR] = "scripted_kernel/shell/" + NATIVE.COMPILED_DIR

@@ -111,9 +111,6 @@ class Parser:
             tok = lex.peek(1)
         return tok
 
-    def enter(self, pos: int):
-        self.lex.nest(pos)
-
     # ------------------------------------------------------------ lists
 
     def parse_list(self, stop_words: frozenset) -> CommandList:
@@ -312,7 +309,7 @@ class Parser:
 
     def parse_brace_group(self) -> BraceGroup:
         tok = self.lex.advance()
-        self.enter(tok.pos)
+        self.lex.nest(tok.pos)
         body = self.parse_list(_BRACE_END)
         self.require_nonempty(body)
         self.expect_word("}")
@@ -321,7 +318,7 @@ class Parser:
 
     def parse_subshell(self) -> Subshell:
         tok = self.lex.advance()
-        self.enter(tok.pos)
+        self.lex.nest(tok.pos)
         body = self.parse_list(frozenset())
         self.require_nonempty(body)
         close = self.lex.peek()
@@ -343,7 +340,7 @@ class Parser:
 
     def parse_if(self) -> If:
         tok = self.lex.advance()
-        self.enter(tok.pos)
+        self.lex.nest(tok.pos)
         clauses = []
         cond = self.parse_list(_THEN)
         self.require_nonempty(cond)
@@ -391,7 +388,7 @@ class Parser:
 
     def parse_while(self) -> While:
         tok = self.lex.advance()
-        self.enter(tok.pos)
+        self.lex.nest(tok.pos)
         cond = self.parse_list(_DO)
         self.require_nonempty(cond)
         self.expect_word("do")
@@ -403,7 +400,7 @@ class Parser:
 
     def parse_for(self):
         tok = self.lex.advance()
-        self.enter(tok.pos)
+        self.lex.nest(tok.pos)
         lex = self.lex
         lex.skip_blanks()
         if tok.value == "for" and self.source.text.startswith("((", lex.pos):
@@ -469,7 +466,7 @@ class Parser:
 
     def parse_case(self) -> Case:
         tok = self.lex.advance()
-        self.enter(tok.pos)
+        self.lex.nest(tok.pos)
         lex = self.lex
         subject = lex.peek()
         if subject.kind != "WORD":
@@ -545,7 +542,7 @@ class Parser:
     def parse_function_body(self, pos: int, name: str) -> FunctionDef:
         if name in _NOT_FUNCTION_NAMES:
             raise self.lex.error(f"`{name}': not a valid identifier", pos)
-        self.enter(pos)
+        self.lex.nest(pos)
         body = self.parse_command(self.skip_newlines())
         if not isinstance(body, COMPOUND_NODES):
             raise self.lex.error("syntax error: a function body must be a compound command", body.pos)
@@ -558,7 +555,7 @@ class Parser:
 
     def parse_cond_command(self) -> CondCommand:
         tok = self.lex.advance()
-        self.enter(tok.pos)
+        self.lex.nest(tok.pos)
         try:
             expr = self.cond_or()
             end = self.cond_peek()
@@ -610,7 +607,7 @@ class Parser:
         tok = self.cond_peek()
         if tok.kind == "OP" and tok.value == "(":
             lex.advance()
-            self.enter(tok.pos)
+            self.lex.nest(tok.pos)
             inner = self.cond_or()
             close = self.cond_peek()
             if not (close.kind == "OP" and close.value == ")"):
@@ -694,9 +691,8 @@ def heredoc_delimiter(text: str) -> tuple[str, bool]:
 def parse_nested(source: Source, max_depth: int, depth: int, pos: int, closer: str):
     """The body of `$(` (or `<(`) starting at pos in the source of a lexer at `depth`, up to
     its `)`: (node, end offset)."""
-    sub = Parser("", depth + 1, max_depth=max_depth, source=source)
-    if depth + 1 > sub.lex.max_depth:           # (max_depth, capped)
-        raise sub.lex.error("nesting too deep: the parser's depth limit was reached", pos)
+    sub = Parser("", depth, max_depth=max_depth, source=source)
+    sub.lex.nest(pos)
     sub.lex.pos = pos
     body = sub.parse_list(frozenset())
     tok = sub.lex.peek()
