@@ -315,3 +315,25 @@ def test_grep_over_many_lines_matches_gnu_grep(seed, run, tmp_path):
     want_out, want_status = run_bash(script, stdin=text, tmp_path=tmp_path)
     got = run(script, stdin=text)
     assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script} <<< {text!r}"
+
+
+SORT_KEYS = ["1", "2", "10", "-3", "0", "-0", "1.5", ".5", "007", "", "x", " 4", "\t2", "-", "3e2"]
+SORT_TAILS = ["", " a", " b", " a b", ",z", " A", "\t1", " é"]
+
+
+@pytest.mark.differential
+@pytest.mark.parametrize("seed", range(24))
+def test_numeric_sort_of_many_lines_with_repeated_keys_matches_gnu_sort(seed, run, tmp_path):
+    """sort -n groups lines by value where keys repeat a lot, and orders each group by whole
+    line: the order must be GNU sort's, reversed or not, by the whole line or by a -k key."""
+    if not HAVE_BASH5 or shutil.which("sort") is None:
+        pytest.skip("real bash 5 and sort are needed")
+    rng = random.Random(f"sort-groups-{seed}")
+    keys = rng.sample(SORT_KEYS, rng.randint(2, 6))
+    lines = [rng.choice(keys) + rng.choice(SORT_TAILS) for _ in range(rng.randint(64, 900))]
+    option = rng.choice(["-n", "-rn", "-nr", "-k1,1n", "-k1,1nr", "-t, -k1n", "-t, -k1,1rn"])
+    text = "\n".join(lines) + "\n"
+    script = f"sort {option}"
+    want_out, want_status = run_bash(script, stdin=text, tmp_path=tmp_path)
+    got = run(script, stdin=text)
+    assert (got.stdout, got.exit_code) == (want_out, want_status), f"{script} <<< {text[:200]!r}"
