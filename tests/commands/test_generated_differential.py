@@ -256,11 +256,42 @@ def _awk_loop_order_case(rng: random.Random) -> tuple[str, str]:
     return "awk " + shlex.quote(f"{{ {builds} }} END {{ {walks} }}"), text
 
 
+# (below 2**31: the system mawk 1.3.4 prints larger integers with OFMT, where other awks and
+# we print their digits; test_awk_integer_arithmetic_of_long_fields_matches_its_float_path
+# covers long fields)
+AWK_INTEGER_WORDS = ["0", "7", "007", "42", "100", "65535", "99999999", "-5", "+3", "2.5", "1e3", "",
+                     "x", "12abc", "1.0", "-0"]
+
+
+def _awk_integer_term(rng: random.Random, depth: int) -> str:
+    """An expression of fields, integer constants, +, -, %, unary minus and parentheses."""
+    if depth == 0 or rng.random() < 0.3:
+        return rng.choice(["$1", "$2", "$3", "$4", "$1", "$2", "3", "97", "0", "100000"])
+    op = rng.choice(["+", "-", "%", "%", "neg", "()"])
+    if op == "neg":
+        return "(- " + _awk_integer_term(rng, depth - 1) + ")"
+    if op == "()":
+        return "(" + _awk_integer_term(rng, depth - 1) + ")"
+    right = rng.choice(["7", "97", "1", "-4", "0.5", "(2 + 1)"]) if op == "%" else _awk_integer_term(rng, depth - 1)
+    return f"({_awk_integer_term(rng, depth - 1)} {op} {right})"
+
+
+def _awk_integer_case(rng: random.Random) -> tuple[str, str]:
+    """Integer arithmetic on fields, printed and concatenated: computed in Python ints where
+    the fields hold plain digits, in floats otherwise; the digits must be awk's either way."""
+    terms = [_awk_integer_term(rng, rng.randint(1, 4)) for _ in range(rng.randint(1, 3))]
+    sums = " + ".join(rng.choice(["$1", "$2", "$3"]) for _ in range(rng.randint(2, 12)))
+    program = f"{{ print {', '.join(terms)}; print ({terms[0]}) \"|\" ({sums}) }}"
+    text = "".join(" ".join(rng.choice(AWK_INTEGER_WORDS) for _ in range(rng.randint(0, 4))) + "\n"
+                   for _ in range(rng.randint(1, 8)))
+    return "awk " + shlex.quote(program), text
+
+
 SCRIPT_MAKERS = {"seq": _seq_case, "expr": _expr_case, "basename": _path_case, "date": _date_case,
                  "printf": _printf_case, "xargs": _xargs_case, "column": _column_case, "awk": _awk_case,
-                 "awk-loop-order": _awk_loop_order_case,
+                 "awk-integer": _awk_integer_case, "awk-loop-order": _awk_loop_order_case,
                  "regex": _regex_case, "sed-script": _sed_script_case}
-TOOL_OF = {"regex": "grep", "sed-script": "sed", "awk-loop-order": "awk"}  # the real tool each maker needs
+TOOL_OF = {"regex": "grep", "sed-script": "sed", "awk-loop-order": "awk", "awk-integer": "awk"}  # the real tool each maker needs
 
 
 def _case(command: str, index: int) -> tuple[str, str]:
@@ -273,7 +304,7 @@ def _case(command: str, index: int) -> tuple[str, str]:
 
 
 CASES = [(command, index) for command in list(GENERATORS) + list(SCRIPT_MAKERS)
-         for index in range(CASES_PER_COMMAND * (5 if command in ("awk", "regex", "sed-script") else 1))]
+         for index in range(CASES_PER_COMMAND * (5 if command in ("awk", "awk-integer", "regex", "sed-script") else 1))]
 
 
 @pytest.mark.differential

@@ -292,3 +292,20 @@ def test_awk_long_expression_chains_compile(run):
     pieces = ' "b" x' * 400
     r = run(f"awk 'BEGIN {{ x = 1{terms}; print x; s = \"a\"{pieces}; print length(s) }}'")
     assert (r.stdout, r.exit_code) == ("801\n1601\n", 0), r.stderr
+
+
+LONG_FIELDS = "999999999999999 1 9007199254740993 123456789012345678901 1000000000000000 007\n"
+
+
+@pytest.mark.parametrize("expression", [
+    "$1 + $2", "$3 + 0", "$4 - 1", "$5 - $1", "($1 + $2) % 97", "$3 % 1000", "-$1 - $2",
+    "$1 + $1 + $1 + $1 + $1 + $1 + $1 + $1 + $1 + $1 + $2", "$1 + $1 + $1 + $1 + $1 + $1 + $1 + $1 + $2",
+    "($6 - 8) % 5", "$6 % 5 + $2"])
+def test_awk_integer_arithmetic_of_long_fields_matches_its_float_path(expression, run):
+    """Arithmetic on fields of plain digits is done in Python ints only where that gives the
+    float's digits: fields of 16 or more digits, sums that could pass 2**53 and remainders of
+    negative values stay floats. `* 1` forces the float path for the comparison."""
+    ints = run(f"awk '{{ print {expression}; print ({expression}) \"\" }}'", stdin=LONG_FIELDS)
+    floats = run(f"awk '{{ print ({expression}) * 1; print ({expression}) * 1 \"\" }}'",
+                 stdin=LONG_FIELDS)
+    assert (ints.stdout, ints.exit_code) == (floats.stdout, 0), ints.stderr

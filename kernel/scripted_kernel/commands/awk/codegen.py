@@ -20,6 +20,11 @@ from ...shell.regexes import matcher
 
 _ARRAY_ARGS = {"split": 1, "match": 2}       # builtins taking an array name, by argument index
 _INLINE_ARITH = {"+", "-", "*"}
+# Integer arithmetic on fields that hold plain digits gives the same numbers as awk's floats
+# while every operand is below 10**15 and at most nine are added up: all sums stay below 2**53,
+# where a float holds every integer exactly.
+_EXACT_INT = 10 ** 15
+_EXACT_TERMS = 9
 
 
 class Program:
@@ -425,8 +430,76 @@ class _CodeGen:
         if kind == "num":
             # an integral number prints as its digits: inline, without O's call
             t = self.temp()
-            return f"(str(int({t})) if ({t} := {code}).is_integer() and -B63 < {t} < B63 else O({t}))"
+            return self.integral_text(node, f"(str(int({t})) if ({t} := {code}).is_integer() "
+                                            f"and -B63 < {t} < B63 else O({t}))")
         return code if kind == "str" else f"O({code})"
+
+    def integral_text(self, node, float_text: str) -> str:
+        """The text of a numeric expression: where it only adds, subtracts and takes a
+        remainder of fields and integer constants, computed in Python ints when the fields it
+        reads hold plain digits (checked per record; float_text otherwise). The integer path
+        skips parsing, converting and formatting floats, and gives the same digits."""
+        if node[0] not in ("arith", "neg", "paren"):
+            return float_text
+        fields: dict = {}
+        found = self.integral(node, fields)
+        if found is None or found[2] > _EXACT_TERMS or not fields:
+            return float_text
+        guard = " and ".join(f'({t} := (P[{k}] if len(P) > {k} else "")).isdigit() '
+                             f"and {t}.isascii() and len({t}) < 16" for k, t in fields.items())
+        return f"(str({found[0]}) if {guard} else {float_text})"
+
+    def integral(self, node, fields: dict):
+        """(Python int expression, whether it is surely >= 0, how many operands it adds up)
+        for node, or None where ints might not give awk's result; fields: the local fields
+        read (index → temporary holding its text)."""
+        kind = node[0]
+        if kind == "paren":
+            return self.integral(node[1], fields)
+        if kind == "num":
+            value = node[1]
+            if not (value.is_integer() and abs(value) < _EXACT_INT):
+                return None
+            return repr(int(value)), value >= 0, 1
+        if kind == "field":
+            k = self.local_field(node)
+            if k is None:
+                return None
+            if k not in fields:
+                fields[k] = self.temp()
+            return f"int({fields[k]})", True, 1
+        if kind == "neg":
+            inner = self.integral(node[1], fields)
+            return None if inner is None else (f"(-{inner[0]})", False, inner[2])
+        if kind != "arith":
+            return None
+        op, divisor = node[1], node[3]
+        if op == "%":      # fmod's sign is the dividend's: equal to Python's % where both are positive
+            dividend = self.integral(node[2], fields)
+            if (dividend is None or not dividend[1] or divisor[0] != "num"
+                    or not (divisor[1].is_integer() and 0 < divisor[1] < _EXACT_INT)):
+                return None
+            return f"({dividend[0]} % {int(divisor[1])})", True, 1
+        if op not in ("+", "-"):
+            return None
+        operands = []                # a chain a + b - c, walked flat (see arith_chain)
+        while node[0] == "arith" and node[1] in "+-":
+            operands.append((node[1], node[3]))
+            node = node[2]
+            if len(operands) >= _EXACT_TERMS:
+                return None
+        first = self.integral(node, fields)
+        if first is None:
+            return None
+        code, non_negative, terms = first
+        for op, operand in reversed(operands):
+            found = self.integral(operand, fields)
+            if found is None:
+                return None
+            code = f"({code} {op} {found[0]})"
+            non_negative = non_negative and op == "+" and found[1]
+            terms += found[2]
+        return code, non_negative, terms
 
     def s_if(self, node):
         self.emit(f"if {self.cond(node[1])}:")
@@ -618,6 +691,8 @@ class _CodeGen:
         if node[0] == "field" and node[1][0] == "num":
             return f"FT({int(node[1][1])})"
         code, kind = self.value(node)
+        if kind == "num":
+            return self.integral_text(node, f"S({code})")
         return code if kind == "str" else f"S({code})"
 
     def cond(self, node) -> str:
