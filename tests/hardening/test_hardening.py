@@ -268,3 +268,24 @@ def test_a_defect_while_compiling_is_reported_without_a_traceback(tool, monkeypa
     assert r.stderr == "bash: internal error (AttributeError)\n"
     monkeypatch.undo()
     assert tool.execute("echo alive").stdout == "alive\n"
+
+
+@pytest.mark.parametrize("unit", ["x[$((", "$((", "((", "echo a;", "f() { :; }; ", "a && "])
+@pytest.mark.parametrize("stop", ["deadline", "cancel"])
+def test_parsing_is_under_the_deadline_and_the_cancel(unit, stop):
+    """A script's text is parsed (and compiled) under its deadline and its cancel token: some
+    texts cost far more to parse than their size suggests (each `$((` of `x[$((x[$((...` looks
+    ahead to the end of the script for its `))`; 1 MiB of it took 13 s against a 1 s timeout).
+    With the deadline already past, or the call already cancelled, parsing stops early: the
+    first command, which would run once the whole text is parsed, never runs."""
+    from scripted_kernel.shell import CancelToken
+    token = CancelToken()
+    timeout = COUNTED.timeout_seconds
+    if stop == "cancel":
+        token.cancel()
+    else:
+        timeout = 1e-9
+    t = ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=timeout)).build()
+    r = t.execute("echo started\n" + unit * 20_000, cancel=token)
+    assert (r.stdout, r.error) == ("", "timeout" if stop == "deadline" else "cancelled"), r.stderr
+    assert r.exit_code == (124 if stop == "deadline" else 130) and r.stderr.count("\n") == 1

@@ -95,7 +95,7 @@ class Compiler:
         saved = self.source
         self.source = source
         try:
-            return CompiledScript(list(map(self.compile, node.items)))
+            return CompiledScript(self.compile_each(node.items))
         finally:
             self.source = saved
 
@@ -107,10 +107,21 @@ class Compiler:
 
     # ------------------------------------------------------------ lists
 
+    def compile_each(self, nodes: list) -> list:
+        """The nodes of a list compiled, under the script's deadline as parsing is (a list may
+        hold a whole script's commands)."""
+        step = self.source.step if self.source is not None else None
+        fns = []
+        for node in nodes:
+            if step is not None:
+                step()
+            fns.append(self.compile(node))
+        return fns
+
     def c_CommandList(self, node: A.CommandList) -> Callable:
         if len(node.items) == 1:          # most lists: a line of one command, a body of one
             return self.compile(node.items[0])
-        fns = list(map(self.compile, node.items))
+        fns = self.compile_each(node.items)
         if not fns:
             return lambda sh: sh.status
 

@@ -264,18 +264,24 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
         err.chunks.append(f"bash: script too large: more than {limits.max_script_bytes} bytes "
                           f"(max_script_bytes)\n")
         return ExecResult("", err.text(), 2, "limit:max_script_bytes")
+    budget = Budget(limits, cancel)       # from here: parsing is under the deadline too
+    outer_budget = activate(budget)
     try:
         fn = SCRIPT_CACHE.get(script, limits.max_parser_depth)
     except RecursionError:
         err.chunks.append("bash: syntax error: nesting too deep\n")
         return ExecResult("", err.text(), 2, "limit:max_parser_depth")
+    except Cancelled as e:
+        err.chunks.append(f"bash: {e.message}\n")
+        return ExecResult("", err.text(), e.status, _stop_kind(e))
     except Exception as e:        # an engine defect: reported as run_shell reports one
         if DEBUG:
             raise
         err.chunks.append(f"bash: internal error ({type(e).__name__})\n")
         return ExecResult("", err.text(), 1, "internal")
+    finally:
+        activate(outer_budget)
 
-    budget = Budget(limits, cancel)
     if fs is not None and fs.enabled and commands is not None:
         from .builtins.files import PathCommands
         commands = PathCommands(commands)
@@ -297,6 +303,10 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
         shell_setup(sh)
     status, error = run_shell(sh, fn, report=err.force)
     return ExecResult(out.text(), err.text(), status, error, out.truncated)
+
+
+def _stop_kind(e: Cancelled) -> str:
+    return "timeout" if e.status == 124 else "cancelled"
 
 
 def run_shell(sh: Shell, fn: Callable, report: Optional[Callable] = None) -> tuple[int, Optional[str]]:
@@ -338,7 +348,7 @@ def run_shell(sh: Shell, fn: Callable, report: Optional[Callable] = None) -> tup
         status, error = 1, f"limit:{e.limit}"
         _report(sh, e.message)
     except Cancelled as e:
-        status, error = e.status, ("timeout" if e.status == 124 else "cancelled")
+        status, error = e.status, _stop_kind(e)
         _report(sh, e.message)
     except RecursionError:
         status, error = 1, "limit:recursion"

@@ -16,6 +16,7 @@ from typing import Callable, Final, Optional
 from .nodes import (TRANSFORMS, ArithSub, Assign, ArrayElem, CommandSub, DoubleQuoted, HereDoc, Lit,
                     ParamExp, ProcessSub, SingleQuoted, Tilde, Word)
 from .errors import ShellSyntaxError
+from .limits import active_budget
 from .escapes import decode as decode_escapes
 from .patterns import group_end
 
@@ -101,11 +102,12 @@ def _tilde_cut(text: str, assignment: bool, assign_like: bool) -> int:
 
 class Source:
     """The script text with a line index, for positions in messages and `$LINENO`."""
-    __slots__ = ("text", "line_starts", "base_line")
+    __slots__ = ("text", "line_starts", "base_line", "steps")
 
     def __init__(self, text: str, base_line: int = 0):
         self.text = text
         self.base_line = base_line
+        self.steps = 0                  # units of parsing work done (see step)
         # (the lengths of the lines, summed in C: a match object per line cost ten times as much)
         self.line_starts = list(itertools.accumulate(map((1).__add__, map(len, text.split("\n")[:-1])),
                                                      initial=0))
@@ -121,6 +123,17 @@ class Source:
         idx = bisect.bisect_right(self.line_starts, pos) - 1
         end = self.text.find("\n", self.line_starts[idx])
         return self.text[self.line_starts[idx]:end if end >= 0 else len(self.text)]
+
+    def step(self) -> None:
+        """One more unit of parsing work (a command, a nesting, a stretch of look-ahead); every
+        64th looks at the clock of the script being run, if any. Parsing is under the script's
+        deadline: some texts cost far more to parse than their size suggests (each `$((` of
+        `x[$((x[$((...` looks ahead to the end of the script for its `))`)."""
+        self.steps += 1
+        if not self.steps & 63:
+            budget = active_budget()
+            if budget is not None:
+                budget.check_stop()
 
 
 def _ends_in_escape(line: str) -> bool:
@@ -214,6 +227,7 @@ class Lexer:
         self.depth += 1
         if self.depth > self.max_depth:
             raise self.error("nesting too deep: the parser's depth limit was reached", pos)
+        self.source.step()
 
     def unexpected_eof(self, what: str) -> ShellSyntaxError:
         return self.error(f"unexpected EOF while looking for matching `{what}'", len(self.src), eof=True)
@@ -903,6 +917,8 @@ class Lexer:
         src, depth, pos = self.src, 0, start
         while pos < len(src):
             c = src[pos]
+            if not pos & 255:
+                self.source.step()
             if c == "(":
                 depth += 1
             elif c == ")":

@@ -197,6 +197,7 @@ class Parser:
 
     def parse_command(self, tok: Token):
         """`tok`: the token at hand (peeked in command position)."""
+        self.source.step()
         kind = tok.kind
         if kind == "WORD":
             if tok.value in RESERVED:
