@@ -3,6 +3,8 @@ and the output produced before it is kept."""
 import threading
 import time
 
+import pytest
+
 from scripted_kernel import ExecutionLimits, ScriptedTool
 from scripted_kernel.shell import CancelToken
 
@@ -16,6 +18,15 @@ def test_max_commands_keeps_output_so_far():
     assert r.stdout == "start\n"
     assert r.exit_code != 0 and r.error == "limit:max_commands"
     assert "max_commands" in r.stderr
+
+
+@pytest.mark.parametrize("unit", ["case a in b) c;; esac; ", "f() { :; }; ", "((1)); ", "[[ a ]]; "])
+def test_compound_commands_that_run_no_simple_command_are_counted(unit):
+    """A case that matches nothing and a function definition are commands too: a script of
+    nothing else goes through the budget (command count, clock, cancel flag), as one of
+    `(( ))` or `[[ ]]` does."""
+    r = tool_with(max_commands=50).execute("echo start\n" + unit * 100 + "\necho never")
+    assert (r.stdout, r.error) == ("start\n", "limit:max_commands"), r.stderr
 
 
 def test_max_loop_iterations():

@@ -790,6 +790,7 @@ class Compiler:
 
         def run(sh):
             sh.lineno = line
+            sh.budget.check()        # (a case that matches nothing runs no other command)
             value = subject(sh)
             nocase = sh.shopts["nocasematch"]
             status = 0
@@ -920,6 +921,7 @@ class Compiler:
         func = Function(name, self._lazy(node, source), node, source.text if source is not None else "")
 
         def define(sh):
+            sh.budget.check()
             existing = sh.functions.get(name)
             if existing is not None and getattr(existing, "readonly", False):
                 sh.error(f"{name}: readonly function")
