@@ -89,6 +89,11 @@ echo ${q//~/z} ${q#~} "${q#~}" ${x:+~}; echo ${y:=~}; echo $y""",
     "arith_wrap": """echo $((9223372036854775807 + 1)) $((2**63)) $((-9223372036854775807 - 3)) $((1<<64))""",
     "obsolete_dollar_bracket_arithmetic": """echo $[1+2] $[ 2 *
 3 ]; a=(4 5); echo $[a[1]+1] "$[7%4]"; echo $[1+2 ; echo never""",
+    "bash_subshell_levels": """echo $BASH_SUBSHELL $(echo $BASH_SUBSHELL) $( (echo $BASH_SUBSHELL) )
+( ( echo $BASH_SUBSHELL ) ); ( echo $BASH_SUBSHELL ) | cat; echo a | ( echo $BASH_SUBSHELL; ( echo $BASH_SUBSHELL ) )
+{ ( echo $BASH_SUBSHELL ); } | cat; { echo $BASH_SUBSHELL; } | cat; echo $BASH_SUBSHELL | cat
+f() { echo $BASH_SUBSHELL; }; f; f | cat; x=$(f); echo $x; (echo in; exit 3) | cat; echo ${PIPESTATUS[@]}
+echo q | (read v; exit 4); echo $?; shopt -s lastpipe; echo x | ( read v; echo $BASH_SUBSHELL $v )""",
     "arith_indirect_vars": """a=b+1; b=4; echo $((a*2)); s=' 12 '; echo $((s+1))""",
     "arith_division_by_zero": """echo before; echo $((1/0)); echo same line
 echo next line $?""",

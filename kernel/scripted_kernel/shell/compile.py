@@ -181,9 +181,12 @@ class Compiler:
                 return sh.status
             return only_time
         timed = node.timed
-        # (stage, in-place check, stderr too) of each stage but the last
-        feeders = list(zip(stages, in_place, node.stderr_too))
-        last, last_in_place = stages[-1], in_place[-1]
+        # (stage, in-place check, stderr too) of each stage but the last; a stage not run in
+        # place runs in a subshell of its own, so a `( )` stage is its body there
+        forked = [self._forked_stage(n) if type(n) is A.Subshell else stage
+                  for n, stage in zip(node.commands, stages)]
+        feeders = list(zip(forked, in_place, node.stderr_too))
+        last, last_in_place, last_forked = stages[-1], in_place[-1], forked[-1]
 
         def run(sh):
             start = time.monotonic() if timed else 0.0
@@ -195,7 +198,8 @@ class Compiler:
             sh.err_trap_held += held
             try:
                 # `! cmd` and `time cmd` run the command itself
-                statuses = _run_piped(sh, feeders, last, last_in_place) if feeders else [last(sh)]
+                statuses = (_run_piped(sh, feeders, last, last_in_place, last_forked) if feeders
+                            else [last(sh)])
             finally:
                 sh.errexit_suppressed -= suppressed
                 sh.err_trap_held -= held
@@ -214,6 +218,11 @@ class Compiler:
                 command_failed(sh, status)
             return status
         return run
+
+    def _forked_stage(self, node: A.Subshell) -> Callable:
+        """A `( )` pipeline stage as run in the stage's subshell: its body, since that subshell
+        is the one `( )` asks for (bash forks once for it: $BASH_SUBSHELL counts one level)."""
+        return self.with_redirects(self.compile(node.body), node.redirects)
 
     def _runs_in_place(self, node):
         """A pipeline stage that cannot change shell state need not be a subshell: a simple
@@ -1149,10 +1158,11 @@ def suggest(name: str, candidates: list) -> str | None:
     return matches[0] if matches else None
 
 
-def _run_piped(sh, feeders: list, last: Callable, last_in_place) -> list:
+def _run_piped(sh, feeders: list, last: Callable, last_in_place, last_forked: Callable) -> list:
     """The stages of a pipeline, run one after another, each reading what the one before
     wrote: their statuses. A stage that cannot change the shell runs in it, as if in a
-    subshell (only `$_` would show the difference, and it is put back)."""
+    subshell (only `$_` would show the difference, and it is put back). `last_forked`: the
+    last stage as run in a subshell of its own (see _forked_stage)."""
     statuses = []
     stdin = sh.stdin
     for stage, in_place, stderr_too in feeders:
@@ -1168,7 +1178,7 @@ def _run_piped(sh, feeders: list, last: Callable, last_in_place) -> list:
     elif last_in_place is not None and last_in_place(sh):
         statuses.append(_stage_in_place(sh, last, stdin, sh.out, sh.err, True))
     else:
-        statuses.append(_stage_in_subshell(sh, last, stdin, sh.out, sh.err))
+        statuses.append(_stage_in_subshell(sh, last_forked, stdin, sh.out, sh.err))
     return statuses
 
 

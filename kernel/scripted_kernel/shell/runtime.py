@@ -988,6 +988,7 @@ DYNAMIC_VARS: dict[str, Callable[[Shell], Optional[Var]]] = {
     "EPOCHSECONDS": lambda sh: Var(str(int(time.time()))),
     "EPOCHREALTIME": lambda sh: Var(f"{time.time():.6f}"),
     "BASHPID": lambda sh: Var(str(sh.pid + sh.subshell_level)),
+    "BASH_SUBSHELL": lambda sh: Var(str(sh.subshell_level)),
     "FUNCNAME": _funcname,
     "BASH_LINENO": _bash_lineno,
     "_": lambda sh: Var(sh.last_arg),
