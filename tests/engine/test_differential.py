@@ -94,6 +94,10 @@ echo ${q//~/z} ${q#~} "${q#~}" ${x:+~}; echo ${y:=~}; echo $y""",
 { ( echo $BASH_SUBSHELL ); } | cat; { echo $BASH_SUBSHELL; } | cat; echo $BASH_SUBSHELL | cat
 f() { echo $BASH_SUBSHELL; }; f; f | cat; x=$(f); echo $x; (echo in; exit 3) | cat; echo ${PIPESTATUS[@]}
 echo q | (read v; exit 4); echo $?; shopt -s lastpipe; echo x | ( read v; echo $BASH_SUBSHELL $v )""",
+    "unbound_variable_in_pipeline_stages": """set -u; cd "$nope" | cat; echo ${PIPESTATUS[@]}
+f() { echo "$nope"; }; f | cat; echo ${PIPESTATUS[@]}; x=$nope | cat; echo ${PIPESTATUS[@]}
+{ echo $nope; } | cat; echo ${PIPESTATUS[@]}; cat < /dev/null | cd "$nope"; echo ${PIPESTATUS[@]}
+(echo $nope) | cat; echo ${PIPESTATUS[@]}""",
     "arith_indirect_vars": """a=b+1; b=4; echo $((a*2)); s=' 12 '; echo $((s+1))""",
     "arith_division_by_zero": """echo before; echo $((1/0)); echo same line
 echo next line $?""",

@@ -172,7 +172,6 @@ class Compiler:
 
     def c_Pipeline(self, node: A.Pipeline) -> Callable:
         stages = list(map(self.compile, node.commands))
-        in_place = list(map(self._runs_in_place, node.commands))
         negate = node.negate
         if not stages:                      # `time` alone, `! time`
             def only_time(sh):
@@ -181,12 +180,13 @@ class Compiler:
                 return sh.status
             return only_time
         timed = node.timed
-        # (stage, in-place check, stderr too) of each stage but the last; a stage not run in
-        # place runs in a subshell of its own, so a `( )` stage is its body there
-        forked = [self._forked_stage(n) if type(n) is A.Subshell else stage
-                  for n, stage in zip(node.commands, stages)]
-        feeders = list(zip(forked, in_place, node.stderr_too))
-        last, last_in_place, last_forked = stages[-1], in_place[-1], forked[-1]
+        feeders, last_stage = [], None
+        if len(stages) > 1:
+            piped = [_Stage(stage, self._runs_in_place(n), self._forked_stage(n, stage),
+                            type(n) is A.SimpleCommand, stderr_too)
+                     for n, stage, stderr_too in zip(node.commands, stages, node.stderr_too + [False])]
+            feeders, last_stage = piped[:-1], piped[-1]
+        last = stages[-1]
 
         def run(sh):
             start = time.monotonic() if timed else 0.0
@@ -198,8 +198,7 @@ class Compiler:
             sh.err_trap_held += held
             try:
                 # `! cmd` and `time cmd` run the command itself
-                statuses = (_run_piped(sh, feeders, last, last_in_place, last_forked) if feeders
-                            else [last(sh)])
+                statuses = _run_piped(sh, feeders, last_stage) if len(stages) > 1 else [last(sh)]
             finally:
                 sh.errexit_suppressed -= suppressed
                 sh.err_trap_held -= held
@@ -219,9 +218,12 @@ class Compiler:
             return status
         return run
 
-    def _forked_stage(self, node: A.Subshell) -> Callable:
-        """A `( )` pipeline stage as run in the stage's subshell: its body, since that subshell
-        is the one `( )` asks for (bash forks once for it: $BASH_SUBSHELL counts one level)."""
+    def _forked_stage(self, node, compiled: Callable) -> Callable:
+        """A pipeline stage as run in a subshell of its own: a `( )` stage is its body, since
+        that subshell is the one `( )` asks for (bash forks once for it: $BASH_SUBSHELL
+        counts one level)."""
+        if type(node) is not A.Subshell:
+            return compiled
         return self.with_redirects(self.compile(node.body), node.redirects)
 
     def _runs_in_place(self, node):
@@ -1158,34 +1160,44 @@ def suggest(name: str, candidates: list) -> str | None:
     return matches[0] if matches else None
 
 
-def _run_piped(sh, feeders: list, last: Callable, last_in_place, last_forked: Callable) -> list:
+class _Stage:
+    """A stage of a pipeline of two or more: `run` in the shell, `in_place` (None, or whether
+    it may run in the shell as if in a subshell: see _runs_in_place), `forked` in a subshell
+    of its own (see _forked_stage), `simple` (a simple command), `stderr_too` (`|&` after it)."""
+    __slots__ = ("run", "in_place", "forked", "simple", "stderr_too")
+
+    def __init__(self, run: Callable, in_place, forked: Callable, simple: bool, stderr_too: bool):
+        self.run, self.in_place, self.forked = run, in_place, forked
+        self.simple, self.stderr_too = simple, stderr_too
+
+
+def _run_piped(sh, feeders: list, last: _Stage) -> list:
     """The stages of a pipeline, run one after another, each reading what the one before
     wrote: their statuses. A stage that cannot change the shell runs in it, as if in a
-    subshell (only `$_` would show the difference, and it is put back). `last_forked`: the
-    last stage as run in a subshell of its own (see _forked_stage)."""
+    subshell (only `$_` would show the difference, and it is put back)."""
     statuses = []
     stdin = sh.stdin
-    for stage, in_place, stderr_too in feeders:
+    for stage in feeders:
         buf = PipeBuffer(sh.budget)
-        err = buf.write if stderr_too else sh.err
-        if in_place is not None and in_place(sh):
-            statuses.append(_stage_in_place(sh, stage, stdin, buf.write, err, True))
+        err = buf.write if stage.stderr_too else sh.err
+        if stage.in_place is not None and stage.in_place(sh):
+            statuses.append(_stage_in_place(sh, stage.run, stdin, buf.write, err, True))
         else:
             statuses.append(_stage_in_subshell(sh, stage, stdin, buf.write, err))
         stdin = InputStream(buf.text())
     if sh.shopts["lastpipe"]:
-        statuses.append(_stage_in_place(sh, last, stdin, sh.out, sh.err, False))
-    elif last_in_place is not None and last_in_place(sh):
-        statuses.append(_stage_in_place(sh, last, stdin, sh.out, sh.err, True))
+        statuses.append(_stage_in_place(sh, last.run, stdin, sh.out, sh.err, False))
+    elif last.in_place is not None and last.in_place(sh):
+        statuses.append(_stage_in_place(sh, last.run, stdin, sh.out, sh.err, True))
     else:
-        statuses.append(_stage_in_subshell(sh, last_forked, stdin, sh.out, sh.err))
+        statuses.append(_stage_in_subshell(sh, last, stdin, sh.out, sh.err))
     return statuses
 
 
-def _stage_in_subshell(sh, stage: Callable, stdin, out, err) -> int:
+def _stage_in_subshell(sh, stage: _Stage, stdin, out, err) -> int:
     child = sh.subshell()
     child.stdin, child.out, child.err = stdin, out, err
-    return child.run_subshell(stage)
+    return child.run_subshell(stage.forked, stage.simple)
 
 
 def _stage_in_place(sh, stage: Callable, stdin, out, err, isolated: bool) -> int:

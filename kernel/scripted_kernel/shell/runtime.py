@@ -268,15 +268,16 @@ class Shell:
             self.functions_shared = False
         return self.functions
 
-    def run_subshell(self, fn: Callable) -> int:
-        """Run fn in this (sub)shell; exit, errexit and fatal errors end only this shell."""
-        return self.run_exit_trap(self.run_contained(fn))
+    def run_subshell(self, fn: Callable, command: bool = False) -> int:
+        """Run fn in this (sub)shell; exit, errexit and fatal errors end only this shell
+        (`command`: see run_contained)."""
+        return self.run_exit_trap(self.run_contained(fn, command))
 
     def run_contained(self, fn: Callable, command: bool = False) -> int:
         """fn's status; exit, errexit and fatal errors end only fn, as they end a subshell.
-        `command`: fn is a simple command that bash forks alone (a pipeline stage run in
-        place), which an error that exits the shell (an unbound variable under `set -u`) ends
-        with its own status, 127; a subshell ends with 1."""
+        `command`: fn is a simple command that bash forks alone (a pipeline stage), which an
+        error that exits the shell (an unbound variable under `set -u`) ends with its own
+        status, 127; a subshell ends with 1."""
         try:
             status = fn(self)
         except ExitSignal as e:
