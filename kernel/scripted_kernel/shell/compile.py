@@ -171,7 +171,7 @@ class Compiler:
         return run
 
     def c_Pipeline(self, node: A.Pipeline) -> Callable:
-        stages = list(map(self.compile, node.commands))
+        stages = list(map(self._pipeline_stage, node.commands))      # (in the shell, forked)
         negate = node.negate
         if not stages:                      # `time` alone, `! time`
             def only_time(sh):
@@ -182,11 +182,10 @@ class Compiler:
         timed = node.timed
         feeders, last_stage = [], None
         if len(stages) > 1:
-            piped = [_Stage(stage, self._runs_in_place(n), self._forked_stage(n, stage),
-                            type(n) is A.SimpleCommand, stderr_too)
-                     for n, stage, stderr_too in zip(node.commands, stages, node.stderr_too + [False])]
+            piped = [_Stage(run, self._runs_in_place(n), forked, type(n) is A.SimpleCommand, stderr_too)
+                     for n, (run, forked), stderr_too in zip(node.commands, stages, node.stderr_too + [False])]
             feeders, last_stage = piped[:-1], piped[-1]
-        last = stages[-1]
+        last = stages[-1][0]
 
         def run(sh):
             start = time.monotonic() if timed else 0.0
@@ -218,13 +217,15 @@ class Compiler:
             return status
         return run
 
-    def _forked_stage(self, node, compiled: Callable) -> Callable:
-        """A pipeline stage as run in a subshell of its own: a `( )` stage is its body, since
-        that subshell is the one `( )` asks for (bash forks once for it: $BASH_SUBSHELL
-        counts one level)."""
+    def _pipeline_stage(self, node) -> tuple[Callable, Callable]:
+        """A pipeline stage as run in the shell, and as run in a subshell of its own: there a
+        `( )` stage is its body, since that subshell is the one `( )` asks for (bash forks
+        once for it: $BASH_SUBSHELL counts one level)."""
         if type(node) is not A.Subshell:
-            return compiled
-        return self.with_redirects(self.compile(node.body), node.redirects)
+            compiled = self.compile(node)
+            return compiled, compiled
+        body = self.compile(node.body)
+        return self._subshell(body, node.redirects), self.with_redirects(body, node.redirects)
 
     def _runs_in_place(self, node):
         """A pipeline stage that cannot change shell state need not be a subshell: a simple
@@ -565,15 +566,16 @@ class Compiler:
         return self.with_redirects(self.compile(node.body), node.redirects)
 
     def c_Subshell(self, node: A.Subshell) -> Callable:
-        body = self.compile(node.body)
+        return self._subshell(self.compile(node.body), node.redirects)
 
+    def _subshell(self, body: Callable, redirects) -> Callable:
         def run(sh):
             status = sh.subshell().run_subshell(body)
             sh.status = status
             if status and not sh.errexit_suppressed and (sh.errexit or "ERR" in sh.traps):
                 command_failed(sh, status)
             return status
-        return self.with_redirects(run, node.redirects)
+        return self.with_redirects(run, redirects)
 
     def c_If(self, node: A.If) -> Callable:
         clauses = []
