@@ -182,8 +182,9 @@ class Compiler:
         timed = node.timed
         feeders, last_stage = [], None
         if len(stages) > 1:
-            piped = [_Stage(run, self._runs_in_place(n), forked, type(n) is A.SimpleCommand, stderr_too)
-                     for n, (run, forked), stderr_too in zip(node.commands, stages, node.stderr_too + [False])]
+            piped = [_Stage(run, self._runs_in_place(n), forked, type(n) is A.SimpleCommand, err_too)
+                     for n, (run, forked), err_too in zip(node.commands, stages,
+                                                          node.stderr_too + [False])]
             feeders, last_stage = piped[:-1], piped[-1]
         last = stages[-1][0]
 
