@@ -180,9 +180,11 @@ class Compiler:
                 return sh.status
             return only_time
         timed = node.timed
+        # each stage of a pipeline of two or more as (run in the shell, in-place check (see
+        # _runs_in_place), run in a subshell of its own, a simple command, `|&` after it)
         feeders, last_stage = [], None
         if len(stages) > 1:
-            piped = [_Stage(run, self._runs_in_place(n), forked, type(n) is A.SimpleCommand, err_too)
+            piped = [(run, self._runs_in_place(n), forked, type(n) is A.SimpleCommand, err_too)
                      for n, (run, forked), err_too in zip(node.commands, stages,
                                                           node.stderr_too + [False])]
             feeders, last_stage = piped[:-1], piped[-1]
@@ -1163,44 +1165,34 @@ def suggest(name: str, candidates: list) -> str | None:
     return matches[0] if matches else None
 
 
-class _Stage:
-    """A stage of a pipeline of two or more: `run` in the shell, `in_place` (None, or whether
-    it may run in the shell as if in a subshell: see _runs_in_place), `forked` in a subshell
-    of its own (see _forked_stage), `simple` (a simple command), `stderr_too` (`|&` after it)."""
-    __slots__ = ("run", "in_place", "forked", "simple", "stderr_too")
-
-    def __init__(self, run: Callable, in_place, forked: Callable, simple: bool, stderr_too: bool):
-        self.run, self.in_place, self.forked = run, in_place, forked
-        self.simple, self.stderr_too = simple, stderr_too
-
-
-def _run_piped(sh, feeders: list, last: _Stage) -> list:
-    """The stages of a pipeline, run one after another, each reading what the one before
-    wrote: their statuses. A stage that cannot change the shell runs in it, as if in a
-    subshell (only `$_` would show the difference, and it is put back)."""
+def _run_piped(sh, feeders: list, last: tuple) -> list:
+    """The stages of a pipeline (see c_Pipeline), run one after another, each reading what
+    the one before wrote: their statuses. A stage that cannot change the shell runs in it, as
+    if in a subshell (only `$_` would show the difference, and it is put back)."""
     statuses = []
     stdin = sh.stdin
-    for stage in feeders:
+    for run, in_place, forked, simple, stderr_too in feeders:
         buf = PipeBuffer(sh.budget)
-        err = buf.write if stage.stderr_too else sh.err
-        if stage.in_place is not None and stage.in_place(sh):
-            statuses.append(_stage_in_place(sh, stage.run, stdin, buf.write, err, True))
+        err = buf.write if stderr_too else sh.err
+        if in_place is not None and in_place(sh):
+            statuses.append(_stage_in_place(sh, run, stdin, buf.write, err, True))
         else:
-            statuses.append(_stage_in_subshell(sh, stage, stdin, buf.write, err))
+            statuses.append(_stage_in_subshell(sh, forked, simple, stdin, buf.write, err))
         stdin = InputStream(buf.text())
+    run, in_place, forked, simple, _ = last
     if sh.shopts["lastpipe"]:
-        statuses.append(_stage_in_place(sh, last.run, stdin, sh.out, sh.err, False))
-    elif last.in_place is not None and last.in_place(sh):
-        statuses.append(_stage_in_place(sh, last.run, stdin, sh.out, sh.err, True))
+        statuses.append(_stage_in_place(sh, run, stdin, sh.out, sh.err, False))
+    elif in_place is not None and in_place(sh):
+        statuses.append(_stage_in_place(sh, run, stdin, sh.out, sh.err, True))
     else:
-        statuses.append(_stage_in_subshell(sh, last, stdin, sh.out, sh.err))
+        statuses.append(_stage_in_subshell(sh, forked, simple, stdin, sh.out, sh.err))
     return statuses
 
 
-def _stage_in_subshell(sh, stage: _Stage, stdin, out, err) -> int:
+def _stage_in_subshell(sh, stage: Callable, simple: bool, stdin, out, err) -> int:
     child = sh.subshell()
     child.stdin, child.out, child.err = stdin, out, err
-    return child.run_subshell(stage.forked, stage.simple)
+    return child.run_subshell(stage, simple)
 
 
 def _stage_in_place(sh, stage: Callable, stdin, out, err, isolated: bool) -> int:
