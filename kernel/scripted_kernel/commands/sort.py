@@ -106,11 +106,17 @@ def _key_texts(lines: list, key: Key, sep) -> list:
 def _key_column(texts: list, key: Key, record_sep: str) -> list:
     """The sort values of one key for every line (negated or wrapped when the key is reversed)."""
     reversed_ = "r" in key.flags
-    if key.flags.replace("r", "") == "n" and record_sep == "\n":
+    if _plain_numeric(key, record_sep):
         values = _numeric_keys(texts)
         return [-v for v in values] if reversed_ else values
     values = [_transform(text, key.flags) for text in texts]
     return [Reverse(v) for v in values] if reversed_ else values
+
+
+def _plain_numeric(key: Key, record_sep: str) -> bool:
+    """A key of -n alone (perhaps reversed) over lines: its values are floats, all made at once
+    (_numeric_keys)."""
+    return key.flags.replace("r", "") == "n" and record_sep == "\n"
 
 
 def _numeric_keys(lines: list) -> list:
@@ -305,7 +311,7 @@ def run(sh, argv):
 def _repeats_numeric_keys(lines: list, column, spec: Key, record_sep: str) -> bool:
     """Whether a numeric key looks repeated often (judged on a sample of at most about 512
     lines): then grouping lines by value beats sorting them all by whole line first."""
-    if spec.flags.replace("r", "") != "n" or record_sep != "\n" or len(lines) < 64:
+    if not _plain_numeric(spec, record_sep) or len(lines) < 64:
         return False
     values = column(lines[::max(1, len(lines) // 512)], spec)
     return len(set(values)) * 2 < len(values)

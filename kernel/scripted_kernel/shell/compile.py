@@ -200,7 +200,7 @@ class Compiler:
             sh.err_trap_held += held
             try:
                 # `! cmd` and `time cmd` run the command itself
-                statuses = _run_piped(sh, feeders, last_stage) if len(stages) > 1 else [last(sh)]
+                statuses = _run_piped(sh, feeders, last_stage) if feeders else [last(sh)]
             finally:
                 sh.errexit_suppressed -= suppressed
                 sh.err_trap_held -= held

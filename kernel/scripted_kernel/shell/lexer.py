@@ -16,7 +16,7 @@ from typing import Callable, Final, Optional
 from .nodes import (TRANSFORMS, ArithSub, Assign, ArrayElem, CommandSub, DoubleQuoted, HereDoc, Lit,
                     ParamExp, ProcessSub, SingleQuoted, Tilde, Word)
 from .errors import ShellSyntaxError
-from .limits import active_budget
+from .limits import check_stop
 from .escapes import decode as decode_escapes
 from .patterns import group_end
 
@@ -131,9 +131,7 @@ class Source:
         `x[$((x[$((...` looks ahead to the end of the script for its `))`)."""
         self.steps += 1
         if not self.steps & 63:
-            budget = active_budget()
-            if budget is not None:
-                budget.check_stop()
+            check_stop()
 
 
 def _ends_in_escape(line: str) -> bool:

@@ -189,6 +189,14 @@ def check_clock():
         budget.check_clock()
 
 
+def check_stop():
+    """Stop with the deadline or cancel error if one has come: check_clock without the memory
+    check (its read of /proc is too dear for the parser's frequent checks)."""
+    budget = active_budget()
+    if budget is not None:
+        budget.check_stop()
+
+
 def timed_out() -> Cancelled:
     """The error for a deadline that passed inside a call that was given the time left."""
     budget = active_budget()
