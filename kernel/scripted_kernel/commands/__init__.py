@@ -1,26 +1,24 @@
-"""Commands a script can run besides the shell builtins: text commands reading stdin.
+"""Commands a script can run besides the shell builtins: text commands, file commands.
 
-Each command is one module exposing `NAMES` and `run(sh, argv) -> status`; it reads `sh.stdin`,
-writes through `sh.out` / `sh.err`, and may read the script's exported variables with
-`sh.exported_env()`. `COMMANDS` maps every name to its function.
+Each command is a function `fn(ctx, argv) -> status` registered with `@command(...)`
+(`registry.py`): it sees the script through a `CommandContext` (shell/context.py) — standard
+streams, files, exported variables, budget — and never the interpreter. Importing this package
+imports every module in it, so that each registers its commands.
 """
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Callable
 
-COMMANDS: dict[str, Callable] = {}
-FILE_COMMANDS: set[str] = set()     # commands of modules with NEEDS_FILES: absent in logic mode
+from .registry import COMMANDS, FILE_COMMANDS, USAGE, command
 
 
 def _load():
     for info in pkgutil.iter_modules(__path__):
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        for name in getattr(module, "NAMES", ()):
-            COMMANDS[name] = module.run
-            if getattr(module, "NEEDS_FILES", False):
-                FILE_COMMANDS.add(name)
+        if not info.name.startswith("_") and info.name != "registry":
+            importlib.import_module(f"{__name__}.{info.name}")
 
 
 _load()
+
+__all__ = ["COMMANDS", "FILE_COMMANDS", "USAGE", "command"]

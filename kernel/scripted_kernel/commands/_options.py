@@ -129,9 +129,9 @@ class Inputs:
     filesystem layer. A file that cannot be read is reported in the command's own wording
     (`message`, with {cmd}, {name}, {reason}) and `status` becomes `fail_status`."""
 
-    def __init__(self, sh, cmd: str, operands: list, fail_status: int = 1,
+    def __init__(self, ctx, cmd: str, operands: list, fail_status: int = 1,
                  message: str = "{cmd}: {name}: {reason}"):
-        self.sh = sh
+        self.ctx = ctx
         self.cmd = cmd
         self.operands = operands or ["-"]
         self.fail_status = fail_status
@@ -140,33 +140,33 @@ class Inputs:
 
     def __iter__(self):
         """(name, text) of each operand that could be read."""
-        for name, text in access.read_operands(self.sh, self.operands, self._report):
+        for name, text in access.read_operands(self.ctx, self.operands, self._report):
             if text is not None:
                 yield name, text
 
     def _report(self, name: str, reason: str):
         self.status = self.fail_status
-        self.sh.err(self.message.format(cmd=self.cmd, name=name, reason=reason) + "\n")
+        self.ctx.err(self.message.format(cmd=self.cmd, name=name, reason=reason) + "\n")
 
     def text(self) -> str:
         """All operands' contents, one after the other."""
         return "".join(text for _, text in self)
 
 
-def read_input(sh, cmd: str, operands: list, fail_status: int = 1) -> tuple[str, int]:
+def read_input(ctx, cmd: str, operands: list, fail_status: int = 1) -> tuple[str, int]:
     """(the operands' contents joined, 0 or `fail_status` if one could not be read)."""
-    inputs = Inputs(sh, cmd, operands, fail_status)
+    inputs = Inputs(ctx, cmd, operands, fail_status)
     text = inputs.text()
     return text, inputs.status
 
 
-def run_guarded(cmd: str, sh, body) -> int:
+def run_guarded(cmd: str, ctx, body) -> int:
     """Run body(); a UsageError becomes its message on stderr and its status."""
     try:
         return body()
     except UsageError as e:
         if e.message:
-            sh.err(e.message + "\n")
+            ctx.err(e.message + "\n")
         return e.status
 
 

@@ -1,9 +1,9 @@
 """cat: copies standard input (logic mode has no files; `-` is standard input)."""
 from __future__ import annotations
 
-from ._options import read_input, parse, run_guarded
+from ._options import read_input, parse
+from .registry import command
 
-NAMES = ("cat",)
 
 
 def _visible(line: str, ends: bool, tabs: bool) -> str:
@@ -27,38 +27,37 @@ def _visible(line: str, ends: bool, tabs: bool) -> str:
     return "".join(out)
 
 
-def run(sh, argv):
-    def body():
-        opts, ops = parse("cat", argv, short_flags="nbsAvETeut",
-                          long_flags={"number": "n", "number-nonblank": "b", "squeeze-blank": "s",
-                                      "show-all": "A", "show-nonprinting": "v", "show-ends": "E",
-                                      "show-tabs": "T"})
-        text, status = read_input(sh, "cat", ops)
-        lines = text.splitlines(keepends=True)
-        if opts.has("s"):
-            squeezed = []
-            for line in lines:
-                if line == "\n" and squeezed and squeezed[-1] == "\n":
-                    continue
-                squeezed.append(line)
-            lines = squeezed
-        show_all = opts.has("A")
-        ends = show_all or opts.has("E") or opts.has("e")
-        tabs = show_all or opts.has("T") or opts.has("t")
-        visible = show_all or opts.has("v") or opts.has("e") or opts.has("t")
-        if visible or ends or tabs:
-            lines = [_visible(ln, ends, tabs) if visible else
-                     ln.replace("\t", "^I" if tabs else "\t").replace("\n", "$\n" if ends else "\n")
-                     for ln in lines]
-        if opts.has("b") or opts.has("n"):
-            out, k = [], 0
-            for ln in lines:
-                if opts.has("b") and ln.strip("\n$") == "":
-                    out.append(ln)
-                    continue
-                k += 1
-                out.append(f"{k:6d}\t{ln}")
-            lines = out
-        sh.out("".join(lines))
-        return status
-    return run_guarded("cat", sh, body)
+@command("cat")
+def run(ctx, argv):
+    opts, ops = parse("cat", argv, short_flags="nbsAvETeut",
+                      long_flags={"number": "n", "number-nonblank": "b", "squeeze-blank": "s",
+                                  "show-all": "A", "show-nonprinting": "v", "show-ends": "E",
+                                  "show-tabs": "T"})
+    text, status = read_input(ctx, "cat", ops)
+    lines = text.splitlines(keepends=True)
+    if opts.has("s"):
+        squeezed = []
+        for line in lines:
+            if line == "\n" and squeezed and squeezed[-1] == "\n":
+                continue
+            squeezed.append(line)
+        lines = squeezed
+    show_all = opts.has("A")
+    ends = show_all or opts.has("E") or opts.has("e")
+    tabs = show_all or opts.has("T") or opts.has("t")
+    visible = show_all or opts.has("v") or opts.has("e") or opts.has("t")
+    if visible or ends or tabs:
+        lines = [_visible(ln, ends, tabs) if visible else
+                 ln.replace("\t", "^I" if tabs else "\t").replace("\n", "$\n" if ends else "\n")
+                 for ln in lines]
+    if opts.has("b") or opts.has("n"):
+        out, k = [], 0
+        for ln in lines:
+            if opts.has("b") and ln.strip("\n$") == "":
+                out.append(ln)
+                continue
+            k += 1
+            out.append(f"{k:6d}\t{ln}")
+        lines = out
+    ctx.out("".join(lines))
+    return status

@@ -1,9 +1,9 @@
 """column: align whitespace- (or -s) separated input into a table (-t), or fill columns."""
 from __future__ import annotations
 
-from ._options import read_input, parse, run_guarded, split_lines
+from ._options import read_input, parse, split_lines
+from .registry import command
 
-NAMES = ("column",)
 
 
 def _split_any(line: str, separators: str) -> list:
@@ -16,26 +16,25 @@ def _split_any(line: str, separators: str) -> list:
     return cells
 
 
-def run(sh, argv):
-    def body():
-        opts, ops = parse("column", argv, short_flags="tnxe", short_values="sco",
-                          long_flags={"table": "t"},
-                          long_values={"separator": "s", "output-separator": "o", "output-width": "c"})
-        text, status = read_input(sh, "column", ops)
-        lines = [ln for ln in split_lines(text) if ln.strip()]
-        if not opts.has("t"):
-            sh.out("".join(ln + "\n" for ln in lines))
-            return status
-        seps = opts.get("s")
-        # util-linux 2.38: -s splits at every separator character (empty cells stay), a short
-        # row gets empty cells, and every column but the last is padded
-        rows = [ln.split() if seps is None else _split_any(ln, seps) for ln in lines]
-        width = max((len(r) for r in rows), default=0)
-        rows = [r + [""] * (width - len(r)) for r in rows]
-        widths = [max(len(r[k]) for r in rows) for k in range(width)]
-        gap = opts.get("o", "  ")
-        out = [gap.join(c.ljust(widths[k]) if k < width - 1 else c for k, c in enumerate(r)) + "\n"
-               for r in rows]
-        sh.out("".join(out))
-        return 0
-    return run_guarded("column", sh, body)
+@command("column")
+def run(ctx, argv):
+    opts, ops = parse("column", argv, short_flags="tnxe", short_values="sco",
+                      long_flags={"table": "t"},
+                      long_values={"separator": "s", "output-separator": "o", "output-width": "c"})
+    text, status = read_input(ctx, "column", ops)
+    lines = [ln for ln in split_lines(text) if ln.strip()]
+    if not opts.has("t"):
+        ctx.out("".join(ln + "\n" for ln in lines))
+        return status
+    seps = opts.get("s")
+    # util-linux 2.38: -s splits at every separator character (empty cells stay), a short
+    # row gets empty cells, and every column but the last is padded
+    rows = [ln.split() if seps is None else _split_any(ln, seps) for ln in lines]
+    width = max((len(r) for r in rows), default=0)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    widths = [max(len(r[k]) for r in rows) for k in range(width)]
+    gap = opts.get("o", "  ")
+    out = [gap.join(c.ljust(widths[k]) if k < width - 1 else c for k, c in enumerate(r)) + "\n"
+           for r in rows]
+    ctx.out("".join(out))
+    return 0

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from ..fs import FsError, access
 from ..shell.limits import time_left
-from ._options import UsageError, parse, run_guarded
+from ._options import UsageError, parse
+from .registry import command
 
-NAMES = ("curl",)
 MAX_REDIRECTS = 10
 
 
@@ -18,12 +18,12 @@ class _Refused(Exception):
     pass
 
 
-def allowed(sh, url: str) -> bool:
-    prefixes = getattr(sh, "network_allow", ()) or ()
+def allowed(ctx, url: str) -> bool:
+    prefixes = ctx.network
     return any(url.startswith(p) for p in prefixes)
 
 
-def _redirects(sh, follow: bool):
+def _redirects(ctx, follow: bool):
     """A handler following a redirect only when -L asked for it and the target is allowed
     (urllib is imported when a script first uses curl: most never do)."""
     import urllib.request
@@ -32,7 +32,7 @@ def _redirects(sh, follow: bool):
         def redirect_request(self, req, fp, code, msg, headers, newurl):
             if not follow:
                 return None
-            if not allowed(sh, newurl):
+            if not allowed(ctx, newurl):
                 raise _Refused(newurl)
             return super().redirect_request(req, fp, code, msg, headers, newurl)
     return Redirects()
@@ -43,7 +43,7 @@ def _host(url: str) -> str:
     return urllib.parse.urlsplit(url).hostname or url
 
 
-def _curl(sh, argv):
+def _curl(ctx, argv):
     import urllib.error
     import urllib.request
     opts, ops = parse("curl", argv, short_flags="sSfLiIGkv", short_values="XHdowmAeu",
@@ -61,11 +61,11 @@ def _curl(sh, argv):
     if "://" not in url:
         url = "http://" + url
     quiet = opts.has("s") and not opts.has("S")
-    if not allowed(sh, url):
+    if not allowed(ctx, url):
         if not quiet:
-            sh.err(f"curl: (6) Could not resolve host: {_host(url)}\n")
+            ctx.err(f"curl: (6) Could not resolve host: {_host(url)}\n")
         return 6
-    data = _body(sh, opts)
+    data = _body(ctx, opts)
     method = opts.get("X")
     headers = {}
     for h in opts.all("H"):
@@ -85,11 +85,11 @@ def _curl(sh, argv):
         headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
     request = urllib.request.Request(url, data=data.encode("utf-8", "surrogateescape") if data is not None else None,
                                      headers=headers, method=method or ("HEAD" if opts.has("I") else None))
-    opener = urllib.request.build_opener(_redirects(sh, opts.has("L")))
+    opener = urllib.request.build_opener(_redirects(ctx, opts.has("L")))
     timeout = time_left() or 30.0
     if opts.has("m"):
         timeout = min(timeout, float(opts.get("m")))
-    limit = sh.limits.max_output_bytes
+    limit = ctx.limits.max_output_bytes
     try:
         try:
             response = opener.open(request, timeout=max(timeout, 0.05))
@@ -101,22 +101,22 @@ def _curl(sh, argv):
         header_items = list(response.headers.items())
     except _Refused as e:
         if not quiet:
-            sh.err(f"curl: (6) Could not resolve host: {_host(str(e))}\n")
+            ctx.err(f"curl: (6) Could not resolve host: {_host(str(e))}\n")
         return 6
     except (urllib.error.URLError, OSError, ValueError) as e:
         if not quiet:
             reason = getattr(e, "reason", e)
-            sh.err(f"curl: (7) Failed to connect to {_host(url)}: {reason}\n"
+            ctx.err(f"curl: (7) Failed to connect to {_host(url)}: {reason}\n"
                    if "timed out" not in str(reason) else "curl: (28) Operation timed out\n")
         return 28 if "timed out" in str(getattr(e, "reason", e)) else 7
     if len(body) > limit:
         if not quiet:
-            sh.err("curl: (63) Maximum file size exceeded\n")
+            ctx.err("curl: (63) Maximum file size exceeded\n")
         return 63
-    sh.budget.note(len(body))
+    ctx.budget.note(len(body))
     if opts.has("f") and status >= 400:
         if not quiet:
-            sh.err(f"curl: (22) The requested URL returned error: {status}\n")
+            ctx.err(f"curl: (22) The requested URL returned error: {status}\n")
         return 22
     text = body.decode("utf-8", "surrogateescape")
     if opts.has("i") or opts.has("I"):
@@ -124,19 +124,19 @@ def _curl(sh, argv):
         text = head + ("" if opts.has("I") else text)
     if opts.has("o") and opts.get("o") != "-":
         try:
-            access.writer(sh, opts.get("o"))(text)
+            access.writer(ctx, opts.get("o"))(text)
         except FsError as e:
-            sh.err(f"curl: (23) Failure writing output to destination: {e.strerror}\n")
+            ctx.err(f"curl: (23) Failure writing output to destination: {e.strerror}\n")
             return 23
     else:
-        sh.out(text)
+        ctx.out(text)
     if opts.has("w"):
-        sh.out(opts.get("w").replace("%{http_code}", str(status)).replace("%{url_effective}", url)
+        ctx.out(opts.get("w").replace("%{http_code}", str(status)).replace("%{url_effective}", url)
                .replace("\\n", "\n"))
     return 0
 
 
-def _body(sh, opts):
+def _body(ctx, opts):
     """-d/--data (joined with &), --data-binary @file, --data-urlencode NAME=VALUE."""
     import urllib.parse
     pieces = []
@@ -144,7 +144,7 @@ def _body(sh, opts):
         for value in opts.all(key):
             if value.startswith("@") and key != "data-raw":
                 try:
-                    value = access.read_text(sh, value[1:])
+                    value = access.read_text(ctx, value[1:])
                 except FsError as e:
                     raise UsageError(f"curl: Failed to open {value[1:]}: {e.strerror}", 26) from None
                 if key == "d":
@@ -156,5 +156,6 @@ def _body(sh, opts):
     return "&".join(pieces) if pieces else None
 
 
-def run(sh, argv):
-    return run_guarded("curl", sh, lambda: _curl(sh, argv))
+@command("curl", own_help=True)
+def run(ctx, argv):
+    return _curl(ctx, argv)

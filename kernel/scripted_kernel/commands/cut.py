@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import re
 
-from ._options import read_input, bad_usage, parse, run_guarded, split_lines
+from ._options import read_input, bad_usage, parse, split_lines
+from .registry import command
 
-NAMES = ("cut",)
 
 
 def _ranges(spec: str) -> list[tuple[int, int]]:
@@ -65,62 +65,61 @@ def _cut_span(lines, delim: str, out_delim: str, span, only_delimited: bool) -> 
     return [out_delim.join(line.split(delim, maxsplit)[keep]) if delim in line else line for line in lines]
 
 
-def run(sh, argv):
-    def body():
-        opts, ops = parse("cut", argv, short_flags="snz", short_values="bcfd",
-                          long_flags={"only-delimited": "s", "complement": "complement",
-                                      "zero-terminated": "z"},
-                          long_values={"bytes": "b", "characters": "c", "fields": "f",
-                                       "delimiter": "d", "output-delimiter": "output-delimiter"})
-        modes = [m for m in "bcf" if opts.has(m)]
-        if len(modes) != 1:
-            raise bad_usage("cut", "you must specify a list of bytes, characters, or fields" if not modes
-                            else "only one type of list may be specified")
-        mode = modes[0]
-        ranges = _ranges(opts.get(mode))
-        complement = opts.has("complement")
-        delim = opts.get("d", "\t")
-        if len(delim) != 1:
-            raise bad_usage("cut", "the delimiter must be a single character")
-        if opts.has("d") and mode != "f":
-            raise bad_usage("cut", "an input delimiter may be specified only when operating on fields")
-        out_delim = opts.get("output-delimiter", delim if mode == "f" else "")
-        sep = "\0" if opts.has("z") else "\n"
-        text, status = read_input(sh, "cut", ops)
-        span = _single_span(ranges) if not complement else None
-        if mode == "f" and span == (1, 1) and not opts.has("s") and delim != sep and text:
-            # `cut -d' ' -f1`: each line up to its first delimiter, in one pass over the text
-            out_text = re.sub(re.escape(delim) + f"[^{sep}]*", "", text)
-            sh.out(out_text if out_text.endswith(sep) else out_text + sep)
-            return status
-        lines = split_lines(text, sep)
-        if span is not None:
-            if mode == "f":
-                out = _cut_span(lines, delim, out_delim, span, opts.has("s"))
-            elif mode == "c":
-                out = [line[span[0] - 1:span[1]] for line in lines]
-            else:
-                out = [line.encode("utf-8", "surrogateescape")[span[0] - 1:span[1]]
-                       .decode("utf-8", "surrogateescape") for line in lines]
-            lines = ()
-        else:
-            out = []
-        for line in lines:
-            if mode == "f":
-                if delim not in line:
-                    if not opts.has("s"):
-                        out.append(line)
-                    continue
-                fields = line.split(delim)
-                out.append(out_delim.join(fields[i - 1] for i in _selected(len(fields), ranges, complement)))
-            else:
-                units = list(line) if mode == "c" else list(line.encode("utf-8", "surrogateescape"))
-                picks = _selected(len(units), ranges, complement)
-                if mode == "c":
-                    out.append("".join(units[i - 1] for i in picks))
-                else:
-                    out.append(bytes(units[i - 1] for i in picks).decode("utf-8", "surrogateescape"))
-        if out:
-            sh.out(sep.join(out) + sep)
+@command("cut")
+def run(ctx, argv):
+    opts, ops = parse("cut", argv, short_flags="snz", short_values="bcfd",
+                      long_flags={"only-delimited": "s", "complement": "complement",
+                                  "zero-terminated": "z"},
+                      long_values={"bytes": "b", "characters": "c", "fields": "f",
+                                   "delimiter": "d", "output-delimiter": "output-delimiter"})
+    modes = [m for m in "bcf" if opts.has(m)]
+    if len(modes) != 1:
+        raise bad_usage("cut", "you must specify a list of bytes, characters, or fields" if not modes
+                        else "only one type of list may be specified")
+    mode = modes[0]
+    ranges = _ranges(opts.get(mode))
+    complement = opts.has("complement")
+    delim = opts.get("d", "\t")
+    if len(delim) != 1:
+        raise bad_usage("cut", "the delimiter must be a single character")
+    if opts.has("d") and mode != "f":
+        raise bad_usage("cut", "an input delimiter may be specified only when operating on fields")
+    out_delim = opts.get("output-delimiter", delim if mode == "f" else "")
+    sep = "\0" if opts.has("z") else "\n"
+    text, status = read_input(ctx, "cut", ops)
+    span = _single_span(ranges) if not complement else None
+    if mode == "f" and span == (1, 1) and not opts.has("s") and delim != sep and text:
+        # `cut -d' ' -f1`: each line up to its first delimiter, in one pass over the text
+        out_text = re.sub(re.escape(delim) + f"[^{sep}]*", "", text)
+        ctx.out(out_text if out_text.endswith(sep) else out_text + sep)
         return status
-    return run_guarded("cut", sh, body)
+    lines = split_lines(text, sep)
+    if span is not None:
+        if mode == "f":
+            out = _cut_span(lines, delim, out_delim, span, opts.has("s"))
+        elif mode == "c":
+            out = [line[span[0] - 1:span[1]] for line in lines]
+        else:
+            out = [line.encode("utf-8", "surrogateescape")[span[0] - 1:span[1]]
+                   .decode("utf-8", "surrogateescape") for line in lines]
+        lines = ()
+    else:
+        out = []
+    for line in lines:
+        if mode == "f":
+            if delim not in line:
+                if not opts.has("s"):
+                    out.append(line)
+                continue
+            fields = line.split(delim)
+            out.append(out_delim.join(fields[i - 1] for i in _selected(len(fields), ranges, complement)))
+        else:
+            units = list(line) if mode == "c" else list(line.encode("utf-8", "surrogateescape"))
+            picks = _selected(len(units), ranges, complement)
+            if mode == "c":
+                out.append("".join(units[i - 1] for i in picks))
+            else:
+                out.append(bytes(units[i - 1] for i in picks).decode("utf-8", "surrogateescape"))
+    if out:
+        ctx.out(sep.join(out) + sep)
+    return status

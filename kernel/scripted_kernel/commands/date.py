@@ -6,17 +6,17 @@ import re
 import time
 
 from ..fs import FsError
-from ._options import UsageError, parse, run_guarded
+from ._options import UsageError, parse
+from .registry import command
 
-NAMES = ("date",)
 ISO_FORMATS = {"date": "%Y-%m-%d", "hours": "%Y-%m-%dT%H%:z", "minutes": "%Y-%m-%dT%H:%M%:z",
                "seconds": "%Y-%m-%dT%H:%M:%S%:z", "ns": "%Y-%m-%dT%H:%M:%S,%N%:z"}
 
 
-def _zone(sh, utc: bool):
+def _zone(ctx, utc: bool):
     if utc:
         return dt.timezone.utc
-    name = sh.exported_env().get("TZ")
+    name = ctx.env().get("TZ")
     if name:
         try:
             from zoneinfo import ZoneInfo
@@ -64,28 +64,27 @@ def _format(when: dt.datetime, fmt: str) -> str:
     return when.strftime(fmt)
 
 
-def run(sh, argv):
-    def body():
-        opts, ops = parse("date", argv, short_flags="uR", short_values="dIr",
-                          long_flags={"utc": "u", "universal": "u", "rfc-email": "R"},
-                          long_values={"date": "d", "iso-8601": "I", "reference": "r"})
-        tz = _zone(sh, opts.has("u"))
-        when = _parse_when(opts.get("d"), tz) if opts.has("d") else dt.datetime.fromtimestamp(time.time(), tz)
-        if opts.has("r"):
-            try:
-                when = dt.datetime.fromtimestamp(sh.fs.stat(sh.path(opts.get("r"))).mtime, tz)
-            except FsError as e:
-                raise UsageError(f"date: {opts.get('r')}: {e.strerror}") from None
-        fmt = "%a %b %e %H:%M:%S %Z %Y"
-        for op in ops:
-            if op.startswith("+"):
-                fmt = op[1:]
-            else:
-                raise UsageError(f"date: setting the time is not allowed: '{op}'")
-        if opts.has("I"):
-            fmt = ISO_FORMATS.get(opts.get("I") or "date", ISO_FORMATS["date"])
-        if opts.has("R"):
-            fmt = "%a, %d %b %Y %H:%M:%S %z"
-        sh.out(_format(when, fmt) + "\n")
-        return 0
-    return run_guarded("date", sh, body)
+@command("date")
+def run(ctx, argv):
+    opts, ops = parse("date", argv, short_flags="uR", short_values="dIr",
+                      long_flags={"utc": "u", "universal": "u", "rfc-email": "R"},
+                      long_values={"date": "d", "iso-8601": "I", "reference": "r"})
+    tz = _zone(ctx, opts.has("u"))
+    when = _parse_when(opts.get("d"), tz) if opts.has("d") else dt.datetime.fromtimestamp(time.time(), tz)
+    if opts.has("r"):
+        try:
+            when = dt.datetime.fromtimestamp(ctx.fs.stat(ctx.path(opts.get("r"))).mtime, tz)
+        except FsError as e:
+            raise UsageError(f"date: {opts.get('r')}: {e.strerror}") from None
+    fmt = "%a %b %e %H:%M:%S %Z %Y"
+    for op in ops:
+        if op.startswith("+"):
+            fmt = op[1:]
+        else:
+            raise UsageError(f"date: setting the time is not allowed: '{op}'")
+    if opts.has("I"):
+        fmt = ISO_FORMATS.get(opts.get("I") or "date", ISO_FORMATS["date"])
+    if opts.has("R"):
+        fmt = "%a, %d %b %Y %H:%M:%S %z"
+    ctx.out(_format(when, fmt) + "\n")
+    return 0

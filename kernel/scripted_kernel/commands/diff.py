@@ -4,10 +4,9 @@ from __future__ import annotations
 import time
 
 from ..fs import FsError, access
-from ._options import UsageError, bad_usage, parse, run_guarded
+from ._options import UsageError, bad_usage, parse
+from .registry import command
 
-NAMES = ("diff", "cmp")
-NEEDS_FILES = True       # without a filesystem (logic mode) these commands do not exist
 
 
 class Myers:
@@ -99,9 +98,9 @@ def _opcodes(edits: list) -> list:
     return out
 
 
-def _read(sh, cmd: str, name: str) -> str:
+def _read(ctx, cmd: str, name: str) -> str:
     try:
-        return sh.stdin.read_all() if name == "-" else access.read_text(sh, name)
+        return ctx.stdin.read_all() if name == "-" else access.read_text(ctx, name)
     except FsError as e:
         raise UsageError(f"{cmd}: {name}: {e.strerror}", 2) from None
 
@@ -137,9 +136,9 @@ def _normal(a: list, b: list, opcodes) -> str:
     return "".join(out)
 
 
-def _stamp(sh, name: str) -> str:
+def _stamp(ctx, name: str) -> str:
     try:
-        mtime = sh.fs.stat(sh.path(name)).mtime if name != "-" else time.time()
+        mtime = ctx.fs.stat(ctx.path(name)).mtime if name != "-" else time.time()
     except FsError:
         mtime = time.time()
     local = time.localtime(mtime)
@@ -147,9 +146,9 @@ def _stamp(sh, name: str) -> str:
         time.strftime("%z", local)
 
 
-def _unified(sh, names: tuple, a: list, b: list, matcher, context: int, labels: list) -> str:
-    out = [f"--- {labels[0] if labels else names[0] + chr(9) + _stamp(sh, names[0])}\n",
-           f"+++ {labels[1] if len(labels) > 1 else names[1] + chr(9) + _stamp(sh, names[1])}\n"]
+def _unified(ctx, names: tuple, a: list, b: list, matcher, context: int, labels: list) -> str:
+    out = [f"--- {labels[0] if labels else names[0] + chr(9) + _stamp(ctx, names[0])}\n",
+           f"+++ {labels[1] if len(labels) > 1 else names[1] + chr(9) + _stamp(ctx, names[1])}\n"]
     for group in matcher.get_grouped_opcodes(context):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
         old = f"{i1 + 1 if i2 > i1 else i1}" + (f",{i2 - i1}" if i2 - i1 != 1 else "")
@@ -164,7 +163,7 @@ def _unified(sh, names: tuple, a: list, b: list, matcher, context: int, labels: 
     return "".join(out)
 
 
-def _diff(sh, argv):
+def _diff(ctx, argv):
     opts, ops = parse("diff", argv, short_flags="uqsiwbBtNa", short_values="UL",
                       long_flags={"unified": "u", "brief": "q", "report-identical-files": "s",
                                   "ignore-case": "i", "ignore-all-space": "w",
@@ -172,7 +171,7 @@ def _diff(sh, argv):
                       long_values={"label": "L"}, status=2)
     if len(ops) != 2:
         raise bad_usage("diff", "missing operand after '" + ops[0] + "'" if ops else "missing operand", 2)
-    texts = [_read(sh, "diff", name) for name in ops]
+    texts = [_read(ctx, "diff", name) for name in ops]
     a, b = _lines(texts[0]), _lines(texts[1])
 
     def key(line: str) -> str:
@@ -189,30 +188,30 @@ def _diff(sh, argv):
     same = all(tag == "equal" for tag, *_ in matcher.get_opcodes())
     if same:
         if opts.has("s"):
-            sh.out(f"Files {ops[0]} and {ops[1]} are identical\n")
+            ctx.out(f"Files {ops[0]} and {ops[1]} are identical\n")
         return 0
     if opts.has("q"):
-        sh.out(f"Files {ops[0]} and {ops[1]} differ\n")
+        ctx.out(f"Files {ops[0]} and {ops[1]} differ\n")
     elif opts.has("u") or opts.has("U"):
         context = int(opts.get("U", "3")) if opts.has("U") else 3
-        sh.out(_unified(sh, tuple(ops), a, b, matcher, context, opts.all("L")))
+        ctx.out(_unified(ctx, tuple(ops), a, b, matcher, context, opts.all("L")))
     else:
-        sh.out(_normal(a, b, matcher.get_opcodes()))
+        ctx.out(_normal(a, b, matcher.get_opcodes()))
     return 1
 
 
-def _cmp(sh, argv):
+def _cmp(ctx, argv):
     opts, ops = parse("cmp", argv, short_flags="sbl", long_flags={"silent": "s", "quiet": "s"},
                       status=2)
     if not ops:
         raise bad_usage("cmp", "missing operand", 2)
     names = ops + ["-"] if len(ops) == 1 else ops[:2]
-    data = [_read(sh, "cmp", name).encode("utf-8", "surrogateescape") for name in names]
+    data = [_read(ctx, "cmp", name).encode("utf-8", "surrogateescape") for name in names]
     line = 1
     for k, (x, y) in enumerate(zip(*data)):
         if x != y:
             if not opts.has("s"):
-                sh.out(f"{names[0]} {names[1]} differ: byte {k + 1}, line {line}\n")
+                ctx.out(f"{names[0]} {names[1]} differ: byte {k + 1}, line {line}\n")
             return 1
         if x == 10:
             line += 1
@@ -222,11 +221,12 @@ def _cmp(sh, argv):
             n = len(data[shorter])
             lines = data[shorter].count(10) + (0 if data[shorter].endswith(b"\n") else 1)
             where = f"after byte {n}, line {lines}" if n else "which is empty"
-            sh.err(f"cmp: EOF on {names[shorter]} {where}\n")
+            ctx.err(f"cmp: EOF on {names[shorter]} {where}\n")
         return 1
     return 0
 
 
-def run(sh, argv):
+@command("diff", "cmp", needs_files=True)
+def run(ctx, argv):
     impl = _diff if argv[0] == "diff" else _cmp
-    return run_guarded(argv[0], sh, lambda: impl(sh, argv))
+    return impl(ctx, argv)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 
 from ..shell.regexes import RegexError, compile_posix
+from .registry import command
 
-NAMES = ("expr",)
 _INT = re.compile(r"-?\d+\Z")
 
 
@@ -153,14 +153,15 @@ def _regex_match(s: str, pattern: str):
     return m.end() if m else 0
 
 
-def run(sh, argv):
+@command("expr")
+def run(ctx, argv):
     args = argv[1:]
     if args and args[0] == "--":
         args = args[1:]
     try:
         value = _Parser(args).parse()
     except ExprError as e:
-        sh.err(e.message + "\n")
+        ctx.err(e.message + "\n")
         return e.status
-    sh.out(f"{value}\n")
+    ctx.out(f"{value}\n")
     return 0 if _truthy(value) else 1

@@ -5,11 +5,10 @@ import random
 import time
 
 from ..fs import FsError
-from ._options import UsageError, bad_usage, parse, run_guarded
+from ._options import UsageError, bad_usage, parse
 from .ls import blocks, human, mode_string
+from .registry import command
 
-NAMES = ("stat", "du", "realpath", "readlink", "mktemp")
-NEEDS_FILES = True       # without a filesystem (logic mode) these commands do not exist
 _KIND_NAMES = {"-": "regular file", "d": "directory", "l": "symbolic link", "c": "character special file"}
 
 
@@ -45,7 +44,7 @@ def _raw_mode(s) -> int:
     return {"-": 0o100000, "d": 0o040000, "l": 0o120000, "c": 0o020000}[s.kind] | s.mode
 
 
-def _stat(sh, argv):
+def _stat(ctx, argv):
     opts, ops = parse("stat", argv, short_flags="Lt", short_values="c",
                       long_flags={"dereference": "L", "terse": "t"},
                       long_values={"format": "c", "printf": "printf"})
@@ -55,16 +54,16 @@ def _stat(sh, argv):
     status = 0
     for name in ops:
         try:
-            s = sh.fs.stat(sh.path(name), follow=opts.has("L"))
+            s = ctx.fs.stat(ctx.path(name), follow=opts.has("L"))
         except FsError as e:
-            sh.err(f"stat: cannot statx '{name}': {e.strerror}\n")
+            ctx.err(f"stat: cannot statx '{name}': {e.strerror}\n")
             status = 1
             continue
-        user = getattr(sh.fs, "user", "user")
+        user = getattr(ctx.fs, "user", "user")
         if fmt is not None:
-            sh.out(_stat_format(fmt, name, s, user) + ("\n" if opts.has("c") else ""))
+            ctx.out(_stat_format(fmt, name, s, user) + ("\n" if opts.has("c") else ""))
             continue
-        sh.out(_stat_format(
+        ctx.out(_stat_format(
             "  File: %N\n  Size: %s\tBlocks: %b          IO Block: 4096   %F\n"
             "Device: 0h/0d\tInode: %i    Links: %h\n"
             "Access: (%04a/%A)  Uid: ( 1000/    %U)   Gid: ( 1000/    %G)\n"
@@ -72,7 +71,7 @@ def _stat(sh, argv):
     return status
 
 
-def _du(sh, argv):
+def _du(ctx, argv):
     opts, ops = parse("du", argv, short_flags="shacbkm", short_values="d",
                       long_flags={"summarize": "s", "human-readable": "h", "all": "a", "total": "c",
                                   "bytes": "b"},
@@ -89,13 +88,13 @@ def _du(sh, argv):
             text = str(-(-size_kb // 1024))
         else:
             text = str(size_kb)
-        sh.out(f"{text}\t{name}\n")
+        ctx.out(f"{text}\t{name}\n")
 
     def walk(name: str, depth: int) -> tuple[int, int]:
-        s = sh.fs.stat(sh.path(name), follow=False)
+        s = ctx.fs.stat(ctx.path(name), follow=False)
         kb, by = blocks(s), s.size
         if s.kind == "d":
-            for entry in sorted(sh.fs.listdir(sh.path(name))):
+            for entry in sorted(ctx.fs.listdir(ctx.path(name))):
                 child = name.rstrip("/") + "/" + entry
                 ckb, cby = walk(child, depth + 1)
                 kb += ckb
@@ -111,14 +110,14 @@ def _du(sh, argv):
             kb, _ = walk(name, 0)
             grand += kb
         except FsError as e:
-            sh.err(f"du: cannot access '{name}': {e.strerror}\n")
+            ctx.err(f"du: cannot access '{name}': {e.strerror}\n")
             status = 1
     if opts.has("c"):
         show(grand, grand * 1024, "total")
     return status
 
 
-def _realpath(sh, argv):
+def _realpath(ctx, argv):
     cmd = argv[0]
     if cmd == "readlink":
         opts, ops = parse(cmd, argv, short_flags="femnqsvz",
@@ -136,40 +135,40 @@ def _realpath(sh, argv):
     for name in ops:
         try:
             if cmd == "readlink" and not (opts.has("f") or opts.has("e") or opts.has("m")):
-                sh.out(sh.fs.readlink(sh.path(name)) + end)
+                ctx.out(ctx.fs.readlink(ctx.path(name)) + end)
                 continue
             if opts.has("s"):
                 from ..fs import lexical
-                sh.out(lexical(sh.path(name)) + end)
+                ctx.out(lexical(ctx.path(name)) + end)
                 continue
             strict = opts.has("e")
             if opts.has("m"):
                 from ..fs import lexical
-                result = _canonical_missing(sh, lexical(sh.path(name)))
+                result = _canonical_missing(ctx, lexical(ctx.path(name)))
             else:
-                result = sh.fs.realpath(sh.path(name), strict=strict)
-            sh.out(result + end)
+                result = ctx.fs.realpath(ctx.path(name), strict=strict)
+            ctx.out(result + end)
         except FsError as e:
             status = 1
             if cmd == "realpath" and not opts.has("q"):
-                sh.err(f"realpath: {name}: {e.strerror}\n")
+                ctx.err(f"realpath: {name}: {e.strerror}\n")
     return status
 
 
-def _canonical_missing(sh, path: str) -> str:
+def _canonical_missing(ctx, path: str) -> str:
     """realpath -m: resolve what exists, keep the missing rest as text."""
     parts = [p for p in path.split("/") if p]
     for k in range(len(parts), -1, -1):
         head = "/" + "/".join(parts[:k])
         try:
-            resolved = sh.fs.realpath(head)
+            resolved = ctx.fs.realpath(head)
         except FsError:
             continue
         return (resolved.rstrip("/") + "/" + "/".join(parts[k:])).rstrip("/") or "/"
     return path
 
 
-def _mktemp(sh, argv):
+def _mktemp(ctx, argv):
     opts, ops = parse("mktemp", argv, short_flags="dqutp", short_values="p",
                       long_flags={"directory": "d", "quiet": "q", "dry-run": "u"},
                       long_values={"tmpdir": "p", "suffix": "suffix"})
@@ -186,19 +185,19 @@ def _mktemp(sh, argv):
         path = (directory.rstrip("/") + "/" + name) if directory else name
         try:
             if opts.has("d"):
-                sh.fs.mkdir(sh.path(path), 0o700)
+                ctx.fs.mkdir(ctx.path(path), 0o700)
             elif not opts.has("u"):
-                if sh.fs.exists(sh.path(path)):
+                if ctx.fs.exists(ctx.path(path)):
                     continue
-                sh.fs.open_write(sh.path(path), mode=0o600)
+                ctx.fs.open_write(ctx.path(path), mode=0o600)
         except FsError as e:
             if e.strerror == "File exists":
                 continue
             if not opts.has("q"):
-                sh.err(f"mktemp: failed to create {'directory' if opts.has('d') else 'file'} via "
+                ctx.err(f"mktemp: failed to create {'directory' if opts.has('d') else 'file'} via "
                        f"template ‘{path[:len(path) - count] + 'X' * count}’: {e.strerror}\n")
             return 1
-        sh.out(path + "\n")
+        ctx.out(path + "\n")
         return 0
     return 1
 
@@ -206,5 +205,6 @@ def _mktemp(sh, argv):
 _IMPLS = {"stat": _stat, "du": _du, "realpath": _realpath, "readlink": _realpath, "mktemp": _mktemp}
 
 
-def run(sh, argv):
-    return run_guarded(argv[0], sh, lambda: _IMPLS[argv[0]](sh, argv))
+@command("stat", "du", "realpath", "readlink", "mktemp", needs_files=True)
+def run(ctx, argv):
+    return _IMPLS[argv[0]](ctx, argv)

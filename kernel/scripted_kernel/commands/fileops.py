@@ -6,23 +6,22 @@ import datetime as dt
 import re
 
 from ..fs import FsError
-from ._options import UsageError, bad_usage, parse, run_guarded
+from ._options import UsageError, bad_usage, parse
+from .registry import command
 
-NAMES = ("mkdir", "rmdir", "rm", "cp", "mv", "touch", "chmod", "ln")
-NEEDS_FILES = True       # without a filesystem (logic mode) these commands do not exist
 
 
 class _Run:
     """One command's state: the shell, its name and whether an operand failed."""
 
-    def __init__(self, sh, cmd: str):
-        self.sh, self.cmd, self.fs, self.status = sh, cmd, sh.fs, 0
+    def __init__(self, ctx, cmd: str):
+        self.ctx, self.cmd, self.fs, self.status = ctx, cmd, ctx.fs, 0
 
     def path(self, name: str) -> str:
-        return self.sh.path(name)
+        return self.ctx.path(name)
 
     def fail(self, message: str):
-        self.sh.err(f"{self.cmd}: {message}\n")
+        self.ctx.err(f"{self.cmd}: {message}\n")
         self.status = 1
 
     def stat(self, name: str, follow: bool = True):
@@ -40,7 +39,7 @@ def _need_operands(cmd: str, ops: list, n: int = 1):
 
 def _mkdir(r: _Run, opts, ops):
     _need_operands("mkdir", ops)
-    mode = _parse_mode(opts.get("m"), 0o777 & ~r.sh.umask, r.sh.umask) if opts.has("m") else None
+    mode = _parse_mode(opts.get("m"), 0o777 & ~r.ctx.umask, r.ctx.umask) if opts.has("m") else None
     for name in ops:
         if opts.has("p"):
             parts = [p for p in name.split("/") if p]
@@ -52,17 +51,17 @@ def _mkdir(r: _Run, opts, ops):
                     continue
                 try:
                     r.fs.mkdir(r.path(here), (mode if k == len(parts) - 1 and mode is not None
-                                              else 0o777 & ~r.sh.umask))
+                                              else 0o777 & ~r.ctx.umask))
                     if opts.has("v"):
-                        r.sh.out(f"mkdir: created directory '{here}'\n")
+                        r.ctx.out(f"mkdir: created directory '{here}'\n")
                 except FsError as e:
                     r.fail(f"cannot create directory '{name}': {e.strerror}")
                     break
             continue
         try:
-            r.fs.mkdir(r.path(name), mode if mode is not None else 0o777 & ~r.sh.umask)
+            r.fs.mkdir(r.path(name), mode if mode is not None else 0o777 & ~r.ctx.umask)
             if opts.has("v"):
-                r.sh.out(f"mkdir: created directory '{name}'\n")
+                r.ctx.out(f"mkdir: created directory '{name}'\n")
         except FsError as e:
             r.fail(f"cannot create directory '{name}': {e.strerror}")
 
@@ -112,7 +111,7 @@ def _rm(r: _Run, opts, ops):
         try:
             r.fs.unlink(r.path(name))
             if opts.has("v"):
-                r.sh.out(f"removed '{name}'\n")
+                r.ctx.out(f"removed '{name}'\n")
         except FsError as e:
             r.fail(f"cannot remove '{name}': {e.strerror}")
 
@@ -132,13 +131,13 @@ def _remove_tree(r: _Run, name: str, verbose: bool):
             try:
                 r.fs.unlink(r.path(child))
                 if verbose:
-                    r.sh.out(f"removed '{child}'\n")
+                    r.ctx.out(f"removed '{child}'\n")
             except FsError as e:
                 r.fail(f"cannot remove '{child}': {e.strerror}")
     try:
         r.fs.rmdir(r.path(name))
         if verbose:
-            r.sh.out(f"removed directory '{name}'\n")
+            r.ctx.out(f"removed directory '{name}'\n")
     except FsError as e:
         r.fail(f"cannot remove '{name}': {e.strerror}")
 
@@ -182,7 +181,7 @@ def _copy(r: _Run, src: str, dst: str, st, keep: bool, no_clobber: bool, verbose
     try:
         if st.is_dir:
             if existing is None:
-                r.fs.mkdir(r.path(dst), st.mode if keep else st.mode & ~r.sh.umask)
+                r.fs.mkdir(r.path(dst), st.mode if keep else st.mode & ~r.ctx.umask)
             elif not existing.is_dir:
                 r.fail(f"cannot overwrite non-directory '{dst}' with directory '{src}'")
                 return
@@ -201,12 +200,12 @@ def _copy(r: _Run, src: str, dst: str, st, keep: bool, no_clobber: bool, verbose
                 r.fail(f"'{src}' and '{dst}' are the same file")
                 return
             data = r.fs.read_bytes(r.path(src))
-            r.fs.open_write(r.path(dst), mode=st.mode & ~r.sh.umask).write_bytes(data)
+            r.fs.open_write(r.path(dst), mode=st.mode & ~r.ctx.umask).write_bytes(data)
         if keep:
             r.fs.chmod(r.path(dst), st.mode)
             r.fs.utime(r.path(dst), st.mtime)
         if verbose:
-            r.sh.out(f"'{src}' -> '{dst}'\n")
+            r.ctx.out(f"'{src}' -> '{dst}'\n")
     except FsError as e:
         r.fail(f"cannot create regular file '{dst}': {e.strerror}" if not st.is_dir
                else f"cannot copy '{src}': {e.strerror}")
@@ -222,7 +221,7 @@ def _mv(r: _Run, opts, ops):
         try:
             r.fs.rename(r.path(src), r.path(dst))
             if opts.has("v"):
-                r.sh.out(f"renamed '{src}' -> '{dst}'\n")
+                r.ctx.out(f"renamed '{src}' -> '{dst}'\n")
         except FsError as e:
             if e.strerror == "Invalid argument":
                 r.fail(f"cannot move '{src}' to a subdirectory of itself, '{dst}'")
@@ -247,7 +246,7 @@ def _touch(r: _Run, opts, ops):
             if r.stat(name) is None:
                 if opts.has("c"):
                     continue
-                r.fs.open_write(r.path(name), append=True, mode=0o666 & ~r.sh.umask)
+                r.fs.open_write(r.path(name), append=True, mode=0o666 & ~r.ctx.umask)
                 if when is None:
                     continue
             r.fs.utime(r.path(name), when if when is not None else _now(r))
@@ -329,10 +328,10 @@ def _chmod_one(r: _Run, spec: str, name: str, recursive: bool, verbose: bool):
         r.fail(f"cannot access '{name}': No such file or directory")
         return
     try:
-        new = _parse_mode(spec, st.mode, r.sh.umask, st.is_dir)
+        new = _parse_mode(spec, st.mode, r.ctx.umask, st.is_dir)
         r.fs.chmod(r.path(name), new)
         if verbose:
-            r.sh.out(f"mode of '{name}' changed from {st.mode:04o} to {new:04o}\n")
+            r.ctx.out(f"mode of '{name}' changed from {st.mode:04o} to {new:04o}\n")
     except FsError as e:
         r.fail(f"changing permissions of '{name}': {e.strerror}")
         return
@@ -365,7 +364,7 @@ def _ln(r: _Run, opts, ops):
             else:
                 r.fs.link(r.path(src), r.path(dst))
             if opts.has("v"):
-                r.sh.out(f"'{dst}' -> '{src}'\n")
+                r.ctx.out(f"'{dst}' -> '{src}'\n")
         except FsError as e:
             if e.strerror == "File exists":
                 r.fail(f"failed to create {'symbolic' if opts.has('s') else 'hard'} link '{dst}': File exists")
@@ -391,18 +390,17 @@ _COMMANDS = {
 }
 
 
-def run(sh, argv):
+@command("mkdir", "rmdir", "rm", "cp", "mv", "touch", "chmod", "ln", needs_files=True)
+def run(ctx, argv):
     cmd = argv[0]
     impl, flags, values, longs, long_values = _COMMANDS[cmd]
 
-    def body():
-        args = argv
-        if cmd == "chmod":          # chmod -w f: a mode that looks like an option
-            args = [a if not re.fullmatch(r"-[rwxXst]+", a) else "\0" + a for a in argv]
-        opts, ops = parse(cmd, args, short_flags=flags, short_values=values,
-                          long_flags=longs, long_values=long_values)
-        ops = [op[1:] if op.startswith("\0") else op for op in ops]
-        r = _Run(sh, cmd)
-        impl(r, opts, ops)
-        return r.status
-    return run_guarded(cmd, sh, body)
+    args = argv
+    if cmd == "chmod":          # chmod -w f: a mode that looks like an option
+        args = [a if not re.fullmatch(r"-[rwxXst]+", a) else "\0" + a for a in argv]
+    opts, ops = parse(cmd, args, short_flags=flags, short_values=values,
+                      long_flags=longs, long_values=long_values)
+    ops = [op[1:] if op.startswith("\0") else op for op in ops]
+    r = _Run(ctx, cmd)
+    impl(r, opts, ops)
+    return r.status

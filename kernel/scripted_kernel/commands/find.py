@@ -5,10 +5,9 @@ import time
 
 from ..fs import FsError
 from ..shell import patterns
-from ._options import UsageError, run_guarded
+from ._options import UsageError
+from .registry import command
 
-NAMES = ("find",)
-NEEDS_FILES = True       # without a filesystem (logic mode) these commands do not exist
 _TESTS_WITH_ARG = {"-name", "-iname", "-path", "-ipath", "-wholename", "-type", "-maxdepth",
                    "-mindepth", "-size", "-mtime", "-mmin", "-newer", "-perm", "-regex", "-user",
                    "-group", "-links", "-printf"}
@@ -235,7 +234,7 @@ class _Entry:
     def is_empty(self) -> bool:
         if self.stat.kind == "d":
             try:
-                return not self.walker.sh.fs.listdir(self.walker.sh.path(self.path))
+                return not self.walker.ctx.fs.listdir(self.walker.ctx.path(self.path))
             except FsError:
                 return False
         return self.stat.kind == "-" and self.stat.size == 0
@@ -246,15 +245,15 @@ class _Entry:
 
 
 class _Walker:
-    def __init__(self, sh):
-        self.sh = sh
+    def __init__(self, ctx):
+        self.ctx = ctx
         self.out: list[str] = []
         self.status = 0
         self.batches: dict = {}
         self._references: dict = {}
 
     def emit(self, text: str) -> bool:
-        self.sh.out(text)
+        self.ctx.out(text)
         return True
 
     def quit(self):
@@ -263,7 +262,7 @@ class _Walker:
     def reference(self, name: str) -> float:
         if name not in self._references:
             try:
-                self._references[name] = self.sh.fs.stat(self.sh.path(name)).mtime
+                self._references[name] = self.ctx.fs.stat(self.ctx.path(name)).mtime
             except FsError as e:
                 raise UsageError(f"find: '{name}': {e.strerror}") from None
         return self._references[name]
@@ -271,12 +270,12 @@ class _Walker:
     def delete(self, ctx) -> bool:
         try:
             if ctx.stat.kind == "d":
-                self.sh.fs.rmdir(self.sh.path(ctx.path))
+                self.ctx.fs.rmdir(self.ctx.path(ctx.path))
             else:
-                self.sh.fs.unlink(self.sh.path(ctx.path))
+                self.ctx.fs.unlink(self.ctx.path(ctx.path))
             return True
         except FsError as e:
-            self.sh.err(f"find: cannot delete '{ctx.path}': {e.strerror}\n")
+            self.ctx.err(f"find: cannot delete '{ctx.path}': {e.strerror}\n")
             self.status = 1
             return False
 
@@ -288,8 +287,11 @@ class _Walker:
         return self._run(argv) == 0
 
     def _run(self, argv: list) -> int:
-        from ..shell.compile import _dispatch
-        return _dispatch(self.sh, argv[0], argv)
+        status = self.ctx.run(argv)
+        if status is None:
+            self.ctx.err(f"find: ‘{argv[0]}’: No such file or directory\n")
+            return 1
+        return status
 
     def flush_batches(self):
         for command, paths in self.batches.items():
@@ -300,15 +302,15 @@ class _Walker:
 
     def walk(self, start: str, expr, parser: _Parser):
         try:
-            stat = self.sh.fs.stat(self.sh.path(start), follow=False)
+            stat = self.ctx.fs.stat(self.ctx.path(start), follow=False)
         except FsError as e:
-            self.sh.err(f"find: '{start}': {e.strerror}\n")
+            self.ctx.err(f"find: '{start}': {e.strerror}\n")
             self.status = 1
             return
         self._visit(start, stat, 0, start, expr, parser)
 
     def _visit(self, path, stat, depth, start, expr, parser):
-        self.sh.budget.check()
+        self.ctx.budget.check()
         ctx = _Entry(self, path, stat, depth, start)
         in_range = depth >= parser.mindepth and (parser.maxdepth is None or depth <= parser.maxdepth)
         matched = False
@@ -318,15 +320,15 @@ class _Walker:
                 self.emit(path + "\n")
         if stat.kind == "d" and not ctx.pruned and (parser.maxdepth is None or depth < parser.maxdepth):
             try:
-                names = sorted(self.sh.fs.listdir(self.sh.path(path)))
+                names = sorted(self.ctx.fs.listdir(self.ctx.path(path)))
             except FsError as e:
-                self.sh.err(f"find: '{path}': {e.strerror}\n")
+                self.ctx.err(f"find: '{path}': {e.strerror}\n")
                 self.status = 1
                 names = []
             for name in names:
                 child = (path if path.endswith("/") else path + "/") + name
                 try:
-                    child_stat = self.sh.fs.stat(self.sh.path(child), follow=False)
+                    child_stat = self.ctx.fs.stat(self.ctx.path(child), follow=False)
                 except FsError:
                     continue
                 self._visit(child, child_stat, depth + 1, start, expr, parser)
@@ -337,23 +339,22 @@ class _Walker:
                 self.emit(path + "\n")
 
 
-def run(sh, argv):
-    def body():
-        args = argv[1:]
-        while args and args[0] in ("-H", "-L", "-P"):
-            args = args[1:]
-        k = 0
-        while k < len(args) and not (args[k].startswith("-") and len(args[k]) > 1 or args[k] in ("!", "(")):
-            k += 1
-        starts, expression = args[:k] or ["."], args[k:]
-        parser = _Parser(expression)
-        expr = parser.parse()
-        walker = _Walker(sh)
-        try:
-            for start in starts:
-                walker.walk(start, expr, parser)
-        except _Quit:
-            pass
-        walker.flush_batches()
-        return walker.status
-    return run_guarded("find", sh, body)
+@command("find", needs_files=True)
+def run(ctx, argv):
+    args = argv[1:]
+    while args and args[0] in ("-H", "-L", "-P"):
+        args = args[1:]
+    k = 0
+    while k < len(args) and not (args[k].startswith("-") and len(args[k]) > 1 or args[k] in ("!", "(")):
+        k += 1
+    starts, expression = args[:k] or ["."], args[k:]
+    parser = _Parser(expression)
+    expr = parser.parse()
+    walker = _Walker(ctx)
+    try:
+        for start in starts:
+            walker.walk(start, expr, parser)
+    except _Quit:
+        pass
+    walker.flush_batches()
+    return walker.status

@@ -4,10 +4,10 @@ from __future__ import annotations
 import regex
 
 from ..fs import FsError, access
-from ._options import UsageError, parse, run_guarded, split_lines
+from ._options import UsageError, parse, split_lines
 from ..shell.regexes import RegexError, RegexTimeout, finditer, matcher, translate
+from .registry import command
 
-NAMES = ("grep", "egrep", "fgrep")
 STDIN_LABEL = "(standard input)"
 
 
@@ -65,175 +65,174 @@ def _matching_lines(search, text: str, count: int):
         line += 1
 
 
-def run(sh, argv):
+@command("grep", "egrep", "fgrep")
+def run(ctx, argv):
     cmd = argv[0]
 
-    def body():
-        opts, ops = parse(cmd, argv, short_flags="EFGPiyvcnoqswxhHzlLbUaIr", short_values="eABCmfd",
-                          long_flags={"extended-regexp": "E", "fixed-strings": "F", "basic-regexp": "G",
-                                      "perl-regexp": "P", "ignore-case": "i", "invert-match": "v",
-                                      "count": "c", "line-number": "n", "only-matching": "o",
-                                      "quiet": "q", "silent": "q", "no-messages": "s",
-                                      "word-regexp": "w", "line-regexp": "x", "no-filename": "h",
-                                      "with-filename": "H", "null-data": "z",
-                                      "files-with-matches": "l", "files-without-match": "L",
-                                      "byte-offset": "b", "text": "a", "recursive": "r",
-                                      "no-ignore-case": "no-ignore-case", "line-buffered": "line-buffered"},
-                          long_values={"regexp": "e", "after-context": "A", "before-context": "B",
-                                       "context": "C", "max-count": "m", "file": "f", "color": "color",
-                                       "colour": "color", "label": "label", "devices": "d",
-                                       "binary-files": "binary-files"},
-                          status=2, numeric_short="C")
-        mode = "E" if cmd == "egrep" else "F" if cmd == "fgrep" else "G"
-        for f in opts.flags:
-            if f in "EFGP":
-                mode = f
-        patterns = []
-        for pattern_file in opts.all("f"):
-            try:
-                patterns.extend(split_lines(access.read_text(sh, pattern_file)))
-            except FsError as e:
-                raise UsageError(f"{cmd}: {pattern_file}: {e.strerror}", 2) from None
-        for p in opts.all("e"):
-            patterns.extend(p.split("\n"))
-        if not opts.has("e") and not opts.has("f"):
-            if not ops:
-                raise UsageError(f"Usage: {cmd} [OPTION]... PATTERNS [FILE]...\n"
-                                 f"Try '{cmd} --help' for more information.", 2)
-            patterns.extend(ops[0].split("\n"))
-            ops = ops[1:]
-        recursive = opts.has("r") or opts.has("R")
-        if recursive and not ops:
-            ops = ["."]
+    opts, ops = parse(cmd, argv, short_flags="EFGPiyvcnoqswxhHzlLbUaIr", short_values="eABCmfd",
+                      long_flags={"extended-regexp": "E", "fixed-strings": "F", "basic-regexp": "G",
+                                  "perl-regexp": "P", "ignore-case": "i", "invert-match": "v",
+                                  "count": "c", "line-number": "n", "only-matching": "o",
+                                  "quiet": "q", "silent": "q", "no-messages": "s",
+                                  "word-regexp": "w", "line-regexp": "x", "no-filename": "h",
+                                  "with-filename": "H", "null-data": "z",
+                                  "files-with-matches": "l", "files-without-match": "L",
+                                  "byte-offset": "b", "text": "a", "recursive": "r",
+                                  "no-ignore-case": "no-ignore-case", "line-buffered": "line-buffered"},
+                      long_values={"regexp": "e", "after-context": "A", "before-context": "B",
+                                   "context": "C", "max-count": "m", "file": "f", "color": "color",
+                                   "colour": "color", "label": "label", "devices": "d",
+                                   "binary-files": "binary-files"},
+                      status=2, numeric_short="C")
+    mode = "E" if cmd == "egrep" else "F" if cmd == "fgrep" else "G"
+    for f in opts.flags:
+        if f in "EFGP":
+            mode = f
+    patterns = []
+    for pattern_file in opts.all("f"):
         try:
-            context_after = int(opts.get("A", opts.get("C", "0")))
-            context_before = int(opts.get("B", opts.get("C", "0")))
-            max_count = int(opts.get("m")) if opts.get("m") is not None else None
-        except ValueError:
-            raise UsageError(f"{cmd}: invalid context length argument", 2) from None
-        ignore_case = False
-        for f in opts.flags:          # the last of -i / --no-ignore-case wins
-            if f in ("i", "y", "no-ignore-case"):
-                ignore_case = f != "no-ignore-case"
+            patterns.extend(split_lines(access.read_text(ctx, pattern_file)))
+        except FsError as e:
+            raise UsageError(f"{cmd}: {pattern_file}: {e.strerror}", 2) from None
+    for p in opts.all("e"):
+        patterns.extend(p.split("\n"))
+    if not opts.has("e") and not opts.has("f"):
+        if not ops:
+            raise UsageError(f"Usage: {cmd} [OPTION]... PATTERNS [FILE]...\n"
+                             f"Try '{cmd} --help' for more information.", 2)
+        patterns.extend(ops[0].split("\n"))
+        ops = ops[1:]
+    recursive = opts.has("r") or opts.has("R")
+    if recursive and not ops:
+        ops = ["."]
+    try:
+        context_after = int(opts.get("A", opts.get("C", "0")))
+        context_before = int(opts.get("B", opts.get("C", "0")))
+        max_count = int(opts.get("m")) if opts.get("m") is not None else None
+    except ValueError:
+        raise UsageError(f"{cmd}: invalid context length argument", 2) from None
+    ignore_case = False
+    for f in opts.flags:          # the last of -i / --no-ignore-case wins
+        if f in ("i", "y", "no-ignore-case"):
+            ignore_case = f != "no-ignore-case"
+    try:
+        rx = _matcher(patterns, mode, ignore_case, opts.has("w"), opts.has("x"), opts.has("o"))
+    except RegexError as e:
+        raise UsageError(f"{cmd}: {e}", 2) from None
+    sep = "\0" if opts.has("z") else "\n"
+    color = opts.get("color") == "always"      # auto and never: output is never a terminal
+    invert = opts.has("v")
+    timeout = getattr(ctx.limits, "regex_timeout_seconds", 2.0)
+    find = matcher(rx, timeout)
+    # the whole input searched at once (C speed between matches) where no match can run
+    # past the end of a line; else one search per line
+    whole = _line_local(rx) and sep == "\n" and mode != "P"
+    find_in_text = matcher(regex.compile(rx.pattern, rx.flags | regex.MULTILINE), timeout) \
+        if whole else None
+
+    if opts.get("binary-files") not in (None, "binary", "text", "without-match"):
+        raise UsageError(f"{cmd}: unknown binary-files type", 2)
+    # -a and -I: the last given wins; --binary-files=TYPE names either, or the default
+    binary_files = opts.get("binary-files") or next(
+        ({"a": "text", "I": "without-match"}[f] for f in reversed(opts.flags) if f in "aI"), "binary")
+
+    def search(text: str, label: str, with_name: bool) -> int:
+        """Print what one input gives; the number of selected lines."""
+        binary = "\0" in text and sep != "\0"
+        lines = split_lines(text, sep)
         try:
-            rx = _matcher(patterns, mode, ignore_case, opts.has("w"), opts.has("x"), opts.has("o"))
-        except RegexError as e:
-            raise UsageError(f"{cmd}: {e}", 2) from None
-        sep = "\0" if opts.has("z") else "\n"
-        color = opts.get("color") == "always"      # auto and never: output is never a terminal
-        invert = opts.has("v")
-        timeout = getattr(sh.limits, "regex_timeout_seconds", 2.0)
-        find = matcher(rx, timeout)
-        # the whole input searched at once (C speed between matches) where no match can run
-        # past the end of a line; else one search per line
-        whole = _line_local(rx) and sep == "\n" and mode != "P"
-        find_in_text = matcher(regex.compile(rx.pattern, rx.flags | regex.MULTILINE), timeout) \
-            if whole else None
-
-        if opts.get("binary-files") not in (None, "binary", "text", "without-match"):
-            raise UsageError(f"{cmd}: unknown binary-files type", 2)
-        # -a and -I: the last given wins; --binary-files=TYPE names either, or the default
-        binary_files = opts.get("binary-files") or next(
-            ({"a": "text", "I": "without-match"}[f] for f in reversed(opts.flags) if f in "aI"), "binary")
-
-        def search(text: str, label: str, with_name: bool) -> int:
-            """Print what one input gives; the number of selected lines."""
-            binary = "\0" in text and sep != "\0"
-            lines = split_lines(text, sep)
-            try:
-                if whole:
-                    selected = [invert] * len(lines)
-                    for k in _matching_lines(find_in_text, text, len(lines)):
-                        selected[k] = not invert
-                elif invert:
-                    selected = [find(ln) is None for ln in lines]
-                else:
-                    selected = [find(ln) is not None for ln in lines]
-            except RegexTimeout:
-                raise UsageError(f"{cmd}: regular expression too complex", 2) from None
-            if binary and binary_files == "without-match":
-                selected = [False] * len(lines)      # -I: binary input matches nothing
-            if max_count is not None:
-                seen = 0
-                for k, sel in enumerate(selected):
-                    if sel:
-                        seen += 1
-                        if seen > max_count:
-                            selected[k] = False
-                last_allowed = max((k for k, s in enumerate(selected) if s), default=-1)
+            if whole:
+                selected = [invert] * len(lines)
+                for k in _matching_lines(find_in_text, text, len(lines)):
+                    selected[k] = not invert
+            elif invert:
+                selected = [find(ln) is None for ln in lines]
             else:
-                last_allowed = len(lines)
-            count = sum(selected)
-            if opts.has("q"):
-                return count
-            if opts.has("l") or opts.has("L"):
-                if (count > 0) == opts.has("l"):
-                    sh.out(label + sep if not opts.has("z") else label + "\0")
-                return count
-            if opts.has("c"):
-                sh.out((label + ":" if with_name else "") + str(count) + "\n")
-                return count
-            if count and binary and binary_files == "binary":
-                sh.err(f"{cmd}: {label}: binary file matches\n")     # GNU grep 3.5+
-                return count
-            out = []
-            offsets = _byte_offsets(lines) if opts.has("b") else None
-
-            def pre(k: int, mark: str, column: int = 0) -> str:
-                """file, line number and byte offset before a line, as GNU grep prints them."""
-                return _prefix(label if with_name else None, k, opts.has("n"), mark,
-                               None if offsets is None else offsets[k] + column, color)
-
-            def shown(line: str) -> str:
-                if not color or invert:
-                    return line
-                return _highlight(rx, line, timeout)
-            if opts.has("o"):
-                if not invert:
-                    for k, ln in enumerate(lines):
-                        if not selected[k]:
-                            continue
-                        for m in finditer(rx, ln, timeout=timeout):
-                            if m.end() > m.start():
-                                column = len(ln[:m.start()].encode("utf-8", "surrogateescape")) if offsets else 0
-                                out.append(pre(k, ":", column) + shown(m.group()) + sep)
-                sh.out("".join(out))
-                return count
-            if not (context_before or context_after or with_name or opts.has("n") or opts.has("b") or color):
-                out = [ln for ln, sel in zip(lines, selected) if sel]
-                if out:
-                    sh.out(sep.join(out) + sep)
-                return count
-            printed = -1
-            pending_after = 0
-            for k, ln in enumerate(lines):
-                if selected[k]:
-                    start = max(k - context_before, printed + 1)
-                    if (context_before or context_after) and printed >= 0 and start > printed + 1:
-                        out.append(_paint("se", "--") + "\n" if color else "--\n")
-                    for j in range(start, k):
-                        out.append(pre(j, "-") + lines[j] + sep)
-                    out.append(pre(k, ":") + shown(ln) + sep)
-                    printed = k
-                    pending_after = context_after
-                elif pending_after and k <= last_allowed + context_after:
-                    out.append(pre(k, "-") + ln + sep)
-                    printed = k
-                    pending_after -= 1
-            sh.out("".join(out))
+                selected = [find(ln) is not None for ln in lines]
+        except RegexTimeout:
+            raise UsageError(f"{cmd}: regular expression too complex", 2) from None
+        if binary and binary_files == "without-match":
+            selected = [False] * len(lines)      # -I: binary input matches nothing
+        if max_count is not None:
+            seen = 0
+            for k, sel in enumerate(selected):
+                if sel:
+                    seen += 1
+                    if seen > max_count:
+                        selected[k] = False
+            last_allowed = max((k for k, s in enumerate(selected) if s), default=-1)
+        else:
+            last_allowed = len(lines)
+        count = sum(selected)
+        if opts.has("q"):
             return count
+        if opts.has("l") or opts.has("L"):
+            if (count > 0) == opts.has("l"):
+                ctx.out(label + sep if not opts.has("z") else label + "\0")
+            return count
+        if opts.has("c"):
+            ctx.out((label + ":" if with_name else "") + str(count) + "\n")
+            return count
+        if count and binary and binary_files == "binary":
+            ctx.err(f"{cmd}: {label}: binary file matches\n")     # GNU grep 3.5+
+            return count
+        out = []
+        offsets = _byte_offsets(lines) if opts.has("b") else None
 
-        with_name = (opts.has("H") or len(ops) > 1 or recursive) and not opts.has("h")
-        total, failed = 0, False
-        for name, text in _inputs(sh, cmd, ops, recursive, opts.has("s")):
-            if text is None:
-                failed = True
-                continue
-            total += search(text, opts.get("label", STDIN_LABEL) if name == "-" else name, with_name)
-            if total and opts.has("q"):
-                return 0
-        return 2 if failed else (0 if total else 1)
-    return run_guarded(cmd, sh, body)
+        def pre(k: int, mark: str, column: int = 0) -> str:
+            """file, line number and byte offset before a line, as GNU grep prints them."""
+            return _prefix(label if with_name else None, k, opts.has("n"), mark,
+                           None if offsets is None else offsets[k] + column, color)
+
+        def shown(line: str) -> str:
+            if not color or invert:
+                return line
+            return _highlight(rx, line, timeout)
+        if opts.has("o"):
+            if not invert:
+                for k, ln in enumerate(lines):
+                    if not selected[k]:
+                        continue
+                    for m in finditer(rx, ln, timeout=timeout):
+                        if m.end() > m.start():
+                            column = len(ln[:m.start()].encode("utf-8", "surrogateescape")) if offsets else 0
+                            out.append(pre(k, ":", column) + shown(m.group()) + sep)
+            ctx.out("".join(out))
+            return count
+        if not (context_before or context_after or with_name or opts.has("n") or opts.has("b") or color):
+            out = [ln for ln, sel in zip(lines, selected) if sel]
+            if out:
+                ctx.out(sep.join(out) + sep)
+            return count
+        printed = -1
+        pending_after = 0
+        for k, ln in enumerate(lines):
+            if selected[k]:
+                start = max(k - context_before, printed + 1)
+                if (context_before or context_after) and printed >= 0 and start > printed + 1:
+                    out.append(_paint("se", "--") + "\n" if color else "--\n")
+                for j in range(start, k):
+                    out.append(pre(j, "-") + lines[j] + sep)
+                out.append(pre(k, ":") + shown(ln) + sep)
+                printed = k
+                pending_after = context_after
+            elif pending_after and k <= last_allowed + context_after:
+                out.append(pre(k, "-") + ln + sep)
+                printed = k
+                pending_after -= 1
+        ctx.out("".join(out))
+        return count
+
+    with_name = (opts.has("H") or len(ops) > 1 or recursive) and not opts.has("h")
+    total, failed = 0, False
+    for name, text in _inputs(ctx, cmd, ops, recursive, opts.has("s")):
+        if text is None:
+            failed = True
+            continue
+        total += search(text, opts.get("label", STDIN_LABEL) if name == "-" else name, with_name)
+        if total and opts.has("q"):
+            return 0
+    return 2 if failed else (0 if total else 1)
 
 
 _COLORS = {"mt": "01;31", "fn": "35", "ln": "32", "bn": "32", "se": "36"}   # GNU's GREP_COLORS
@@ -276,29 +275,29 @@ def _byte_offsets(lines: list) -> list:
     return offsets
 
 
-def _inputs(sh, cmd: str, operands: list, recursive: bool, quiet_errors: bool):
+def _inputs(ctx, cmd: str, operands: list, recursive: bool, quiet_errors: bool):
     """(name, text) of each input; text None for one that could not be read (reported unless
     -s). With -r, directories are searched through, their entries in name order."""
     def report(name, reason):
         if not quiet_errors:
-            sh.err(f"{cmd}: {name}: {reason}\n")
+            ctx.err(f"{cmd}: {name}: {reason}\n")
     for name in operands or ["-"]:
-        if recursive and name != "-" and _is_dir(sh, name):
-            yield from _walk(sh, cmd, name, report)
+        if recursive and name != "-" and _is_dir(ctx, name):
+            yield from _walk(ctx, cmd, name, report)
             continue
-        yield from access.read_operands(sh, [name], report)
+        yield from access.read_operands(ctx, [name], report)
 
 
-def _is_dir(sh, name: str) -> bool:
+def _is_dir(ctx, name: str) -> bool:
     try:
-        return sh.fs.stat(sh.path(name)).is_dir
+        return ctx.fs.stat(ctx.path(name)).is_dir
     except FsError:
         return False
 
 
-def _walk(sh, cmd: str, top: str, report):
+def _walk(ctx, cmd: str, top: str, report):
     try:
-        names = sorted(sh.fs.listdir(sh.path(top)))
+        names = sorted(ctx.fs.listdir(ctx.path(top)))
     except FsError as e:
         report(top, e.strerror)
         yield top, None
@@ -306,10 +305,10 @@ def _walk(sh, cmd: str, top: str, report):
     for entry in names:
         path = (top.rstrip("/") + "/" if top != "/" else "/") + entry
         try:
-            st = sh.fs.stat(sh.path(path), follow=False)
+            st = ctx.fs.stat(ctx.path(path), follow=False)
         except FsError:
             continue
         if st.is_dir:
-            yield from _walk(sh, cmd, path, report)
+            yield from _walk(ctx, cmd, path, report)
         elif st.is_file:
-            yield from access.read_operands(sh, [path], report)
+            yield from access.read_operands(ctx, [path], report)

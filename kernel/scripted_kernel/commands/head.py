@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import re
 
-from ._options import Inputs, UsageError, parse, run_guarded
+from ._options import Inputs, UsageError, parse
+from .registry import command
 
-NAMES = ("head", "tail")
 _SUFFIX = {"": 1, "b": 512, "K": 1024, "k": 1024, "KB": 1000, "M": 1 << 20, "MB": 10 ** 6,
            "G": 1 << 30, "GB": 10 ** 9}
 
@@ -18,33 +18,32 @@ def _count(cmd: str, text: str, what: str) -> tuple[int, str]:
     return int(m.group(2)) * _SUFFIX[m.group(3)], m.group(1)
 
 
-def run(sh, argv):
+@command("head", "tail")
+def run(ctx, argv):
     cmd = argv[0]
 
-    def body():
-        args = list(argv)
-        if cmd == "tail" and len(args) > 1 and re.fullmatch(r"\+\d+", args[1]):
-            args[1:2] = ["-n", args[1]]
-        opts, ops = parse(cmd, args, short_flags="qvzf", short_values="nc",
-                          long_flags={"quiet": "q", "silent": "q", "verbose": "v",
-                                      "zero-terminated": "z", "follow": "f"},
-                          long_values={"lines": "n", "bytes": "c"}, numeric_short="n")
-        sep = "\0" if opts.has("z") else "\n"
-        if opts.has("c"):
-            count = _count(cmd, opts.get("c"), "bytes")
-            pick = lambda text: _bytes(cmd, text, *count)
-        else:
-            count = _count(cmd, opts.get("n", "10"), "lines")
-            pick = lambda text: _lines(cmd, text, sep, *count)
-        inputs = Inputs(sh, cmd, ops, message=cmd + ": cannot open '{name}' for reading: {reason}")
-        headers = (len(ops) > 1 or opts.has("v")) and not opts.has("q")
-        for k, (name, text) in enumerate(inputs):
-            if headers:
-                shown = "standard input" if name == "-" else name
-                sh.out(("\n" if k else "") + f"==> {shown} <==\n")
-            sh.out(pick(text))
-        return inputs.status
-    return run_guarded(cmd, sh, body)
+    args = list(argv)
+    if cmd == "tail" and len(args) > 1 and re.fullmatch(r"\+\d+", args[1]):
+        args[1:2] = ["-n", args[1]]
+    opts, ops = parse(cmd, args, short_flags="qvzf", short_values="nc",
+                      long_flags={"quiet": "q", "silent": "q", "verbose": "v",
+                                  "zero-terminated": "z", "follow": "f"},
+                      long_values={"lines": "n", "bytes": "c"}, numeric_short="n")
+    sep = "\0" if opts.has("z") else "\n"
+    if opts.has("c"):
+        count = _count(cmd, opts.get("c"), "bytes")
+        pick = lambda text: _bytes(cmd, text, *count)
+    else:
+        count = _count(cmd, opts.get("n", "10"), "lines")
+        pick = lambda text: _lines(cmd, text, sep, *count)
+    inputs = Inputs(ctx, cmd, ops, message=cmd + ": cannot open '{name}' for reading: {reason}")
+    headers = (len(ops) > 1 or opts.has("v")) and not opts.has("q")
+    for k, (name, text) in enumerate(inputs):
+        if headers:
+            shown = "standard input" if name == "-" else name
+            ctx.out(("\n" if k else "") + f"==> {shown} <==\n")
+        ctx.out(pick(text))
+    return inputs.status
 
 
 def _bytes(cmd: str, text: str, n: int, sign: str) -> str:

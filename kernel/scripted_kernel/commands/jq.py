@@ -14,11 +14,11 @@ from decimal import Decimal
 
 from ..fs import FsError, access
 from . import jq_fast, jq_libjq
-from ._options import UsageError, run_guarded
+from ._options import UsageError
 from .jq_worker import MEMORY_LIMIT, POOL, WorkerCrashed, WorkerTimeout
 from ..shell.limits import timeout_error
+from .registry import command
 
-NAMES = ("jq",)
 
 # module directives, and the builtins that read the module search path (object keys may use
 # the same words: {import: 1} is fine)
@@ -278,12 +278,12 @@ def _parse_args(argv):
     return opts, named, positional, filter_text, program_file, files, file_args
 
 
-def _read_files(sh, named: dict, filter_text, program_file, files: list, file_args: list):
+def _read_files(ctx, named: dict, filter_text, program_file, files: list, file_args: list):
     """Through the filesystem: the program of -f, the values of --slurpfile and --rawfile, and
     the input files joined (None: standard input). Returns (filter, input text, status)."""
     def read(name: str) -> str:
         try:
-            return access.read_text(sh, name)
+            return access.read_text(ctx, name)
         except FsError as e:
             raise UsageError(f"jq: error: Could not open {name}: {e.strerror}", 2) from None
     if program_file is not None:
@@ -298,7 +298,7 @@ def _read_files(sh, named: dict, filter_text, program_file, files: list, file_ar
         try:
             texts.append(read(name))
         except UsageError as e:
-            sh.err(e.message + "\n")
+            ctx.err(e.message + "\n")
             status = 2
     return filter_text, "".join(texts), status
 
@@ -349,58 +349,57 @@ _PATH_ONLY = re.compile(_TERM + r'(?:[|,]' + _TERM + r')*')
 IN_PROCESS_INPUT = 1 << 20
 
 
-def run(sh, argv):
-    def body():
-        try:
-            parsed = _parse_args(argv)
-        except _VersionAsked:
-            sh.out(bundled_version() + "\n")
-            return 0
-        opts, named, positional, text, program_file, files, file_args = parsed
-        text, raw, read_status = _read_files(sh, named, text, program_file, files, file_args)
-        if read_status and not raw:
-            return read_status
-        try:
-            _check_guards(text)
-            env = sh.exported_env()
-            if raw is None:
-                raw = sh.stdin.read_all()
-            if _PATH_ONLY.fullmatch(text) and len(raw) <= IN_PROCESS_INPUT:
-                status = run_program(_InProcess(sh, raw), opts, named, positional, text, env)
-            else:
-                status = _in_worker(sh, (text, opts, named, positional, env, raw, sh.limits.max_output_bytes))
-            return max(status, read_status)
-        except JqFailure as e:
-            sh.err(e.message + "\n")
-            return e.status
-    return run_guarded("jq", sh, body)
+@command("jq", own_help=True)
+def run(ctx, argv):
+    try:
+        parsed = _parse_args(argv)
+    except _VersionAsked:
+        ctx.out(bundled_version() + "\n")
+        return 0
+    opts, named, positional, text, program_file, files, file_args = parsed
+    text, raw, read_status = _read_files(ctx, named, text, program_file, files, file_args)
+    if read_status and not raw:
+        return read_status
+    try:
+        _check_guards(text)
+        env = ctx.env()
+        if raw is None:
+            raw = ctx.stdin.read_all()
+        if _PATH_ONLY.fullmatch(text) and len(raw) <= IN_PROCESS_INPUT:
+            status = run_program(_InProcess(ctx, raw), opts, named, positional, text, env)
+        else:
+            status = _in_worker(ctx, (text, opts, named, positional, env, raw, ctx.limits.max_output_bytes))
+        return max(status, read_status)
+    except JqFailure as e:
+        ctx.err(e.message + "\n")
+        return e.status
 
 
 class _InProcess:
     """The script's shell as jq's runner sees it, with its input already read."""
     __slots__ = ("out", "err", "raw")
 
-    def __init__(self, sh, raw: str):
-        self.out, self.err, self.raw = sh.out, sh.err, raw
+    def __init__(self, ctx, raw: str):
+        self.out, self.err, self.raw = ctx.out, ctx.err, raw
 
     def read_all(self) -> str:
         return self.raw
 
 
-def _in_worker(sh, request) -> int:
+def _in_worker(ctx, request) -> int:
     """Run the program in a worker process, within the script's deadline and cancel flag."""
-    budget = sh.budget
+    budget = ctx.budget
     try:
         _, out, err, status = POOL.run(request, budget.deadline, lambda: budget.cancel.cancelled)
     except WorkerTimeout:         # the worker stopped on the cancel flag or the deadline
         budget.check_stop()
-        raise timeout_error(sh.limits) from None
+        raise timeout_error(ctx.limits) from None
     except WorkerCrashed:
         raise JqFailure(f"jq: error: jq ran out of memory (jq values are limited to "
                         f"{MEMORY_LIMIT >> 20} MiB in all)", 5) from None
-    sh.out(out)
+    ctx.out(out)
     if err:
-        sh.err(err)
+        ctx.err(err)
     return status
 
 

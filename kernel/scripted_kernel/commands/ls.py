@@ -5,10 +5,9 @@ import stat as st_mod
 import time
 
 from ..fs import FsError, Stat
-from ._options import parse, run_guarded
+from ._options import parse
+from .registry import command
 
-NAMES = ("ls",)
-NEEDS_FILES = True       # without a filesystem (logic mode) these commands do not exist
 _SIX_MONTHS = 182.5 * 24 * 3600
 
 
@@ -43,18 +42,18 @@ def blocks(s: Stat) -> int:
 
 
 class _Lister:
-    def __init__(self, sh, opts):
-        self.sh = sh
+    def __init__(self, ctx, opts):
+        self.ctx = ctx
         self.opts = opts
         self.long = opts.has("l") or opts.has("n") or opts.has("g") or opts.has("o")
         self.all = opts.has("a")
         self.almost_all = opts.has("A") and not self.all
-        self.user = getattr(sh.fs, "user", "user")
+        self.user = getattr(ctx.fs, "user", "user")
         self.status = 0
         self.now = time.time()
 
     def stat(self, path: str, follow: bool):
-        return self.sh.fs.stat(self.sh.path(path), follow=follow)
+        return self.ctx.fs.stat(self.ctx.path(path), follow=follow)
 
     def sort(self, items: list) -> list:
         """items: (name, Stat). Name order (C locale), or by -t / -S; -r reverses."""
@@ -102,9 +101,9 @@ class _Lister:
     def directory(self, path: str) -> tuple[str, list]:
         """The listing of one directory (with `total` under -l) and its subdirectories (-R)."""
         try:
-            names = self.sh.fs.listdir(self.sh.path(path))
+            names = self.ctx.fs.listdir(self.ctx.path(path))
         except FsError as e:
-            self.sh.err(f"ls: cannot open directory '{path}': {e.strerror}\n")
+            self.ctx.err(f"ls: cannot open directory '{path}': {e.strerror}\n")
             self.status = 2
             return "", []
         if not self.all and not self.almost_all:
@@ -132,38 +131,37 @@ def _join(directory: str, name: str) -> str:
     return directory + name if directory.endswith("/") else directory + "/" + name
 
 
-def run(sh, argv):
-    def body():
-        opts, ops = parse("ls", argv, short_flags="laAR1tSrhdFpngoU",
-                          long_flags={"all": "a", "almost-all": "A", "recursive": "R",
-                                      "reverse": "r", "human-readable": "h", "directory": "d",
-                                      "classify": "F"})
-        lister = _Lister(sh, opts)
-        files, dirs = [], []
-        for op in ops or ["."]:
-            try:
-                s = lister.stat(op, follow=not lister.long or op.endswith("/"))
-                if s.kind == "l" and not opts.has("d") and not lister.long:
-                    s = lister.stat(op, follow=True)
-            except FsError as e:
-                sh.err(f"ls: cannot access '{op}': {e.strerror}\n")
-                lister.status = 2
-                continue
-            if s.kind == "d" and not opts.has("d"):
-                dirs.append((op, s))
-            else:
-                files.append((op, s))
-        out = []
-        if files:
-            out.append(lister.render(lister.sort(files)))
-        queue = [name for name, _ in lister.sort(dirs)]
-        headers = len(ops) > 1 or opts.has("R") or bool(files)
-        while queue:
-            path = queue.pop(0)
-            text, subdirs = lister.directory(path)
-            out.append((f"{path}:\n" if headers else "") + text)
-            if opts.has("R"):
-                queue[0:0] = subdirs
-        sh.out("\n".join(out))
-        return lister.status
-    return run_guarded("ls", sh, body)
+@command("ls", needs_files=True)
+def run(ctx, argv):
+    opts, ops = parse("ls", argv, short_flags="laAR1tSrhdFpngoU",
+                      long_flags={"all": "a", "almost-all": "A", "recursive": "R",
+                                  "reverse": "r", "human-readable": "h", "directory": "d",
+                                  "classify": "F"})
+    lister = _Lister(ctx, opts)
+    files, dirs = [], []
+    for op in ops or ["."]:
+        try:
+            s = lister.stat(op, follow=not lister.long or op.endswith("/"))
+            if s.kind == "l" and not opts.has("d") and not lister.long:
+                s = lister.stat(op, follow=True)
+        except FsError as e:
+            ctx.err(f"ls: cannot access '{op}': {e.strerror}\n")
+            lister.status = 2
+            continue
+        if s.kind == "d" and not opts.has("d"):
+            dirs.append((op, s))
+        else:
+            files.append((op, s))
+    out = []
+    if files:
+        out.append(lister.render(lister.sort(files)))
+    queue = [name for name, _ in lister.sort(dirs)]
+    headers = len(ops) > 1 or opts.has("R") or bool(files)
+    while queue:
+        path = queue.pop(0)
+        text, subdirs = lister.directory(path)
+        out.append((f"{path}:\n" if headers else "") + text)
+        if opts.has("R"):
+            queue[0:0] = subdirs
+    ctx.out("\n".join(out))
+    return lister.status

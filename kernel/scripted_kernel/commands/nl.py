@@ -1,13 +1,13 @@
 """nl, paste, fold: line numbering, merging and wrapping of standard input."""
 from __future__ import annotations
 
-from ._options import Inputs, read_input, UsageError, integer, parse, run_guarded, split_lines
+from ._options import Inputs, read_input, UsageError, integer, parse, split_lines
+from .registry import command
 
-NAMES = ("nl", "paste", "fold")
 _MAX_WIDTH = 1 << 20            # GNU nl allows up to INT_MAX; a wider field is only a memory bomb
 
 
-def _nl(sh, argv):
+def _nl(ctx, argv):
     opts, ops = parse("nl", argv, short_values="bwsvinf", long_values={
         "body-numbering": "b", "number-width": "w", "number-separator": "s", "starting-line-number": "v",
         "line-increment": "i", "number-format": "n"})
@@ -20,7 +20,7 @@ def _nl(sh, argv):
     step = integer(opts.get("i", "1"), "nl: invalid line number increment: ‘{}’")
     fmt = opts.get("n", "rn")
     out = []
-    text, status = read_input(sh, "nl", ops)
+    text, status = read_input(ctx, "nl", ops)
     for line in split_lines(text):
         if style == "a" or (style == "t" and line):
             text = str(number)
@@ -29,27 +29,27 @@ def _nl(sh, argv):
             number += step
         else:
             out.append(" " * (width + len(sep)) + line + "\n")
-    sh.out("".join(out))
+    ctx.out("".join(out))
     return status
 
 
-def _paste(sh, argv):
+def _paste(ctx, argv):
     opts, ops = parse("paste", argv, short_flags="sz", short_values="d",
                       long_flags={"serial": "s", "zero-terminated": "z"}, long_values={"delimiters": "d"})
     delims = opts.get("d", "\t").replace("\\n", "\n").replace("\\t", "\t").replace("\\0", "")
     sep = "\0" if opts.has("z") else "\n"
     if any(op != "-" for op in ops):
-        return _paste_files(sh, ops, delims, sep, opts.has("s"))
-    lines = split_lines(sh.stdin.read_all(), sep)
+        return _paste_files(ctx, ops, delims, sep, opts.has("s"))
+    lines = split_lines(ctx.stdin.read_all(), sep)
     columns = max(1, len(ops))
     if opts.has("s"):
         if not lines:
-            sh.out(sep)
+            ctx.out(sep)
             return 0
         out = [lines[0]]
         for k, line in enumerate(lines[1:]):
             out.append((delims[k % len(delims)] if delims else "") + line)
-        sh.out("".join(out) + sep)
+        ctx.out("".join(out) + sep)
         return 0
     rows = [lines[i:i + columns] for i in range(0, len(lines), columns)]
     out = []
@@ -59,13 +59,13 @@ def _paste(sh, argv):
         for k, cell in enumerate(row[1:]):
             text += (delims[k % len(delims)] if delims else "") + cell
         out.append(text + sep)
-    sh.out("".join(out))
+    ctx.out("".join(out))
     return 0
 
 
-def _paste_files(sh, ops: list, delims: str, sep: str, serial: bool) -> int:
+def _paste_files(ctx, ops: list, delims: str, sep: str, serial: bool) -> int:
     """paste FILE...: line k of every file on one line (-s: each file on one line)."""
-    inputs = Inputs(sh, "paste", ops)
+    inputs = Inputs(ctx, "paste", ops)
     columns = [split_lines(text, sep) for _, text in inputs]
     if inputs.status:
         return inputs.status
@@ -76,24 +76,24 @@ def _paste_files(sh, ops: list, delims: str, sep: str, serial: bool) -> int:
             text += (delims[k % len(delims)] if delims else "") + cell
         return text + sep
     if serial:
-        sh.out("".join(joined(lines) for lines in columns))
+        ctx.out("".join(joined(lines) for lines in columns))
         return 0
     rows = max((len(lines) for lines in columns), default=0)
-    sh.out("".join(joined([lines[r] if r < len(lines) else "" for lines in columns])
+    ctx.out("".join(joined([lines[r] if r < len(lines) else "" for lines in columns])
                    for r in range(rows)))
     return 0
 
 
-def _fold(sh, argv):
+def _fold(ctx, argv):
     opts, ops = parse("fold", argv, short_flags="bs", short_values="w",
                       long_flags={"bytes": "b", "spaces": "s"}, long_values={"width": "w"},
                       numeric_short="w")
     width = integer(opts.get("w", "80"), "fold: invalid number of columns: ‘{}’")
-    text, status = read_input(sh, "fold", ops)
+    text, status = read_input(ctx, "fold", ops)
     if opts.has("b"):
-        sh.out(_fold_text(text.encode("utf-8", "surrogateescape"), width, opts.has("s"), True))
+        ctx.out(_fold_text(text.encode("utf-8", "surrogateescape"), width, opts.has("s"), True))
     else:
-        sh.out("\n".join(_fold_line(line, width, opts.has("s")) for line in text.split("\n")))
+        ctx.out("\n".join(_fold_line(line, width, opts.has("s")) for line in text.split("\n")))
     return status
 
 
@@ -170,6 +170,7 @@ def _fold_text(text, width: int, at_blanks: bool, by_bytes: bool) -> str:
     return "".join(out)
 
 
-def run(sh, argv):
+@command("nl", "paste", "fold")
+def run(ctx, argv):
     impl = {"nl": _nl, "paste": _paste, "fold": _fold}[argv[0]]
-    return run_guarded(argv[0], sh, lambda: impl(sh, argv))
+    return impl(ctx, argv)

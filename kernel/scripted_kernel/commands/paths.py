@@ -1,9 +1,9 @@
 """basename and dirname: string work on paths (no file is touched)."""
 from __future__ import annotations
 
-from ._options import bad_usage, parse, run_guarded
+from ._options import bad_usage, parse
+from .registry import command
 
-NAMES = ("basename", "dirname")
 
 
 def _basename(path: str, suffix: str = "") -> str:
@@ -26,29 +26,28 @@ def _dirname(path: str) -> str:
     return head or "/"
 
 
-def run(sh, argv):
+@command("basename", "dirname")
+def run(ctx, argv):
     cmd = argv[0]
 
-    def body():
-        if cmd == "dirname":
-            opts, ops = parse(cmd, argv, short_flags="z", long_flags={"zero": "z"})
-            if not ops:
-                raise bad_usage("dirname", "missing operand")
-            end = "\0" if opts.has("z") else "\n"
-            sh.out("".join(_dirname(p) + end for p in ops))
-            return 0
-        opts, ops = parse(cmd, argv, short_flags="az", short_values="s",
-                          long_flags={"multiple": "a", "zero": "z"}, long_values={"suffix": "s"})
+    if cmd == "dirname":
+        opts, ops = parse(cmd, argv, short_flags="z", long_flags={"zero": "z"})
         if not ops:
-            raise bad_usage("basename", "missing operand")
+            raise bad_usage("dirname", "missing operand")
         end = "\0" if opts.has("z") else "\n"
-        suffix = opts.get("s", "")
-        if opts.has("a") or opts.has("s"):
-            names = ops
-        else:
-            if len(ops) > 2:
-                raise bad_usage("basename", f"extra operand '{ops[2]}'")
-            names, suffix = [ops[0]], (ops[1] if len(ops) == 2 else "")
-        sh.out("".join(_basename(p, suffix) + end for p in names))
+        ctx.out("".join(_dirname(p) + end for p in ops))
         return 0
-    return run_guarded(cmd, sh, body)
+    opts, ops = parse(cmd, argv, short_flags="az", short_values="s",
+                      long_flags={"multiple": "a", "zero": "z"}, long_values={"suffix": "s"})
+    if not ops:
+        raise bad_usage("basename", "missing operand")
+    end = "\0" if opts.has("z") else "\n"
+    suffix = opts.get("s", "")
+    if opts.has("a") or opts.has("s"):
+        names = ops
+    else:
+        if len(ops) > 2:
+            raise bad_usage("basename", f"extra operand '{ops[2]}'")
+        names, suffix = [ops[0]], (ops[1] if len(ops) == 2 else "")
+    ctx.out("".join(_basename(p, suffix) + end for p in names))
+    return 0

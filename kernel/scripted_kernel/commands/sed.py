@@ -11,11 +11,11 @@ from typing import Callable, Optional
 import regex
 
 from ..fs import FsError, access
-from ._options import Inputs, UsageError, parse, run_guarded
+from ._options import Inputs, UsageError, parse
 from ..shell.limits import check_clock, check_length, string_limit
 from ..shell.regexes import RegexError, RegexTimeout, matcher, risky, substitute, translate
+from .registry import command
 
-NAMES = ("sed",)
 
 
 class SedError(Exception):
@@ -773,62 +773,61 @@ def _unambiguous(space: str, width: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(sh, argv):
+@command("sed")
+def run(ctx, argv):
     # -i[SUFFIX] / --in-place[=SUFFIX]: the backup suffix is accepted (no backup is kept)
     argv = [a if not (a.startswith("-i") and len(a) > 2 and a[2] not in "nrEsuz") and
             not a.startswith("--in-place=") else "-i" for a in argv]
 
-    def body():
-        opts, ops = parse("sed", argv, short_flags="nrEsuzi", short_values="ef",
-                          long_flags={"quiet": "n", "silent": "n", "regexp-extended": "E",
-                                      "separate": "s", "unbuffered": "u", "null-data": "z",
-                                      "in-place": "i", "posix": "posix", "debug": "debug",
-                                      "sandbox": "sandbox"},
-                          long_values={"expression": "e", "file": "f", "line-length": "l"})
-        scripts = opts.all("e")
-        if opts.has("f"):
+    opts, ops = parse("sed", argv, short_flags="nrEsuzi", short_values="ef",
+                      long_flags={"quiet": "n", "silent": "n", "regexp-extended": "E",
+                                  "separate": "s", "unbuffered": "u", "null-data": "z",
+                                  "in-place": "i", "posix": "posix", "debug": "debug",
+                                  "sandbox": "sandbox"},
+                      long_values={"expression": "e", "file": "f", "line-length": "l"})
+    scripts = opts.all("e")
+    if opts.has("f"):
+        try:
+            scripts.append(access.read_text(ctx, opts.get("f")).removesuffix("\n"))
+        except FsError as e:
+            raise UsageError(f"sed: couldn't open file {opts.get('f')}: {e.strerror}", 1) from None
+    if not scripts:
+        if not ops:
+            raise UsageError("Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...", 1)
+        scripts, ops = [ops[0]], ops[1:]
+    text = "\n".join(scripts)
+    quiet = opts.has("n") or text.startswith("#n\n") or text == "#n"
+    sep = "\0" if opts.has("z") else "\n"
+    try:                     # a script error (a jump to a missing label too) before any input
+        parser = _ScriptParser(text, opts.has("E") or opts.has("r"))
+        commands = parser.parse()
+    except SedError as e:
+        raise UsageError(str(e), 1) from None
+    files = _SedFiles(ctx, parser.files)
+    run_on = lambda data: _run_commands(ctx, commands, data, quiet, sep, files)
+    inputs = Inputs(ctx, "sed", ops, 2, message="sed: can't read {name}: {reason}")
+    if opts.has("i") and ops:
+        for name, data in inputs:
             try:
-                scripts.append(access.read_text(sh, opts.get("f")).removesuffix("\n"))
+                writer = access.writer(ctx, name)
             except FsError as e:
-                raise UsageError(f"sed: couldn't open file {opts.get('f')}: {e.strerror}", 1) from None
-        if not scripts:
-            if not ops:
-                raise UsageError("Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...", 1)
-            scripts, ops = [ops[0]], ops[1:]
-        text = "\n".join(scripts)
-        quiet = opts.has("n") or text.startswith("#n\n") or text == "#n"
-        sep = "\0" if opts.has("z") else "\n"
-        try:                     # a script error (a jump to a missing label too) before any input
-            parser = _ScriptParser(text, opts.has("E") or opts.has("r"))
-            commands = parser.parse()
-        except SedError as e:
-            raise UsageError(str(e), 1) from None
-        files = _SedFiles(sh, parser.files)
-        run_on = lambda data: _run_commands(sh, commands, data, quiet, sep, files)
-        inputs = Inputs(sh, "sed", ops, 2, message="sed: can't read {name}: {reason}")
-        if opts.has("i") and ops:
-            for name, data in inputs:
-                try:
-                    writer = access.writer(sh, name)
-                except FsError as e:
-                    raise UsageError(f"sed: couldn't open temporary file {name}: {e.strerror}", 4) from None
-                writer(run_on(data))
-            return inputs.status
-        if opts.has("s"):
-            for _, data in inputs:
-                sh.out(run_on(data))
-        else:
-            sh.out(run_on(inputs.text()))
+                raise UsageError(f"sed: couldn't open temporary file {name}: {e.strerror}", 4) from None
+            writer(run_on(data))
         return inputs.status
-    return run_guarded("sed", sh, body)
+    if opts.has("s"):
+        for _, data in inputs:
+            ctx.out(run_on(data))
+    else:
+        ctx.out(run_on(inputs.text()))
+    return inputs.status
 
 
 class _SedFiles:
     """The files of r, R, w, W and s///w, through the filesystem layer. GNU sed creates (and
     empties) every w file before reading input; /dev/stdout goes with sed's own output."""
 
-    def __init__(self, sh, files: list):
-        self.sh = sh
+    def __init__(self, ctx, files: list):
+        self.ctx = ctx
         self.out: list = []           # the output of the stream being edited (for /dev/stdout)
         self.writers: dict = {}
         self.lines: dict = {}
@@ -836,7 +835,7 @@ class _SedFiles:
             if kind in ("w", "W") and name not in self.writers:
                 try:
                     self.writers[name] = (lambda text: self.out.append(text)) if name == "/dev/stdout" \
-                        else access.writer(sh, name)
+                        else access.writer(ctx, name)
                 except FsError as e:
                     raise UsageError(f"sed: couldn't open file {name}: {e.strerror}", 4) from None
 
@@ -845,7 +844,7 @@ class _SedFiles:
 
     def read_all(self, name: str) -> str:
         try:
-            return access.read_text(self.sh, name)
+            return access.read_text(self.ctx, name)
         except FsError:
             return ""                 # GNU sed: a file r cannot read is silently skipped
 
@@ -855,7 +854,7 @@ class _SedFiles:
         return next(self.lines[name], "")
 
 
-def _run_commands(sh, commands, data: str, quiet: bool, sep: str, files: _SedFiles) -> str:
+def _run_commands(ctx, commands, data: str, quiet: bool, sep: str, files: _SedFiles) -> str:
     """The output of a parsed sed script over one input stream."""
     lines = data.split(sep)
     missing_newline = lines[-1] != ""
@@ -863,7 +862,7 @@ def _run_commands(sh, commands, data: str, quiet: bool, sep: str, files: _SedFil
         lines.pop()
     out: list[str] = []
     try:                          # a jump to a missing label fails before any input is read
-        runner = _Runner(commands, lines, quiet, sep, out, getattr(sh.limits, "regex_timeout_seconds", 2.0),
+        runner = _Runner(commands, lines, quiet, sep, out, getattr(ctx.limits, "regex_timeout_seconds", 2.0),
                          missing_newline)
     except SedError as e:
         raise UsageError(str(e), 1) from None
@@ -872,15 +871,15 @@ def _run_commands(sh, commands, data: str, quiet: bool, sep: str, files: _SedFil
     try:
         status = runner.run()
     except SedError as e:
-        sh.out("".join(out))
+        ctx.out("".join(out))
         raise UsageError(str(e), 4) from None
     except RegexTimeout:
-        sh.out("".join(out))
+        ctx.out("".join(out))
         raise UsageError("sed: regular expression too complex", 4) from None
     if runner.unterminated_at == len(out):
         out[-1] = out[-1][:-1]
     if status:
-        sh.out("".join(out))
+        ctx.out("".join(out))
         raise _ExitWith(status)
     return "".join(out)
 

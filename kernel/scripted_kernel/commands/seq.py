@@ -4,10 +4,14 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from ._options import bad_usage, parse, run_guarded
+from ._options import UsageError, bad_usage, parse
 from ..shell.errors import LimitExceeded
+from .registry import command
 
-NAMES = ("seq",)
+# seq -f takes one floating-point directive (GNU: %a %e %f %g and their capitals), with
+# flags, width and precision; %% is a literal percent sign
+_DIRECTIVE = re.compile(r"%[-+ #0']*\d*(?:\.\d*)?[aAeEfFgG]")
+
 
 
 def _number(text: str) -> Decimal:
@@ -28,55 +32,79 @@ def _decimals(text: str) -> int:
     return len(text.split(".", 1)[1]) if "." in text else 0
 
 
-def run(sh, argv):
-    def body():
-        # negative numbers are operands, not options: shield them from the option parser
-        marked = [argv[0]] + ["\0" + a if re.fullmatch(r"-\.?\d.*", a) else a for a in argv[1:]]
-        opts, ops = parse("seq", marked,
-                          short_flags="w", short_values="sf",
-                          long_flags={"equal-width": "w"},
-                          long_values={"separator": "s", "format": "f"})
-        ops = [o[1:] if o.startswith("\0") else o for o in ops]
-        if not ops:
-            raise bad_usage("seq", "missing operand")
-        if len(ops) > 3:
-            raise bad_usage("seq", f"extra operand '{ops[3]}'")
-        first_t, step_t, last_t = ("1", "1", ops[0]) if len(ops) == 1 else \
-            (ops[0], "1", ops[1]) if len(ops) == 2 else tuple(ops)
-        first, step, last = _number(first_t), _number(step_t), _number(last_t)
-        if step == 0:
-            raise bad_usage("seq", f"invalid Zero increment value: '{step_t}'")
-        sep = opts.get("s", "\n")
-        fmt = opts.get("f")
-        places = max(_decimals(first_t), _decimals(step_t))
-        count = int((last - first) / step) + 1 if (last - first) * step >= 0 else 0
-        budget = sh.limits.max_string_length // 2
-        if count > budget:
-            raise LimitExceeded("max_string_length",
-                                f"seq: {count} numbers exceed the output budget (max_string_length)")
-        integral = places == 0 and all(v == v.to_integral_value() for v in (first, step))
-        if integral and not fmt:          # whole numbers: a range, without Decimal arithmetic
-            start, stride = int(first), int(step)
-            numbers = range(start, start + stride * count, stride)
-            if not opts.has("w"):
-                # written a block at a time: a million numbers never sit in memory as strings
-                for k in range(0, count, _BLOCK):
-                    block = numbers[k:k + _BLOCK]
-                    sh.out(sep.join(map(str, block)) + (sep if k + _BLOCK < count else "\n"))
-                return 0
-            items = list(map(str, numbers))
+@command("seq")
+def run(ctx, argv):
+    # negative numbers are operands, not options: shield them from the option parser
+    marked = [argv[0]] + ["\0" + a if re.fullmatch(r"-\.?\d.*", a) else a for a in argv[1:]]
+    opts, ops = parse("seq", marked,
+                      short_flags="w", short_values="sf",
+                      long_flags={"equal-width": "w"},
+                      long_values={"separator": "s", "format": "f"})
+    ops = [o[1:] if o.startswith("\0") else o for o in ops]
+    if not ops:
+        raise bad_usage("seq", "missing operand")
+    if len(ops) > 3:
+        raise bad_usage("seq", f"extra operand '{ops[3]}'")
+    first_t, step_t, last_t = ("1", "1", ops[0]) if len(ops) == 1 else \
+        (ops[0], "1", ops[1]) if len(ops) == 2 else tuple(ops)
+    first, step, last = _number(first_t), _number(step_t), _number(last_t)
+    if step == 0:
+        raise bad_usage("seq", f"invalid Zero increment value: '{step_t}'")
+    sep = opts.get("s", "\n")
+    fmt = opts.get("f")
+    if fmt is not None:
+        _check_format(fmt)
+    places = max(_decimals(first_t), _decimals(step_t))
+    count = int((last - first) / step) + 1 if (last - first) * step >= 0 else 0
+    budget = ctx.limits.max_string_length // 2
+    if count > budget:
+        raise LimitExceeded("max_string_length",
+                            f"seq: {count} numbers exceed the output budget (max_string_length)")
+    integral = places == 0 and all(v == v.to_integral_value() for v in (first, step))
+    if integral and not fmt:          # whole numbers: a range, without Decimal arithmetic
+        start, stride = int(first), int(step)
+        numbers = range(start, start + stride * count, stride)
+        if not opts.has("w"):
+            # written a block at a time: a million numbers never sit in memory as strings
+            for k in range(0, count, _BLOCK):
+                block = numbers[k:k + _BLOCK]
+                ctx.out(sep.join(map(str, block)) + (sep if k + _BLOCK < count else "\n"))
+            return 0
+        items = list(map(str, numbers))
+    else:
+        values = [first + step * k for k in range(count)]
+        if fmt:
+            items = [_format(fmt, v) for v in values]
         else:
-            values = [first + step * k for k in range(count)]
-            if fmt:
-                from ..shell.builtins.printf import format_once
-                items = [format_once(sh, fmt, [str(v)], 0, [])[0] for v in values]
-            else:
-                items = [f"{v:.{places}f}" for v in values]
-        if opts.has("w") and items:
-            width = max(len(x) for x in items)
-            items = [("-" + x[1:].rjust(width - 1, "0")) if x.startswith("-") else x.rjust(width, "0")
-                     for x in items]
-        if items:
-            sh.out(sep.join(items) + "\n")
-        return 0
-    return run_guarded("seq", sh, body)
+            items = [f"{v:.{places}f}" for v in values]
+    if opts.has("w") and items:
+        width = max(len(x) for x in items)
+        items = [("-" + x[1:].rjust(width - 1, "0")) if x.startswith("-") else x.rjust(width, "0")
+                 for x in items]
+    if items:
+        ctx.out(sep.join(items) + "\n")
+    return 0
+
+
+def _check_format(fmt: str):
+    """GNU's complaints about a -f format that is not one floating-point directive."""
+    plain = fmt.replace("%%", "")
+    found = _DIRECTIVE.findall(plain)
+    if plain.endswith("%") and not plain.endswith("%%"):
+        problem = "ends in %"
+    elif len(found) > 1 or plain.count("%") > 1:
+        problem = "has too many % directives"
+    elif found:
+        return
+    elif "%" in plain:
+        problem = f"has unknown {re.match(r'%[^a-zA-Z]*[a-zA-Z]?', plain[plain.index('%'):]).group(0)} directive"
+    else:
+        problem = "has no % directive"
+    raise UsageError(f"seq: format \u2018{fmt}\u2019 {problem}")
+
+
+def _format(fmt: str, value) -> str:
+    plain = fmt.replace("%%", "\0")
+    directive = _DIRECTIVE.search(plain)
+    text = directive.group(0).replace("'", "") % float(value)
+    return (plain[:directive.start()] + text + plain[directive.end():]).replace("\0", "%")

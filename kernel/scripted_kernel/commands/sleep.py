@@ -4,27 +4,26 @@ from __future__ import annotations
 import re
 import time
 
-from ._options import bad_usage, run_guarded
+from ._options import bad_usage
+from .registry import command
 
-NAMES = ("sleep",)
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
-def run(sh, argv):
-    def body():
-        if len(argv) < 2:
-            raise bad_usage("sleep", "missing operand")
-        total = 0.0
-        for arg in argv[1:]:
-            m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)", arg)
-            if not m:
-                raise bad_usage("sleep", f"invalid time interval '{arg}'")
-            total += float(m.group(1)) * _UNITS[m.group(2)]
-        end = time.monotonic() + total
-        while True:                      # in slices, so a cancel or the deadline stops it
-            sh.budget.check_clock()
-            left = end - time.monotonic()
-            if left <= 0:
-                return 0
-            time.sleep(min(left, 0.05))
-    return run_guarded("sleep", sh, body)
+@command("sleep")
+def run(ctx, argv):
+    if len(argv) < 2:
+        raise bad_usage("sleep", "missing operand")
+    total = 0.0
+    for arg in argv[1:]:
+        m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)", arg)
+        if not m:
+            raise bad_usage("sleep", f"invalid time interval '{arg}'")
+        total += float(m.group(1)) * _UNITS[m.group(2)]
+    end = time.monotonic() + total
+    while True:                      # in slices, so a cancel or the deadline stops it
+        ctx.budget.check_clock()
+        left = end - time.monotonic()
+        if left <= 0:
+            return 0
+        time.sleep(min(left, 0.05))

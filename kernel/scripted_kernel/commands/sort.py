@@ -4,9 +4,9 @@ from __future__ import annotations
 import re
 
 from ..fs import FsError, access
-from ._options import UsageError, parse, read_input, run_guarded, split_lines
+from ._options import UsageError, parse, read_input, split_lines
+from .registry import command
 
-NAMES = ("sort",)
 _NUM = re.compile(r"\s*(-?)(\d*)(?:\.(\d*))?")
 _KEY_BLOCK = 1 << 16
 # after each newline (a pattern that starts with a literal is searched for fast, where `^` with
@@ -222,90 +222,89 @@ def _transform(text: str, flags: str):
     return text
 
 
-def run(sh, argv):
-    def body():
-        opts, ops = parse("sort", argv, short_flags="bdfgihMnrRsuVzcC", short_values="ktoST",
-                          long_flags={"reverse": "r", "numeric-sort": "n", "unique": "u",
-                                      "ignore-case": "f", "general-numeric-sort": "g",
-                                      "human-numeric-sort": "h", "version-sort": "V", "stable": "s",
-                                      "zero-terminated": "z", "ignore-leading-blanks": "b",
-                                      "dictionary-order": "d", "month-sort": "M", "check": "c",
-                                      "random-sort": "R", "ignore-nonprinting": "i"},
-                          long_values={"key": "k", "field-separator": "t", "output": "o",
-                                       "buffer-size": "S", "temporary-directory": "T"}, status=2)
-        out_file = opts.get("o")
-        sep = opts.get("t")
-        if sep is not None:
-            if sep == "\\0":
-                sep = "\0"
-            if len(sep) != 1:
-                raise UsageError(f"sort: multi-character tab '{sep}'", 2)
-        global_flags = "".join(f for f in "bdfgiMhnRrV" if opts.has(f))
-        keys = [_parse_key(k, global_flags) for k in opts.all("k")]
-        reverse = opts.has("r")
-        record_sep = "\0" if opts.has("z") else "\n"
-        text, status = read_input(sh, "sort", ops, 2)
-        if status:
-            return status
-        lines = split_lines(text, record_sep)
-        del text                   # the lines hold it now: a large input is not kept twice
-        stable = opts.has("s")
-        unique = opts.has("u")
+@command("sort")
+def run(ctx, argv):
+    opts, ops = parse("sort", argv, short_flags="bdfgihMnrRsuVzcC", short_values="ktoST",
+                      long_flags={"reverse": "r", "numeric-sort": "n", "unique": "u",
+                                  "ignore-case": "f", "general-numeric-sort": "g",
+                                  "human-numeric-sort": "h", "version-sort": "V", "stable": "s",
+                                  "zero-terminated": "z", "ignore-leading-blanks": "b",
+                                  "dictionary-order": "d", "month-sort": "M", "check": "c",
+                                  "random-sort": "R", "ignore-nonprinting": "i"},
+                      long_values={"key": "k", "field-separator": "t", "output": "o",
+                                   "buffer-size": "S", "temporary-directory": "T"}, status=2)
+    out_file = opts.get("o")
+    sep = opts.get("t")
+    if sep is not None:
+        if sep == "\\0":
+            sep = "\0"
+        if len(sep) != 1:
+            raise UsageError(f"sort: multi-character tab '{sep}'", 2)
+    global_flags = "".join(f for f in "bdfgiMhnRrV" if opts.has(f))
+    keys = [_parse_key(k, global_flags) for k in opts.all("k")]
+    reverse = opts.has("r")
+    record_sep = "\0" if opts.has("z") else "\n"
+    text, status = read_input(ctx, "sort", ops, 2)
+    if status:
+        return status
+    lines = split_lines(text, record_sep)
+    del text                   # the lines hold it now: a large input is not kept twice
+    stable = opts.has("s")
+    unique = opts.has("u")
 
-        def key_values(line):
-            if not keys:
-                return [_transform(line, global_flags)]
-            return [_transform(_key_text(line, k, sep), k.flags) for k in keys]
+    def key_values(line):
+        if not keys:
+            return [_transform(line, global_flags)]
+        return [_transform(_key_text(line, k, sep), k.flags) for k in keys]
 
-        specs = keys or [Key(1, 1, None, 0, global_flags)]
+    specs = keys or [Key(1, 1, None, 0, global_flags)]
 
-        def column(some_lines: list, spec: Key) -> list:
-            return _key_column(_key_texts(some_lines, spec, sep) if keys else some_lines, spec,
-                               record_sep)
+    def column(some_lines: list, spec: Key) -> list:
+        return _key_column(_key_texts(some_lines, spec, sep) if keys else some_lines, spec,
+                           record_sep)
 
-        def compare(a, b):
-            ka, kb = key_values(a), key_values(b)
-            for x, y, spec in zip(ka, kb, specs):
-                if x != y:
-                    result = -1 if x < y else 1
-                    return -result if "r" in spec.flags else result
-            if stable or unique:
-                return 0
-            result = -1 if a < b else (1 if a > b else 0)
-            return -result if reverse else result
-
-        if opts.has("c") or opts.has("C"):
-            for prev, cur in zip(lines, lines[1:]):
-                c = compare(prev, cur)
-                if c > 0 or (unique and c == 0):
-                    if opts.has("c"):
-                        sh.err(f"sort: -:{lines.index(cur) + 1}: disorder: {cur}\n")
-                    return 1
+    def compare(a, b):
+        ka, kb = key_values(a), key_values(b)
+        for x, y, spec in zip(ka, kb, specs):
+            if x != y:
+                result = -1 if x < y else 1
+                return -result if "r" in spec.flags else result
+        if stable or unique:
             return 0
-        # Each line's keys are computed once. Without -s or -u, ties fall back to comparing whole
-        # lines: sorting by line first and then (stably) by key gives that order without
-        # carrying the line inside every key; where a numeric key repeats a lot, grouping the
-        # lines by value and sorting each group by line gives it cheaper. A key is reversed by
-        # its own flags (a key with flags of its own does not inherit -r); the whole-line
-        # comparison by -r.
-        if not (stable or unique):
-            if len(specs) == 1 and _repeats_numeric_keys(lines, column, specs[0], record_sep):
-                ordered = _grouped_by_value(lines, column(lines, specs[0]), reverse)
-                return _write(sh, ordered, record_sep, out_file)
-            lines.sort(reverse=reverse)
-        columns = [column(lines, spec) for spec in specs]
-        values = columns[0] if len(columns) == 1 else list(zip(*columns))
-        if unique:      # the first of each run of lines whose keys are equal
-            order = sorted(range(len(lines)), key=values.__getitem__)
-            order = [i for k, i in enumerate(order) if k == 0 or values[order[k - 1]] != values[i]]
-            ordered = [lines[i] for i in order]
-        else:           # sort asks for the keys once each, in order: no list of indices
-            next_value = iter(values).__next__
-            del values, columns
-            lines.sort(key=lambda _line: next_value())
-            ordered = lines
-        return _write(sh, ordered, record_sep, out_file)
-    return run_guarded("sort", sh, body)
+        result = -1 if a < b else (1 if a > b else 0)
+        return -result if reverse else result
+
+    if opts.has("c") or opts.has("C"):
+        for prev, cur in zip(lines, lines[1:]):
+            c = compare(prev, cur)
+            if c > 0 or (unique and c == 0):
+                if opts.has("c"):
+                    ctx.err(f"sort: -:{lines.index(cur) + 1}: disorder: {cur}\n")
+                return 1
+        return 0
+    # Each line's keys are computed once. Without -s or -u, ties fall back to comparing whole
+    # lines: sorting by line first and then (stably) by key gives that order without
+    # carrying the line inside every key; where a numeric key repeats a lot, grouping the
+    # lines by value and sorting each group by line gives it cheaper. A key is reversed by
+    # its own flags (a key with flags of its own does not inherit -r); the whole-line
+    # comparison by -r.
+    if not (stable or unique):
+        if len(specs) == 1 and _repeats_numeric_keys(lines, column, specs[0], record_sep):
+            ordered = _grouped_by_value(lines, column(lines, specs[0]), reverse)
+            return _write(ctx, ordered, record_sep, out_file)
+        lines.sort(reverse=reverse)
+    columns = [column(lines, spec) for spec in specs]
+    values = columns[0] if len(columns) == 1 else list(zip(*columns))
+    if unique:      # the first of each run of lines whose keys are equal
+        order = sorted(range(len(lines)), key=values.__getitem__)
+        order = [i for k, i in enumerate(order) if k == 0 or values[order[k - 1]] != values[i]]
+        ordered = [lines[i] for i in order]
+    else:           # sort asks for the keys once each, in order: no list of indices
+        next_value = iter(values).__next__
+        del values, columns
+        lines.sort(key=lambda _line: next_value())
+        ordered = lines
+    return _write(ctx, ordered, record_sep, out_file)
 
 
 def _repeats_numeric_keys(lines: list, column, spec: Key, record_sep: str) -> bool:
@@ -336,13 +335,13 @@ def _grouped_by_value(lines: list, values: list, reverse: bool) -> list:
     return ordered
 
 
-def _write(sh, ordered: list, record_sep: str, out_file) -> int:
+def _write(ctx, ordered: list, record_sep: str, out_file) -> int:
     output = record_sep.join(ordered) + record_sep if ordered else ""
     if out_file is None:
-        sh.out(output)
+        ctx.out(output)
         return 0
     try:
-        access.writer(sh, out_file)(output)
+        access.writer(ctx, out_file)(output)
     except FsError as e:
         raise UsageError(f"sort: open failed: {out_file}: {e.strerror}", 2) from None
     return 0

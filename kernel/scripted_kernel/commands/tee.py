@@ -5,54 +5,55 @@ import base64 as b64
 import binascii
 
 from ..fs import FsError, access
-from ._options import UsageError, integer, parse, read_input, run_guarded
+from ._options import UsageError, integer, parse, read_input
+from .registry import command
 
-NAMES = ("tee", "base64")
 
 
-def _tee(sh, argv):
+def _tee(ctx, argv):
     opts, ops = parse("tee", argv, short_flags="aip", long_flags={"append": "a", "ignore-interrupts": "i"})
     writers, status = [], 0
     for op in ops:
         try:
-            writers.append(sh.out if op == "-" else access.writer(sh, op, append=opts.has("a")))
+            writers.append(ctx.out if op == "-" else access.writer(ctx, op, append=opts.has("a")))
         except FsError as e:
-            sh.err(f"tee: {op}: {e.strerror}\n")
+            ctx.err(f"tee: {op}: {e.strerror}\n")
             status = 1
-    text = sh.stdin.read_all()
-    sh.out(text)
+    text = ctx.stdin.read_all()
+    ctx.out(text)
     for write in writers:
         write(text)
     return status
 
 
-def _base64(sh, argv):
+def _base64(ctx, argv):
     opts, ops = parse("base64", argv, short_flags="di", short_values="w",
                       long_flags={"decode": "d", "ignore-garbage": "i"}, long_values={"wrap": "w"})
     if len(ops) > 1:
         raise UsageError(f"base64: extra operand ‘{ops[1]}’\nTry 'base64 --help' for more information.")
-    text, status = read_input(sh, "base64", ops)
+    text, status = read_input(ctx, "base64", ops)
     if status:
         return status
     data = text.encode("utf-8", "surrogateescape")
     if opts.has("d"):
         text = b"".join(data.split())
         try:
-            sh.out(b64.b64decode(text, validate=not opts.has("i")).decode("utf-8", "surrogateescape"))
+            ctx.out(b64.b64decode(text, validate=not opts.has("i")).decode("utf-8", "surrogateescape"))
         except (binascii.Error, ValueError):
             raise UsageError("base64: invalid input") from None
         return 0
     encoded = b64.b64encode(data).decode()
     width = integer(opts.get("w", "76"), "base64: invalid wrap size: ‘{}’")
     if not width:                  # -w 0: one line, and GNU ends it without a newline
-        sh.out(encoded)
+        ctx.out(encoded)
         return 0
     if encoded:
         encoded = "\n".join(encoded[i:i + width] for i in range(0, len(encoded), width))
-    sh.out(encoded + "\n" if encoded else "")
+    ctx.out(encoded + "\n" if encoded else "")
     return 0
 
 
-def run(sh, argv):
+@command("tee", "base64")
+def run(ctx, argv):
     impl = _tee if argv[0] == "tee" else _base64
-    return run_guarded(argv[0], sh, lambda: impl(sh, argv))
+    return impl(ctx, argv)

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import re
 
-from ._options import UsageError, bad_usage, parse, run_guarded
+from ._options import UsageError, bad_usage, parse
+from .registry import command
 
-NAMES = ("tr",)
 CLASSES = {
     "alpha": lambda c: c.isalpha(), "digit": lambda c: "0" <= c <= "9",
     "alnum": lambda c: c.isalnum(), "upper": lambda c: c.isupper(), "lower": lambda c: c.islower(),
@@ -88,23 +88,22 @@ def _expand(items: list, for_set2: bool = False, length_hint: int = 0) -> list:
     return chars
 
 
-def run(sh, argv):
-    def body():
-        opts, ops = parse("tr", argv, short_flags="cCdst",
-                          long_flags={"complement": "c", "delete": "d", "squeeze-repeats": "s",
-                                      "truncate-set1": "t"})
-        delete, squeeze, complement = opts.has("d"), opts.has("s"), opts.has("c") or opts.has("C")
-        if not ops:
-            raise bad_usage("tr", "missing operand")
-        need = 2 if not delete and not (squeeze and len(ops) == 1) else (2 if delete and squeeze else 1)
-        if len(ops) < need:
-            raise bad_usage("tr", f"missing operand after '{ops[-1]}'\nTwo strings must be given when translating.")
-        if len(ops) > need:
-            raise bad_usage("tr", f"extra operand '{ops[need]}'")
-        translate = _plan(tuple(ops), delete, squeeze, complement, opts.has("t"))
-        sh.out(translate(sh.stdin.read_all()))
-        return 0
-    return run_guarded("tr", sh, body)
+@command("tr")
+def run(ctx, argv):
+    opts, ops = parse("tr", argv, short_flags="cCdst",
+                      long_flags={"complement": "c", "delete": "d", "squeeze-repeats": "s",
+                                  "truncate-set1": "t"})
+    delete, squeeze, complement = opts.has("d"), opts.has("s"), opts.has("c") or opts.has("C")
+    if not ops:
+        raise bad_usage("tr", "missing operand")
+    need = 2 if not delete and not (squeeze and len(ops) == 1) else (2 if delete and squeeze else 1)
+    if len(ops) < need:
+        raise bad_usage("tr", f"missing operand after '{ops[-1]}'\nTwo strings must be given when translating.")
+    if len(ops) > need:
+        raise bad_usage("tr", f"extra operand '{ops[need]}'")
+    translate = _plan(tuple(ops), delete, squeeze, complement, opts.has("t"))
+    ctx.out(translate(ctx.stdin.read_all()))
+    return 0
 
 
 _PLANS: dict = {}

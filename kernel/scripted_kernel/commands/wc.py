@@ -4,38 +4,37 @@ from __future__ import annotations
 import re
 
 from ..fs import FsError
-from ._options import Inputs, parse, run_guarded
-
-NAMES = ("wc",)
-
-
-def run(sh, argv):
-    def body():
-        opts, ops = parse("wc", argv, short_flags="lwcmL",
-                          long_flags={"lines": "l", "words": "w", "bytes": "c", "chars": "m",
-                                      "max-line-length": "L"})
-        wanted = [f for f in "lwmcL" if opts.has(f)] or ["l", "w", "c"]
-        inputs = Inputs(sh, "wc", ops)
-        rows = [(_counts(text, wanted), "" if name == "-" and not ops else name) for name, text in inputs]
-        if len(ops) > 1:
-            rows.append(({f: (max if f == "L" else sum)(r[0][f] for r in rows) if rows else 0
-                          for f in wanted}, "total"))
-        single = len(wanted) == 1 and len(ops) <= 1
-        width = 1 if single else max([len(str(r[0][f])) for r in rows for f in wanted] +
-                                     [7 if not ops or "-" in ops else _size_width(sh, ops)])
-        for counts, name in rows:
-            cells = [str(counts[f]).rjust(width) for f in wanted]
-            sh.out(" ".join(cells) + (" " + name if name else "") + "\n")
-        return inputs.status
-    return run_guarded("wc", sh, body)
+from ._options import Inputs, parse
+from .registry import command
 
 
-def _size_width(sh, ops: list) -> int:
+
+@command("wc")
+def run(ctx, argv):
+    opts, ops = parse("wc", argv, short_flags="lwcmL",
+                      long_flags={"lines": "l", "words": "w", "bytes": "c", "chars": "m",
+                                  "max-line-length": "L"})
+    wanted = [f for f in "lwmcL" if opts.has(f)] or ["l", "w", "c"]
+    inputs = Inputs(ctx, "wc", ops)
+    rows = [(_counts(text, wanted), "" if name == "-" and not ops else name) for name, text in inputs]
+    if len(ops) > 1:
+        rows.append(({f: (max if f == "L" else sum)(r[0][f] for r in rows) if rows else 0
+                      for f in wanted}, "total"))
+    single = len(wanted) == 1 and len(ops) <= 1
+    width = 1 if single else max([len(str(r[0][f])) for r in rows for f in wanted] +
+                                 [7 if not ops or "-" in ops else _size_width(ctx, ops)])
+    for counts, name in rows:
+        cells = [str(counts[f]).rjust(width) for f in wanted]
+        ctx.out(" ".join(cells) + (" " + name if name else "") + "\n")
+    return inputs.status
+
+
+def _size_width(ctx, ops: list) -> int:
     """GNU's column width for regular files: the digits of their total size."""
     total = 0
     for name in ops:
         try:
-            total += sh.fs.stat(sh.path(name)).size
+            total += ctx.fs.stat(ctx.path(name)).size
         except FsError:
             pass
     return len(str(total))

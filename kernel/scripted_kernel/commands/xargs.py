@@ -4,9 +4,9 @@ from __future__ import annotations
 import shlex
 
 from ..fs import FsError, access
-from ._options import UsageError, integer, parse, run_guarded
+from ._options import UsageError, integer, parse
+from .registry import command
 
-NAMES = ("xargs",)
 
 
 def _items(text: str, delimiter, null: bool) -> list[str]:
@@ -39,72 +39,66 @@ def _line_groups(text: str, lines_per_call: int) -> list[list[str]]:
             for i in range(0, len(lines), lines_per_call)]
 
 
-def run(sh, argv):
-    def body():
-        opts, ops = parse("xargs", [argv[0]] + _split_at_command(argv[1:]),
-                          short_flags="0rtx", short_values="nIdLsPEa",
-                          long_flags={"null": "0", "no-run-if-empty": "r", "verbose": "t"},
-                          long_values={"max-args": "n", "replace": "I", "delimiter": "d",
-                                       "max-lines": "L", "max-procs": "P", "arg-file": "a"})
-        command = ops or ["echo"]
-        delimiter = opts.get("d")
-        if delimiter is not None:
-            delimiter = {"\\n": "\n", "\\t": "\t", "\\0": "\0"}.get(delimiter, delimiter)
-        if opts.has("a"):
-            try:
-                text = access.read_text(sh, opts.get("a"))
-            except FsError as e:
-                raise UsageError(f"xargs: {opts.get('a')}: {e.strerror}") from None
-        else:
-            text = sh.stdin.read_all()
-        replace = opts.get("I")
-        plain_lines = delimiter is None and not opts.has("0")
-        if replace is not None and plain_lines:
-            # -I: a whole line is one argument (leading blanks dropped, quotes still removed)
-            items = [arg for ln in text.split("\n") if ln.strip() for arg in _unquote(ln.lstrip(), False)]
-        else:
-            items = _items(text, delimiter, opts.has("0"))
-        if not items and (opts.has("r") or replace is not None):
-            return 0
-        if opts.has("L") and replace is None and plain_lines:
-            groups = _line_groups(text, _count(opts, "L")) or [[]]
-        else:
-            per_call = (_count(opts, "n") if opts.get("n") else _count(opts, "L") if opts.get("L") else
-                        (1 if replace is not None else 0)) or len(items) or 1
-            groups = [items[i:i + per_call] for i in range(0, len(items), per_call)] or [[]]
-        if not any(groups) and opts.has("r"):
-            return 0
-        status = 0
-        saved_stdin = sh.stdin
+@command("xargs")
+def run(ctx, argv):
+    opts, ops = parse("xargs", [argv[0]] + _split_at_command(argv[1:]),
+                      short_flags="0rtx", short_values="nIdLsPEa",
+                      long_flags={"null": "0", "no-run-if-empty": "r", "verbose": "t"},
+                      long_values={"max-args": "n", "replace": "I", "delimiter": "d",
+                                   "max-lines": "L", "max-procs": "P", "arg-file": "a"})
+    command = ops or ["echo"]
+    delimiter = opts.get("d")
+    if delimiter is not None:
+        delimiter = {"\\n": "\n", "\\t": "\t", "\\0": "\0"}.get(delimiter, delimiter)
+    if opts.has("a"):
         try:
-            from ..shell.runtime import InputStream
-            sh.stdin = InputStream("")
-            for group in groups:
-                if replace is not None:
-                    args = [a.replace(replace, group[0]) for a in command]
-                else:
-                    args = command + group
-                if opts.has("t"):
-                    sh.err(" ".join(args) + "\n")
-                code = _run_program(sh, args)
-                if code == 255:
-                    sh.err(f"xargs: {args[0]}: exited with status 255; aborting\n")
-                    return 124
-                if code:
-                    status = 127 if code == 127 else (126 if code == 126 else 123)
-        finally:
-            sh.stdin = saved_stdin
-        return status
-    return run_guarded("xargs", sh, body)
+            text = access.read_text(ctx, opts.get("a"))
+        except FsError as e:
+            raise UsageError(f"xargs: {opts.get('a')}: {e.strerror}") from None
+    else:
+        text = ctx.stdin.read_all()
+    replace = opts.get("I")
+    plain_lines = delimiter is None and not opts.has("0")
+    if replace is not None and plain_lines:
+        # -I: a whole line is one argument (leading blanks dropped, quotes still removed)
+        items = [arg for ln in text.split("\n") if ln.strip() for arg in _unquote(ln.lstrip(), False)]
+    else:
+        items = _items(text, delimiter, opts.has("0"))
+    if not items and (opts.has("r") or replace is not None):
+        return 0
+    if opts.has("L") and replace is None and plain_lines:
+        groups = _line_groups(text, _count(opts, "L")) or [[]]
+    else:
+        per_call = (_count(opts, "n") if opts.get("n") else _count(opts, "L") if opts.get("L") else
+                    (1 if replace is not None else 0)) or len(items) or 1
+        groups = [items[i:i + per_call] for i in range(0, len(items), per_call)] or [[]]
+    if not any(groups) and opts.has("r"):
+        return 0
+    status = 0
+    for group in groups:
+        if replace is not None:
+            args = [a.replace(replace, group[0]) for a in command]
+        else:
+            args = command + group
+        if opts.has("t"):
+            ctx.err(" ".join(args) + "\n")
+        code = _run_program(ctx, args)
+        if code == 255:
+            ctx.err(f"xargs: {args[0]}: exited with status 255; aborting\n")
+            return 124
+        if code:
+            status = 127 if code == 127 else (126 if code == 126 else 123)
+    return status
 
 
-def _run_program(sh, args: list) -> int:
-    """As xargs execs programs, shell functions are not found; commands and tools are."""
-    fn = sh.commands.get(args[0]) or sh.builtins.get(args[0])
-    if fn is None:
-        sh.err(f"xargs: {args[0]}: No such file or directory\n")
+def _run_program(ctx, args: list) -> int:
+    """As xargs execs programs, shell functions are not found; commands and tools are. The
+    program's standard input is empty (xargs has consumed its own)."""
+    status = ctx.run(args, stdin="")
+    if status is None:
+        ctx.err(f"xargs: {args[0]}: No such file or directory\n")
         return 127
-    return fn(sh, args)
+    return status
 
 
 def _split_at_command(args: list) -> list:

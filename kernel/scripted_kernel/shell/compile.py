@@ -13,14 +13,13 @@ from . import patterns
 from .arith import compile_arith
 from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, FatalError,
                      LimitExceeded)
+from .dispatch import dispatch
 from .expand import Disabled, WordCompiler
 from .regexes import RegexError, RegexTimeout, search
 from .lexer import Source
 from .runtime import NO_COMMAND, Function, InputStream, TempScope, discard
 from .state import EXPORT, Var
 
-NOT_FOUND = 127
-NOT_ALLOWED = 126
 
 
 class RedirectError(Exception):
@@ -1112,7 +1111,7 @@ def _invoke(sh, argv: list, assigns: list) -> int:
     name = argv[0]
     try:
         if not assigns:
-            return _dispatch(sh, name, argv)
+            return dispatch(sh, name, argv)
         scope = TempScope()
         scope.of_function = name in sh.functions
         sh.scopes.append(scope)
@@ -1122,47 +1121,12 @@ def _invoke(sh, argv: list, assigns: list) -> int:
                     outer = sh.lookup(a.target) if a.append else None
                     scope[a.target] = Var(outer.scalar() if outer else None, EXPORT)
                 a(sh)
-            return _dispatch(sh, name, argv)
+            return dispatch(sh, name, argv)
         finally:
             sh.scopes.pop()
     except FsError as e:
         sh.error(f"{name}: write error: {e.strerror}")
         return 1
-
-
-def _dispatch(sh, name: str, argv: list) -> int:
-    func = sh.functions.get(name)
-    if func is not None:
-        return sh.run_function(func, argv)
-    builtin = sh.builtins.get(name)
-    if builtin is not None:
-        return builtin(sh, argv)
-    command = sh.commands.get(name)
-    if command is not None:
-        return command(sh, argv)
-    return command_not_found(sh, name, argv)
-
-
-def command_not_found(sh, name: str, argv: list | None = None) -> int:
-    """A name that is no function, builtin or command: a script file to run if the filesystem
-    has one (by path, or on $PATH), else `command not found` (127)."""
-    if sh.fs.enabled:
-        from .builtins.files import find_program, run_path
-        found = name if "/" in name else find_program(sh, name)
-        if found is not None:
-            return run_path(sh, found, argv or [name])
-    elif "/" in name:
-        sh.error(f"{name}: {access.PROGRAMS_DISABLED}")
-        return NOT_ALLOWED
-    hint = suggest(name, list(sh.commands) + list(sh.builtins) + list(sh.functions))
-    sh.error(f"{name}: command not found" + (f" (did you mean '{hint}'?)" if hint else ""))
-    return NOT_FOUND
-
-
-def suggest(name: str, candidates: list) -> str | None:
-    import difflib
-    matches = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
-    return matches[0] if matches else None
 
 
 def _run_piped(sh, feeders: list, last: tuple) -> list:

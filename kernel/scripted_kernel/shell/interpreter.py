@@ -282,9 +282,6 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
     finally:
         activate(outer_budget)
 
-    if fs is not None and fs.enabled and commands is not None:
-        from .builtins.files import PathCommands
-        commands = PathCommands(commands)
     if session:
         sh = session[0]
         sh.budget, sh.limits = budget, limits

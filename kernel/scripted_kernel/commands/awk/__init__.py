@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 
 from ...fs import FsError, access
-from .._options import UsageError, run_guarded
+from .._options import UsageError
 from .codegen import compile_program
 from .runtime import Runtime, run_program
 from .syntax import Parser, tokenize
 from .values import AwkError
 from ...shell.regexes import RegexTimeout
+from ..registry import command
 
-NAMES = ("awk", "gawk", "mawk", "nawk")
 
 
 def _program_and_args(argv):
@@ -78,9 +78,9 @@ def _program_and_args(argv):
     return program, program_files, field_sep, assigns, operand_assigns, files
 
 
-def _program_file(sh, name: str) -> str:
+def _program_file(ctx, name: str) -> str:
     try:
-        return access.read_text(sh, name)
+        return access.read_text(ctx, name)
     except FsError as e:
         raise UsageError(f"awk: couldn't open file {name}: {e.strerror}", 2) from None
 
@@ -90,30 +90,29 @@ def _unescape(value: str) -> str:
     return tokenize('"' + value.replace('"', '\\"') + '"')[0].value if "\\" in value else value
 
 
-def run(sh, argv):
-    def body():
-        program, program_files, field_sep, assigns, operand_assigns, files = _program_and_args(argv)
-        if program is None:
-            program = "\n".join(_program_file(sh, name) for name in program_files)
-        rt = None
-        try:
-            parsed = Parser(program).parse()
-            rt = Runtime(sh, assigns, field_sep)
-            rt.operand_assigns = operand_assigns
-            compiled = compile_program(parsed, rt)
-            if not (compiled.reads_input or "getline" in program):
-                files = []
-            elif not files:
-                files = ["-"]
-            return run_program(compiled, rt, files)
-        except AwkError as e:
-            if rt is not None:
-                rt.flush()
-            raise UsageError(e.message, e.status) from None
-        except RegexTimeout:          # a regex literal's guarded search (see regexes.matcher)
-            if rt is not None:
-                rt.flush()
-            raise UsageError("awk: regular expression too complex", 2) from None
-        except RecursionError:
-            raise UsageError("awk: expression or function nesting too deep", 2) from None
-    return run_guarded(argv[0], sh, body)
+@command("awk", "gawk", "mawk", "nawk")
+def run(ctx, argv):
+    program, program_files, field_sep, assigns, operand_assigns, files = _program_and_args(argv)
+    if program is None:
+        program = "\n".join(_program_file(ctx, name) for name in program_files)
+    rt = None
+    try:
+        parsed = Parser(program).parse()
+        rt = Runtime(ctx, assigns, field_sep)
+        rt.operand_assigns = operand_assigns
+        compiled = compile_program(parsed, rt)
+        if not (compiled.reads_input or "getline" in program):
+            files = []
+        elif not files:
+            files = ["-"]
+        return run_program(compiled, rt, files)
+    except AwkError as e:
+        if rt is not None:
+            rt.flush()
+        raise UsageError(e.message, e.status) from None
+    except RegexTimeout:          # a regex literal's guarded search (see regexes.matcher)
+        if rt is not None:
+            rt.flush()
+        raise UsageError("awk: regular expression too complex", 2) from None
+    except RecursionError:
+        raise UsageError("awk: expression or function nesting too deep", 2) from None

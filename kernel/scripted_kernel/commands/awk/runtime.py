@@ -33,8 +33,8 @@ class Exit(Exception):
 
 
 class Runtime:
-    def __init__(self, sh, assigns: list, field_sep: Optional[str]):
-        self.sh = sh
+    def __init__(self, ctx, assigns: list, field_sep: Optional[str]):
+        self.ctx = ctx
         self.globals: dict = {
             "FS": " ", "OFS": " ", "ORS": "\n", "RS": "\n", "NR": 0.0, "FNR": 0.0,
             "SUBSEP": "\x1c", "RSTART": 0.0, "RLENGTH": -1.0, "CONVFMT": "%.6g", "OFMT": "%.6g",
@@ -43,7 +43,7 @@ class Runtime:
         self.ofs, self.ors, self.subsep, self.convfmt, self.ofmt = " ", "\n", "\x1c", "%.6g", "%.6g"
         # value → text through CONVFMT (strings, keys) or OFMT (print); the compiled code calls these
         self.to_str, self.to_output = _number_text(self, "convfmt"), _number_text(self, "ofmt")
-        env = {k: strnum(v) for k, v in sh.exported_env().items()}
+        env = {k: strnum(v) for k, v in ctx.env().items()}
         self.array_class = dict       # MawkArray when the program loops over arrays
         self.arrays: dict = {"ENVIRON": env, "ARGV": {"0": "awk"}}
         self.set_record("")
@@ -73,8 +73,8 @@ class Runtime:
         if write is None:
             self.flush()
             try:
-                write = self.sh.err if dest == "/dev/stderr" else \
-                    access.writer(self.sh, dest, append=op == ">>")
+                write = self.ctx.err if dest == "/dev/stderr" else \
+                    access.writer(self.ctx, dest, append=op == ">>")
             except FsError as e:
                 raise AwkError(f"awk: cannot open \"{dest}\" for output ({e.strerror})", 2) from None
             self.outputs[dest] = write
@@ -88,7 +88,7 @@ class Runtime:
         records = self.inputs.get(name)
         if records is None:
             try:
-                text = self.sh.stdin.read_all() if name in ("-", "/dev/stdin") else access.read_text(self.sh, name)
+                text = self.ctx.stdin.read_all() if name in ("-", "/dev/stdin") else access.read_text(self.ctx, name)
             except FsDisabled as e:      # logic mode says so rather than reading nothing
                 raise AwkError(f"awk: getline < \"{name}\": {e}", 2) from None
             except FsError:
@@ -106,7 +106,7 @@ class Runtime:
         if self.out:
             text = "".join(self.out)
             self.out.clear()          # the same list: compiled code holds its append
-            self.sh.out(text)
+            self.ctx.out(text)
 
     def fail(self, message: str):
         raise AwkError(message)
@@ -115,7 +115,7 @@ class Runtime:
         """Once per loop iteration: the wall-clock limit, and output handed on as it grows."""
         self.steps += 1
         if not self.steps & 1023:
-            self.sh.budget.check_clock()
+            self.ctx.budget.check_clock()
             self.flush()
 
     # -- variables
@@ -264,9 +264,9 @@ class Runtime:
         self.rebuild()
 
     def _resize(self, n: int):
-        if n > self.sh.limits.max_array_length:
+        if n > self.ctx.limits.max_array_length:
             raise LimitExceeded("max_array_length", f"awk: NF={n}: more fields than "
-                                f"{self.sh.limits.max_array_length} (max_array_length)")
+                                f"{self.ctx.limits.max_array_length} (max_array_length)")
         values = self._slots()
         if n < self.nf:
             del self.parts[n:], values[n:]
@@ -606,7 +606,7 @@ def _file_records(rt: Runtime, files: list):
     g = rt.globals
     for name in files:
         try:
-            text = rt.sh.stdin.read_all() if name == "-" else access.read_text(rt.sh, name)
+            text = rt.ctx.stdin.read_all() if name == "-" else access.read_text(rt.ctx, name)
         except FsError as e:
             rt.flush()
             raise AwkError(f"awk: cannot open {name} ({e.strerror})", 2) from None
@@ -677,7 +677,7 @@ def run_program(program, rt: Runtime, files: list) -> int:
     """BEGIN, then the rules for every record of the input files (`-`: standard input), then
     END; `exit` skips to END (or out of it)."""
     if len(files) == 1 and files[0] == "-":
-        rt.read_input(rt.sh.stdin.read_all(), not program.uses_rs)
+        rt.read_input(rt.ctx.stdin.read_all(), not program.uses_rs)
     else:
         rt.records = _file_records(rt, files)
     status = 0
@@ -720,7 +720,7 @@ def _each_record(main, rt: Runtime, counts_records: bool, reads_fields: bool):
                 pass
         count += 1
         if not count & 1023:
-            rt.sh.budget.check_clock()
+            rt.ctx.budget.check_clock()
             rt.flush()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from . import builtin
+from ..dispatch import call_command, command_not_found, dispatch
 from ..errors import (ArithError, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal)
 from ..parser import RESERVED
 from ..state import EXPORT, Var
@@ -312,9 +313,10 @@ def command_builtin(sh, argv):
 
 
 def _dispatch_command(sh, name: str, args: list) -> int:
-    from ..compile import _dispatch, command_not_found
-    if name in sh.commands:
-        return _dispatch(sh, name, args) if name not in sh.functions else sh.commands[name](sh, args)
+    """`command NAME`: NAME as a command or program, never a shell function."""
+    command = sh.commands.get(name)
+    if command is not None:
+        return call_command(sh, name, command, args)
     return command_not_found(sh, name, args)
 
 
@@ -425,8 +427,7 @@ def wait(sh, argv):
 def exec_builtin(sh, argv):
     if len(argv) == 1:
         return 0
-    from ..compile import _dispatch
-    raise ExitSignal(_dispatch(sh, argv[1], argv[1:]))
+    raise ExitSignal(dispatch(sh, argv[1], argv[1:]))
 
 
 @builtin("times")

@@ -502,21 +502,6 @@ def shadowing_program(sh, name: str):
     return None
 
 
-class PathCommands(dict):
-    """The command table of a shell with a filesystem: a script file found on $PATH before the
-    engine's own directories runs instead of the command of that name."""
-
-    def get(self, name, default=None):
-        command = dict.get(self, name)
-        if command is None:
-            return default
-
-        def run(sh, argv):
-            program = shadowing_program(sh, name)
-            return command(sh, argv) if program is None else run_path(sh, program, argv)
-        return run
-
-
 def find_program(sh, name: str):
     """`name` as a file to run: itself if it has a slash, else the first executable file of
     that name in a directory of $PATH, or failing that the first file of that name (which

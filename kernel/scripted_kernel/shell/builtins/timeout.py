@@ -9,6 +9,7 @@ import re
 import time
 
 from . import builtin
+from ..dispatch import dispatch
 from ..errors import Cancelled
 
 _DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)\Z")
@@ -39,9 +40,8 @@ def timeout(sh, argv):
         budget.deadline = mine
     saved_isolate = sh.isolate_tools
     sh.isolate_tools = True
-    from ..compile import _dispatch
     try:
-        return _dispatch(sh, args[1], args[1:])
+        return dispatch(sh, args[1], args[1:])
     except Cancelled as e:
         if e.status == 124 and (saved is None or time.monotonic() < saved):
             return 124            # our limit, not the script's: the script goes on

@@ -1,0 +1,68 @@
+"""The contract between the interpreter and the commands it runs.
+
+A command (everything under `commands/`, and every registered tool) is `run(ctx, argv) -> status`
+and sees the script only through a `CommandContext`: its standard streams, the working
+directory and filesystem, the exported variables (read-only), the execution's budget and
+network policy, and a way to run another program of the same script (`xargs`, `find -exec`,
+`env CMD`). It never sees the `Shell`: a command cannot change variables, options, functions
+or the working directory, just as a program bash forks cannot.
+
+argv is passed beside the context, as to a C program's main(), so a command that re-enters
+itself with other arguments need not copy the context.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Optional
+
+from ..fs import absolute
+
+if TYPE_CHECKING:
+    from .limits import Budget, ExecutionLimits
+    from .runtime import InputStream, Shell
+
+Writer = Callable[[str], None]
+
+
+class CommandContext:
+    """What one running command may use. Made by the dispatcher for each command it runs."""
+    __slots__ = ("stdin", "out", "err", "fs", "cwd", "umask", "budget", "hostname", "network",
+                 "extra_fds", "isolate_tools", "_shell", "_run_program")
+
+    def __init__(self, sh: "Shell", run_program: Callable):
+        self.stdin: "InputStream" = sh.stdin
+        self.out: Writer = sh.out
+        self.err: Writer = sh.err
+        self.fs = sh.fs
+        self.cwd: str = sh.cwd
+        self.umask: int = sh.umask
+        self.budget: "Budget" = sh.budget
+        self.hostname: str = sh.hostname
+        self.network: tuple = sh.network_allow     # URL prefixes curl may fetch
+        self.extra_fds: dict = sh.extra_fds        # descriptors opened with exec N> (/dev/fd/N)
+        self.isolate_tools: bool = sh.isolate_tools  # under `timeout`: a callback on its own thread
+        self._shell = sh
+        self._run_program = run_program           # dispatch.run_program (which imports this module)
+
+    @property
+    def limits(self) -> "ExecutionLimits":
+        return self.budget.limits
+
+    def path(self, name: str) -> str:
+        """A path operand made absolute against the working directory."""
+        return absolute(self.cwd, name)
+
+    def env(self) -> dict[str, str]:
+        """The exported variables, as a program's environment (a copy)."""
+        return self._shell.exported_env()
+
+    def getenv(self, name: str, default: Optional[str] = None) -> Optional[str]:
+        """One variable of the environment (exported), or `default`."""
+        return self.env().get(name, default)
+
+    def run(self, argv: list[str], stdin: Optional[str] = None,
+            env: Optional[dict[str, str]] = None) -> Optional[int]:
+        """Run argv[0] as a program of this script (a command, a tool, a builtin that is also a
+        program, a script file on $PATH; never a shell function), with this command's output
+        streams; `stdin` None passes this command's own standard input on, and `env` replaces
+        the environment. None when there is no such program (the caller words the error)."""
+        return self._run_program(self._shell, argv, stdin, env, self.stdin)
