@@ -160,16 +160,6 @@ def read_input(ctx, cmd: str, operands: list, fail_status: int = 1) -> tuple[str
     return text, inputs.status
 
 
-def run_guarded(cmd: str, ctx, body) -> int:
-    """Run body(); a UsageError becomes its message on stderr and its status."""
-    try:
-        return body()
-    except UsageError as e:
-        if e.message:
-            ctx.err(e.message + "\n")
-        return e.status
-
-
 def split_lines(text: str, sep: str = "\n") -> list[str]:
     """Lines without their terminators; a missing final newline still ends a line."""
     if not text:
