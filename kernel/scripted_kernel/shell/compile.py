@@ -13,11 +13,13 @@ from . import patterns
 from .arith import compile_arith
 from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, FatalError,
                      LimitExceeded)
+from .builtins.test import binary_test, unary_test
 from .dispatch import dispatch
 from .expand import Disabled, WordCompiler
 from .regexes import RegexError, RegexTimeout, search
 from .lexer import Source
-from .runtime import NO_COMMAND, Function, InputStream, TempScope, discard
+from .parser import Parser
+from .runtime import NO_COMMAND, DeclarationArg, Function, InputStream, TempScope, discard
 from .state import EXPORT, Var
 
 
@@ -97,6 +99,15 @@ class Compiler:
             return CompiledScript(self.compile_each(node.items))
         finally:
             self.source = saved
+
+    def word_text(self, text: str) -> Callable:
+        """A word that arrives as text at run time (a subscript), as a closure giving its value."""
+        return self.words.string(Parser(text).lex.sub_word(0, len(text)))
+
+    def assignment_text(self, text: str) -> Callable:
+        """`name=value` or `name+=value` that arrives as text at run time (declare -a "a=(1 2)")."""
+        node = Parser(text).parse_program()
+        return self.assignment(node.items[0].items[0].assigns[0])
 
     def compile(self, node) -> Callable:
         method = _COMPILE_METHODS.get(type(node))
@@ -860,7 +871,6 @@ class Compiler:
             w = self.words.string(e.word)
             return lambda sh: w(sh) != ""
         if t is A.CondUnary:
-            from .builtins.test import unary_test
             operand = self.words.string(e.operand)
             op = e.op
             return lambda sh: unary_test(sh, op, operand(sh))
@@ -891,7 +901,6 @@ class Compiler:
                 return True
             return regex
         right = self.words.string(e.right)
-        from .builtins.test import binary_test
 
         def binary(sh):
             lhs, rhs = left(sh), right(sh)
@@ -977,21 +986,6 @@ class CondError(Exception):
     def __init__(self, message: str, status: int = 2):
         super().__init__(message)
         self.status = status
-
-
-class DeclarationArg:
-    """`name=value` given to declare/local/export/readonly, kept apart from plain strings."""
-    __slots__ = ("name", "index", "append", "value", "apply_array")
-
-    def __init__(self, name, index, append, value, apply_array):
-        self.name = name
-        self.index = index
-        self.append = append
-        self.value = value
-        self.apply_array = apply_array
-
-    def __str__(self):
-        return f"{self.name}={self.value or ''}"
 
 
 def _at_line(sh, line: int, fn):

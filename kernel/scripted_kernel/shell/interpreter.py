@@ -291,7 +291,7 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
         sh = Shell(budget, commands if commands is not None else {}, builtins or BUILTINS, env,
                    out=out.write, err=err.write, stdin=InputStream(stdin),
                    compile_script=lambda text: SCRIPT_CACHE.get(text, limits.max_parser_depth),
-                   fs=fs)
+                   fs=fs, compiler=COMPILER)
         if session is not None:
             session.append(sh)
     if not session:

@@ -198,13 +198,27 @@ class Token:
         return f"Token({self.kind}, {self.value!r}, {self.pos})"
 
 
+class SubParsers:
+    """The parser's entry points for code inside words, given to the lexer so that it never
+    imports the parser: `nested(source, max_depth, depth, pos, closer) -> (node, end)` parses
+    a `$( )` body in place, `backtick(text, base_line, depth, max_depth) -> node` the text of
+    a backquoted command."""
+    __slots__ = ("nested", "backtick")
+
+    def __init__(self, nested: Callable, backtick: Callable):
+        self.nested = nested
+        self.backtick = backtick
+
+
 class Lexer:
     def __init__(self, source: Source, parse_nested: Callable[[int, int, str], tuple],
-                 depth: int = 0, max_depth: int = DEFAULT_MAX_DEPTH):
+                 depth: int = 0, max_depth: int = DEFAULT_MAX_DEPTH,
+                 parsers: Optional[SubParsers] = None):
         self.source = source
         self.src = source.text
         self.pos = 0
         self.parse_nested = parse_nested   # (depth, pos, closer) -> (node, end_pos): a $( ) body
+        self.parsers = parsers
         self.pending_heredocs: list[HereDoc] = []
         self.heredoc_at_eof = False     # a here-document ran to the end without its delimiter
         self.peeked: Optional[Token] = None
@@ -962,9 +976,8 @@ class Lexer:
             body.append(c)
             pos += 1
         self.pos = pos + 1
-        from .parser import parse_backtick
-        node = parse_backtick("".join(body), self.source.line_of(start) - 1, self.depth + 1,
-                              self.max_depth)
+        node = self.parsers.backtick("".join(body), self.source.line_of(start) - 1, self.depth + 1,
+                                     self.max_depth)
         return CommandSub(start, node, backtick=True)
 
     def _scan_braced_param(self, start: int, quoted: bool = False) -> ParamExp:
@@ -1136,9 +1149,8 @@ class Lexer:
 
     def _heredoc_word_from_text(self, text: str, start: int) -> Word:
         sub = Lexer(Source(text, self.source.line_of(start) - 1), self.parse_nested_text(text),
-                    self.depth + 1, self.max_depth)
+                    self.depth + 1, self.max_depth, self.parsers)
         return sub.scan_heredoc_text(0, len(text))
 
     def parse_nested_text(self, text: str):
-        from .parser import parse_nested
-        return functools.partial(parse_nested, Source(text), self.max_depth)
+        return functools.partial(self.parsers.nested, Source(text), self.max_depth)

@@ -10,7 +10,7 @@ from .nodes import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case,
                   For, FunctionDef, HereDoc, If, Pipeline, Redirect, SimpleCommand,
                   Subshell, While, COMPOUND_NODES)
 from .errors import ShellSyntaxError
-from .lexer import DEFAULT_MAX_DEPTH, REDIRECT_OPS, Lexer, Source, Token, char_at
+from .lexer import DEFAULT_MAX_DEPTH, REDIRECT_OPS, Lexer, Source, SubParsers, Token, char_at
 
 
 # (Final: compiled, the module keeps these in C variables rather than look them up by name)
@@ -44,7 +44,7 @@ class Parser:
         # the lexer's way back to a parser for `$( )` holds no reference to this one: no cycle
         # between the two, so both go as soon as parsing is done (no wait for the collector)
         self.lex = Lexer(self.source, functools.partial(parse_nested, self.source, max_depth),
-                         depth, max_depth)
+                         depth, max_depth, SUB_PARSERS)
 
     # ------------------------------------------------------------ entry points
 
@@ -710,3 +710,6 @@ def parse(text: str, max_depth: int = DEFAULT_MAX_DEPTH) -> CommandList:
 
 def parse_backtick(text: str, base_line: int, depth: int, max_depth: int) -> CommandList:
     return Parser(text, depth=depth, base_line=base_line, max_depth=max_depth).parse_program()
+
+
+SUB_PARSERS: Final = SubParsers(parse_nested, parse_backtick)

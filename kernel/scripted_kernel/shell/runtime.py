@@ -8,6 +8,8 @@ import time
 from typing import Callable, Optional
 
 from . import arith as arith_mod
+from .expand import quote_for_reuse
+from .lexer import decode_ansi_c
 from .errors import (unbound, ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
                      LimitExceeded, ReturnSignal)
 from ..fs import NO_FS, absolute
@@ -79,6 +81,21 @@ class TempScope(dict):
 # $BASH_COMMAND is kept as (script text, start, end) and cut from the script only when it is
 # read, which few scripts do: a slice for every command compiled cost more
 NO_COMMAND = ("", 0, 0)
+
+
+class DeclarationArg:
+    """`name=value` given to declare/local/export/readonly, kept apart from plain strings."""
+    __slots__ = ("name", "index", "append", "value", "apply_array")
+
+    def __init__(self, name, index, append, value, apply_array):
+        self.name = name
+        self.index = index
+        self.append = append
+        self.value = value
+        self.apply_array = apply_array
+
+    def __str__(self):
+        return f"{self.name}={self.value or ''}"
 
 
 def command_text(span: tuple) -> str:
@@ -154,7 +171,7 @@ class Shell:
 
     def __init__(self, budget, commands: dict, builtins: dict, env: Optional[dict] = None,
                  out: Callable = discard, err: Callable = discard, stdin: InputStream = EMPTY_INPUT,
-                 compile_script: Optional[Callable] = None, fs=None):
+                 compile_script: Optional[Callable] = None, fs=None, compiler=None):
         self.budget = budget
         self.fs = fs if fs is not None else NO_FS
         self.cwd = self.fs.home if self.fs.enabled else HOME
@@ -165,7 +182,8 @@ class Shell:
         self.limits = budget.limits
         self.commands = commands
         self.builtins = builtins
-        self.compile_script = compile_script
+        self.compile_script = compile_script     # text -> a compiled script (cached)
+        self.compiler = compiler                 # the Compiler: words and assignments met at run time
         self.globals: dict[str, Var] = {}
         self.globals_shared = False         # the dict is a parent's: own_globals() before a change
         self.scopes: list[dict[str, Var]] = []
@@ -267,6 +285,16 @@ class Shell:
             self.functions = dict(self.functions)
             self.functions_shared = False
         return self.functions
+
+    def script_shell(self) -> "Shell":
+        """A fresh shell as bash starts one for a script file or `bash -c`: it inherits the
+        exported variables, the working directory, the descriptors and the filesystem."""
+        child = Shell(self.budget, self.commands, self.builtins, self.exported_env(), out=self.out,
+                      err=self.err, stdin=self.stdin, compile_script=self.compile_script, fs=self.fs,
+                      compiler=self.compiler)
+        child.cwd, child.umask, child.extra_fds = self.cwd, self.umask, dict(self.extra_fds)
+        child.hostname, child.network_allow = self.hostname, self.network_allow
+        return child
 
     def run_subshell(self, fn: Callable, command: bool = False) -> int:
         """Run fn in this (sub)shell; exit, errexit and fatal errors end only this shell
@@ -372,10 +400,7 @@ class Shell:
         `${!ref}`, namerefs): expanded as a word, as bash does."""
         fn = _SUBSCRIPTS.get(text)
         if fn is None:
-            from .compile import COMPILER
-            from .parser import Parser
-            word = Parser(text).lex.sub_word(0, len(text))
-            fn = COMPILER.words.string(word)
+            fn = self.compiler.word_text(text)
             if len(_SUBSCRIPTS) > 1024:
                 _SUBSCRIPTS.clear()
             _SUBSCRIPTS[text] = fn
@@ -836,8 +861,6 @@ class Shell:
         return "".join(letter for letter, name in _DOLLAR_DASH if name is None or getattr(self, name)) + "c"
 
     def transform(self, value: str, letter: str, p) -> str:
-        from .expand import quote_for_reuse
-        from .lexer import decode_ansi_c
         if letter == "Q":
             return quote_for_reuse(value)
         if letter == "E":
@@ -938,8 +961,7 @@ def _valid_name(name: str) -> bool:
 
 
 def _expand_index(sh: Shell, index_word) -> str:
-    from .compile import COMPILER
-    return COMPILER.words.string(index_word)(sh)
+    return sh.compiler.words.string(index_word)(sh)
 
 
 def attribute_letters(var: Var) -> str:

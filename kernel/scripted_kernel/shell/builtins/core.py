@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from . import builtin
+from .registry import builtin
 from ..dispatch import call_command, command_not_found, dispatch
 from ..errors import (ArithError, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal)
 from ..parser import RESERVED

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...fs import FsError, access, lexical
 from ..errors import ExitSignal, FatalError, ReturnSignal
 from ..state import EXPORT, Var
-from . import builtin
+from .registry import builtin
 
 
 def _refuse_without_fs(sh, argv) -> bool:
@@ -387,11 +387,7 @@ def source(sh, argv):
 def run_script(sh, name: str, text: str, args: list) -> int:
     """Run `text` as bash would run a script file or `bash -c`: a fresh shell inheriting the
     exported variables, the working directory and the filesystem; $0 is `name`."""
-    from ..runtime import Shell
-    child = Shell(sh.budget, sh.commands, sh.builtins, sh.exported_env(), out=sh.out, err=sh.err,
-                  stdin=sh.stdin, compile_script=sh.compile_script, fs=sh.fs)
-    child.cwd, child.umask, child.extra_fds = sh.cwd, sh.umask, dict(sh.extra_fds)
-    child.hostname, child.network_allow = sh.hostname, sh.network_allow
+    child = sh.script_shell()
     child.globals["PWD"] = Var(sh.get_value("PWD") or sh.cwd, EXPORT)
     child.subshell_level = sh.subshell_level + 1
     child.script_name = name

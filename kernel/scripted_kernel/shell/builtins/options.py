@@ -1,26 +1,14 @@
 """set and shopt."""
 from __future__ import annotations
 
-import re
 
-from . import builtin
-from ..expand import quote_for_reuse
+from .registry import builtin
 from ..runtime import LONG_ONLY_OPTIONS, OPTION_NAMES
-from .variables import describe
+from .variables import set_listing, visible_variables
 
 SETTABLE = {"errexit", "nounset", "xtrace", "pipefail", "noglob", "noclobber", "allexport",
             "verbose", "noexec", "posix", "emacs", "vi", "functrace", "errtrace"}
 ALL_OPTIONS = sorted(set(OPTION_NAMES.values()) | set(LONG_ONLY_OPTIONS))
-
-
-def set_listing(name: str, var) -> str:
-    """A variable as `set` lists it: scalars quoted only when needed, arrays as declare does."""
-    if type(var.value) is str:
-        value = var.value
-        if re.fullmatch(r"[A-Za-z0-9_./:,@%+=^-]*", value) and value:
-            return f"{name}={value}"
-        return f"{name}={quote_for_reuse(value)}"
-    return describe(name, var).split(" ", 2)[2]
 
 
 def option_value(sh, name: str):
@@ -49,14 +37,6 @@ def _print_options(sh, plus_form: bool):
             sh.out(f"set {'-' if value else '+'}o {name}\n")
         else:
             sh.out(f"{name:<15}\t{'on' if value else 'off'}\n")
-
-
-def visible_variables(sh) -> dict:
-    """Every variable the shell sees now (an inner scope's hides an outer one's)."""
-    seen = {}
-    for scope in [sh.globals] + sh.scopes:
-        seen.update(scope)
-    return seen
 
 
 @builtin("set")

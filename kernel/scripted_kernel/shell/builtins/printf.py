@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 import time
 
-from . import builtin
+from .registry import builtin
 from ..escapes import StopOutput, decode
 from ..expand import printf_q
 from ..limits import MAX_FIELD_WIDTH

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from . import builtin
+from .registry import builtin
 from ..errors import FatalError
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

@@ -4,7 +4,8 @@ from __future__ import annotations
 import re
 
 from ...fs import FsError
-from . import builtin
+from .options import option_value
+from .registry import builtin
 
 FILE_TESTS = frozenset("-a -b -c -d -e -f -g -h -k -p -r -s -u -w -x -G -L -N -O -S".split())
 UNARY = FILE_TESTS | {"-z", "-n", "-t", "-v", "-o", "-R"}
@@ -36,7 +37,6 @@ def unary_test(sh, op: str, operand: str) -> bool:
         return var is not None and var.value is not None and \
             (type(var.value) is str or var.scalar() is not None)
     if op == "-o":
-        from .options import option_value
         value = option_value(sh, operand)
         return bool(value)
     if op == "-R":

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import time
 
-from . import builtin
+from .registry import builtin
 from ..dispatch import dispatch
 from ..errors import Cancelled
 

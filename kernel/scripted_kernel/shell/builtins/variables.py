@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import re
 
-from . import builtin
+from .registry import builtin
 from ..errors import FatalError
-from ..expand import ansi_c_escape, needs_ansi_c
-from ..runtime import attribute_letters
+from ..expand import ansi_c_escape, needs_ansi_c, quote_for_reuse
+from ..runtime import DeclarationArg, TempScope, attribute_letters
 from ..state import (assoc_order, CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray,
                      Var)
 
@@ -22,6 +22,24 @@ def quote_value(value: str) -> str:
     if needs_ansi_c(value):
         return "$'" + ansi_c_escape(value) + "'"
     return '"' + re.sub(r'([\\"$`])', r"\\\1", value) + '"'
+
+
+def set_listing(name: str, var) -> str:
+    """A variable as `set` lists it: scalars quoted only when needed, arrays as declare does."""
+    if type(var.value) is str:
+        value = var.value
+        if re.fullmatch(r"[A-Za-z0-9_./:,@%+=^-]*", value) and value:
+            return f"{name}={value}"
+        return f"{name}={quote_for_reuse(value)}"
+    return describe(name, var).split(" ", 2)[2]
+
+
+def visible_variables(sh) -> dict:
+    """Every variable the shell sees now (an inner scope's hides an outer one's)."""
+    seen = {}
+    for scope in [sh.globals] + sh.scopes:
+        seen.update(scope)
+    return seen
 
 
 def describe(name: str, var: Var) -> str:
@@ -78,7 +96,6 @@ def _declare(sh, argv, cmd: str, local: bool, extra_on: str = "") -> int:
             sh.out(describe(name, scope[name]) + "\n")
         return 0
     if not args and not on and not off:        # declare alone lists like set
-        from .options import set_listing, visible_variables
         seen = visible_variables(sh)
         for name in sorted(seen):
             if seen[name].value is not None:
@@ -107,7 +124,6 @@ def _declare_each(sh, args, on: set, off: set, make_local: bool, cmd: str) -> in
 
 
 def _declare_one(sh, arg, on: set, off: set, make_local: bool, cmd: str) -> bool:
-    from ..compile import DeclarationArg
     if isinstance(arg, DeclarationArg):
         name, index, append, value, apply_array = arg.name, arg.index, arg.append, arg.value, arg.apply_array
         has_value = True
@@ -206,7 +222,6 @@ def _tempenv_value(sh, name: str):
     """The variable `name` if the nearest scope below the function's own holding it is a
     temporary binding (`v=x f` where f says `local v`). bash moves the function call's own
     binding into the local: removing the local later reveals what was under both."""
-    from ..runtime import TempScope
     local = sh.local_scope()
     below = next((k for k, scope in enumerate(sh.scopes) if scope is local), 0)
     for k in range(below - 1, -1, -1):
@@ -224,7 +239,6 @@ def _tempenv_value(sh, name: str):
 def _temp_scope_above_locals(sh, name: str):
     """The temporary binding of `name` made inside the running function (`v=x eval 'local
     v=...'`), which `local` turns into the function's variable in place; None if there is none."""
-    from ..runtime import TempScope
     for scope in reversed(sh.scopes):
         if type(scope) is not TempScope:
             return None
@@ -235,11 +249,7 @@ def _temp_scope_above_locals(sh, name: str):
 
 def _reparse_array(sh, name: str, value: str, append: bool):
     """declare -a "a=(1 2)": bash parses the quoted compound value again."""
-    from ..compile import COMPILER
-    from ..parser import Parser
-    node = Parser(f"{name}{'+=' if append else '='}{value}").parse_program()
-    cmd = node.items[0].items[0]
-    return COMPILER.assignment(cmd.assigns[0])
+    return sh.compiler.assignment_text(f"{name}{'+=' if append else '='}{value}")
 
 
 def _print_declarations(sh, names, on: set) -> int:
@@ -254,7 +264,6 @@ def _print_declarations(sh, names, on: set) -> int:
                 continue
             sh.out(describe(name, var) + "\n")
         return status
-    from .options import visible_variables
     seen = visible_variables(sh)
     for name in sorted(seen):
         var = seen[name]
