@@ -90,6 +90,21 @@ def test_a_killed_host_takes_its_running_jq_worker_with_it(program):
                 os.kill(pid, signal.SIGKILL)
 
 
+def test_a_worker_whose_host_is_already_gone_exits_at_start():
+    """The host may die before its worker asks for the parent-death signal."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    serve = f"from scripted_kernel.commands.jq_worker import serve; serve({gone.pid})"
+    worker = subprocess.Popen([sys.executable, "-c", serve], stdin=subprocess.PIPE, env=env)
+    try:
+        assert worker.wait(timeout=30) == 0            # its pipe is still open: it did not wait
+    finally:
+        worker.kill()
+        worker.stdin.close()
+        worker.wait()
+
+
 def _request(program: str):
     opts, named, positional, text, *_ = jq._parse_args(["jq", "-n", program])
     return text, opts, named, positional, {}, "", 1 << 20

@@ -110,8 +110,13 @@ def _die_with(parent: int):
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         except (OSError, AttributeError):
             pass                  # no prctl: the pipe and the CPU limit below still end the child
+    # another parent: the host died before the signal was asked for (or sys.executable is a
+    # launcher that started this process, and the host lives on)
     if os.getppid() != parent:
-        os._exit(0)
+        try:
+            os.kill(parent, 0)
+        except ProcessLookupError:
+            os._exit(0)
 
 
 class _CpuLimit:
@@ -138,9 +143,9 @@ def serve(parent: int):
     (seconds the caller has left or None, (filter, options, named, positional, env, stdin text,
     output limit)); the reply is ("ok", stdout, stderr, status) or ("error", message)."""
     _die_with(parent)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))         # abort() and SIGXCPU write no core
     try:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))     # abort() and SIGXCPU write no core
     except (ValueError, OSError):
         pass
     from .jq import JqFailure, run_program
