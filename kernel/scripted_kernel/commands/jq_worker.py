@@ -34,7 +34,7 @@ from concurrent.futures import Future
 from typing import Callable, Optional
 
 MEMORY_LIMIT = 768 << 20          # bytes of address space for a child
-MAX_CHILDREN = max(4, 2 * (os.cpu_count() or 1))     # children alive at once, busy or idle
+MAX_CHILDREN = max(4, 2 * (os.cpu_count() or 1))     # children idle or busy, besides those aside
 MAX_ASIDE = MAX_CHILDREN          # calls moved aside at once, beyond MAX_CHILDREN
 POLL_SLICE = 0.05                 # seconds between checks of the cancel flag and deadline
 SLOW_AFTER = 0.25                 # seconds a call runs before it is moved aside
