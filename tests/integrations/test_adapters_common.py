@@ -1,7 +1,11 @@
 """What every framework adapter shares: the text the model reads, the tools a ScriptedTool or
 toolset offers, schemas with references, and the frameworks staying out of the core import."""
+import importlib
+import importlib.util
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +106,23 @@ def test_a_missing_framework_names_the_extra_to_install(adapter, framework, extr
             "except ImportError as e:\n    print(e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.endswith(f"is not installed: pip install 'scripted-kernel[{extra}]'\n")
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_the_readme_examples_parse_and_import_what_the_adapters_define():
+    section = README.read_text().split("**Agent frameworks.**", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) == 3
+    for code in blocks:
+        compile(code, "README.md", "exec")
+        for module, names in re.findall(r"^from (scripted_kernel\.integrations\.\w+) import (.+)$", code, re.M):
+            adapter = importlib.import_module(module) if _framework_present(module) else None
+            for name in names.split(", "):
+                assert adapter is None or callable(getattr(adapter, name)), (module, name)
+
+
+def _framework_present(module: str) -> bool:
+    framework = {"langchain": "langchain_core", "pydantic_ai": "pydantic_ai", "openai_agents": "agents"}
+    return importlib.util.find_spec(framework[module.rsplit(".", 1)[1]]) is not None

@@ -124,7 +124,8 @@ def test_arguments_that_are_not_a_script_are_an_error_the_model_reads():
 
 def test_a_bash_tool_keeps_its_shell_and_files_between_calls():
     bash = BashTool()
-    model = ScriptedChatModel(calls=[("bash", "cd /tmp && x=42 && echo $x > f.txt"), ("bash", "pwd; cat f.txt; echo $x")])
+    model = ScriptedChatModel(calls=[("bash", "cd /tmp && x=42 && echo $x > f.txt"),
+                                     ("bash", "pwd; cat f.txt; echo $x")])
     messages = run_agent(model, [as_langchain_tool(bash)])
     assert messages[2].content == "(no output)" and messages[4].content == "/tmp\n42\n42\n"
     assert as_langchain_tool(bash).description == bash.system_prompt().strip()

@@ -24,13 +24,13 @@ from typing import Optional
 
 from ..tools.containment import valid_unicode
 from ..tools.scripted_tool import ScriptedTool, ToolResponse
-from ..tools.toolset import DiscoveryMode, DiscoverTool, ScriptingToolSet
+from ..tools.toolset import DiscoverTool, ScriptingToolSet
 
 
 def require(module: str, extra: str, framework: str):
     """Import a framework's module, or say which extra installs it."""
     try:
-        return importlib.import_module(module)
+        importlib.import_module(module)
     except ModuleNotFoundError as e:
         raise ImportError(f"{framework} is not installed: pip install 'scripted-kernel[{extra}]'") from e
 
@@ -126,12 +126,9 @@ def script_entries(tool) -> list[ScriptEntry]:
     """The tools a ScriptedTool (or BashTool) or a ScriptingToolSet offers: one, or with
     DiscoveryMode.WITH_DISCOVERY two (the script tool and its `<name>_discover`)."""
     if isinstance(tool, ScriptingToolSet):
-        scripted = tool.scripted
-        entries = [ScriptEntry(scripted.name, tool.system_prompt(), scripted.input_schema(), scripted)]
-        if tool.mode is DiscoveryMode.WITH_DISCOVERY:
-            discover = DiscoverTool(scripted)
-            entries.append(ScriptEntry(discover.name, discover.description(), discover.input_schema(), discover))
-        return entries
+        scripted, *companions = tool.tools()
+        return [ScriptEntry(scripted.name, tool.system_prompt(), scripted.input_schema(), scripted)] + \
+            [ScriptEntry(c.name, c.description(), c.input_schema(), c) for c in companions]
     if isinstance(tool, ScriptedTool):
         return [ScriptEntry(tool.name, tool.system_prompt(), tool.input_schema(), tool)]
     raise TypeError(f"expected a ScriptedTool, BashTool or ScriptingToolSet, not {type(tool).__name__}")
