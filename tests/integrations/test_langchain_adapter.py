@@ -12,7 +12,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
 from langchain_core.tools import StructuredTool, ToolException  # noqa: E402
 from langchain_core.tools import tool as langchain_tool  # noqa: E402
 from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
-from pydantic import BaseModel  # noqa: E402
+from pydantic import BaseModel, field_validator  # noqa: E402
 
 from scripted_kernel import BashTool, DiscoveryMode, ScriptedTool, ScriptingToolSet, tool  # noqa: E402
 from scripted_kernel.integrations.langchain import (as_langchain_tool, as_langchain_tools,  # noqa: E402
@@ -148,6 +148,13 @@ class Address(BaseModel):
     city: str
     zip: str = ""
 
+    @field_validator("zip")
+    @classmethod
+    def digits(cls, value: str) -> str:
+        if value and not value.isdigit():
+            raise ValueError("digits only")
+        return value
+
 
 @langchain_tool
 def find_people(city: str, limit: int = 2) -> list:
@@ -190,6 +197,11 @@ def test_langchain_tools_become_commands_with_their_args_as_flags():
 def test_a_pydantic_argument_is_a_json_flag_and_a_pydantic_result_is_json():
     r = RESEARCH.execute("""label --address '{"city": "paris"}' | jq -c .""")
     assert (r.stdout, r.exit_code) == ('{"city":"PARIS","zip":""}\n', 0)
+
+
+def test_a_validator_of_the_args_schema_fails_the_command_on_one_line():
+    r = RESEARCH.execute("""label --address '{"city": "paris", "zip": "7500x"}'""")
+    assert (r.stderr, r.exit_code) == ("label: --address.zip: Value error, digits only\n", 1)
 
 
 @pytest.mark.parametrize("run_async", [False, True])

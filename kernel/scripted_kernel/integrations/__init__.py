@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Optional
 
@@ -56,6 +57,22 @@ def plain_value(value):
         return value
     from pydantic_core import to_jsonable_python     # every adapted framework brings pydantic
     return to_jsonable_python(value, fallback=str)
+
+
+@contextmanager
+def one_line_validation_errors():
+    """A pydantic ValidationError raised inside becomes a command's one-line error (a
+    ValueError naming the flags) rather than pydantic's report of several lines."""
+    from pydantic import ValidationError     # every adapted framework brings pydantic
+    try:
+        yield
+    except ValidationError as e:
+        raise ValueError("; ".join(_validation_problem(item) for item in e.errors())) from None
+
+
+def _validation_problem(item: dict) -> str:
+    where = ".".join(str(part) for part in item["loc"])
+    return f"--{where}: {item['msg']}" if where else item["msg"]
 
 
 def inline_refs(schema: dict) -> dict:

@@ -6,7 +6,7 @@ tool, and LangChain tools as the commands of a ScriptedTool.
 """
 from __future__ import annotations
 
-from . import plain_value, require, script_entries, script_entry, text_for_model
+from . import one_line_validation_errors, plain_value, require, script_entries, script_entry, text_for_model
 from ..tools.definitions import ToolArgs, ToolDef
 from ..tools.scripted_tool import ScriptedTool, ScriptedToolBuilder, ToolResponse
 
@@ -68,11 +68,13 @@ def _callback(lc_tool: BaseTool):
     raising = lc_tool.model_copy(update={"handle_tool_error": False, "handle_validation_error": False})
     if _has_own_async(lc_tool):
         async def call_async(args: ToolArgs):
-            return plain_value(await raising.ainvoke(args.params))
+            with one_line_validation_errors():
+                return plain_value(await raising.ainvoke(args.params))
         return call_async
 
     def call(args: ToolArgs):
-        return plain_value(raising.invoke(args.params))
+        with one_line_validation_errors():
+            return plain_value(raising.invoke(args.params))
     return call
 
 

@@ -6,12 +6,12 @@ pydantic_ai.Tool, and PydanticAI tools (or plain functions) as the commands of a
 """
 from __future__ import annotations
 
-from . import inline_refs, plain_value, require, script_entries, script_entry, text_for_model
+from . import (inline_refs, one_line_validation_errors, plain_value, require, script_entries, script_entry,
+               text_for_model)
 from ..tools.definitions import ToolArgs, ToolDef
 from ..tools.scripted_tool import ScriptedTool, ScriptedToolBuilder, ToolResponse
 
 require("pydantic_ai", "pydantic-ai", "PydanticAI (pydantic-ai-slim)")
-from pydantic import ValidationError  # noqa: E402
 from pydantic_ai import Tool, ToolReturn  # noqa: E402
 from pydantic_ai.exceptions import ToolFailed  # noqa: E402
 
@@ -65,15 +65,9 @@ def _callback(pydantic_tool: Tool):
     schema = pydantic_tool.function_schema
 
     async def call(args: ToolArgs):
-        try:
+        with one_line_validation_errors():
             params = schema.validator.validate_python(args.params)
-        except ValidationError as e:            # one line, as a command's error is
-            raise ValueError("; ".join(_problem(error) for error in e.errors())) from None
         value = await schema.call(params, None)
         return plain_value(value.return_value if isinstance(value, ToolReturn) else value)
     return call
 
-
-def _problem(error: dict) -> str:
-    where = ".".join(str(part) for part in error["loc"])
-    return f"--{where}: {error['msg']}" if where else error["msg"]
