@@ -91,11 +91,15 @@ def test_concurrent_scripts_share_a_bounded_set_of_jq_children(tool):
     from pathlib import Path
     from scripted_kernel.commands import jq_worker
 
-    def child_processes() -> int:
-        me = str(os.getpid())
-        children = Path(f"/proc/{me}/task/{me}/children").read_text().split()
-        return sum(b"jq_worker" in Path(f"/proc/{c}/cmdline").read_bytes() for c in children
-                   if Path(f"/proc/{c}").exists())
+    def child_processes() -> int:       # children are listed under the thread that started them
+        count = 0
+        for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+            try:
+                count += sum(b"jq_worker" in Path(f"/proc/{c}/cmdline").read_bytes()
+                             for c in (task / "children").read_text().split())
+            except OSError:             # the thread or the child ended meanwhile
+                pass
+        return count
     results, most = [], [0]
 
     def script(k):
@@ -108,7 +112,10 @@ def test_concurrent_scripts_share_a_bounded_set_of_jq_children(tool):
     for t in threads:
         t.join()
     assert sorted(results) == sorted(f"{k + 3}\n" * 5 for k in range(3 * jq_worker.MAX_CHILDREN))
-    assert most[0] <= jq_worker.MAX_CHILDREN and child_processes() <= jq_worker.MAX_CHILDREN
+    # a call slow on a busy machine may be moved aside while another starts a child; idle, the
+    # pool keeps MAX_CHILDREN at most
+    assert 0 < most[0] <= jq_worker.MAX_CHILDREN + jq_worker.MAX_ASIDE
+    assert child_processes() <= jq_worker.MAX_CHILDREN
 
 
 def test_the_input_file_never_shows(run):

@@ -1,0 +1,84 @@
+"""LangChain (langchain-core): a ScriptedTool, BashTool or ScriptingToolSet as a LangChain
+tool, and LangChain tools as the commands of a ScriptedTool.
+
+    agent = create_agent(model, tools=[as_langchain_tool(api)])
+    tool = from_langchain_tools([search, calculator], name="research").build()
+"""
+from __future__ import annotations
+
+from . import one_line_validation_errors, plain_value, require, script_entries, script_entry, text_for_model
+from ..tools.definitions import ToolArgs, ToolDef
+from ..tools.scripted_tool import ScriptedTool, ScriptedToolBuilder, ToolResponse
+
+require("langchain_core", "langchain", "LangChain (langchain-core)")
+from langchain_core.tools import BaseTool, StructuredTool, ToolException  # noqa: E402
+from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
+
+
+def as_langchain_tool(tool) -> StructuredTool:
+    """The tool as a LangChain StructuredTool: its name, the system prompt as description, the
+    `{"commands": ...}` schema, sync (`invoke`) and async (`ainvoke`). A failed script comes
+    back as a ToolMessage with status "error" (text: `integrations.text_for_model`)."""
+    return _structured_tool(script_entry(tool, "as_langchain_tools"))
+
+
+def as_langchain_tools(tool) -> list:
+    """Every tool `tool` offers: with DiscoveryMode.WITH_DISCOVERY, also `<name>_discover`."""
+    return [_structured_tool(entry) for entry in script_entries(tool)]
+
+
+def _structured_tool(entry) -> StructuredTool:
+    def run(**args) -> str:
+        return _content(entry.run(args))
+
+    async def arun(**args) -> str:
+        return _content(await entry.run_async(args))
+    return StructuredTool.from_function(func=run, coroutine=arun, name=entry.name, description=entry.description,
+                                        args_schema=entry.input_schema, handle_tool_error=True)
+
+
+def _content(response: ToolResponse) -> str:
+    text = text_for_model(response)
+    if response.exit_code:
+        raise ToolException(text)         # handle_tool_error: a ToolMessage with status "error"
+    return text
+
+
+def from_langchain_tools(tools, name: str = "tools", description: str = "") -> ScriptedToolBuilder:
+    """A ScriptedTool builder with each LangChain tool as a command: its args schema becomes
+    the command's flags, its return value the command's output (JSON for data). Any error,
+    a ToolException included, fails the command (status 1, `TOOL: message` on stderr), whatever
+    the tool's handle_tool_error says: a script checks the status, not the text."""
+    builder = ScriptedTool.builder(name)
+    if description:
+        builder.short_description(description)
+    for lc_tool in tools:
+        builder.tool(_tool_def(lc_tool), _callback(lc_tool))
+    return builder
+
+
+def _tool_def(lc_tool: BaseTool) -> ToolDef:
+    schema = convert_to_openai_tool(lc_tool)["function"].get("parameters") or {"type": "object", "properties": {}}
+    return ToolDef(lc_tool.name, lc_tool.description or "", schema)
+
+
+def _callback(lc_tool: BaseTool):
+    """Calls the tool with errors raised (not turned into text); async when the tool has an
+    async implementation of its own (so `execute_async` runs it on the caller's loop)."""
+    raising = lc_tool.model_copy(update={"handle_tool_error": False, "handle_validation_error": False})
+    if _has_own_async(lc_tool):
+        async def call_async(args: ToolArgs):
+            with one_line_validation_errors():
+                return plain_value(await raising.ainvoke(args.params))
+        return call_async
+
+    def call(args: ToolArgs):
+        with one_line_validation_errors():
+            return plain_value(raising.invoke(args.params))
+    return call
+
+
+def _has_own_async(lc_tool: BaseTool) -> bool:
+    if hasattr(lc_tool, "coroutine"):            # StructuredTool, Tool: a function and/or a coroutine
+        return lc_tool.coroutine is not None
+    return type(lc_tool)._arun is not BaseTool._arun

@@ -1,0 +1,128 @@
+"""What every framework adapter shares: the text the model reads, the tools a ScriptedTool or
+toolset offers, schemas with references, and the frameworks staying out of the core import."""
+import importlib
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scripted_kernel import BashTool, DiscoveryMode, ScriptedTool, ScriptingToolSet, ToolResponse, tool
+from scripted_kernel.integrations import inline_refs, script_entries, script_entry, text_for_model
+
+
+@tool(register=False)
+def get_user(id: int) -> dict:
+    """Fetch a user by id."""
+    return {"id": id, "name": ["Ada", "Bob"][id % 2]}
+
+
+API = ScriptedTool.builder("api").short_description("User API").function(get_user).build()
+
+
+@pytest.mark.parametrize("stdout, stderr, status, text", [
+    ("Ada\n", "", 0, "Ada\n"),
+    ("", "", 0, "(no output)"),
+    ("partial", "", 0, "partial"),
+    ("Ada\n", "warning: slow\n", 0, "Ada\n[stderr]\nwarning: slow\n"),
+    ("", "get_user: --id: expected integer, got 'x'\n", 2,
+     "[stderr]\nget_user: --id: expected integer, got 'x'\n[exit code 2]"),
+    ("half", "", 1, "half\n[exit code 1]"),
+    ("bad \udcff byte\n", "", 0, "bad \ufffd byte\n"),
+])
+def test_the_model_reads_stdout_then_stderr_then_a_failing_exit_code(stdout, stderr, status, text):
+    assert text_for_model(ToolResponse(stdout, stderr, status)) == text
+
+
+def test_a_real_failure_reads_as_bash_would_show_it():
+    entry = script_entry(API, "plural")
+    assert text_for_model(entry.run({"commands": "get_user --id 1 | jq -r .name; nosuch"})) == \
+        "Bob\n[stderr]\nbash: line 1: nosuch: command not found\n[exit code 127]"
+
+
+@pytest.mark.parametrize("args", [{}, {"commands": 5}, {"script": "ls"}, None, "get_user --id 1"])
+def test_arguments_other_than_a_script_are_refused_like_a_usage_error(args):
+    response = script_entry(API, "plural").run(args)
+    assert (response.exit_code, response.stderr) == (2, 'api: arguments must be {"commands": "<bash script>"}\n')
+
+
+def test_a_scripted_tool_offers_one_tool_described_by_its_system_prompt():
+    (entry,) = script_entries(API)
+    assert (entry.name, entry.description, entry.input_schema) == ("api", API.system_prompt(), API.input_schema())
+    bash = BashTool()
+    assert script_entry(bash, "plural").description == bash.system_prompt()
+
+
+def test_a_toolset_with_discovery_offers_its_discover_tool_too():
+    toolset = ScriptingToolSet(API, DiscoveryMode.WITH_DISCOVERY)
+    entries = script_entries(toolset)
+    assert [e.name for e in entries] == ["api", "api_discover"]
+    assert entries[0].description == toolset.system_prompt() and "api_discover" in entries[0].description
+    assert entries[1].run({"commands": "help --list"}).stdout.startswith("get_user")
+    with pytest.raises(ValueError, match=r"2 tools \(api, api_discover\): use as_x_tools\(...\)"):
+        script_entry(toolset, "as_x_tools")
+    assert script_entry(ScriptingToolSet(API), "as_x_tools").description == API.system_prompt()
+
+
+def test_only_scripted_tools_and_toolsets_are_adapted():
+    with pytest.raises(TypeError, match="expected a ScriptedTool, BashTool or ScriptingToolSet, not function"):
+        script_entries(get_user.fn)
+
+
+def test_references_are_written_out_and_a_recursive_one_stays():
+    schema = {"type": "object", "$defs": {
+        "City": {"type": "object", "properties": {"name": {"type": "string"}}},
+        "Tree": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}}},
+        "properties": {"city": {"$ref": "#/$defs/City", "description": "where"},
+                       "tree": {"$ref": "#/$defs/Tree"}, "odd": {"$ref": "#/$defs/Missing"}}}
+    inlined = inline_refs(schema)
+    assert inlined["properties"]["city"] == {"type": "object", "properties": {"name": {"type": "string"}},
+                                             "description": "where"}
+    assert inlined["properties"]["tree"] == schema["$defs"]["Tree"]      # written out once, then a $ref
+    assert inlined["properties"]["odd"] == {"$ref": "#/$defs/Missing"}
+    assert inlined["$defs"] == schema["$defs"]
+
+
+FRAMEWORKS = ["langchain_core", "pydantic_ai", "agents", "openai"]
+
+
+def test_importing_the_package_imports_no_framework():
+    code = ("import sys, scripted_kernel, scripted_kernel.tools, scripted_kernel.integrations\n"
+            f"print(sorted(m for m in {FRAMEWORKS!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "[]\n"
+
+
+@pytest.mark.parametrize("adapter, framework, extra", [
+    ("langchain", "langchain_core", "langchain"),
+    ("pydantic_ai", "pydantic_ai", "pydantic-ai"),
+    ("openai_agents", "agents", "openai-agents"),
+])
+def test_a_missing_framework_names_the_extra_to_install(adapter, framework, extra):
+    code = (f"import sys; sys.modules[{framework!r}] = None\n"       # as if it were not installed
+            f"try:\n    import scripted_kernel.integrations.{adapter}\n"
+            "except ImportError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.endswith(f"is not installed: pip install 'scripted-kernel[{extra}]'\n")
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_the_readme_examples_parse_and_import_what_the_adapters_define():
+    section = README.read_text().split("**Agent frameworks.**", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(blocks) == 3
+    for code in blocks:
+        compile(code, "README.md", "exec")
+        for module, names in re.findall(r"^from (scripted_kernel\.integrations\.\w+) import (.+)$", code, re.M):
+            adapter = importlib.import_module(module) if _framework_present(module) else None
+            for name in names.split(", "):
+                assert adapter is None or callable(getattr(adapter, name)), (module, name)
+
+
+def _framework_present(module: str) -> bool:
+    framework = {"langchain": "langchain_core", "pydantic_ai": "pydantic_ai", "openai_agents": "agents"}
+    return importlib.util.find_spec(framework[module.rsplit(".", 1)[1]]) is not None

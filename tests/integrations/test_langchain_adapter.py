@@ -1,0 +1,223 @@
+"""LangChain, for real and offline: a chat model (LangChain's BaseChatModel, answering from a
+script instead of a network) calls our tool through LangChain's tool-calling round trip."""
+import asyncio
+
+import pytest
+
+pytest.importorskip("langchain_core")
+
+from langchain_core.language_models.chat_models import BaseChatModel  # noqa: E402
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage  # noqa: E402
+from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
+from langchain_core.tools import StructuredTool, ToolException  # noqa: E402
+from langchain_core.tools import tool as langchain_tool  # noqa: E402
+from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
+from pydantic import BaseModel, field_validator  # noqa: E402
+
+from scripted_kernel import BashTool, DiscoveryMode, ScriptedTool, ScriptingToolSet, tool  # noqa: E402
+from scripted_kernel.integrations.langchain import (as_langchain_tool, as_langchain_tools,  # noqa: E402
+                                                    from_langchain_tools)
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Calls a tool with each script in turn, then answers with what the last call returned."""
+    calls: list                 # (tool name, script)
+    bound: list = []            # the tool specs the model was given
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted-fake"
+
+    def bind_tools(self, tools, **kwargs):
+        return self.model_copy(update={"bound": [convert_to_openai_tool(t) for t in tools]})
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        done = sum(isinstance(m, ToolMessage) for m in messages)
+        if done < len(self.calls):
+            name, script = self.calls[done]
+            reply = AIMessage(content="", tool_calls=[
+                {"name": name, "args": {"commands": script}, "id": f"call_{done}", "type": "tool_call"}])
+        else:
+            reply = AIMessage(content=f"The tool said: {messages[-1].content}")
+        return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+def run_agent(model, tools, question="Who are the users?"):
+    """LangChain's tool-calling loop: the model's tool calls are invoked, their ToolMessages
+    sent back, until the model answers."""
+    by_name = {t.name: t for t in tools}
+    model = model.bind_tools(tools)
+    messages = [HumanMessage(question)]
+    for _ in range(5):
+        reply = model.invoke(messages)
+        messages.append(reply)
+        if not reply.tool_calls:
+            return messages
+        messages += [by_name[call["name"]].invoke(call) for call in reply.tool_calls]
+    raise AssertionError("the agent did not finish")
+
+
+async def run_agent_async(model, tools, question="Who are the users?"):
+    by_name = {t.name: t for t in tools}
+    model = model.bind_tools(tools)
+    messages = [HumanMessage(question)]
+    for _ in range(5):
+        reply = await model.ainvoke(messages)
+        messages.append(reply)
+        if not reply.tool_calls:
+            return messages
+        messages += [await by_name[call["name"]].ainvoke(call) for call in reply.tool_calls]
+    raise AssertionError("the agent did not finish")
+
+
+@tool(register=False)
+def get_user(id: int) -> dict:
+    """Fetch a user by id."""
+    return {"id": id, "name": ["Ada", "Bob"][id % 2]}
+
+
+@tool(register=False)
+async def get_user_async(id: int) -> dict:
+    """Fetch a user by id, asynchronously."""
+    await asyncio.sleep(0)
+    return {"id": id, "name": ["Ada", "Bob"][id % 2]}
+
+
+API = ScriptedTool.builder("api").short_description("User API").function(get_user).function(get_user_async).build()
+NAMES = "for i in 1 2; do get_user --id $i | jq -r .name; done | sort"
+
+
+def test_an_agent_calls_the_tool_and_reads_its_output():
+    adapted = as_langchain_tool(API)
+    assert isinstance(adapted, StructuredTool)
+    model = ScriptedChatModel(calls=[("api", NAMES)])
+    messages = run_agent(model, [adapted])
+    assert [m.type for m in messages] == ["human", "ai", "tool", "ai"]
+    assert (messages[2].content, messages[2].status) == ("Ada\nBob\n", "success")
+    assert messages[-1].content == "The tool said: Ada\nBob\n"
+
+
+def test_the_model_is_given_the_name_the_system_prompt_and_the_commands_schema():
+    spec = convert_to_openai_tool(as_langchain_tool(API))["function"]
+    # (LangChain strips the description's final newline)
+    assert spec == {"name": "api", "description": API.system_prompt().strip(), "parameters": API.input_schema()}
+
+
+def test_the_async_path_runs_async_callbacks_on_the_agents_loop():
+    script = "get_user_async --id 2 | jq -r .name"
+    messages = asyncio.run(run_agent_async(ScriptedChatModel(calls=[("api", script)]), [as_langchain_tool(API)]))
+    assert messages[2].content == "Ada\n"
+
+
+def test_a_failed_script_is_an_error_tool_message_and_the_agent_goes_on():
+    model = ScriptedChatModel(calls=[("api", "get_user --id x"), ("api", "get_user --id 1 | jq -r .name")])
+    messages = run_agent(model, [as_langchain_tool(API)])
+    assert messages[2].status == "error"
+    assert messages[2].content == "[stderr]\nget_user: --id: expected integer, got 'x'\n[exit code 2]"
+    assert messages[4].status == "success" and messages[-1].content == "The tool said: Bob\n"
+
+
+def test_arguments_that_are_not_a_script_are_an_error_the_model_reads():
+    message = as_langchain_tool(API).invoke({"type": "tool_call", "name": "api", "id": "c1", "args": {"script": 1}})
+    assert message.status == "error" and 'arguments must be {"commands": "<bash script>"}' in message.content
+
+
+def test_a_bash_tool_keeps_its_shell_and_files_between_calls():
+    bash = BashTool()
+    model = ScriptedChatModel(calls=[("bash", "cd /tmp && x=42 && echo $x > f.txt"),
+                                     ("bash", "pwd; cat f.txt; echo $x")])
+    messages = run_agent(model, [as_langchain_tool(bash)])
+    assert messages[2].content == "(no output)" and messages[4].content == "/tmp\n42\n42\n"
+    assert as_langchain_tool(bash).description == bash.system_prompt().strip()
+
+
+def test_a_toolset_with_discovery_gives_both_tools():
+    toolset = ScriptingToolSet(API, DiscoveryMode.WITH_DISCOVERY)
+    with pytest.raises(ValueError, match="use as_langchain_tools"):
+        as_langchain_tool(toolset)
+    tools = as_langchain_tools(toolset)
+    model = ScriptedChatModel(calls=[("api_discover", "help get_user"), ("api", "get_user --id 1 | jq -r .name")])
+    messages = run_agent(model, tools)
+    assert "--id" in messages[2].content and messages[4].content == "Bob\n"
+    assert [t.name for t in tools] == ["api", "api_discover"] and "api_discover" in tools[0].description
+
+
+# ---------------------------------------------------------------- LangChain tools as commands
+
+class Address(BaseModel):
+    city: str
+    zip: str = ""
+
+    @field_validator("zip")
+    @classmethod
+    def digits(cls, value: str) -> str:
+        if value and not value.isdigit():
+            raise ValueError("digits only")
+        return value
+
+
+@langchain_tool
+def find_people(city: str, limit: int = 2) -> list:
+    """Find people living in a city."""
+    return [{"name": n, "city": city} for n in ["Ada", "Bob", "Cy"][:limit]]
+
+
+@langchain_tool
+def label(address: Address) -> Address:
+    """Normalise an address."""
+    return Address(city=address.city.upper(), zip=address.zip)
+
+
+async def _score(name: str) -> int:
+    await asyncio.sleep(0)
+    return len(name)
+
+score = StructuredTool.from_function(coroutine=_score, name="score", description="Score a name.")
+
+
+def _flaky(what: str) -> str:
+    raise ToolException(f"{what} is down")
+
+flaky = StructuredTool.from_function(func=_flaky, name="flaky", description="Always fails.", handle_tool_error=True)
+
+RESEARCH = from_langchain_tools([find_people, label, score, flaky], name="research",
+                                description="People search").build()
+
+
+def test_langchain_tools_become_commands_with_their_args_as_flags():
+    assert RESEARCH.name == "research" and RESEARCH.short_description == "People search"
+    r = RESEARCH.execute("find_people --city Paris --limit 3 | jq -r '.[].name' | paste -sd,")
+    assert (r.stdout, r.stderr, r.exit_code) == ("Ada,Bob,Cy\n", "", 0)
+    assert "--city <string>" in RESEARCH.execute("help find_people").stdout
+    r = RESEARCH.execute("find_people --city Paris --limit many")
+    assert (r.stderr, r.exit_code) == ("find_people: --limit: expected integer, got 'many'\n", 2)
+    assert RESEARCH.execute("find_people --cty Paris").exit_code == 2        # an unknown flag
+
+
+def test_a_pydantic_argument_is_a_json_flag_and_a_pydantic_result_is_json():
+    r = RESEARCH.execute("""label --address '{"city": "paris"}' | jq -c .""")
+    assert (r.stdout, r.exit_code) == ('{"city":"PARIS","zip":""}\n', 0)
+
+
+def test_a_validator_of_the_args_schema_fails_the_command_on_one_line():
+    r = RESEARCH.execute("""label --address '{"city": "paris", "zip": "7500x"}'""")
+    assert (r.stderr, r.exit_code) == ("label: --address.zip: Value error, digits only\n", 1)
+
+
+@pytest.mark.parametrize("run_async", [False, True])
+def test_an_async_langchain_tool_runs_under_execute_and_execute_async(run_async):
+    script = "for n in Ada Robert; do score --name $n; done"
+    r = asyncio.run(RESEARCH.execute_async(script)) if run_async else RESEARCH.execute(script)
+    assert (r.stdout, r.exit_code) == ("3\n6\n", 0)
+
+
+def test_a_tool_error_fails_the_command_even_when_the_tool_handles_it_as_text():
+    r = RESEARCH.execute("flaky --what db || echo recovered")
+    assert (r.stdout, r.stderr, r.exit_code) == ("recovered\n", "flaky: db is down\n", 0)
+    assert flaky.invoke({"what": "db"}) == "db is down"      # the tool itself is unchanged
+
+
+def test_langchain_tools_through_a_script_tool_back_to_an_agent():
+    script = "find_people --city Oslo | jq -r '.[] | .name' | while read n; do score --name $n; done"
+    messages = run_agent(ScriptedChatModel(calls=[("research", script)]), [as_langchain_tool(RESEARCH)])
+    assert messages[2].content == "3\n3\n"

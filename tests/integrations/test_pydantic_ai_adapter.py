@@ -1,0 +1,161 @@
+"""PydanticAI, for real and offline: Agent.run_sync with a FunctionModel that calls our tool
+and answers with what it returned."""
+import asyncio
+
+import pytest
+
+pytest.importorskip("pydantic_ai")
+
+from pydantic import BaseModel, field_validator  # noqa: E402
+from pydantic_ai import Agent, ModelRetry, RunContext, Tool, ToolReturn  # noqa: E402
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart  # noqa: E402
+from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
+
+from scripted_kernel import BashTool, DiscoveryMode, ScriptedTool, ScriptingToolSet, tool  # noqa: E402
+from scripted_kernel.integrations.pydantic_ai import (as_pydantic_ai_tool, as_pydantic_ai_tools,  # noqa: E402
+                                                      from_pydantic_ai_tools)
+
+
+def scripted_model(*calls, seen=None):
+    """A FunctionModel that makes each (tool, script) call in turn, then answers with the
+    last tool return; `seen` collects the tool definitions the model was given."""
+    def respond(messages, info: AgentInfo) -> ModelResponse:
+        if seen is not None:
+            seen[:] = info.function_tools
+        returns = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+        if len(returns) < len(calls):
+            name, script = calls[len(returns)]
+            return ModelResponse(parts=[ToolCallPart(name, {"commands": script}, tool_call_id=f"call_{len(returns)}")])
+        return ModelResponse(parts=[TextPart(f"The tool said: {returns[-1].content}")])
+    return FunctionModel(respond)
+
+
+def tool_returns(result) -> list:
+    return [p for m in result.all_messages() if isinstance(m, ModelRequest) for p in m.parts
+            if isinstance(p, ToolReturnPart)]
+
+
+@tool(register=False)
+def get_user(id: int) -> dict:
+    """Fetch a user by id."""
+    return {"id": id, "name": ["Ada", "Bob"][id % 2]}
+
+
+@tool(register=False)
+async def get_user_async(id: int) -> dict:
+    """Fetch a user by id, asynchronously."""
+    await asyncio.sleep(0)
+    return {"id": id, "name": ["Ada", "Bob"][id % 2]}
+
+
+API = ScriptedTool.builder("api").short_description("User API").function(get_user).function(get_user_async).build()
+
+
+def test_an_agent_calls_the_tool_and_reads_its_output():
+    seen = []
+    model = scripted_model(("api", "for i in 1 2; do get_user_async --id $i | jq -r .name; done | sort"), seen=seen)
+    result = Agent(model, tools=[as_pydantic_ai_tool(API)]).run_sync("Who are the users?")
+    assert result.output == "The tool said: Ada\nBob\n"
+    (definition,) = seen
+    assert (definition.name, definition.description, definition.parameters_json_schema) == \
+        ("api", API.system_prompt(), API.input_schema())
+
+
+def test_a_failed_script_is_a_failed_tool_return_and_the_agent_goes_on():
+    model = scripted_model(("api", "get_user --id x"), ("api", "get_user --id 1 | jq -r .name"))
+    result = Agent(model, tools=[as_pydantic_ai_tool(API)]).run_sync("Who is user 1?")
+    failed, succeeded = tool_returns(result)
+    assert failed.outcome == "failed"
+    assert failed.content == "[stderr]\nget_user: --id: expected integer, got 'x'\n[exit code 2]"
+    assert succeeded.outcome == "success" and result.output == "The tool said: Bob\n"
+
+
+def test_failures_use_no_retries():
+    scripts = [("api", f"exit {n}") for n in range(1, 5)]         # more failures than max_retries
+    result = Agent(scripted_model(*scripts), tools=[as_pydantic_ai_tool(API)]).run_sync("go")
+    assert [p.outcome for p in tool_returns(result)] == ["failed"] * 4
+    assert result.output == "The tool said: [exit code 4]"
+
+
+def test_a_bash_tool_keeps_its_shell_between_calls():
+    model = scripted_model(("bash", "cd /tmp; x=7; echo $x > n"), ("bash", "echo $(pwd) $x $(cat n)"))
+    result = Agent(model, tools=[as_pydantic_ai_tool(BashTool())]).run_sync("go")
+    assert result.output == "The tool said: /tmp 7 7\n"
+
+
+def test_a_toolset_with_discovery_gives_both_tools():
+    toolset = ScriptingToolSet(API, DiscoveryMode.WITH_DISCOVERY)
+    with pytest.raises(ValueError, match="use as_pydantic_ai_tools"):
+        as_pydantic_ai_tool(toolset)
+    model = scripted_model(("api_discover", "help --list"), ("api", "get_user --id 2 | jq -r .name"))
+    result = Agent(model, tools=as_pydantic_ai_tools(toolset)).run_sync("go")
+    assert tool_returns(result)[0].content.startswith("get_user") and result.output == "The tool said: Ada\n"
+
+
+# ---------------------------------------------------------------- PydanticAI tools as commands
+
+class City(BaseModel):
+    name: str
+
+    @field_validator("name")
+    @classmethod
+    def known(cls, value: str) -> str:
+        if value == "Atlantis":
+            raise ValueError("no such city")
+        return value.title()
+
+
+def forecast(city: City, days: int = 1) -> dict:
+    """The weather of a city.
+
+    Args:
+        city: The city.
+        days: How many days ahead.
+    """
+    if days > 5:
+        raise ModelRetry("at most 5 days ahead")
+    return {"city": city, "days": days, "sky": "clear"}
+
+
+async def station(name: str) -> ToolReturn:
+    """A weather station."""
+    await asyncio.sleep(0)
+    return ToolReturn(return_value=f"station {name}\n", metadata={"not": "printed"})
+
+
+WEATHER = from_pydantic_ai_tools([forecast, Tool(station)], name="weather", description="Weather").build()
+
+
+def test_pydantic_ai_tools_become_commands_with_their_parameters_as_flags():
+    assert WEATHER.short_description == "Weather"
+    r = WEATHER.execute("""forecast --city '{"name": "paris"}' --days 2 | jq -c .""")
+    assert (r.stdout, r.stderr, r.exit_code) == ('{"city":{"name":"Paris"},"days":2,"sky":"clear"}\n', "", 0)
+    assert "--days <integer>" in WEATHER.execute("help forecast").stdout
+    assert WEATHER.execute("forecast --city '{}'").stderr == "forecast: --city: 'name' is a required property\n"
+
+
+def test_validation_and_tool_errors_fail_the_command_on_one_line():
+    r = WEATHER.execute("""forecast --city '{"name": "Atlantis"}'""")
+    assert (r.stderr, r.exit_code) == ("forecast: --city.name: Value error, no such city\n", 1)
+    r = WEATHER.execute("""forecast --city '{"name": "Oslo"}' --days 9 || echo fallback""")
+    assert (r.stdout, r.stderr) == ("fallback\n", "forecast: at most 5 days ahead\n")
+
+
+@pytest.mark.parametrize("run_async", [False, True])
+def test_an_async_tool_returning_tool_return_prints_its_return_value(run_async):
+    script = "station --name north"
+    r = asyncio.run(WEATHER.execute_async(script)) if run_async else WEATHER.execute(script)
+    assert (r.stdout, r.exit_code) == ("station north\n", 0)
+
+
+def test_a_tool_taking_a_run_context_is_refused():
+    def needs_context(ctx: RunContext[None], x: int) -> int:
+        return x
+    with pytest.raises(ValueError, match="'needs_context' takes a RunContext"):
+        from_pydantic_ai_tools([needs_context])
+
+
+def test_pydantic_ai_tools_through_a_script_tool_back_to_an_agent():
+    script = "for c in oslo rome; do forecast --city \"{\\\"name\\\": \\\"$c\\\"}\" | jq -r .city.name; done"
+    result = Agent(scripted_model(("weather", script)), tools=[as_pydantic_ai_tool(WEATHER)]).run_sync("go")
+    assert result.output == "The tool said: Oslo\nRome\n"
