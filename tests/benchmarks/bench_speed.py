@@ -221,11 +221,11 @@ def peak_run() -> bool:
     text_mb = os.path.getsize(f.name) / 2 ** 20
     # the child reads the text, then samples its resident size while jq runs (as the jq
     # worker runs it): the peak above what it had before
-    runner = ("import gc, threading, time\nfrom scripted_kernel.commands.jq import run_program\n"
-              "from scripted_kernel.commands.jq_worker import _CapturedShell\n"
+    runner = ("import gc, threading, time\nfrom scripted_kernel.commands.jq.program import run_program\n"
+              "from scripted_kernel.commands.jq.worker import CapturedOutput\n"
               "def rss():\n    return int(open('/proc/self/statm').read().split()[1]) * 4096\n"
               f"text = open({f.name!r}).read()\n"
-              "io = _CapturedShell(text, 1 << 20)\ndel text\ngc.collect()\n"
+              "io = CapturedOutput(text, 1 << 20)\ndel text\ngc.collect()\n"
               "before = peak = rss()\ndone = False\n"
               "def sample():\n    global peak\n    while not done:\n"
               "        peak = max(peak, rss())\n        time.sleep(0.002)\n"

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from scripted_kernel.commands import jq_fast
-from scripted_kernel.commands.jq import dump
+from scripted_kernel.commands.jq import fast as jq_fast
+from scripted_kernel.commands.jq.values import dump
 
 libjq = pytest.importorskip("jq")
 

@@ -47,7 +47,7 @@ def test_file_operands_and_options_are_refused(run):
 def test_a_program_in_a_loop_compiles_once(run):
     """libjq compiles a program once for a whole loop, whatever its --arg values (input whose
     number text libjq keeps needs it); a program jq_fast evaluates is not compiled at all."""
-    from scripted_kernel.commands import jq_libjq
+    from scripted_kernel.commands.jq import libjq as jq_libjq
     jq_libjq._programs.clear()
     # a path-only program on a small input runs in this process, where its cache shows
     script = 'for i in 1 2 3; do echo "{\\"id\\": $i.0}" | jq -r --arg n "$i" \'.id\'; done'
@@ -89,13 +89,13 @@ def test_concurrent_scripts_share_a_bounded_set_of_jq_children(tool):
     """Many scripts running jq at once wait for a warm child instead of each starting one."""
     import threading
     from pathlib import Path
-    from scripted_kernel.commands import jq_worker
+    from scripted_kernel.commands.jq import worker as jq_worker
 
     def child_processes() -> int:       # children are listed under the thread that started them
         count = 0
         for task in Path(f"/proc/{os.getpid()}/task").iterdir():
             try:
-                count += sum(b"jq_worker" in Path(f"/proc/{c}/cmdline").read_bytes()
+                count += sum(b"jq.worker" in Path(f"/proc/{c}/cmdline").read_bytes()
                              for c in (task / "children").read_text().split())
             except OSError:             # the thread or the child ended meanwhile
                 pass

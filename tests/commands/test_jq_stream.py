@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from scripted_kernel.commands import jq as jq_command
-from scripted_kernel.commands.jq_worker import _CapturedShell
+from scripted_kernel.commands.jq import program as jq_command
+from scripted_kernel.commands.jq.worker import CapturedOutput
 
 OPTIONS = dict(r=False, j=False, c=False, n=False, s=False, e=False, a=False, S=False, R=False,
                indent="  ", seq=False, raw0=False)
@@ -17,7 +17,7 @@ def run(text: str, program: str, stream_from: int, **options) -> tuple:
     saved = jq_command.STREAM_FROM
     jq_command.STREAM_FROM = stream_from
     try:
-        io = _CapturedShell(text, 1 << 24)
+        io = CapturedOutput(text, 1 << 24)
         try:
             status = jq_command.run_program(io, {**OPTIONS, **options}, {}, [], program, {})
         except jq_command.JqFailure as e:
@@ -36,10 +36,10 @@ def both_ways(text: str, program: str, **options):
 
 
 def test_the_shapes_that_stream():
-    assert jq_command.jq_fast.compile_stream(".[] | .a", {}) is not None
-    assert jq_command.jq_fast.compile_stream("[.[] | select(.q > 1)] | length", {})[1] is True
+    assert jq_command.fast.compile_stream(".[] | .a", {}) is not None
+    assert jq_command.fast.compile_stream("[.[] | select(.q > 1)] | length", {})[1] is True
     for other in (".[], 1", "[.[] | .a] + [1] | length", ".[]?", "map(.a)", ".[0]"):
-        assert jq_command.jq_fast.compile_stream(other, {}) is None, other
+        assert jq_command.fast.compile_stream(other, {}) is None, other
 
 
 def test_elements_are_parsed_one_at_a_time_where_the_program_allows(monkeypatch):

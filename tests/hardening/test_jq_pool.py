@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from scripted_kernel import ExecutionLimits, ScriptedTool
-from scripted_kernel.commands import jq, jq_worker
+from scripted_kernel.commands.jq import command as jq, worker as jq_worker
 from scripted_kernel.shell.limits import CancelToken
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -31,7 +31,7 @@ def worker_pids(host: int) -> list:
             children = (task / "children").read_text().split()
         except OSError:          # the thread ended
             continue
-        pids += [int(c) for c in children if b"jq_worker" in _read(f"/proc/{c}/cmdline")]
+        pids += [int(c) for c in children if b"jq.worker" in _read(f"/proc/{c}/cmdline")]
     return pids
 
 
@@ -95,7 +95,7 @@ def test_a_worker_whose_host_is_already_gone_exits_at_start():
     gone = subprocess.Popen(["true"])
     gone.wait()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    serve = f"from scripted_kernel.commands.jq_worker import serve; serve({gone.pid})"
+    serve = f"from scripted_kernel.commands.jq.worker import serve; serve({gone.pid})"
     worker = subprocess.Popen([sys.executable, "-c", serve], stdin=subprocess.PIPE, env=env)
     try:
         assert worker.wait(timeout=30) == 0            # its pipe is still open: it did not wait

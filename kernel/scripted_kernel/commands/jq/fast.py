@@ -18,6 +18,8 @@ import math
 import re
 from typing import Callable, Iterator, Optional
 
+from .values import dump, special_number
+
 Filter = Callable[[object], Iterator]
 
 
@@ -243,7 +245,6 @@ def _iterate(v):
 
 
 def _dump(v) -> str:
-    from .jq import dump
     return dump(v, None, False, False)
 
 
@@ -356,16 +357,6 @@ def _reverse(v):
     if v is None:
         return []
     raise Unsupported("reverse of a string or object goes through libjq")
-
-
-def special_number(text: str) -> bool:
-    """Whether jq 1.7+ prints this number text otherwise than the double it stands for: libjq
-    keeps the decNumber form of what it was handed (`1.50`, `1E+2`, `0.00001`, `-0`, more
-    digits than a double holds)."""
-    if not any(c in text for c in ".eE"):
-        return len(text.lstrip("-")) > 17 or text == "-0"
-    return ("e" in text or "E" in text or text[-1] == "0" or text.lstrip("-").startswith("0.0000")
-            or len(text.lstrip("-0.").replace(".", "")) > 17)
 
 
 def _tonumber(v):

@@ -33,6 +33,8 @@ import time
 from concurrent.futures import Future
 from typing import Callable, Optional
 
+from .program import JqFailure, run_program
+
 MEMORY_LIMIT = 768 << 20          # bytes of address space for a child
 MAX_CHILDREN = max(4, 2 * (os.cpu_count() or 1))     # children idle or busy, besides those aside
 MAX_ASIDE = MAX_CHILDREN          # calls moved aside at once, beyond MAX_CHILDREN
@@ -74,7 +76,7 @@ def _write_frame(fd: int, obj) -> None:
         view = view[os.write(fd, view):]
 
 
-class _CapturedShell:
+class CapturedOutput:
     """What jq's runner needs of a shell: its output streams and its standard input."""
 
     def __init__(self, raw: str, out_limit: int):
@@ -148,7 +150,6 @@ def serve(parent: int):
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     except (ValueError, OSError):
         pass
-    from .jq import JqFailure, run_program
     cpu_limit = _CpuLimit()
     inp, out = sys.stdin.fileno(), sys.stdout.fileno()
     while True:
@@ -159,7 +160,7 @@ def serve(parent: int):
             return
         text, opts, named, positional, env, raw, out_limit = request
         cpu_limit.allow(seconds)
-        io = _CapturedShell(raw, out_limit)
+        io = CapturedOutput(raw, out_limit)
         try:
             status = run_program(io, opts, named, positional, text, env)
         except _OutputFull:
@@ -183,7 +184,7 @@ class _Child:
                "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         self.proc = subprocess.Popen(
             [sys.executable, "-c",
-             f"from scripted_kernel.commands.jq_worker import serve; serve({os.getpid()})"],
+             f"from scripted_kernel.commands.jq.worker import serve; serve({os.getpid()})"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
             close_fds=True)
         self.to_child = self.proc.stdin.fileno()
