@@ -11,13 +11,13 @@ from __future__ import annotations
 import base64
 import re
 from dataclasses import replace
-from urllib.parse import quote, unquote, urljoin
+from urllib.parse import quote, unquote
 
 from ..fs import FsError, access
 from . import http_wire
 from ._options import UsageError, parse, run_guarded
 from .http_wire import CurlError
-from .urlpolicy import UrlError, allowed, parse_url
+from .urlpolicy import UrlError, allowed, parse_url, resolve
 
 NAMES = ("curl",)
 MAX_REDIRECTS = 10
@@ -61,7 +61,8 @@ def _fetch(sh, opts, text: str) -> int:
         data = quote(body.decode("utf-8", "surrogateescape"), safe="&=+%/:,;@!*()~-._")
         url = replace(url, query=f"{url.query}&{data}" if url.query else f"?{data}")
         body = None
-    if not allowed(getattr(sh, "network_allow", ()), url):
+    allow = getattr(sh, "network_allow", ())
+    if not allowed(allow, url):
         raise CurlError(6, f"Could not resolve host: {url.host}")
     secure = not opts.has("k")
     credentials = _credentials(opts, url)
@@ -73,8 +74,8 @@ def _fetch(sh, opts, text: str) -> int:
         target = response.location if opts.has("L") and response.status in (301, 302, 303, 307, 308) else None
         if target is None:
             return _deliver(sh, opts, url, response, heads)
-        following = parse_url(urljoin(str(url), target))
-        if not allowed(sh.network_allow, following):
+        following = resolve(url, target)
+        if not allowed(allow, following):
             raise CurlError(6, f"Could not resolve host: {following.host}")
         if response.status == 303 and method != "HEAD" or response.status in (301, 302) and method == "POST":
             method, body = "GET", None

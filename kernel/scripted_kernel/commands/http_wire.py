@@ -25,8 +25,8 @@ MAX_HEADER_LINE = 100 * 1024      # curl's CURL_MAX_HTTP_HEADER
 MAX_HEAD_BYTES = 300 * 1024       # curl's bound on a response's headers together
 _READ = 64 * 1024
 _HEX = re.compile(rb"[0-9A-Fa-f]+")
-_VERSION = re.compile(rb"HTTP/(?:1\.[01]|2|3)[ \t]")
-_CODE = re.compile(rb"HTTP/\S+[ \t]+(\d{3})(?:[ \t\r\n]|$)")
+_STATUS_LINE = re.compile(rb"HTTP/(\S*)[ \t]+(\S*)")
+_VERSIONS = (b"1.0", b"1.1", b"2", b"2.0")
 _CONNECTING = ("resolve", "connect")
 
 
@@ -48,7 +48,8 @@ class Clock:
         self.start = time.monotonic()
         self.end = self.start + max_time if max_time else math.inf
         self.connect_end = min(self.end, self.start + connect_time) if connect_time else self.end
-        self.received = 0
+        self.url = None                 # the URL being fetched, for the messages
+        self.received = 0               # bytes of response bodies
 
     def slice(self, phase: str) -> float:
         """How long the next wait of `phase` may last. Raises the execution's timeout or cancel,
@@ -69,6 +70,9 @@ class Clock:
     def _timeout_message(self, phase: str) -> str:
         if phase == "resolve":
             return f"Resolving timed out after {self.elapsed_ms()} milliseconds"
+        if phase == "connect" and self.connect_end < self.end:       # --connect-timeout
+            return (f"Failed to connect to {self.url.host} port {self.url.port} after "
+                    f"{self.elapsed_ms()} ms: Timeout was reached")
         if phase == "connect":
             return f"Connection timed out after {self.elapsed_ms()} milliseconds"
         return f"Operation timed out after {self.elapsed_ms()} milliseconds with {self.received} bytes received"
@@ -90,6 +94,7 @@ def exchange(clock: Clock, url, method: str, headers: list, body: "bytes | None"
              verify: bool) -> Response:
     """Send one request to `url` (a urlpolicy.Url) and read its response, whose body may have
     at most `limit` bytes (63 beyond)."""
+    clock.url = url
     sock = _connect(clock, url)
     try:
         if url.scheme == "https":
@@ -97,6 +102,7 @@ def exchange(clock: Clock, url, method: str, headers: list, body: "bytes | None"
         wire = _Wire(clock, sock)
         wire.send(_request_bytes(method, url, headers, body))
         status, head, fields = _read_head(wire)
+        wire.start_body()
         return Response(status, head, fields, _read_body(wire, method, status, fields, limit))
     finally:
         sock.close()
@@ -202,6 +208,11 @@ class _Wire:
         self.clock = clock
         self.sock = sock
         self.buffer = bytearray()
+        self.in_body = False            # counting the bytes received into clock.received
+
+    def start_body(self):
+        self.in_body = True
+        self.clock.received += len(self.buffer)
 
     def send(self, data: bytes):
         view = memoryview(data)
@@ -224,18 +235,20 @@ class _Wire:
                 continue
             except OSError as e:
                 raise CurlError(56, f"Recv failure: {_reason(e, 'Connection reset by peer')}") from None
-            self.clock.received += len(data)
+            if self.in_body:
+                self.clock.received += len(data)
             self.buffer += data
             return bool(data)
 
     def readline(self, limit: int, too_long: CurlError) -> bytes:
-        """The next line with its b"\\n" (without one at the end of the stream; b"" after it)."""
+        """The next line with its b"\\n" (without one at the end of the stream; b"" after it),
+        at most `limit` bytes long (`too_long` beyond)."""
         searched = 0
         while True:
-            end = self.buffer.find(b"\n", searched)
+            end = self.buffer.find(b"\n", searched, limit)
             if end >= 0:
                 return self._take(end + 1)
-            if len(self.buffer) > limit:
+            if len(self.buffer) >= limit:
                 raise too_long
             searched = len(self.buffer)
             if not self._fill():
@@ -297,12 +310,14 @@ def _read_head(wire: _Wire) -> tuple[int, str, list]:
 def _status(line: bytes) -> int:
     if not line.startswith(b"HTTP/"):
         raise CurlError(1, "Received HTTP/0.9 when not allowed")
-    if not _VERSION.match(line):
-        raise CurlError(1, "Unsupported HTTP version in response")
-    m = _CODE.match(line)
-    if m is None:
+    m = _STATUS_LINE.match(line)
+    version, code = m.groups() if m else (b"", b"")
+    if version not in _VERSIONS:
+        shown = f" ({version.decode()})" if re.fullmatch(rb"\d\.\d", version) else ""
+        raise CurlError(1, f"Unsupported HTTP version{shown} in response")
+    if not (len(code) == 3 and code.isdigit() and code[:1] != b"0"):
         raise CurlError(1, "Unsupported response code in HTTP response")
-    return int(m.group(1))
+    return int(code)
 
 
 def _add_field(fields: list, line: bytes):

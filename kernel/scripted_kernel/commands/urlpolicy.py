@@ -89,6 +89,21 @@ def parse_url(text: str) -> Url:
                question + _encode(query), userinfo)
 
 
+def resolve(base: Url, reference: str) -> Url:
+    """The URL a redirect's Location names, relative to `base` (RFC 3986 5.2)."""
+    reference = reference.split("#", 1)[0]
+    if _SCHEME.match(reference):
+        return parse_url(reference)
+    if reference.startswith("//"):
+        return parse_url(f"{base.scheme}:{reference}")
+    origin = f"{base.scheme}://{base.authority}"
+    if reference.startswith("/"):
+        return parse_url(origin + reference)
+    if not reference or reference.startswith("?"):
+        return parse_url(origin + base.path + (reference or base.query))
+    return parse_url(origin + base.path[:base.path.rfind("/") + 1] + reference)
+
+
 def _host_and_port(hostport: str, default_port: int) -> tuple[str, int]:
     if hostport.startswith("["):
         host, bracket, port = hostport[1:].partition("]")
