@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import re
-from dataclasses import replace
 from urllib.parse import quote, unquote
 
 from ..fs import FsError, access
@@ -21,9 +20,9 @@ from .urlpolicy import UrlError, allowed, parse_url, resolve
 
 NAMES = ("curl",)
 MAX_REDIRECTS = 10
-_NUMBER = re.compile(r"\d+(?:\.\d*)?|\.\d+")
-_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_LINE_BREAK = re.compile(r"[\r\n\0]")
+_NUMBER = r"\d+(?:\.\d*)?|\.\d+"           # patterns compiled on first use (see urlpolicy)
+_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_LINE_BREAK = r"[\r\n\0]"
 # Headers that frame the request or name its destination: set by curl alone, so a script can
 # neither smuggle a second request in a body nor reach another virtual host than the URL's.
 _FRAMING = {"host", "content-length", "transfer-encoding"}
@@ -59,7 +58,7 @@ def _fetch(sh, opts, text: str) -> int:
     url = parse_url(text)
     if opts.has("G") and body is not None:     # -G: the data is the query (encoded: no CR/LF)
         data = quote(body.decode("utf-8", "surrogateescape"), safe="&=+%/:,;@!*()~-._")
-        url = replace(url, query=f"{url.query}&{data}" if url.query else f"?{data}")
+        url = url.with_query(f"{url.query}&{data}" if url.query else f"?{data}")
         body = None
     allow = getattr(sh, "network_allow", ())
     if not allowed(allow, url):
@@ -91,7 +90,7 @@ def _seconds(opts, key: str, name: str) -> "float | None":
     value = opts.get(key)
     if value is None:
         return None
-    if not _NUMBER.fullmatch(value):
+    if not re.fullmatch(_NUMBER, value):
         raise UsageError(f"curl: option {name}: expected a proper numerical parameter\n"
                          f"curl: try 'curl --help' or 'curl --manual' for more information", 2)
     return float(value) or None
@@ -114,10 +113,10 @@ def _request(sh, opts) -> tuple[str, list, "bytes | None"]:
     for line in opts.all("H"):
         name, value = _header(line)
         headers[name.lower()] = (name, value)
-    if any(_LINE_BREAK.search(value) for _, value in headers.values() if value):
+    if any(re.search(_LINE_BREAK, value) for _, value in headers.values() if value):
         raise UsageError("curl: a header cannot contain a line break", 2)
     method = opts.get("X") or ("HEAD" if opts.has("I") else "POST" if data is not None and not opts.has("G") else "GET")
-    if not _TOKEN.fullmatch(method):
+    if not re.fullmatch(_TOKEN, method):
         raise UsageError("curl: option -X: expected an HTTP method name", 2)
     return (method, [h for h in headers.values() if h[1] is not None],
             data.encode("utf-8", "surrogateescape") if data is not None else None)
@@ -134,7 +133,7 @@ def _header(line: str) -> tuple[str, "str | None"]:
     else:
         name = ""                              # neither form: not a header
     name = name.strip()
-    if not _TOKEN.fullmatch(name):
+    if not re.fullmatch(_TOKEN, name):
         raise UsageError(f"curl: option -H: not a header: {line}", 2)
     if name.lower() in _FRAMING:
         raise UsageError(f"curl: option -H: {name} is set by curl from the URL and the data", 2)

@@ -18,14 +18,13 @@ import socket
 import ssl
 import threading
 import time
-from dataclasses import dataclass
 
 SLICE = 0.1                       # seconds between checks of the cancel flag and the clock
 MAX_HEADER_LINE = 100 * 1024      # curl's CURL_MAX_HTTP_HEADER
 MAX_HEAD_BYTES = 300 * 1024       # curl's bound on a response's headers together
 _READ = 64 * 1024
-_HEX = re.compile(rb"[0-9A-Fa-f]+")
-_STATUS_LINE = re.compile(rb"HTTP/(\S*)[ \t]+(\S*)")
+_HEX = rb"[0-9A-Fa-f]+"                   # patterns compiled on first use (see urlpolicy)
+_STATUS_LINE = rb"HTTP/(\S*)[ \t]+(\S*)"
 _VERSIONS = (b"1.0", b"1.1", b"2", b"2.0")
 _CONNECTING = ("resolve", "connect")
 
@@ -78,12 +77,14 @@ class Clock:
         return f"Operation timed out after {self.elapsed_ms()} milliseconds with {self.received} bytes received"
 
 
-@dataclass
 class Response:
-    status: int
-    head: str           # the status line and headers as received (for -i)
-    headers: list       # (name, value)
-    body: bytes
+    __slots__ = ("status", "head", "headers", "body")
+
+    def __init__(self, status: int, head: str, headers: list, body: bytes):
+        self.status = status
+        self.head = head            # the status line and headers as received (for -i)
+        self.headers = headers      # (name, value)
+        self.body = body
 
     @property
     def location(self) -> "str | None":
@@ -310,7 +311,7 @@ def _read_head(wire: _Wire) -> tuple[int, str, list]:
 def _status(line: bytes) -> int:
     if not line.startswith(b"HTTP/"):
         raise CurlError(1, "Received HTTP/0.9 when not allowed")
-    m = _STATUS_LINE.match(line)
+    m = re.match(_STATUS_LINE, line)
     version, code = m.groups() if m else (b"", b"")
     if version not in _VERSIONS:
         shown = f" ({version.decode()})" if re.fullmatch(rb"\d\.\d", version) else ""
@@ -365,7 +366,7 @@ def _read_chunked(wire: _Wire, limit: int) -> bytes:
         if not line:
             raise truncated
         digits = line.split(b";", 1)[0].strip()
-        if not _HEX.fullmatch(digits):
+        if not re.fullmatch(_HEX, digits):
             raise bad
         if len(digits) > 16:
             raise CurlError(56, "Too long hexadecimal number in chunked-encoding")

@@ -18,15 +18,16 @@ from __future__ import annotations
 import functools
 import ipaddress
 import re
-from dataclasses import dataclass
 from urllib.parse import unquote_to_bytes
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 _MAX_DECODES = 4          # rounds of decoding the lenient reading allows before refusing the path
 _BAD_URL = "URL using bad/illegal format or missing URL"
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
-_HOST_NAME = re.compile(r"[a-z0-9_~-]+(?:\.[a-z0-9_~-]+)*\.?")
-_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+# Patterns as text, compiled on first use by re's cache: every command module is imported with
+# the package, and most scripts never run curl.
+_SCHEME = r"([A-Za-z][A-Za-z0-9+.-]*)://"
+_HOST_NAME = r"[a-z0-9_~-]+(?:\.[a-z0-9_~-]+)*\.?"
+_ESCAPE = r"%([0-9A-Fa-f]{2})"
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
@@ -40,14 +41,20 @@ class UrlError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True, slots=True)
 class Url:
-    scheme: str
-    host: str          # lower-case name, dotted IPv4, or IPv6 without brackets
-    port: int
-    path: str          # normalised as sent, starting with "/"
-    query: str         # "" or "?..."
-    userinfo: str      # "" or "user[:password]", still percent-encoded
+    """A URL as curl sends it."""
+    __slots__ = ("scheme", "host", "port", "path", "query", "userinfo")
+
+    def __init__(self, scheme: str, host: str, port: int, path: str, query: str = "", userinfo: str = ""):
+        self.scheme = scheme
+        self.host = host            # lower-case name, dotted IPv4, or IPv6 without brackets
+        self.port = port
+        self.path = path            # normalised as sent, starting with "/"
+        self.query = query          # "" or "?..."
+        self.userinfo = userinfo    # "" or "user[:password]", still percent-encoded
+
+    def with_query(self, query: str) -> "Url":
+        return Url(self.scheme, self.host, self.port, self.path, query, self.userinfo)
 
     @property
     def origin(self) -> tuple:
@@ -72,10 +79,10 @@ def parse_url(text: str) -> Url:
     would refuse it."""
     if any(c <= " " or c == "\x7f" for c in text):
         raise UrlError(3, _BAD_URL)
-    m = _SCHEME.match(text)
+    m = re.match(_SCHEME, text)
     if m is None:
         text = "http://" + text
-        m = _SCHEME.match(text)
+        m = re.match(_SCHEME, text)
     scheme = m.group(1).lower()
     if scheme not in DEFAULT_PORTS:
         raise UrlError(1, f'Protocol "{m.group(1)}" not supported or disabled in libcurl')
@@ -92,7 +99,7 @@ def parse_url(text: str) -> Url:
 def resolve(base: Url, reference: str) -> Url:
     """The URL a redirect's Location names, relative to `base` (RFC 3986 5.2)."""
     reference = reference.split("#", 1)[0]
-    if _SCHEME.match(reference):
+    if re.match(_SCHEME, reference):
         return parse_url(reference)
     if reference.startswith("//"):
         return parse_url(f"{base.scheme}:{reference}")
@@ -120,7 +127,7 @@ def _host_and_port(hostport: str, default_port: int) -> tuple[str, int]:
             host = host.encode("idna").decode("ascii").lower()
         except UnicodeError:
             raise UrlError(3, _BAD_URL) from None
-        if not _HOST_NAME.fullmatch(host):
+        if not re.fullmatch(_HOST_NAME, host):
             raise UrlError(3, _BAD_URL)
     if not port:
         return host, default_port
@@ -144,7 +151,7 @@ def normalise_path(path: str) -> str:
     """RFC 3986 normalisation: unreserved characters decoded, other escapes upper-cased, dot
     segments removed; an empty path is "/"."""
     if "%" in path:
-        path = _ESCAPE.sub(_normalise_escape, path)
+        path = re.sub(_ESCAPE, _normalise_escape, path)
     return remove_dot_segments(path or "/")
 
 
@@ -184,13 +191,15 @@ def lenient_path(path: str) -> "str | None":
     return remove_dot_segments("/" + "/".join(s for s in segments if s))
 
 
-@dataclass(frozen=True, slots=True)
 class Entry:
     """One allowlist entry: its origin and its path prefix in both readings, without a trailing
     slash ("" for the whole origin)."""
-    origin: tuple
-    prefix: str
-    lenient_prefix: str
+    __slots__ = ("origin", "prefix", "lenient_prefix")
+
+    def __init__(self, origin: tuple, prefix: str, lenient_prefix: str):
+        self.origin = origin
+        self.prefix = prefix
+        self.lenient_prefix = lenient_prefix
 
     def admits(self, url: Url) -> bool:
         if url.origin != self.origin:
@@ -207,7 +216,7 @@ def _under(path: str, prefix: str) -> bool:
 def parse_entry(text: str) -> "Entry | None":
     """An allowlist entry, or None if it is not `scheme://host[:port][/path]` (it then admits
     nothing)."""
-    if not isinstance(text, str) or not _SCHEME.match(text) or "?" in text or "#" in text:
+    if not isinstance(text, str) or not re.match(_SCHEME, text) or "?" in text or "#" in text:
         return None
     try:
         url = parse_url(text)
