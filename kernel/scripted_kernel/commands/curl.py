@@ -15,8 +15,7 @@ from urllib.parse import quote, unquote
 from ..fs import FsError, access
 from . import http_wire
 from ._options import UsageError, parse, run_guarded
-from .http_wire import CurlError
-from .urlpolicy import UrlError, allowed, parse_url, resolve
+from .urlpolicy import CurlError, allowed, parse_url, resolve
 
 NAMES = ("curl",)
 MAX_REDIRECTS = 10
@@ -45,7 +44,7 @@ def _curl(sh, argv):
     quiet = opts.has("s") and not opts.has("S")
     try:
         return _fetch(sh, opts, urls[0])
-    except (CurlError, UrlError) as e:
+    except CurlError as e:
         if not quiet:
             sh.err(f"curl: ({e.status}) {e.message}\n")
         return e.status

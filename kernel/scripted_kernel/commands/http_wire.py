@@ -19,6 +19,8 @@ import ssl
 import threading
 import time
 
+from .urlpolicy import CurlError
+
 SLICE = 0.1                       # seconds between checks of the cancel flag and the clock
 MAX_HEADER_LINE = 100 * 1024      # curl's CURL_MAX_HTTP_HEADER
 MAX_HEAD_BYTES = 300 * 1024       # curl's bound on a response's headers together
@@ -27,15 +29,6 @@ _HEX = rb"[0-9A-Fa-f]+"                   # patterns compiled on first use (see 
 _STATUS_LINE = rb"HTTP/(\S*)[ \t]+(\S*)"
 _VERSIONS = (b"1.0", b"1.1", b"2", b"2.0")
 _CONNECTING = ("resolve", "connect")
-
-
-class CurlError(Exception):
-    """curl's failure: its exit status and message."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 class Clock:

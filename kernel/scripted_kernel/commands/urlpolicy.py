@@ -31,9 +31,9 @@ _ESCAPE = r"%([0-9A-Fa-f]{2})"
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
-class UrlError(Exception):
-    """A URL curl refuses to use: its exit status (3 malformed, 1 unsupported protocol) and
-    message."""
+class CurlError(Exception):
+    """curl's failure: its exit status and message (here: 3 a malformed URL, 1 an unsupported
+    protocol)."""
 
     def __init__(self, status: int, message: str):
         super().__init__(message)
@@ -75,17 +75,17 @@ class Url:
 
 
 def parse_url(text: str) -> Url:
-    """A URL as curl reads it (no scheme: http), with its path normalised; UrlError if curl
+    """A URL as curl reads it (no scheme: http), with its path normalised; CurlError if curl
     would refuse it."""
     if any(c <= " " or c == "\x7f" for c in text):
-        raise UrlError(3, _BAD_URL)
+        raise CurlError(3, _BAD_URL)
     m = re.match(_SCHEME, text)
     if m is None:
         text = "http://" + text
         m = re.match(_SCHEME, text)
     scheme = m.group(1).lower()
     if scheme not in DEFAULT_PORTS:
-        raise UrlError(1, f'Protocol "{m.group(1)}" not supported or disabled in libcurl')
+        raise CurlError(1, f'Protocol "{m.group(1)}" not supported or disabled in libcurl')
     rest = text[m.end():].split("#", 1)[0]
     end = min((i for i in (rest.find("/"), rest.find("?")) if i >= 0), default=len(rest))
     authority, rest = rest[:end], rest[end:]
@@ -115,24 +115,24 @@ def _host_and_port(hostport: str, default_port: int) -> tuple[str, int]:
     if hostport.startswith("["):
         host, bracket, port = hostport[1:].partition("]")
         if not bracket or (port and not port.startswith(":")):
-            raise UrlError(3, _BAD_URL)
+            raise CurlError(3, _BAD_URL)
         try:
             host = ipaddress.IPv6Address(host).compressed
         except ValueError:
-            raise UrlError(3, _BAD_URL) from None
+            raise CurlError(3, _BAD_URL) from None
         port = port[1:]
     else:
         host, _, port = hostport.partition(":")
         try:
             host = host.encode("idna").decode("ascii").lower()
         except UnicodeError:
-            raise UrlError(3, _BAD_URL) from None
+            raise CurlError(3, _BAD_URL) from None
         if not re.fullmatch(_HOST_NAME, host):
-            raise UrlError(3, _BAD_URL)
+            raise CurlError(3, _BAD_URL)
     if not port:
         return host, default_port
     if not (port.isascii() and port.isdigit() and len(port) <= 5 and 0 < int(port) < 65536):
-        raise UrlError(3, _BAD_URL)
+        raise CurlError(3, _BAD_URL)
     return host, int(port)
 
 
@@ -144,7 +144,7 @@ def _encode(part: str) -> str:
         return "".join(c if c.isascii() else "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogateescape"))
                        for c in part)
     except UnicodeEncodeError:
-        raise UrlError(3, _BAD_URL) from None
+        raise CurlError(3, _BAD_URL) from None
 
 
 def normalise_path(path: str) -> str:
@@ -220,7 +220,7 @@ def parse_entry(text: str) -> "Entry | None":
         return None
     try:
         url = parse_url(text)
-    except UrlError:
+    except CurlError:
         return None
     lenient = lenient_path(url.path)
     if url.userinfo or lenient is None:
