@@ -448,3 +448,12 @@ def test_redirect_references_resolve_as_rfc_3986_says():
         ["http://h:8080/api/a/c", "http://h:8080/api/c", "http://h:8080/c", "http://h:8080/c",
          "http://h:8080/api/a/b?y=2", "http://h:8080/api/a/b?x=1", "http://h:8080/api/a/b?x=1",
          "http://other/c", "https://h/c", "http://h:8080/api/d"]
+
+
+def test_tls_to_a_plain_server_is_35(server):
+    url = server.replace("http://", "https://")
+    bash = BashTool.builder().network(allow=[url + "/", server + "/"]).limits(LIMITS).build()
+    r = bash.execute(f"curl -sS {url}/api/x; echo status=$?; curl -s {server}/api/y")
+    assert r.stdout == "status=35\n/api/y\n"
+    assert re.fullmatch(rf"curl: \(35\) OpenSSL SSL_connect: \S+ in connection to 127.0.0.1:{url.rsplit(':', 1)[1]}\n",
+                        r.stderr)

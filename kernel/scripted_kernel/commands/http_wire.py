@@ -172,8 +172,9 @@ def _tls(clock: Clock, sock: socket.socket, url, verify: bool) -> ssl.SSLSocket:
     if not verify:                                  # -k
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
-    tls = context.wrap_socket(sock, server_hostname=url.host, do_handshake_on_connect=False)
+    tls = sock
     try:
+        tls = context.wrap_socket(sock, server_hostname=url.host, do_handshake_on_connect=False)
         while True:
             tls.settimeout(clock.slice("connect"))
             try:
