@@ -16,9 +16,11 @@ import time
 from urllib.parse import unquote
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scripted_kernel import BashTool, CancelToken, ExecutionLimits
-from scripted_kernel.commands.urlpolicy import allowed, parse_url
+from scripted_kernel.commands.urlpolicy import CurlError, allowed, parse_url
 
 TIMEOUT = 3
 LIMITS = ExecutionLimits(timeout_seconds=TIMEOUT)
@@ -133,6 +135,35 @@ def test_entry_path_matches_at_a_segment_boundary():
 def test_a_malformed_entry_admits_nothing(entry):
     assert not allowed((entry,), parse_url("http://h/api"))
     assert not allowed((entry,), parse_url("http://127.0.0.1/"))
+
+
+PIECES = ["/", "//", ".", "..", "%2e", "%2E", "%2f", "%2F", "%5c", "\\", ";", "%3b", "%25", "%252e", "%00",
+          "api", "admin", "x", "?", "#", "@", ":", "%", "é", "~"]
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(PIECES), max_size=14))
+def test_no_admitted_url_leaves_the_prefix_for_a_lenient_server(pieces):
+    text = "http://h/api/" + "".join(pieces)
+    try:
+        url = parse_url(text)
+    except CurlError:
+        return
+    if allowed(("http://h/api/",), url):
+        assert lenient(url.target) in ("/api",) or lenient(url.target).startswith("/api/"), (text, url.target)
+        assert url.host == "h" and url.port == 80
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(max_size=60))
+def test_any_text_is_a_url_or_curls_error(text):
+    try:
+        url = parse_url(text)
+    except CurlError as e:
+        assert e.status in (1, 3)
+        return
+    allowed(("http://h/api/", "https://[::1]:8443/"), url)
+    assert str(url).isascii()
 
 
 SMUGGLING = {
