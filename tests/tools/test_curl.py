@@ -2,6 +2,7 @@
 import http.server
 import json
 import threading
+import urllib.parse
 
 import pytest
 
@@ -31,21 +32,43 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._reply(302, b"", [("Location", "/api/items?from=redirect")])
         elif self.path == "/api/out":
             self._reply(302, b"", [("Location", "/private/secret")])
+        elif self.path.startswith("/api/to/"):        # /api/to/<code>/<url-encoded target>
+            code, target = self.path[len("/api/to/"):].split("/", 1)
+            self._reply(int(code), b"", [("Location", urllib.parse.unquote(target))])
+        elif self.path == "/api/loop":
+            self._reply(302, b"", [("Location", "loop")])
+        elif self.path == "/api/headers":
+            self._reply(200, json.dumps({k: self.headers.get(k) for k in ("Host", "Authorization", "Accept")})
+                        .encode())
         else:
             self._reply(404, b"not found\n")
 
     def do_POST(self):
         _Handler.hits.append(self.path)
+        if self.path.startswith("/api/to/"):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            return self.do_GET()
         length = int(self.headers.get("Content-Length", 0))
         body = self.rfile.read(length).decode()
         self._reply(201, json.dumps({"got": body, "type": self.headers["Content-Type"]}).encode())
 
 
+def _serve():
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
+
+
 @pytest.fixture(scope="module")
 def server():
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
+    httpd = _serve()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def other_server():
+    httpd = _serve()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
 
@@ -96,3 +119,47 @@ def test_scripted_tool_network_and_response_limit(server):
     small = ScriptedTool.builder("api").network(allow=[server + "/"]).limits(ExecutionLimits(max_output_bytes=45)).build()
     r = small.execute(f"curl -sS {server}/api/items > /dev/null")
     assert r.exit_code == 63 and r.stderr == "curl: (63) Maximum file size exceeded\n"
+
+
+def test_credentials_headers_and_host_names(server):
+    port = server.rsplit(":", 1)[1]
+    bash = BashTool.builder().network(allow=[f"http://localhost:{port}/api/", f"{server}/api/"]).build()
+    r = bash.execute(f"""
+curl -s -u 'ann:s3:cret' {server}/api/headers | jq -c .
+curl -s 'http://bob:p%40ss@localhost:{port}/api/headers' | jq -c .
+curl -s -H 'Accept:' -H 'Authorization: Bearer t' {server}/api/headers | jq -c .
+curl -s -o /dev/null -w '%{{url_effective}}\\n' 'HTTP://127.0.0.1:{port}/api/a/../b/?x=1#frag'
+""")
+    assert r.stdout.splitlines() == [
+        f'{{"Host":"127.0.0.1:{port}","Authorization":"Basic YW5uOnMzOmNyZXQ=","Accept":"*/*"}}',
+        f'{{"Host":"localhost:{port}","Authorization":"Basic Ym9iOnBAc3M=","Accept":"*/*"}}',
+        f'{{"Host":"127.0.0.1:{port}","Authorization":"Bearer t","Accept":null}}',
+        f"http://127.0.0.1:{port}/api/b/?x=1",
+    ]
+
+
+def test_redirect_methods_heads_and_credentials(server, other_server):
+    bash = BashTool.builder().network(allow=[f"{server}/api/", f"{other_server}/api/"]).build()
+    to = urllib.parse.quote
+    r = bash.execute(f"""
+curl -s -L -d x=1 {server}/api/to/302/{to("/api/items?after=302", safe="")} | jq -c .
+curl -s -L -d x=1 {server}/api/to/307/{to("/api/items?after=307", safe="")} | jq -c .
+curl -s -L -i {server}/api/to/301/{to("/api/missing", safe="")} | tr -d '\\r' | grep -E '^(HTTP|Location|not)'
+curl -s -L -H 'Authorization: Bearer t' {server}/api/to/302/{to(other_server + "/api/headers", safe="")} | jq -c .Authorization
+curl -s -L -u a:b {server}/api/to/302/{to("/api/headers", safe="")} | jq -c .Authorization
+curl -sS -L {server}/api/loop; echo status=$?
+curl -sS -L {server}/api/to/302/{to("http://[::1", safe="")}; echo status=$?
+curl -sS -L {server}/api/to/302/{to("../../items?q=2", safe="")} | jq -r .path
+curl -sS -L {server}/api/to/302/{to("//127.0.0.1:1/api/", safe="")}; echo status=$?
+""")
+    assert r.stdout.splitlines() == [
+        '{"path":"/api/items?after=302","ua":"curl/8.0","auth":null}',
+        '{"got":"x=1","type":"application/x-www-form-urlencoded"}',
+        "HTTP/1.0 301 Moved Permanently", "Location: /api/missing", "HTTP/1.0 404 Not Found", "not found",
+        "null",
+        '"Basic YTpi"',
+        "status=47", "status=3", "/api/items?q=2", "status=6",
+    ]
+    assert r.stderr == ("curl: (47) Maximum (10) redirects followed\n"
+                        "curl: (3) URL using bad/illegal format or missing URL\n"
+                        "curl: (6) Could not resolve host: 127.0.0.1\n")

@@ -1,51 +1,34 @@
-"""curl: HTTP requests, only to URL prefixes the tool's builder allows (`.network(allow=[...])`).
+"""curl: HTTP requests, only to URLs the tool's builder allows (`.network(allow=[...])`).
 
 With no allowlist (the default) every URL fails as an unknown host would (status 6) and nothing
-is contacted. Redirects (-L) are followed only to allowed URLs; the response is bounded by the
-script's output limit and the request by the time left before its deadline.
+is contacted. urlpolicy.py says which URLs an entry admits; a request is sent with the path that
+was judged, and every redirect (-L) is judged again. The exchange itself is http_wire.py: it
+waits in short slices against the execution's deadline and cancel flag, and reports every
+failure as curl's own status and message.
 """
 from __future__ import annotations
 
+import base64
+import re
+from urllib.parse import quote, unquote
+
 from ..fs import FsError, access
-from ..shell.limits import time_left
+from . import http_wire
 from ._options import UsageError, parse
+from .urlpolicy import CurlError, allowed, parse_url, resolve
 from .registry import command
 
 MAX_REDIRECTS = 10
-
-
-class _Refused(Exception):
-    pass
-
-
-def allowed(ctx, url: str) -> bool:
-    prefixes = ctx.network
-    return any(url.startswith(p) for p in prefixes)
-
-
-def _redirects(ctx, follow: bool):
-    """A handler following a redirect only when -L asked for it and the target is allowed
-    (urllib is imported when a script first uses curl: most never do)."""
-    import urllib.request
-
-    class Redirects(urllib.request.HTTPRedirectHandler):
-        def redirect_request(self, req, fp, code, msg, headers, newurl):
-            if not follow:
-                return None
-            if not allowed(ctx, newurl):
-                raise _Refused(newurl)
-            return super().redirect_request(req, fp, code, msg, headers, newurl)
-    return Redirects()
-
-
-def _host(url: str) -> str:
-    import urllib.parse
-    return urllib.parse.urlsplit(url).hostname or url
+_NUMBER = r"\d+(?:\.\d*)?|\.\d+"           # patterns compiled on first use (see urlpolicy)
+_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_LINE_BREAK = r"[\r\n\0]"
+# Headers that frame the request or name its destination: set by curl alone, so a script can
+# neither smuggle a second request in a body nor reach another virtual host than the URL's.
+_FRAMING = {"host", "content-length", "transfer-encoding"}
+_CREDENTIALS = {"authorization", "cookie"}
 
 
 def _curl(ctx, argv):
-    import urllib.error
-    import urllib.request
     opts, ops = parse("curl", argv, short_flags="sSfLiIGkv", short_values="XHdowmAeu",
                       long_flags={"silent": "s", "show-error": "S", "fail": "f", "location": "L",
                                   "include": "i", "head": "I", "get": "G", "insecure": "k",
@@ -53,92 +36,150 @@ def _curl(ctx, argv):
                       long_values={"request": "X", "header": "H", "data": "d", "data-raw": "data-raw",
                                    "data-binary": "data-binary", "data-urlencode": "data-urlencode",
                                    "output": "o", "write-out": "w", "max-time": "m",
-                                   "user-agent": "A", "url": "url", "json": "json"})
+                                   "connect-timeout": "connect-timeout", "user-agent": "A",
+                                   "referer": "e", "user": "u", "url": "url", "json": "json"})
     urls = ops + opts.all("url")
     if not urls:
         raise UsageError("curl: no URL specified!\ncurl: try 'curl --help' or 'curl --manual' for more information", 2)
-    url = urls[0]
-    if "://" not in url:
-        url = "http://" + url
     quiet = opts.has("s") and not opts.has("S")
-    if not allowed(ctx, url):
+    try:
+        return _fetch(ctx, opts, urls[0])
+    except CurlError as e:
         if not quiet:
-            ctx.err(f"curl: (6) Could not resolve host: {_host(url)}\n")
-        return 6
+            ctx.err(f"curl: ({e.status}) {e.message}\n")
+        return e.status
+
+
+def _fetch(ctx, opts, text: str) -> int:
+    clock = http_wire.Clock(ctx.budget, _seconds(opts, "m", "-m"),
+                            _seconds(opts, "connect-timeout", "--connect-timeout"))
+    method, headers, body = _request(ctx, opts)
+    url = parse_url(text)
+    if opts.has("G") and body is not None:     # -G: the data is the query (encoded: no CR/LF)
+        data = quote(body.decode("utf-8", "surrogateescape"), safe="&=+%/:,;@!*()~-._")
+        url = url.with_query(f"{url.query}&{data}" if url.query else f"?{data}")
+        body = None
+    allow = ctx.network
+    if not allowed(allow, url):
+        raise CurlError(6, f"Could not resolve host: {url.host}")
+    secure = not opts.has("k")
+    credentials = _credentials(opts, url)
+    heads = []
+    for _ in range(MAX_REDIRECTS + 1):
+        response = http_wire.exchange(clock, url, method, _with_auth(credentials, headers), body,
+                                      ctx.limits.max_output_bytes, secure)
+        heads.append(response.head)
+        target = response.location if opts.has("L") and response.status in (301, 302, 303, 307, 308) else None
+        if target is None:
+            return _deliver(ctx, opts, url, response, heads)
+        following = resolve(url, target)
+        if not allowed(allow, following):
+            raise CurlError(6, f"Could not resolve host: {following.host}")
+        if response.status == 303 and method != "HEAD" or response.status in (301, 302) and method == "POST":
+            method, body = "GET", None
+        if following.origin != url.origin:   # as curl: credentials are not sent to another host
+            headers = [(k, v) for k, v in headers if k.lower() not in _CREDENTIALS]
+            credentials = None
+        url = following
+    raise CurlError(47, f"Maximum ({MAX_REDIRECTS}) redirects followed")
+
+
+def _seconds(opts, key: str, name: str) -> "float | None":
+    """-m / --connect-timeout: seconds (0: no limit, as curl)."""
+    value = opts.get(key)
+    if value is None:
+        return None
+    if not re.fullmatch(_NUMBER, value):
+        raise UsageError(f"curl: option {name}: expected a proper numerical parameter\n"
+                         f"curl: try 'curl --help' or 'curl --manual' for more information", 2)
+    return float(value) or None
+
+
+def _request(ctx, opts) -> tuple[str, list, "bytes | None"]:
+    """The method, the headers (in order; without Host and framing) and the body."""
     data = _body(ctx, opts)
-    method = opts.get("X")
-    headers = {}
-    for h in opts.all("H"):
-        name, _, value = h.partition(":")
-        headers[name.strip()] = value.strip()
+    headers = {"user-agent": ("User-Agent", "curl/8.0"), "accept": ("Accept", "*/*")}
     if opts.has("json"):
         data = (data or "") + opts.get("json")
-        headers.setdefault("Content-Type", "application/json")
-        headers.setdefault("Accept", "application/json")
+        headers["content-type"] = ("Content-Type", "application/json")
+        headers["accept"] = ("Accept", "application/json")
+    elif data is not None:
+        headers["content-type"] = ("Content-Type", "application/x-www-form-urlencoded")
     if opts.has("A"):
-        headers["User-Agent"] = opts.get("A")
-    headers.setdefault("User-Agent", "curl/8.0")
-    if data is not None and opts.has("G"):
-        url += ("&" if "?" in url else "?") + data
-        data = None
-    if data is not None:
-        headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
-    request = urllib.request.Request(url, data=data.encode("utf-8", "surrogateescape") if data is not None else None,
-                                     headers=headers, method=method or ("HEAD" if opts.has("I") else None))
-    opener = urllib.request.build_opener(_redirects(ctx, opts.has("L")))
-    timeout = time_left() or 30.0
-    if opts.has("m"):
-        timeout = min(timeout, float(opts.get("m")))
-    limit = ctx.limits.max_output_bytes
-    try:
-        try:
-            response = opener.open(request, timeout=max(timeout, 0.05))
-        except urllib.error.HTTPError as e:
-            response = e
-        body = response.read(limit + 1)
-        status = response.status if hasattr(response, "status") else response.code
-        reason = getattr(response, "reason", "") or ""
-        header_items = list(response.headers.items())
-    except _Refused as e:
-        if not quiet:
-            ctx.err(f"curl: (6) Could not resolve host: {_host(str(e))}\n")
-        return 6
-    except (urllib.error.URLError, OSError, ValueError) as e:
-        if not quiet:
-            reason = getattr(e, "reason", e)
-            ctx.err(f"curl: (7) Failed to connect to {_host(url)}: {reason}\n"
-                   if "timed out" not in str(reason) else "curl: (28) Operation timed out\n")
-        return 28 if "timed out" in str(getattr(e, "reason", e)) else 7
-    if len(body) > limit:
-        if not quiet:
-            ctx.err("curl: (63) Maximum file size exceeded\n")
-        return 63
-    ctx.budget.note(len(body))
-    if opts.has("f") and status >= 400:
-        if not quiet:
-            ctx.err(f"curl: (22) The requested URL returned error: {status}\n")
-        return 22
-    text = body.decode("utf-8", "surrogateescape")
-    if opts.has("i") or opts.has("I"):
-        head = f"HTTP/1.1 {status} {reason}\r\n" + "".join(f"{k}: {v}\r\n" for k, v in header_items) + "\r\n"
-        text = head + ("" if opts.has("I") else text)
+        headers["user-agent"] = ("User-Agent", opts.get("A"))
+    if opts.has("e"):
+        headers["referer"] = ("Referer", opts.get("e"))
+    for line in opts.all("H"):
+        name, value = _header(line)
+        headers[name.lower()] = (name, value)
+    if any(re.search(_LINE_BREAK, value) for _, value in headers.values() if value):
+        raise UsageError("curl: a header cannot contain a line break", 2)
+    method = opts.get("X") or ("HEAD" if opts.has("I") else "POST" if data is not None and not opts.has("G") else "GET")
+    if not re.fullmatch(_TOKEN, method):
+        raise UsageError("curl: option -X: expected an HTTP method name", 2)
+    return (method, [h for h in headers.values() if h[1] is not None],
+            data.encode("utf-8", "surrogateescape") if data is not None else None)
+
+
+def _header(line: str) -> tuple[str, "str | None"]:
+    """-H 'Name: value' (as curl: 'Name:' removes a header curl would send, 'Name;' sends it
+    empty)."""
+    name, colon, value = line.partition(":")
+    if colon:
+        value = value.strip() or None
+    elif line.rstrip().endswith(";"):
+        name, value = line.rstrip()[:-1], ""
+    else:
+        name = ""                              # neither form: not a header
+    name = name.strip()
+    if not re.fullmatch(_TOKEN, name):
+        raise UsageError(f"curl: option -H: not a header: {line}", 2)
+    if name.lower() in _FRAMING:
+        raise UsageError(f"curl: option -H: {name} is set by curl from the URL and the data", 2)
+    return name, value
+
+
+def _credentials(opts, url) -> "str | None":
+    """-u user:password, or the URL's user:password."""
+    credentials = opts.get("u") or (unquote(url.userinfo) if url.userinfo else None)
+    if credentials is not None and ":" not in credentials:
+        credentials += ":"
+    return credentials
+
+
+def _with_auth(credentials, headers: list) -> list:
+    """The headers with the credentials as Basic authorization (replacing a -H one)."""
+    if credentials is None:
+        return headers
+    token = base64.b64encode(credentials.encode("utf-8", "surrogateescape")).decode("ascii")
+    return [("Authorization", f"Basic {token}")] + [h for h in headers if h[0].lower() != "authorization"]
+
+
+def _deliver(ctx, opts, url, response, heads: list) -> int:
+    """The body (and with -i / -I the heads) to the output or -o's file; -f; -w."""
+    ctx.budget.note(len(response.body))
+    if opts.has("f") and response.status >= 400:
+        raise CurlError(22, f"The requested URL returned error: {response.status}")
+    text = response.body.decode("utf-8", "surrogateescape")
+    if opts.has("I"):
+        text = "".join(heads)
+    elif opts.has("i"):
+        text = "".join(heads) + text
     if opts.has("o") and opts.get("o") != "-":
         try:
             access.writer(ctx, opts.get("o"))(text)
         except FsError as e:
-            ctx.err(f"curl: (23) Failure writing output to destination: {e.strerror}\n")
-            return 23
+            raise CurlError(23, f"Failure writing output to destination: {e.strerror}") from None
     else:
         ctx.out(text)
     if opts.has("w"):
-        ctx.out(opts.get("w").replace("%{http_code}", str(status)).replace("%{url_effective}", url)
-               .replace("\\n", "\n"))
+        ctx.out(opts.get("w").replace("%{http_code}", str(response.status))
+               .replace("%{url_effective}", str(url)).replace("\\n", "\n"))
     return 0
 
 
 def _body(ctx, opts):
     """-d/--data (joined with &), --data-binary @file, --data-urlencode NAME=VALUE."""
-    import urllib.parse
     pieces = []
     for key in ("d", "data-raw", "data-binary"):
         for value in opts.all(key):
@@ -152,7 +193,7 @@ def _body(ctx, opts):
             pieces.append(value)
     for value in opts.all("data-urlencode"):
         name, eq, content = value.partition("=")
-        pieces.append(f"{name}={urllib.parse.quote(content, safe='')}" if eq else urllib.parse.quote(name, safe=""))
+        pieces.append(f"{name}={quote(content, safe='')}" if eq else quote(name, safe=""))
     return "&".join(pieces) if pieces else None
 
 

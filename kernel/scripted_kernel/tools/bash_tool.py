@@ -246,7 +246,8 @@ class BashToolBuilder:
         return self
 
     def network(self, allow: list) -> "BashToolBuilder":
-        """Let `curl` fetch URLs starting with one of these prefixes (nothing else)."""
+        """Let `curl` fetch URLs under these entries (`scheme://host[:port][/path]`; the exact
+        rule is in SECURITY.md, "Network"), nothing else."""
         self._network = tuple(allow)
         return self
 

@@ -746,7 +746,8 @@ class ScriptedToolBuilder:
         return self
 
     def network(self, allow: list) -> "ScriptedToolBuilder":
-        """Let `curl` fetch URLs starting with one of these prefixes (nothing else)."""
+        """Let `curl` fetch URLs under these entries (`scheme://host[:port][/path]`; the exact
+        rule is in SECURITY.md, "Network"), nothing else."""
         self._network = tuple(allow)
         return self
 

@@ -1,0 +1,238 @@
+"""The network allowlist: which URLs curl may fetch, and the exact form in which it sends them.
+
+An allowlist entry `scheme://host[:port][/path]` admits a URL when the scheme, the host and the
+port (80 or 443 when not written) are equal and the URL's path lies under the entry's path at a
+segment boundary. The path is judged twice, and must pass both times:
+
+- as sent: RFC 3986 normalised (percent-encodings of unreserved characters decoded, other hex
+  escapes upper-cased, `.` and `..` segments removed) -- the request carries exactly this path;
+- as the most lenient server could read it: every percent-encoding decoded (repeatedly, for
+  servers that decode twice), `\\` taken as `/`, `;parameters` dropped from each segment (`..;`
+  is `..` to Tomcat), empty segments merged (nginx), then dot segments removed.
+
+So `/api/../admin`, `/api/%2e%2e/admin`, `/api/..%2fadmin` and `/api//../admin` never leave
+`/api`, while `/api/projects/group%2Fname` stays allowed and is sent as written.
+"""
+from __future__ import annotations
+
+import functools
+import ipaddress
+import re
+from urllib.parse import unquote_to_bytes
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+_MAX_DECODES = 4          # rounds of decoding the lenient reading allows before refusing the path
+_BAD_URL = "URL using bad/illegal format or missing URL"
+# Patterns as text, compiled on first use by re's cache: every command module is imported with
+# the package, and most scripts never run curl.
+_SCHEME = r"([A-Za-z][A-Za-z0-9+.-]*)://"
+_HOST_NAME = r"[a-z0-9_~-]+(?:\.[a-z0-9_~-]+)*\.?"
+_ESCAPE = r"%([0-9A-Fa-f]{2})"
+_UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+class CurlError(Exception):
+    """curl's failure: its exit status and message (here: 3 a malformed URL, 1 an unsupported
+    protocol)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Url:
+    """A URL as curl sends it."""
+    __slots__ = ("scheme", "host", "port", "path", "query", "userinfo")
+
+    def __init__(self, scheme: str, host: str, port: int, path: str, query: str = "", userinfo: str = ""):
+        self.scheme = scheme
+        self.host = host            # lower-case name, dotted IPv4, or IPv6 without brackets
+        self.port = port
+        self.path = path            # normalised as sent, starting with "/"
+        self.query = query          # "" or "?..."
+        self.userinfo = userinfo    # "" or "user[:password]", still percent-encoded
+
+    def with_query(self, query: str) -> "Url":
+        return Url(self.scheme, self.host, self.port, self.path, query, self.userinfo)
+
+    @property
+    def origin(self) -> tuple:
+        return self.scheme, self.host, self.port
+
+    @property
+    def authority(self) -> str:
+        """host[:port] as the Host header and the URL show it (the default port left out)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return host if self.port == DEFAULT_PORTS[self.scheme] else f"{host}:{self.port}"
+
+    @property
+    def target(self) -> str:
+        return self.path + self.query
+
+    def __str__(self) -> str:
+        return f"{self.scheme}://{self.authority}{self.target}"
+
+
+def parse_url(text: str) -> Url:
+    """A URL as curl reads it (no scheme: http), with its path normalised; CurlError if curl
+    would refuse it."""
+    if any(c <= " " or c == "\x7f" for c in text):
+        raise CurlError(3, _BAD_URL)
+    m = re.match(_SCHEME, text)
+    if m is None:
+        text = "http://" + text
+        m = re.match(_SCHEME, text)
+    scheme = m.group(1).lower()
+    if scheme not in DEFAULT_PORTS:
+        raise CurlError(1, f'Protocol "{m.group(1)}" not supported or disabled in libcurl')
+    rest = text[m.end():].split("#", 1)[0]
+    end = min((i for i in (rest.find("/"), rest.find("?")) if i >= 0), default=len(rest))
+    authority, rest = rest[:end], rest[end:]
+    path, question, query = rest.partition("?")
+    userinfo, _, hostport = authority.rpartition("@")
+    host, port = _host_and_port(hostport, DEFAULT_PORTS[scheme])
+    return Url(scheme, host, port, normalise_path(_encode(path)),
+               question + _encode(query), userinfo)
+
+
+def resolve(base: Url, reference: str) -> Url:
+    """The URL a redirect's Location names, relative to `base` (RFC 3986 5.2)."""
+    reference = reference.split("#", 1)[0]
+    if re.match(_SCHEME, reference):
+        return parse_url(reference)
+    if reference.startswith("//"):
+        return parse_url(f"{base.scheme}:{reference}")
+    origin = f"{base.scheme}://{base.authority}"
+    if reference.startswith("/"):
+        return parse_url(origin + reference)
+    if not reference or reference.startswith("?"):
+        return parse_url(origin + base.path + (reference or base.query))
+    return parse_url(origin + base.path[:base.path.rfind("/") + 1] + reference)
+
+
+def _host_and_port(hostport: str, default_port: int) -> tuple[str, int]:
+    if hostport.startswith("["):
+        host, bracket, port = hostport[1:].partition("]")
+        if not bracket or (port and not port.startswith(":")):
+            raise CurlError(3, _BAD_URL)
+        try:
+            host = ipaddress.IPv6Address(host).compressed
+        except ValueError:
+            raise CurlError(3, _BAD_URL) from None
+        port = port[1:]
+    else:
+        host, _, port = hostport.partition(":")
+        try:
+            host = host.encode("idna").decode("ascii").lower()
+        except UnicodeError:
+            raise CurlError(3, _BAD_URL) from None
+        if not re.fullmatch(_HOST_NAME, host):
+            raise CurlError(3, _BAD_URL)
+    if not port:
+        return host, default_port
+    if not (port.isascii() and port.isdigit() and len(port) <= 5 and 0 < int(port) < 65536):
+        raise CurlError(3, _BAD_URL)
+    return host, int(port)
+
+
+def _encode(part: str) -> str:
+    """Characters beyond ASCII as percent-encoded UTF-8, as curl sends them."""
+    if part.isascii():
+        return part
+    try:
+        return "".join(c if c.isascii() else "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogateescape"))
+                       for c in part)
+    except UnicodeEncodeError:
+        raise CurlError(3, _BAD_URL) from None
+
+
+def normalise_path(path: str) -> str:
+    """RFC 3986 normalisation: unreserved characters decoded, other escapes upper-cased, dot
+    segments removed; an empty path is "/"."""
+    if "%" in path:
+        path = re.sub(_ESCAPE, _normalise_escape, path)
+    return remove_dot_segments(path or "/")
+
+
+def _normalise_escape(m) -> str:
+    byte = int(m.group(1), 16)
+    return chr(byte) if byte in _UNRESERVED else m.group(0).upper()
+
+
+def remove_dot_segments(path: str) -> str:
+    """RFC 3986 5.2.4 on an absolute path: `.` dropped, `..` removes the segment before it
+    (never above the root); a path ending in a dot segment ends with "/"."""
+    segments = path.split("/")[1:]
+    kept: list[str] = []
+    for segment in segments:
+        if segment == "..":
+            if kept:
+                kept.pop()
+        elif segment != ".":
+            kept.append(segment)
+    trailing = "/" if segments[-1] in (".", "..") and kept else ""
+    return "/" + "/".join(kept) + trailing
+
+
+def lenient_path(path: str) -> "str | None":
+    """The path as the most lenient server could read it (see the module's description), or
+    None when it is still percent-encoded after _MAX_DECODES rounds of decoding."""
+    raw = path.encode("ascii")
+    for _ in range(_MAX_DECODES):
+        decoded = unquote_to_bytes(raw)
+        if decoded == raw:
+            break
+        raw = decoded
+    else:
+        return None
+    text = raw.decode("latin-1").replace("\\", "/")
+    segments = [segment.split(";", 1)[0] for segment in text.split("/")]
+    return remove_dot_segments("/" + "/".join(s for s in segments if s))
+
+
+class Entry:
+    """One allowlist entry: its origin and its path prefix in both readings, without a trailing
+    slash ("" for the whole origin)."""
+    __slots__ = ("origin", "prefix", "lenient_prefix")
+
+    def __init__(self, origin: tuple, prefix: str, lenient_prefix: str):
+        self.origin = origin
+        self.prefix = prefix
+        self.lenient_prefix = lenient_prefix
+
+    def admits(self, url: Url) -> bool:
+        if url.origin != self.origin:
+            return False
+        lenient = lenient_path(url.path)
+        return (lenient is not None and _under(url.path, self.prefix)
+                and _under(lenient, self.lenient_prefix))
+
+
+def _under(path: str, prefix: str) -> bool:
+    return not prefix or path == prefix or path.startswith(prefix + "/")
+
+
+def parse_entry(text: str) -> "Entry | None":
+    """An allowlist entry, or None if it is not `scheme://host[:port][/path]` (it then admits
+    nothing)."""
+    if not isinstance(text, str) or not re.match(_SCHEME, text) or "?" in text or "#" in text:
+        return None
+    try:
+        url = parse_url(text)
+    except CurlError:
+        return None
+    lenient = lenient_path(url.path)
+    if url.userinfo or lenient is None:
+        return None
+    return Entry(url.origin, url.path.rstrip("/"), lenient.rstrip("/"))
+
+
+@functools.lru_cache(maxsize=64)
+def _entries(allow: tuple) -> tuple:
+    return tuple(e for e in map(parse_entry, allow) if e is not None)
+
+
+def allowed(allow, url: Url) -> bool:
+    """Whether an entry of the allowlist `allow` admits `url`."""
+    return any(entry.admits(url) for entry in _entries(tuple(allow or ())))
