@@ -16,7 +16,13 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {"scripted_kernel": ROOT / "kernel" / "scripted_kernel",
             "scripted_magic": ROOT / "extension" / "scripted_magic"}
 
+# The libraries every layer may use: the budget and its errors, regular expressions and glob
+# patterns. They import nothing but each other (checked below).
+BASE = ("scripted_kernel.shell.errors", "scripted_kernel.shell.limits", "scripted_kernel.shell.regexes",
+        "scripted_kernel.shell.patterns")
+
 LAYERS = [  # (module-name prefix, layer): the longest matching prefix decides
+    *((name, -1) for name in BASE),
     ("scripted_kernel.fs", 0),
     ("scripted_kernel.shell", 1),
     ("scripted_kernel.commands", 2),
@@ -101,6 +107,11 @@ GRAPH = {name: imports_of(name) for name in MODULES}
 
 def test_no_layer_imports_a_layer_above_it():
     assert upward_imports(GRAPH) == []
+
+
+def test_the_base_libraries_import_only_each_other():
+    for name in BASE:
+        assert {b for b, _ in GRAPH[name]} <= set(BASE), name
 
 
 def test_the_contract_fails_on_an_upward_import():

@@ -16,7 +16,7 @@ from ..fs import FsError, access
 from . import http_wire
 from ._options import UsageError, parse
 from .urlpolicy import CurlError, allowed, parse_url, resolve
-from .registry import command
+from .registry import Usage, command
 
 MAX_REDIRECTS = 10
 _NUMBER = r"\d+(?:\.\d*)?|\.\d+"           # patterns compiled on first use (see urlpolicy)
@@ -197,6 +197,11 @@ def _body(ctx, opts):
     return "&".join(pieces) if pieces else None
 
 
-@command("curl", own_help=True)
+@command("curl", usage=Usage("[options...] <url>", "Transfer a URL (only URLs the tool's network allowlist admits).", (
+    "-d, --data <data>          HTTP POST data", "-f, --fail                 fail fast with no output on HTTP errors",
+    "-H, --header <header>      pass a custom header", "-i, --include              include the response headers",
+    "-L, --location             follow redirects", "-m, --max-time <seconds>   maximum time allowed for the transfer",
+    "-o, --output <file>        write to a file instead of stdout", "-s, --silent               silent mode",
+    "-X, --request <method>     the request method", "-w, --write-out <format>   what to print after the transfer")))
 def run(ctx, argv):
     return _curl(ctx, argv)

@@ -37,13 +37,14 @@ class Usage:
 
 
 def command(*names: str, usage: Union[Usage, dict, None] = None, needs_files: bool = False,
-            own_help: bool = False):
+            own_version: bool = False):
     """Register the decorated `fn(ctx, argv)` under `names`. `usage`: one Usage, or a dict of
-    them by name. `own_help`: the command answers --help and --version itself (jq, curl)."""
+    them by name. `own_version`: the command answers --version itself (jq, curl)."""
+    answered = ("--help",) if own_version else ("--help", "--version")
     def register(fn: CommandFn) -> CommandFn:
         @functools.wraps(fn)
         def run(ctx: CommandContext, argv: list) -> int:
-            if not own_help and len(argv) == 2 and argv[1] in ("--help", "--version"):
+            if len(argv) == 2 and argv[1] in answered:
                 return _help_or_version(ctx, argv)
             try:
                 return fn(ctx, argv)
