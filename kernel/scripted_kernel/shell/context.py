@@ -51,6 +51,15 @@ class CommandContext:
         """A path operand made absolute against the working directory."""
         return absolute(self.cwd, name)
 
+    def read_stdin_bytes(self) -> bytes:
+        """All of standard input as bytes. Streams carry text: bytes that are not UTF-8 travel
+        as lone surrogates (`surrogateescape`), so binary data passes through pipes intact."""
+        return self.stdin.read_all().encode("utf-8", "surrogateescape")
+
+    def write_bytes(self, data: bytes) -> None:
+        """Write bytes to standard output (see read_stdin_bytes)."""
+        self.out(data.decode("utf-8", "surrogateescape"))
+
     def env(self) -> dict[str, str]:
         """The exported variables, as a program's environment (a copy)."""
         return self._shell.exported_env()
