@@ -69,6 +69,13 @@ _ASSIGN_HEAD: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\[|\+?=)")
 _DIGITS: Final = re.compile(r"[0-9]+")
 # How deep commands, `$( )` and word parts (`${x:-${y}}`) may nest, all counted together: a
 # bound on the recursion of the parser and the word scanner (compiled, they have no other)
+# Lexer modes, named as Oils names its lexer modes. The parser asks for a token in one of two:
+ARGUMENT: Final = 0        # a word anywhere: NAME=value is a plain word
+COMMAND_START: Final = 1   # where a simple command may start: NAME=value is an assignment
+# scan_parts scans the parts of a word in one of two:
+PLAIN_WORD: Final = 0      # a word of the command line, ended by a metacharacter
+FREE_TEXT: Final = 3       # up to a limit or a stop character, blanks literal (${x:-...}, patterns)
+
 DEFAULT_MAX_DEPTH: Final = 100
 # The deepest any max_depth allows. The parser and the word scanner recurse on the C stack
 # (compiled, about 2 KB a level; pure, a C call at each `$( )`), and a thread's stack may be no
@@ -185,7 +192,7 @@ COMPILED: Final = not __file__.endswith(".py")
 class Token:
     __slots__ = ("kind", "value", "pos", "end", "word", "assign", "mode")
 
-    def __init__(self, kind: str, value, pos: int, end: int, word=None, assign=None, mode: int = 0):
+    def __init__(self, kind: str, value, pos: int, end: int, word=None, assign=None, mode: int = ARGUMENT):
         self.kind = kind      # WORD, ASSIGN, OP, NEWLINE, IONUMBER, EOF
         self.value = value    # operator text, literal text of a word (or None), fd number
         self.pos = pos
@@ -246,7 +253,7 @@ class Lexer:
 
     # ------------------------------------------------------------ tokens
 
-    def peek(self, mode: int = 0) -> Token:
+    def peek(self, mode: int = ARGUMENT) -> Token:
         """The next token, scanned once. Mode 1: a command-prefix position, where `name=value`
         is an assignment. The most common tokens are scanned here, in one match (a function
         call less per token)."""
@@ -255,7 +262,7 @@ class Lexer:
             if tok.mode == mode or tok.kind not in ("WORD", "ASSIGN"):
                 return tok
             # a word is the same word in either mode unless it could be an assignment
-            if tok.kind == "WORD" and (mode == 0 or not _ASSIGN_HEAD.match(self.src, tok.pos)):
+            if tok.kind == "WORD" and (mode == ARGUMENT or not _ASSIGN_HEAD.match(self.src, tok.pos)):
                 return tok
             self.pos = tok.pos
         src = self.src
@@ -268,7 +275,7 @@ class Lexer:
             text = m[kind]
             end = m.end()
             start = end - len(text)
-            if kind == 1 and mode == 1 and ("=" in text or "[" in text):
+            if kind == 1 and mode == COMMAND_START and ("=" in text or "[" in text):
                 self.pos = start          # perhaps an assignment
                 tok = self.peeked = self._scan_assignment_or_none() or self._scan_word(mode)
                 return tok
@@ -357,14 +364,14 @@ class Lexer:
             if word is not None:
                 return Token("WORD", None, pos, self.pos, word, None, mode)
             return self._scan_word(mode)        # (no assignment starts with these)
-        if mode == 1:           # (a word the common match did not take: an assignment, mostly)
+        if mode == COMMAND_START:           # (a word the common match did not take: an assignment, mostly)
             tok = self._scan_assignment_or_none()
             if tok is not None:
                 return tok
         m = _PLAIN_WORD.match(src, pos)
         if m is not None:               # a word of plain characters only
             text = m.group(1)
-            if mode == 0 or ("=" not in text and "[" not in text):
+            if mode == ARGUMENT or ("=" not in text and "[" not in text):
                 self.pos = end = m.end(1)
                 return Token("WORD", text, pos, end, Word(pos, [Lit(pos, text)]), None, mode)
         return self._scan_word(mode)
@@ -432,7 +439,7 @@ class Lexer:
 
     def _scan_word(self, mode: int) -> Token:
         start = self.pos
-        parts = self.scan_parts(0, start)
+        parts = self.scan_parts(PLAIN_WORD, start)
         if not parts and self.pos == start:
             raise self.error(f"syntax error near unexpected token `{self.src[start]}'")
         word = Word(start, parts)
@@ -470,11 +477,11 @@ class Lexer:
             if value is None:
                 self.assignment_depth += 1        # `x=${u-~:~}`: tildes after `:` inside too
                 try:
-                    value = Word(pos, self.scan_parts(0, pos, assignment=True))
+                    value = Word(pos, self.scan_parts(PLAIN_WORD, pos, assignment=True))
                 finally:
                     self.assignment_depth -= 1
             assign = Assign(start, name, index, append, value)
-        return Token("ASSIGN", None, start, self.pos, assign=assign, mode=1)
+        return Token("ASSIGN", None, start, self.pos, assign=assign, mode=COMMAND_START)
 
     def _simple_value(self, pos: int) -> Optional[Word]:
         """An assignment's value of literal characters, or one of _simple_expansion's forms:
@@ -519,7 +526,7 @@ class Lexer:
         In arithmetic, single quotes are not quoting: bash reports them as errors."""
         saved = self.pos
         self.pos = start
-        parts = self.scan_parts(3, start, limit=end, dq=arithmetic)
+        parts = self.scan_parts(FREE_TEXT, start, limit=end, dq=arithmetic)
         self.pos = saved
         return Word(start, parts)
 
@@ -541,10 +548,10 @@ class Lexer:
                     key = self.sub_word(start + 1, close)
                     append = src[close + 1] == "+"
                     self.pos = close + (3 if append else 2)
-                    value = Word(self.pos, self.scan_parts(0, self.pos, assignment=True))
+                    value = Word(self.pos, self.scan_parts(PLAIN_WORD, self.pos, assignment=True))
                     elems.append(ArrayElem(start, key, value, append))
                     continue
-            parts = self.scan_parts(0, start)
+            parts = self.scan_parts(PLAIN_WORD, start)
             if self.pos == start:
                 raise self.error(f"syntax error near unexpected token `{src[start]}'")
             elems.append(ArrayElem(start, None, Word(start, parts)))
@@ -575,9 +582,9 @@ class Lexer:
                     tilde: bool) -> list:
         """Scan word parts from self.pos.
 
-        mode 0: an ordinary word, ended by a metacharacter;
-        mode 3: everything up to `limit` (or a char of `stops` outside quotes), blanks literal;
-        ${...} arguments use mode 3 with stops such as '}' or '/}'. `dq`: the argument of
+        PLAIN_WORD: an ordinary word, ended by a metacharacter;
+        FREE_TEXT: everything up to `limit` (or a char of `stops` outside quotes), blanks
+        literal; ${...} arguments use it with stops such as '}' or '/}'. `dq`: the argument of
         ${x:-...} inside double quotes, where single quotes are kept literally and a backslash
         escapes only $ ` " \\ and }.
         """
@@ -589,14 +596,14 @@ class Lexer:
         in_single = False
 
         pos = self.pos
-        if (mode == 0 or tilde) and pos < n and src[pos] == "~":
+        if (mode == PLAIN_WORD or tilde) and pos < n and src[pos] == "~":
             pos = self._scan_tilde(pos, parts, "}" if tilde else "")
         # bash (not in POSIX mode) expands tildes after `=` and `:` in arguments that look like
         # assignments too (`echo PATH=~/bin`)
-        assign_like = mode == 0 and not assignment and _ASSIGN_LIKE.match(src, pos) is not None
+        assign_like = mode == PLAIN_WORD and not assignment and _ASSIGN_LIKE.match(src, pos) is not None
         while pos < n:
             c = src[pos]
-            if mode == 0:
+            if mode == PLAIN_WORD:
                 if c in META:
                     if c in "<>" and src.startswith("(", pos + 1):
                         _flush(parts, lit, lit_start)
@@ -732,7 +739,7 @@ class Lexer:
                         return parts
                 continue
             before = self.pos
-            parts.extend(self.scan_parts(3, self.pos, stops="()|?*+@!" + " \t\n"))
+            parts.extend(self.scan_parts(FREE_TEXT, self.pos, stops="()|?*+@!" + " \t\n"))
             if self.pos == before:
                 parts.append(Lit(self.pos, c))
                 self.pos += 1
@@ -861,7 +868,7 @@ class Lexer:
                 if depth == 0:
                     break
             else:
-                parts.extend(self.scan_parts(3, self.pos, stops=" \t\n()|&;<>"))
+                parts.extend(self.scan_parts(FREE_TEXT, self.pos, stops=" \t\n()|&;<>"))
                 continue
             parts.append(Lit(self.pos, c))
             self.pos += 1
@@ -1072,26 +1079,26 @@ class Lexer:
                 self.pos = pos
             # a leading ~ is expanded in the pattern and the replacement, inside double
             # quotes too (bash 5.2)
-            node.arg = Word(pos, lead + self.scan_parts(3, pos, stops="/}", tilde=not lead))
+            node.arg = Word(pos, lead + self.scan_parts(FREE_TEXT, pos, stops="/}", tilde=not lead))
             if self.pos < n and src[self.pos] == "/":
                 self.pos += 1
-                node.arg2 = Word(self.pos, self.scan_parts(3, self.pos, stops="}", tilde=True))
+                node.arg2 = Word(self.pos, self.scan_parts(FREE_TEXT, self.pos, stops="}", tilde=True))
         elif op == ":":
-            parts = self.scan_parts(3, pos, stops=":}")
+            parts = self.scan_parts(FREE_TEXT, pos, stops=":}")
             # ${s: c ? 2 : 0 : 1}: a colon that closes a ?: belongs to the offset
             while self.pos < n and src[self.pos] == ":" and \
                     src.count("?", pos, self.pos) > src.count(":", pos, self.pos):
                 parts.append(Lit(self.pos, ":"))
                 self.pos += 1
-                parts.extend(self.scan_parts(3, self.pos, stops=":}"))
+                parts.extend(self.scan_parts(FREE_TEXT, self.pos, stops=":}"))
             node.arg = Word(pos, parts)
             if self.pos < n and src[self.pos] == ":":
                 self.pos += 1
-                node.arg2 = Word(self.pos, self.scan_parts(3, self.pos, stops="}"))
+                node.arg2 = Word(self.pos, self.scan_parts(FREE_TEXT, self.pos, stops="}"))
         else:
             literal_quotes = quoted and op.lstrip(":") in ("-", "=", "?", "+")
             # ${x:-~/d} expands the tilde unless quoted; a # or % pattern always does
-            node.arg = Word(pos, self.scan_parts(3, pos, stops="}", dq=literal_quotes,
+            node.arg = Word(pos, self.scan_parts(FREE_TEXT, pos, stops="}", dq=literal_quotes,
                                                  tilde=not literal_quotes,
                                                  assignment=self.assignment_depth > 0 and not quoted))
         if self.pos >= n or src[self.pos] != "}":

@@ -10,7 +10,7 @@ from .nodes import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case,
                   For, FunctionDef, HereDoc, If, Pipeline, Redirect, SimpleCommand,
                   Subshell, While, COMPOUND_NODES)
 from .errors import ShellSyntaxError
-from .lexer import DEFAULT_MAX_DEPTH, REDIRECT_OPS, Lexer, Source, SubParsers, Token, char_at
+from .lexer import COMMAND_START, DEFAULT_MAX_DEPTH, REDIRECT_OPS, Lexer, Source, SubParsers, Token, char_at
 
 
 # (Final: compiled, the module keeps these in C variables rather than look them up by name)
@@ -69,7 +69,7 @@ class Parser:
                 if tok.kind == "OP" and tok.value in (";", "&"):
                     self.lex.advance()
                     items.append(Background(node.pos, node) if tok.value == "&" else node)
-                    tok = self.lex.peek(1)
+                    tok = self.lex.peek(COMMAND_START)
                     if tok.kind in ("NEWLINE", "EOF"):
                         break
                     continue
@@ -97,7 +97,7 @@ class Parser:
         return tok.kind == "WORD" and tok.value == text
 
     def expect_word(self, text: str):
-        tok = self.lex.peek(1)
+        tok = self.lex.peek(COMMAND_START)
         if not self.is_word(tok, text):
             raise self.unexpected(tok)
         self.lex.advance()
@@ -105,10 +105,10 @@ class Parser:
     def skip_newlines(self) -> Token:
         """Skips newline tokens; returns the token after them (peeked in command position)."""
         lex = self.lex
-        tok = lex.peek(1)
+        tok = lex.peek(COMMAND_START)
         while tok.kind == "NEWLINE":
             lex.advance()
-            tok = lex.peek(1)
+            tok = lex.peek(COMMAND_START)
         return tok
 
     # ------------------------------------------------------------ lists
@@ -116,7 +116,7 @@ class Parser:
     def parse_list(self, stop_words: frozenset) -> CommandList:
         items = []
         lex = self.lex
-        tok = lex.peek(1)
+        tok = lex.peek(COMMAND_START)
         if tok.kind == "NEWLINE":         # (skip_newlines, called only where there are any)
             tok = self.skip_newlines()
         start = tok.pos
@@ -141,7 +141,7 @@ class Parser:
             else:
                 items.append(node)
                 break
-            tok = lex.peek(1)
+            tok = lex.peek(COMMAND_START)
             if tok.kind == "NEWLINE":
                 tok = self.skip_newlines()
         return CommandList(start, items)
@@ -169,14 +169,14 @@ class Parser:
             if tok.value == "time":
                 timed = True
                 self.lex.advance()
-                tok = self.lex.peek(1)
+                tok = self.lex.peek(COMMAND_START)
                 if self.is_word(tok, "-p"):
                     self.lex.advance()
-                    tok = self.lex.peek(1)
+                    tok = self.lex.peek(COMMAND_START)
             while self.is_word(tok, "!"):
                 negate = not negate
                 self.lex.advance()
-                tok = self.lex.peek(1)
+                tok = self.lex.peek(COMMAND_START)
             if timed and (tok.kind in ("NEWLINE", "EOF") or (tok.kind == "OP" and tok.value in (";", "&&", "||"))):
                 return Pipeline(start, [], negate, timed)
         first = self.parse_command(tok)
@@ -351,7 +351,7 @@ class Parser:
         clauses.append((cond, body))
         else_body = None
         while True:
-            nxt = self.lex.peek(1)
+            nxt = self.lex.peek(COMMAND_START)
             if self.is_word(nxt, "elif"):
                 self.lex.advance()
                 cond = self.parse_list(_THEN)
@@ -374,11 +374,11 @@ class Parser:
 
     def require_nonempty(self, body: CommandList):
         if not body.items:
-            raise self.unexpected(self.lex.peek(1))
+            raise self.unexpected(self.lex.peek(COMMAND_START))
 
     def parse_do_group(self):
         self.skip_newlines()
-        tok = self.lex.peek(1)
+        tok = self.lex.peek(COMMAND_START)
         if self.is_word(tok, "{"):
             return self.parse_brace_group()
         self.expect_word("do")
@@ -415,7 +415,7 @@ class Parser:
             lex.advance()
             words = None
             self.skip_newlines()
-            nxt = lex.peek(1)
+            nxt = lex.peek(COMMAND_START)
             if self.is_word(nxt, "in"):
                 lex.advance()
                 words = []
@@ -477,7 +477,7 @@ class Parser:
         self.expect_word("in")
         items = []
         while True:
-            nxt = lex.peek(1)
+            nxt = lex.peek(COMMAND_START)
             if nxt.kind == "NEWLINE":
                 nxt = self.skip_newlines()
             if nxt.kind == "WORD" and nxt.value == "esac":
@@ -505,7 +505,7 @@ class Parser:
                     continue
                 raise self.unexpected(sep)
             body = self.parse_list(_ESAC)
-            term = lex.peek(1)
+            term = lex.peek(COMMAND_START)
             if term.kind == "OP" and term.value in (";;", ";&", ";;&"):
                 lex.advance()
                 items.append(CaseItem(item_pos, patterns, body, term.value))

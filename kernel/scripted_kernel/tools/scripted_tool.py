@@ -571,7 +571,7 @@ class ScriptedTool:
         for name in args:
             registered = self.tools.get(name)
             if registered is None:
-                from ..shell.compile import suggest
+                from ..shell.dispatch import suggest
                 hint = suggest(name, list(self.tools))
                 sh.err(f"help: no tool named {name!r}" + (f" (did you mean {hint!r}?)" if hint else "") + "\n")
                 status = 1
