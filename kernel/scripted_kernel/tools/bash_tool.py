@@ -187,6 +187,8 @@ class BashTool(ScriptedTool):
 
     def _wait_for_shell(self, cancel: Optional[CancelToken]) -> Optional[ToolResponse]:
         """Take the shell's lock; or the response of a call that stopped waiting for it."""
+        if self._lock.acquire(blocking=False):
+            return None
         deadline = self._shell_deadline()
         while not self._lock.acquire(timeout=WAIT_SLICE):
             refused = self._stop_waiting(cancel, deadline)

@@ -113,8 +113,8 @@ class _Run:
         self.calling: Optional[str] = None      # the callback running now
         self.in_flight: set = set()     # futures of async callbacks running on caller_loop
         self.closed = False
-        self.errand = Errand()          # the runner thread's work, which the caller may leave
-        self.done = self.errand.done    # set when the runner thread finishes
+        self.errand: Optional[Errand] = None    # the runner thread's work, which the caller may leave
+        self.done: Optional[threading.Event] = None     # set when the runner thread finishes
         self.shell_slot: Optional[list] = None     # the session's shell as this run sees it
         self.notify: Optional[Callable] = None     # wakes an async waiter
         self.result = None
@@ -127,6 +127,8 @@ class _Run:
         """Run the script on a runner thread; `wait` for it. LimitExceeded when no thread
         may or can be had."""
         context = contextvars.copy_context()       # the caller's context (Jupyter's parent header)
+        self.errand = Errand()
+        self.done = self.errand.done
 
         def body():
             _ACTIVE.run = self
@@ -248,7 +250,7 @@ class _Run:
         """The session's shell after the run: the run's own, unless the run was left running
         (its thread may still be using that shell): then the next call starts a new one."""
         if session is not None:
-            session[:] = [] if self.errand.left else self.shell_slot
+            session[:] = [] if self.errand is not None and self.errand.left else self.shell_slot
 
 
 class ScriptedTool:
