@@ -89,8 +89,8 @@ class RegisteredTool:
 # ---------------------------------------------------------------- one execution
 
 GRACE = 0.25        # seconds past the deadline (or a cancel) before the caller stops waiting
-_ABANDONED = CancelToken()      # the budget's token once its caller left: not the caller's own
-_ABANDONED.cancel("abandoned")
+_LEFT_BEHIND = CancelToken()    # a left run's budget gets this one: the caller's token stays theirs
+_LEFT_BEHIND.cancel("abandoned")
 _ACTIVE = threading.local()     # .run: the _Run a runner thread is executing
 
 
@@ -235,7 +235,7 @@ class _Run:
         else:
             stop = Cancelled(f"execution {self.cancel.reason}")
         if self.budget is not None:         # the script stops at its next command, if it gets there
-            self.budget.cancel = _ABANDONED
+            self.budget.cancel = _LEFT_BEHIND
         message, status = stop.message, stop.status
         if stuck:
             message += f"; tool '{stuck}' did not return and was left running"
@@ -430,6 +430,7 @@ class ScriptedTool:
             run.settle(session)
 
     async def _run_and_await(self, run: _Run, work: Callable, session: Optional[list]) -> ToolResponse:
+        """The run's response, the script on a runner thread, the caller's loop free meanwhile."""
         try:
             run.start(work)
             return await run.wait_async()
