@@ -104,23 +104,20 @@ def test_an_async_builtin_is_awaited():
 # ---------------------------------------------------------------- hung builtins
 
 def test_a_hung_builtin_is_left_at_the_deadline_with_its_shell(release):
-    bash = _hanging_bash(release, 0.5)
+    bash = _hanging_bash(release, 0.5, quiet=lambda args, stdin: release.wait(60) and None)
     bash.execute("kept=1; cd /tmp; echo file > /tmp/f")
     started = time.monotonic()
-    r = bash.execute("echo before; hang; echo after > /tmp/after")
+    r = bash.execute("echo before; quiet; echo after > /tmp/after")     # prints nothing when back
     assert time.monotonic() - started < 0.5 + 5
     assert (r.exit_code, r.error, r.stdout) == (124, "timeout", "before\n")
-    assert "tool 'hang' did not return and was left running" in r.stderr
+    assert "tool 'quiet' did not return and was left running" in r.stderr
     # the next call neither waits nor shares the shell the hung builtin is still running in:
     # it gets a new shell over the same files
     started = time.monotonic()
     r = bash.execute('echo "[$kept]"; pwd; cat /tmp/f')
     assert r.stdout == "[]\n/home/user\nfile\n" and time.monotonic() - started < 2
     release.set()
-    for _ in range(100):             # the left script stops at its next command
-        if containment.ABANDONED.count == 0:
-            break
-        time.sleep(0.05)
+    _until(lambda: containment.ABANDONED.count == 0)         # the left script went on, or not
     assert bash.execute("test -e /tmp/after; echo $?").stdout == "1\n"
 
 
@@ -244,8 +241,16 @@ def test_no_exception_escapes_execute(monkeypatch):
     assert asyncio.run(tool.execute_async("ok")).error == "limit:threads"
 
 
+def _until(condition):
+    for _ in range(200):
+        if condition():
+            return
+        time.sleep(0.05)
+
+
 def test_past_the_abandoned_thread_limit_calls_fail_fast_with_a_named_error(release, monkeypatch):
-    monkeypatch.setattr(containment, "MAX_ABANDONED_THREADS", containment.ABANDONED.count + 4)
+    _until(lambda: containment.ABANDONED.count == 0)          # earlier tests' released threads
+    monkeypatch.setattr(containment, "MAX_ABANDONED_THREADS", 4)
     bash = _hanging_bash(release, 0.2)
     tool = (ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=0.2))
             .tool(ToolDef("hang", "hangs"), lambda a: release.wait(60)).tool(ToolDef("ok", "fine"), lambda a: "ok\n")
@@ -261,10 +266,7 @@ def test_past_the_abandoned_thread_limit_calls_fail_fast_with_a_named_error(rele
     assert time.monotonic() - started < 2
     assert tool.execute("echo no tool named").stdout == "no tool named\n"
     release.set()
-    for _ in range(100):
-        if containment.ABANDONED.count < containment.MAX_ABANDONED_THREADS:
-            break
-        time.sleep(0.05)
+    _until(lambda: containment.ABANDONED.count < containment.MAX_ABANDONED_THREADS)
     assert tool.execute("ok").stdout == "ok\n"
 
 
