@@ -5,11 +5,13 @@ Hung callbacks wait on an Event that the test sets at the end, so no test depend
 anything takes; the deadline checks compare against generous bounds only."""
 import asyncio
 import threading
+import time
 
 import pytest
 
 from scripted_kernel import ExecutionLimits, ScriptedTool
 from scripted_kernel.shell.limits import CancelToken
+from scripted_kernel.tools import containment
 from scripted_kernel.tools.containment import sanitize
 from scripted_kernel.tools.definitions import ToolDef
 
@@ -181,15 +183,120 @@ def test_concurrent_runs_keep_their_own_output_status_lineno_and_trace():
     ("cannot open /srv/app/config.py", "/srv/app"),
     ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload", "eyJhbGci"),
     ("Traceback (most recent call last):\n  File \"/srv/x.py\", line 1\nValueError: boom", "/srv/x.py"),
+    # the shapes the first sanitiser missed
+    ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U bad",
+     "dozjgNryP4J3"),
+    ("stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc failed", "4eC39HqLyjWD"),
+    ("google AIzaSyD-1234567890abcdefghijklmnopqrstu x", "SyD-1234567890"),
+    ("gitlab glpat-xxxxxxxxxxxxxxxxxxxx y", "glpat-xxxxxxxx"),
+    ("hf hf_abcdefghijklmnopqrstuvwxyzABCDEFGH z", "hf_abcdefgh"),
+    ("password=correct horse battery staple", "horse"),
+    ("password=correct horse battery staple", "staple"),
+    ("password=s3cr3t;TAIL", "TAIL"),
+    ("postgres://admin:p@ssw0rd@db.example.com/x", "ssw0rd"),
+    ("pass=abc123 user=bob", "abc123"),
+    # common credential formats, by their published prefixes
+    ("anthropic sk-ant-api03-abcdefghijklmnop0123", "api03-abcdefgh"),
+    ("openai sk-proj-abcdefghijklmnop0123", "abcdefghijklmnop"),
+    ("AKIAIOSFODNN7EXAMPLE", "IOSFODNN7"),
+    ("ASIAY34FZKBOKMUTVV7A expired", "Y34FZKBOK"),
+    ("aws_secret_access_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUt"),
+    ("GOCSPX-abcdefghijklmnopqrstuvwx1234", "abcdefghijklmnop"),
+    ("token ya29.a0AfH6SMBx-abcdefghijklmnopqrstuv", "a0AfH6SMBx"),
+    ("azure client secret abc8Q~defghijklmnopqrstuvwxyz0123456789 rejected", "defghijklmnop"),
+    ("DefaultEndpointsProtocol=https;AccountName=x;AccountKey=abcdEFGH1234==;EndpointSuffix=y", "abcdEFGH"),
+    ("https://x.blob.core.windows.net/c?sv=2022&sig=abcd1234EFGH%3D&se=2024", "abcd1234EFGH"),
+    ("slack xoxb-123456789012-1234567890123-abcdefghij", "1234567890123"),
+    ("github ghp_abcdefghijklmnopqrstuvwxyz0123 and github_pat_11ABCDEFG0abcdefghijklmnop", "11ABCDEFG0"),
+    ("npm npm_abcdefghijklmnopqrstuvwxyz0123456789", "abcdefghijklmnopqrst"),
+    ("pypi-AgEIcHlwaS5vcmcCJGE4ZjY5YjQ0LTk0ZjYtNGU4Ny1iYTM3LWE2ZjJkNWE2ZTA5NQ", "AgEIcHlwaS5vcmc"),
+    ('{"api_key": "k 1", "Authorization": "Token abc"}', "Token abc"),
+    ("X-Api-Key: 'k-123-abc' rejected", "k-123-abc"),
+    ("redis://:s3cret@cache:6379/0", "s3cret"),
+    ("https://api.x.com/v1?api_key=SECRET123&page=2 returned 401", "SECRET123"),
 ])
 def test_sanitize_redacts(message, secret):
     clean = sanitize(message)
     assert secret not in clean and "\n" not in clean
 
 
+@pytest.mark.parametrize("message, clean", [
+    ("password=hunter2 token=abc user=bob", "password=<redacted> token=<redacted> user=bob"),
+    ("{'password': 'hunter2', 'user': 'bob'}", "{'password': '<redacted>', 'user': 'bob'}"),
+    ("postgres://admin:p@ssw0rd@db.example.com/prod down", "postgres://<redacted>@db.example.com/prod down"),
+    ("cannot print the result: keys must be str, int", "cannot print the result: keys must be str, int"),
+    ("retry at 10:32 for version 1.2", "retry at 10:32 for version 1.2"),
+])
+def test_sanitize_keeps_what_is_not_secret(message, clean):
+    assert sanitize(message) == clean
+
+
+def test_values_of_the_hosts_secret_environment_variables_are_redacted(monkeypatch):
+    monkeypatch.setenv("SERVICE_PASSWORD", "Zq9xLw77vv")
+    monkeypatch.setenv("DEPLOY_TOKEN", "correct horse battery")
+    monkeypatch.setenv("LANGUAGE_NAME", "Zq9xLw")          # not a secret's name: kept
+    clean = sanitize("login with Zq9xLw77vv failed; phrase was correct horse battery; Zq9xLw")
+    assert clean == "login with <redacted> failed; phrase was <redacted>; Zq9xLw"
+
+
+def test_a_long_message_is_cut_at_a_word():
+    secret = "x" * 30 + "SECRETTAIL"
+    clean = sanitize("word " * 399 + "abc " + secret + " more")   # the secret crosses the cut
+    assert len(clean) <= containment.MAX_MESSAGE + 4 and clean.endswith("abc ...")
+    assert "xxx" not in clean
+
+
+# Adversarial texts for every pattern: long runs of what each pattern scans, repeated openings
+# that used to make a backtracking pattern rescan the rest of the text at each of them.
+ADVERSARIAL = ["a", "a.", "a:", "1:", "a/", "-/a", "password=", "'password': '", 'password="', "a://",
+               "a://b@", "eyJ", "eyJaa.", "sk-", "bearer ", " ", ", ;&", "1.", "A+", "'", "\\'",
+               "password= x ", "k=", "abc1Q~", "ab ", "@", "AKIA", "x=password= ", "'a'='", "a-",
+               "a.b:1", "::", "./"]
+
+
+def _cpu_cost(fn, text) -> float:
+    best = float("inf")
+    for _ in range(3):
+        started = time.thread_time()
+        fn(text)
+        best = min(best, time.thread_time() - started)
+    return best
+
+
+@pytest.mark.parametrize("unit", ADVERSARIAL)
+def test_redaction_is_linear_in_the_text(unit):
+    """Ten times the text costs about ten times the work (a rescanning pattern: a hundred)."""
+    small, large = unit * (20_000 // len(unit)), unit * (200_000 // len(unit))
+    small_cost, large_cost = _cpu_cost(containment._redact, small), _cpu_cost(containment._redact, large)
+    assert large_cost < 30 * max(small_cost, 1e-4), (small_cost, large_cost)
+
+
+def test_sanitize_looks_at_a_bounded_part_of_any_message(monkeypatch):
+    """1 MB of any adversarial text: the patterns see at most MAX_MESSAGE characters of it."""
+    seen = []
+    real = containment._redact
+    monkeypatch.setattr(containment, "_redact", lambda text: seen.append(len(text)) or real(text))
+    for unit in ADVERSARIAL:
+        assert "\n" not in sanitize(unit * (1_000_000 // len(unit)))
+    assert len(seen) == len(ADVERSARIAL) and max(seen) <= containment.MAX_MESSAGE + 4
+
+
 def test_sanitize_keeps_the_useful_part():
     assert sanitize("Traceback (most recent call last):\n  File \"x\"\nValueError: boom") == "ValueError: boom"
     assert sanitize("user 42 not found") == "user 42 not found"
+    assert sanitize("bad input\u2028password=x") == "bad input"
+
+
+def test_a_huge_argument_in_a_callbacks_error_does_not_hold_the_process():
+    """The reproducer: a tool raising KeyError(arg) on a 40 KB argument froze the whole
+    process for 78 s; now it is one short line."""
+    def lookup(args):
+        raise KeyError(args.params["key"])
+    t = ScriptedTool.builder("t").tool(ToolDef("lookup", "looks up", {
+        "type": "object", "properties": {"key": {"type": "string"}}}), lookup).build()
+    r = t.execute("""lookup --key "$(printf 'a.%.0s' {1..20000})"; echo status=$?""")
+    assert r.stdout == "status=1\n"
+    assert r.stderr.startswith("lookup: ") and len(r.stderr) < containment.MAX_MESSAGE + 20
 
 
 def test_secrets_from_callbacks_do_not_reach_the_script_unless_asked():

@@ -3,18 +3,28 @@
 Like a terminal (and bashkit's BashTool), its shell persists across `execute()` calls: files,
 variables, functions and the working directory carry over. `.fresh_shell()` on the builder
 gives a fresh interpreter per call over the same filesystem.
+
+One call at a time uses the shell. Custom builtins are host code, contained as ScriptedTool
+contains its callbacks: a script that names one runs on a runner thread, and a builtin that
+hangs is left behind at the deadline (status 124) together with the shell it was running in
+(the next call starts a new shell over the same files).
 """
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..commands import COMMANDS
 from ..fs import MemoryFs
 from ..shell.builtins import load as load_builtins
-from ..shell.limits import CancelToken, ExecutionLimits
-from .scripted_tool import ScriptedTool, ToolResponse
+from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
+from .containment import WAIT_SLICE, failure_message, result_text
+from .definitions import is_async_callable
+from .scripted_tool import GRACE, ScriptedTool, ToolResponse
 
 DESCRIPTION = "Virtual bash interpreter with a virtual filesystem"
 _FILE_COMMANDS = "ls mkdir rm rmdir cp mv touch chmod ln find du stat realpath readlink mktemp diff cmp"
@@ -26,7 +36,8 @@ class BashTool(ScriptedTool):
     def __init__(self, username: str = "user", hostname: str = "sandbox",
                  limits: Optional[ExecutionLimits] = None, env: Optional[dict] = None,
                  files: Optional[dict] = None, filesystem: Optional[MemoryFs] = None,
-                 builtins: Optional[dict] = None, fresh_shell: bool = False, name: str = "bash"):
+                 builtins: Optional[dict] = None, fresh_shell: bool = False, name: str = "bash",
+                 sanitize_errors: bool = True):
         limits = limits or ExecutionLimits()
         fs = filesystem if filesystem is not None else MemoryFs(files, user=username, limits=limits)
         if filesystem is not None and files:
@@ -36,7 +47,8 @@ class BashTool(ScriptedTool):
         base_env = {"HOME": home, "USER": username, "LOGNAME": username, "HOSTNAME": hostname,
                     "PATH": "/usr/local/bin:/usr/bin:/bin", "TMPDIR": "/tmp"}
         self.user_env = dict(env or {})
-        super().__init__(name, DESCRIPTION, {**base_env, **self.user_env}, limits, filesystem=fs)
+        super().__init__(name, DESCRIPTION, {**base_env, **self.user_env}, limits,
+                         sanitize_errors=sanitize_errors, filesystem=fs)
         self.username = username
         self.hostname = hostname
         self.custom_builtins = dict(builtins or {})
@@ -131,21 +143,122 @@ class BashTool(ScriptedTool):
         if self._commands is None:
             table = dict(COMMANDS)
             for name, fn in self.custom_builtins.items():
-                table[name] = _custom_command(name, fn)
+                table[name] = self._builtin_command(name, fn)
             self._commands = table
         return self._commands
 
     def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
                 on_output: Optional[Callable] = None, _session=None) -> ToolResponse:
-        with self._lock:
-            return super().execute(commands, stdin, cancel, on_output,
-                                   None if self.fresh else self._shell)
+        """Run a script in the shell. A call waits for the shell while another uses it, within
+        its own timeout and cancel token."""
+        refused = self._nested_call() or self._wait_for_shell(cancel)
+        if refused is not None:
+            return refused
+        try:
+            return super().execute(commands, stdin, cancel, on_output, self._session())
+        finally:
+            self._lock.release()
 
     async def execute_async(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
                             on_output: Optional[Callable] = None) -> ToolResponse:
-        import asyncio
-        return await asyncio.get_running_loop().run_in_executor(
-            None, lambda: self.execute(commands, stdin, cancel, on_output))
+        """The script runs on a runner thread, as ScriptedTool's do (no executor that busy
+        calls could fill); waiting for the shell does not hold the loop."""
+        refused = self._nested_call() or await self._wait_for_shell_async(cancel)
+        if refused is not None:
+            return refused
+        try:
+            session = self._session()
+            run, work = self._prepare(commands, stdin, cancel, on_output, session, asyncio.get_running_loop())
+            response = await self._run_and_await(run, work, session)
+        finally:
+            self._lock.release()
+        self._last.trace = response.trace
+        return response
+
+    def _session(self) -> Optional[list]:
+        return None if self.fresh else self._shell
+
+    def _nested_call(self) -> Optional[ToolResponse]:
+        """A builtin of this tool calling its execute() would wait for itself: refused."""
+        if self in _RUNNING_BUILTINS_OF.get():
+            return _refusal("a builtin of this tool called its execute(): the shell is running that "
+                            "builtin, a nested call would wait for itself", 1, "nested")
+        return None
+
+    def _wait_for_shell(self, cancel: Optional[CancelToken]) -> Optional[ToolResponse]:
+        """Take the shell's lock; or the response of a call that stopped waiting for it."""
+        if self._lock.acquire(blocking=False):
+            return None
+        deadline = self._shell_deadline()
+        while not self._lock.acquire(timeout=WAIT_SLICE):
+            refused = self._stop_waiting(cancel, deadline)
+            if refused is not None:
+                return refused
+        return None
+
+    async def _wait_for_shell_async(self, cancel: Optional[CancelToken]) -> Optional[ToolResponse]:
+        deadline = self._shell_deadline()
+        while not self._lock.acquire(blocking=False):
+            refused = self._stop_waiting(cancel, deadline)
+            if refused is not None:
+                return refused
+            await asyncio.sleep(WAIT_SLICE)
+        return None
+
+    def _shell_deadline(self) -> Optional[float]:
+        # the call using the shell ends by its own deadline plus GRACE, so a caller with the
+        # same timeout gets the shell; a queue of callers does not wait for ever
+        timeout = self.limits.timeout_seconds
+        return time.monotonic() + timeout + GRACE if timeout else None
+
+    def _stop_waiting(self, cancel: Optional[CancelToken], deadline: Optional[float]) -> Optional[ToolResponse]:
+        if cancel is not None and cancel.cancelled:
+            return _refusal(f"execution {cancel.reason} while waiting for the shell (another call "
+                            f"was using it)", 130, "cancelled")
+        if deadline is not None and time.monotonic() > deadline:
+            return _refusal(f"{timeout_error(self.limits).message} waiting for the shell (another "
+                            f"call was using it)", 124, "timeout")
+        return None
+
+    def _callback_names(self):
+        return self.custom_builtins
+
+    def _builtin_command(self, name: str, fn: Callable) -> Callable:
+        """A builtin, fn(args: list[str], stdin: str) (or an async one), as a command. It returns
+        the text to print, or (stdout, exit_code), or (stdout, stderr, exit_code); text is a
+        str, bytes, None, or any other value printed as JSON. Anything it raises, and any other
+        return, is a failing command (status 1, one sanitised line), as a tool's callback."""
+        is_async = is_async_callable(fn)
+
+        def run(sh, argv):
+            started = time.perf_counter()
+            args, stdin = list(argv[1:]), sh.stdin.read_all()
+            value = self._contained(sh, name, lambda: self._call_builtin(fn, args, stdin, is_async), is_async)
+            if isinstance(value, BaseException):
+                return self._fail(sh, name, argv, None, started, self._failure_text(value), "builtin")
+            try:
+                out, err, status = _builtin_result(value)
+            except BaseException as e:    # the wrong shape, a cycle, an object whose __str__ raises
+                return self._fail(sh, name, argv, None, started,
+                                  f"cannot print the result: {failure_message(e)}", "builtin")
+            sh.out(out)
+            sh.err(err)
+            self._trace(name, "builtin", argv, None, status, started, len(out), len(err))
+            return status
+        return run
+
+    def _call_builtin(self, fn: Callable, args: list, stdin: str, is_async: bool):
+        """fn's value (a coroutine if is_async), known meanwhile as a builtin of this tool."""
+        if is_async:
+            async def marked():
+                _RUNNING_BUILTINS_OF.set(_RUNNING_BUILTINS_OF.get() | {self})   # the task's own context
+                return await fn(args, stdin)
+            return marked()
+        token = _RUNNING_BUILTINS_OF.set(_RUNNING_BUILTINS_OF.get() | {self})
+        try:
+            return fn(args, stdin)
+        finally:
+            _RUNNING_BUILTINS_OF.reset(token)
 
     def _filesystem_for_call(self):
         return self.filesystem
@@ -156,40 +269,33 @@ class BashTool(ScriptedTool):
         if sh.fs is not self.filesystem:          # a shell made before: keep it on our files
             sh.fs = self.filesystem
 
-    def _names_a_tool(self, script: str) -> bool:
-        return False
-
     def reset(self):
         """Forget the shell's state (variables, functions, directory); the files stay."""
         with self._lock:
             self._shell.clear()
 
 
-def _custom_command(name: str, fn: Callable) -> Callable:
-    """A Python callable as a command: fn(args: list[str], stdin: str) returning the text to
-    print, or (stdout, exit_code), or (stdout, stderr, exit_code). An exception is a failure
-    reported as `name: message` (status 1)."""
-    def run(sh, argv):
-        stdin = sh.stdin.read_all()
-        try:
-            result = fn(list(argv[1:]), stdin)
-        except Exception as e:        # the callable's failure, reported like a command's
-            sh.err(f"{name}: {e}\n")
-            return 1
-        if result is None:
-            return 0
-        if isinstance(result, tuple):
-            if len(result) == 2:
-                out, status = result
-                err = ""
-            else:
-                out, err, status = result
-            sh.out(str(out or ""))
-            sh.err(str(err or ""))
-            return int(status)
-        sh.out(str(result))
-        return 0
-    return run
+# The BashTools whose builtin is running in this context (on the builtin's thread, and on the
+# threads of the calls it makes): a nested execute() of one of them is refused.
+_RUNNING_BUILTINS_OF: contextvars.ContextVar = contextvars.ContextVar("running_builtins_of", default=frozenset())
+
+
+def _refusal(message: str, status: int, error: str) -> ToolResponse:
+    return ToolResponse("", f"bash: {message}\n", status, error)
+
+
+def _builtin_result(value) -> tuple:
+    """A builtin's return value as (stdout, stderr, status); ValueError for a tuple of another
+    shape (result_text raises for a value with no text form)."""
+    if not isinstance(value, tuple):
+        return result_text(value), "", 0
+    if len(value) not in (2, 3):
+        raise ValueError(f"a tuple of {len(value)} values, not (stdout, status) or (stdout, stderr, status)")
+    status = value[-1]
+    if not isinstance(status, int):
+        raise ValueError(f"the status is a {type(status).__name__}, not an integer")
+    err = result_text(value[1]) if len(value) == 3 else ""
+    return result_text(value[0]), err, status & 255
 
 
 @dataclass
@@ -207,6 +313,7 @@ class BashToolBuilder:
     _fresh: bool = False
     _name: str = "bash"
     _network: tuple = ()
+    _sanitize: bool = True
 
     def username(self, name: str) -> "BashToolBuilder":
         self._username = name
@@ -255,9 +362,14 @@ class BashToolBuilder:
         self._fresh = fresh
         return self
 
+    def sanitize_errors(self, enabled: bool = True) -> "BashToolBuilder":
+        """Builtins' errors reach scripts sanitised (the default) or as raised."""
+        self._sanitize = enabled
+        return self
+
     def build(self) -> BashTool:
         tool = BashTool(self._username, self._hostname, self._limits, self._env, self._files,
-                        self._filesystem, self._builtins, self._fresh, self._name)
+                        self._filesystem, self._builtins, self._fresh, self._name, self._sanitize)
         for at, host_dir, read_only in self._mounts:
             tool.filesystem.mount(at, host_dir, read_only)
         tool.network_allow = self._network

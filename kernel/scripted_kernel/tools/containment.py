@@ -4,74 +4,146 @@ caller waits for them, and what of their failures reaches a script.
 A script runs on a runner thread while the calling thread waits for it in short slices. Python
 cannot stop a thread, so when a callback hangs past the deadline (or the run is cancelled) the
 caller stops waiting and returns the output so far; the runner thread, a daemon, is left to
-finish the callback and then ends. Nothing a hung callback holds (a thread, an event loop) is
-shared with any later call.
+finish the callback and then ends. Nothing a hung callback holds (a thread, an event loop, a
+persistent shell) is shared with any later call, and the threads so abandoned are counted: past
+MAX_ABANDONED_THREADS, work that needs a thread is refused at once with a named limit.
 """
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import ipaddress
 import json
+import os
 import re
 import threading
 from typing import Callable, Optional
 
-from ..shell.errors import Cancelled
+from ..shell.errors import Cancelled, LimitExceeded
 
-# ---------------------------------------------------------------- runner threads
+# ---------------------------------------------------------------- threads
 
-RUNNER_STACK = 64 << 20          # deep (bounded) shell recursion needs more than the default
+# 2x what the deepest script needs on a runner thread: jq's in-process path at its 10,000-deep
+# input limit takes 3.9 MB (3.75 MiB crashes); the shell's own limits (200 function calls,
+# 64 subshells, parser depth 200) take under 1 MB. It is also a Linux thread's default, so a
+# script runs alike whether it names a tool (a runner thread) or not (the caller's thread).
+RUNNER_STACK = 8 << 20
 MAX_IDLE_RUNNERS = 8
+# Threads still running a hung callback after their caller stopped waiting. Python cannot stop
+# them; past this many, calls that need a thread fail at once with `limit:max_abandoned_threads`
+# rather than take every thread (and address space) the host has.
+MAX_ABANDONED_THREADS = 64
 _stack_lock = threading.Lock()
 
 
-class _Runner(threading.Thread):
-    def __init__(self, pool: "Runners"):
-        super().__init__(name="scripted-runner", daemon=True)
-        self.pool = pool
+def start_thread(target: Callable, name: str):
+    """Start a daemon thread with the runner stack. LimitExceeded('threads') when the host
+    cannot start one (out of threads or address space)."""
+    thread = threading.Thread(target=target, name=name, daemon=True)
+    with _stack_lock:
+        previous = threading.stack_size(RUNNER_STACK)
+        try:
+            thread.start()
+        except RuntimeError:
+            raise LimitExceeded("threads", "cannot start a thread: the host is out of threads or "
+                                           "memory (threads)") from None
+        finally:
+            threading.stack_size(previous)
+
+
+class _Abandoned:
+    """How many threads are left running by callers that stopped waiting for them."""
+
+    def __init__(self):
+        self.count = 0
+        self._lock = threading.Lock()
+
+    def change(self, by: int):
+        with self._lock:
+            self.count += by
+
+    def check(self):
+        """Refuse new work that needs a thread once too many are left running."""
+        if self.count >= MAX_ABANDONED_THREADS:
+            raise LimitExceeded("max_abandoned_threads",
+                                f"{self.count} tool calls are still running after their callers "
+                                f"stopped waiting; no new ones until they return (max_abandoned_threads)")
+
+
+ABANDONED = _Abandoned()
+
+
+class Errand:
+    """Work handed to another thread, which its waiter may stop waiting for (`leave`): the
+    thread then counts as abandoned until it finishes."""
+    __slots__ = ("done", "_lock", "_left")
+
+    def __init__(self):
+        self.done = threading.Event()
+        self._lock = threading.Lock()
+        self._left = False
+
+    def finish(self):
+        """Called by the worker when the work ends, however it ends."""
+        with self._lock:
+            self.done.set()
+            if self._left:
+                ABANDONED.change(-1)
+
+    def leave(self):
+        """The waiter stops waiting: if the work still runs, it is abandoned."""
+        with self._lock:
+            if not self.done.is_set() and not self._left:
+                self._left = True
+                ABANDONED.change(+1)
+
+    @property
+    def left(self) -> bool:
+        """Whether the waiter left while the work was running (it may still be)."""
+        return self._left
+
+
+class _RunnerSlot:
+    """A runner thread's mailbox: the job to run next, and the event that wakes it."""
+    __slots__ = ("job", "ready")
+
+    def __init__(self):
         self.job: Optional[Callable] = None
         self.ready = threading.Event()
-
-    def run(self):
-        while True:
-            self.ready.wait()
-            self.ready.clear()
-            job, self.job = self.job, None
-            try:
-                job()
-            except BaseException:      # a job reports its own outcome; the thread must not die
-                pass
-            if not self.pool.park(self):
-                return
 
 
 class Runners:
     """Threads that run scripts: an idle one takes the next job, else a new one starts."""
 
     def __init__(self):
-        self._idle: list[_Runner] = []
+        self._idle: list[_RunnerSlot] = []     # parked runner threads
         self._lock = threading.Lock()
 
     def submit(self, job: Callable):
+        """Run job() on a runner thread. LimitExceeded when too many threads are abandoned or
+        none can be started."""
+        ABANDONED.check()
         with self._lock:
             runner = self._idle.pop() if self._idle else None
         if runner is None:
-            runner = _Runner(self)
-            with _stack_lock:
-                previous = threading.stack_size(RUNNER_STACK)
-                try:
-                    runner.start()
-                finally:
-                    threading.stack_size(previous)
+            runner = _RunnerSlot()
+            start_thread(lambda: self._serve(runner), "scripted-runner")
         runner.job = job
         runner.ready.set()
 
-    def park(self, runner: _Runner) -> bool:
-        with self._lock:
-            if len(self._idle) < MAX_IDLE_RUNNERS:
+    def _serve(self, runner: _RunnerSlot):
+        while True:
+            runner.ready.wait()
+            runner.ready.clear()
+            job, runner.job = runner.job, None
+            try:
+                job()
+            except BaseException:      # a job reports its own outcome; the thread must not die
+                pass
+            with self._lock:
+                if len(self._idle) >= MAX_IDLE_RUNNERS:
+                    return
                 self._idle.append(runner)
-                return True
-        return False
 
 
 RUNNERS = Runners()
@@ -90,17 +162,24 @@ def wait_for(done: threading.Event, budget):
 
 def call_on_own_thread(name: str, fn: Callable, budget):
     """Run fn() on a thread of its own (under `timeout`): the script can go on without it."""
-    done = threading.Event()
+    ABANDONED.check()
+    errand = Errand()
     box: dict = {}
+    context = contextvars.copy_context()     # what the caller's thread knows (nested calls)
 
     def work():
         try:
-            box["value"] = fn()
+            box["value"] = context.run(fn)
         except BaseException as e:
             box["error"] = e
-        done.set()
-    threading.Thread(target=work, name=f"scripted-tool-{name}", daemon=True).start()
-    wait_for(done, budget)
+        finally:
+            errand.finish()
+    start_thread(work, f"scripted-tool-{name}")
+    try:
+        wait_for(errand.done, budget)
+    except BaseException:
+        errand.leave()
+        raise
     if "error" in box:
         raise box["error"]
     return box["value"]
@@ -178,40 +257,135 @@ def failure_message(error: BaseException) -> str:
     return message or type(error).__name__
 
 
-_TRACEBACK = re.compile(r"Traceback \(most recent call last\):")
-_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/@:]*(?::[^\s/@]*)?@")
-_SECRET_NAME = r"[\w-]*(?:password|passwd|pwd|passphrase|token|secret|credential|api[_-]?key|key|auth)[\w-]*"
-_QUOTED_PAIR = re.compile(r"""(?i)(['"])(""" + _SECRET_NAME + r""")\1(\s*[:=]\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s,;}\])]+)""")
-_BARE_PAIR = re.compile(r"(?i)\b(" + _SECRET_NAME + r")(\s*[:=]\s*)(?!<redacted>)('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^\s,;}\])&]+)")
-_BEARER = re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}")
-_TOKEN_SHAPES = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}"
-                           r"|AKIA[0-9A-Z]{16}|[A-Fa-f0-9]{32,}|[A-Za-z0-9+/]{40,}={0,2})\b")
-_IP_CANDIDATE = re.compile(r"(?i)(?<![\w:.])(?:(?:\d{1,3}\.){3}\d{1,3}(?![\w.])"
-                           r"|[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7}(?![\w:]))")
-_INTERNAL_HOST = re.compile(r"(?i)\b(?:[a-z0-9-]+\.)+(?:internal|local|localdomain|lan|corp|intranet|"
-                            r"private|svc|cluster\.local|home\.arpa)\b(?::\d+)?")
-_PATH = re.compile(r"(?:[A-Za-z]:\\|(?<![\w<])/)(?:[\w.@+-]+[/\\])+[\w.@+-]*")
+# Every pattern below runs in time linear in the text: a run of characters is matched from its
+# start only (a look-behind refuses a start inside it) and possessively (never given back), so
+# a failed attempt costs the run once; and the text is capped before any of them runs.
+MAX_INPUT = 64 << 10             # characters of a message looked at (its first line is kept)
+MAX_MESSAGE = 2000               # characters of a sanitised message; a longer one is cut at a word
+
+_TRACEBACK = "Traceback (most recent call last):"
+_LINE_BREAK = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")    # where str.splitlines splits
+_SECRET_NAME = re.compile(r"(?i)pass|pwd|token|secret|credential|key|auth|cookie|session|signature"
+                          r"|^(?:sig|pw|sid)$")
+# URL userinfo: the authority runs to the first / ? # or space; the credentials end at its
+# last @ (a password may hold @ and :)
+_URL_AUTHORITY = re.compile(r"""(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}+://)([^\s/?#"<>]*+)""")
+# NAME= NAME: 'NAME': "NAME": ; the value runs to the end of its field: a closing quote, or
+# the separator before the next `NAME=`, or the end of the line
+_FIELD = re.compile(r"""(?<![\w.-])(['"]?)([\w.-]{1,64}+)\1\s{0,8}+[:=]\s{0,8}+""")
+_NEXT_FIELD = r"""[\s,;&]{0,8}+['"]?[\w.-]{1,64}+['"]?\s{0,8}+[=:]"""
+_FIELD_VALUE = re.compile(r"""'(?:[^'\\]|\\.)*+'?|"(?:[^"\\]|\\.)*+"?"""
+                          r"""|(?:[^\s,;&]++|[\s,;&](?!""" + _NEXT_FIELD + r"""))*+""")
+_BEARER = re.compile(r"(?i)(?<![\w-])(bearer|basic)\s{1,8}+[A-Za-z0-9._~+/=-]{8,}+")
+# credentials by their published shapes: prefixes of cloud and SaaS keys, JWTs, AWS key ids,
+# Azure client secrets, and long hexadecimal or base64 runs
+_TOKEN_SHAPES = re.compile(
+    r"(?<![A-Za-z0-9_])(?:"
+    r"sk-[A-Za-z0-9_-]{8,}+"                                  # OpenAI, Anthropic (sk-ant-)
+    r"|[srp]k_(?:live|test)_[A-Za-z0-9]{10,}+|whsec_[A-Za-z0-9]{10,}+"      # Stripe
+    r"|gh[pousr]_[A-Za-z0-9]{20,}+|github_pat_[A-Za-z0-9_]{20,}+"          # GitHub
+    r"|gl(?:pat|dt|rt|cbt|ptt|ft|imt|agent|soat|oas)-[A-Za-z0-9_-]{16,}+|gl(?:sa|c)_[A-Za-z0-9_]{20,}+"
+    r"|xox[a-z]-[A-Za-z0-9-]{10,}+|xapp-[A-Za-z0-9-]{10,}+"               # Slack
+    r"|AIza[A-Za-z0-9_-]{30,}+|GOCSPX-[A-Za-z0-9_-]{20,}+|ya29\.[A-Za-z0-9_-]{20,}+"   # Google
+    r"|hf_[A-Za-z0-9]{30,}+|api_org_[A-Za-z0-9]{30,}+"                    # Hugging Face
+    r"|npm_[A-Za-z0-9]{30,}+|pypi-[A-Za-z0-9_-]{40,}+"                    # npm, PyPI
+    r"|SG\.[A-Za-z0-9_-]{16,}+\.[A-Za-z0-9_-]{16,}+"                      # SendGrid
+    r"|do[opr]_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|dapi[a-f0-9]{32}"
+    r"|ATATT[A-Za-z0-9_=-]{20,}+|hv[sbr]\.[A-Za-z0-9_-]{20,}+|sntrys_[A-Za-z0-9_=+/-]{20,}+"
+    r"|NRAK-[A-Z0-9]{20,}+|lin_api_[A-Za-z0-9]{20,}+|ntn_[A-Za-z0-9]{20,}+|PMAK-[A-Za-z0-9-]{20,}+"
+    r"|dp\.(?:pt|st|sa|ct)\.[A-Za-z0-9]{20,}+"
+    r"|(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])"
+    r"|[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}+"                    # Azure AD client secret
+    r"|eyJ[A-Za-z0-9_-]{2,}+\.[A-Za-z0-9_-]{2,}+(?:\.[A-Za-z0-9_-]*+)?"  # JWT, signature included
+    r")|(?<![A-Za-z0-9+/])(?:[A-Za-z0-9+/]{40,}+={0,2}+|[A-Fa-f0-9]{32,}+)")
+_IP_CANDIDATE = re.compile(r"(?i)(?<![\w:.])(?:(?:\d{1,3}+\.){3}\d{1,3}+(?![\w.])"
+                           r"|[0-9a-f]{0,4}+(?::[0-9a-f]{0,4}+){2,7}(?![\w:]))")
+_DOTTED_NAME = re.compile(r"(?i)(?<![a-z0-9.-])[a-z0-9-]++(?:\.[a-z0-9-]++)++(?::\d{1,5}+)?")
+_INTERNAL_SUFFIX = re.compile(r"(?i)\.(?:internal|local|localdomain|lan|corp|intranet|private|svc|"
+                              r"home\.arpa)(?::\d+)?$")
+_PATH = re.compile(r"(?:[A-Za-z]:\\|(?<![\w<])/)(?:[\w.@+-]++[/\\])++[\w.@+-]*+")
+_SECRET_ENV_NAME = re.compile(r"(?i)pass|pwd|token|secret|credential|key|auth|cookie|session|dsn")
 
 
 def sanitize(message: str) -> str:
-    """One line of a callback's error, without credentials, secrets, addresses, internal
-    host names, host paths or traceback."""
-    text = message.strip()
-    traceback = _TRACEBACK.search(text)
-    if traceback and text[:traceback.start()].strip():
-        text = text[:traceback.start()].strip()
-    elif traceback:                      # a bare traceback: its exception line
+    """One line of host code's error, safe to show a script: without credentials (URL
+    userinfo, secret `key=value` fields, bearer tokens, keys of known formats, values of the
+    host's secret environment variables), IP addresses, internal host names, host paths or
+    traceback; at most MAX_MESSAGE characters. Linear in the message's length."""
+    text = _message_line(message[:MAX_INPUT])
+    text = _redact_environment(text[:2 * MAX_MESSAGE])
+    return _redact(_cut(text, MAX_MESSAGE))
+
+
+def _message_line(text: str) -> str:
+    """The line of a message that says what failed: its first, or a bare traceback's last
+    (the exception)."""
+    text = text.strip()
+    at = text.find(_TRACEBACK)
+    if at > 0 and text[:at].strip():
+        text = text[:at].strip()
+    elif at == 0:
         lines = [ln for ln in text.splitlines()[1:] if ln.strip() and not ln.startswith((" ", "\t"))]
         text = lines[-1] if lines else "failed"
-    text = text.splitlines()[0] if text else "failed"
-    text = _URL_CREDENTIALS.sub(r"\1<redacted>@", text)
-    text = _QUOTED_PAIR.sub(lambda m: f"{m[1]}{m[2]}{m[1]}{m[3]}'<redacted>'", text)
+    end = _LINE_BREAK.search(text)
+    return (text[:end.start()] if end else text) or "failed"
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` up to `limit` characters, cut before a partial last word (half a secret is still
+    a secret, and would not match its pattern)."""
+    if len(text) <= limit:
+        return text
+    kept = text[:limit]
+    if not text[limit].isspace():
+        space = max(kept.rfind(" "), kept.rfind("\t"))
+        kept = kept[:space] if space > 0 else ""
+    return (kept.rstrip() + " ...").lstrip()
+
+
+def _redact_environment(text: str) -> str:
+    """Each value of the host's environment whose name looks secret, wherever it occurs."""
+    values = {value for name, value in os.environ.items()
+              if len(value) >= 6 and _SECRET_ENV_NAME.search(name)}
+    for value in sorted(values, key=len, reverse=True):
+        if value in text:
+            text = text.replace(value, "<redacted>")
+    return text
+
+
+def _redact(text: str) -> str:
+    text = _URL_AUTHORITY.sub(_redact_userinfo, text)
     text = _BEARER.sub(r"\1 <redacted>", text)
-    text = _BARE_PAIR.sub(r"\1\2<redacted>", text)
+    text = _redact_fields(text)
     text = _TOKEN_SHAPES.sub("<redacted>", text)
-    text = _INTERNAL_HOST.sub("<host>", text)
+    text = _DOTTED_NAME.sub(_redact_internal_host, text)
     text = _IP_CANDIDATE.sub(_redact_address, text)
     return _PATH.sub("<path>", text)
+
+
+def _redact_userinfo(match) -> str:
+    at = match[2].rfind("@")
+    return match[0] if at < 0 else f"{match[1]}<redacted>@{match[2][at + 1:]}"
+
+
+def _redact_fields(text: str) -> str:
+    """The value of each field whose name looks secret (`password=...`, `"api_key": "..."`)."""
+    parts = []
+    kept = 0                            # text[:kept] is settled
+    for field in _FIELD.finditer(text):
+        if field.start() < kept or not _SECRET_NAME.search(field[2]):
+            continue
+        value = _FIELD_VALUE.match(text, field.end())
+        if value.end() == field.end():
+            continue
+        quote = value[0][0] if value[0][0] in "'\"" else ""
+        parts += (text[kept:field.end()], quote, "<redacted>", quote)
+        kept = value.end()
+    return "".join(parts) + text[kept:] if parts else text
+
+
+def _redact_internal_host(match) -> str:
+    return "<host>" if _INTERNAL_SUFFIX.search(match[0]) else match[0]
 
 
 def _redact_address(match) -> str:

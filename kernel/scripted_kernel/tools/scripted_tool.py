@@ -24,7 +24,7 @@ from ..shell.errors import Cancelled, LimitExceeded
 from ..shell.interpreter import execute as run_script
 from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
 from . import catalog
-from .containment import (RUNNERS, WAIT_SLICE, call_on_own_thread, failure_message, result_text,
+from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, failure_message, result_text,
                           run_coroutine, sanitize)
 from .definitions import (DecoratedTool, ToolArgs, ToolDef, callback_from_function, is_async_callable,
                           tool_def_from_function)
@@ -89,6 +89,8 @@ class RegisteredTool:
 # ---------------------------------------------------------------- one execution
 
 GRACE = 0.25        # seconds past the deadline (or a cancel) before the caller stops waiting
+_LEFT_BEHIND = CancelToken()    # a left run's budget gets this one: the caller's token stays theirs
+_LEFT_BEHIND.cancel("abandoned")
 _ACTIVE = threading.local()     # .run: the _Run a runner thread is executing
 
 
@@ -96,12 +98,13 @@ class _Run:
     """One execution: the script runs on a runner thread and reports its output here; the
     caller waits for it, or stops waiting at the deadline and keeps the output so far."""
 
-    def __init__(self, limits: ExecutionLimits, cancel: CancelToken, on_output: Optional[Callable],
+    def __init__(self, limits: ExecutionLimits, cancel: Optional[CancelToken], on_output: Optional[Callable],
                  caller_loop=None):
         self.inline = False        # the script runs on the caller's thread; callbacks may not
         self.script = ""
         self.limits = limits
-        self.cancel = cancel
+        self.cancel = cancel or CancelToken()
+        self.budget = None         # the script's, once it runs
         self.on_output = on_output
         self.caller_loop = caller_loop
         self.out: list[str] = []
@@ -110,7 +113,9 @@ class _Run:
         self.calling: Optional[str] = None      # the callback running now
         self.in_flight: set = set()     # futures of async callbacks running on caller_loop
         self.closed = False
-        self.done: Optional[threading.Event] = None     # set when a runner thread finishes
+        self.errand: Optional[Errand] = None    # the runner thread's work, which the caller may leave
+        self.done: Optional[threading.Event] = None     # set when the runner thread finishes
+        self.shell_slot: Optional[list] = None     # the session's shell as this run sees it
         self.notify: Optional[Callable] = None     # wakes an async waiter
         self.result = None
         self.failure: Optional[BaseException] = None
@@ -119,9 +124,11 @@ class _Run:
         self._cancel_seen: Optional[float] = None
 
     def start(self, work: Callable):
-        """Run the script on a runner thread; `wait` for it."""
+        """Run the script on a runner thread; `wait` for it. LimitExceeded when no thread
+        may or can be had."""
         context = contextvars.copy_context()       # the caller's context (Jupyter's parent header)
-        self.done = threading.Event()
+        self.errand = Errand()
+        self.done = self.errand.done
 
         def body():
             _ACTIVE.run = self
@@ -131,7 +138,7 @@ class _Run:
                 self.failure = e
             finally:
                 _ACTIVE.run = None
-                self.done.set()
+                self.errand.finish()
                 if self.notify is not None:
                     try:
                         self.notify()
@@ -203,6 +210,7 @@ class _Run:
                     return self.abandon(reason)
         except asyncio.CancelledError:
             self.cancel.cancel("cancelled")
+            self.errand.leave()
             for future in list(self.in_flight):     # before the caller's next await resumes them
                 future.cancel()
             raise
@@ -220,15 +228,29 @@ class _Run:
         with self._lock:
             self.closed = True
             out, err = "".join(self.out), "".join(self.err)
+        self.errand.leave()
         stuck = self.calling
         if reason == "timeout":
             stop = timeout_error(self.limits)
         else:
             stop = Cancelled(f"execution {self.cancel.reason}")
+        if self.budget is not None:         # the script stops at its next command, if it gets there
+            self.budget.cancel = _LEFT_BEHIND
         message, status = stop.message, stop.status
         if stuck:
             message += f"; tool '{stuck}' did not return and was left running"
         return ToolResponse(out, err + f"bash: {message}\n", status, reason, trace=list(self.trace))
+
+    def refuse(self, message: str, status: int, error: str) -> ToolResponse:
+        """The response of a run that could not start (or failed outside the script)."""
+        return ToolResponse("".join(self.out), "".join(self.err) + f"bash: {message}\n", status, error,
+                            trace=list(self.trace))
+
+    def settle(self, session: Optional[list]):
+        """The session's shell after the run: the run's own, unless the run was left running
+        (its thread may still be using that shell): then the next call starts a new one."""
+        if session is not None:
+            session[:] = [] if self.errand is not None and self.errand.left else self.shell_slot
 
 
 class ScriptedTool:
@@ -375,13 +397,11 @@ class ScriptedTool:
 
     def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
                 on_output: Optional[Callable] = None, _session: Optional[list] = None) -> ToolResponse:
-        """Run a script (or `{"commands": script}`) in a fresh interpreter."""
+        """Run a script (or `{"commands": script}`) in a fresh interpreter. Whatever the script
+        and the callbacks do, this returns a response; only the caller's own KeyboardInterrupt
+        (its user interrupting it) is raised again, once the run is cancelled."""
         run, work = self._prepare(commands, stdin, cancel, on_output, _session)
-        if self._names_a_tool(run.script):
-            run.start(work)
-            response = run.wait()
-        else:
-            response = run.run_here(work)
+        response = self._run_and_wait(run, work, _session)
         self._last.trace = response.trace
         return response
 
@@ -389,10 +409,35 @@ class ScriptedTool:
                             on_output: Optional[Callable] = None) -> ToolResponse:
         """Run the script off the loop; async callbacks run on this (the caller's) loop."""
         run, work = self._prepare(commands, stdin, cancel, on_output, None, asyncio.get_running_loop())
-        run.start(work)
-        response = await run.wait_async()
+        response = await self._run_and_await(run, work, None)
         self._last.trace = response.trace
         return response
+
+    def _run_and_wait(self, run: _Run, work: Callable, session: Optional[list]) -> ToolResponse:
+        """The run's response: on a runner thread if the script names a tool, else here."""
+        try:
+            if not self._names_a_tool(run.script):
+                return run.run_here(work)
+            run.start(work)
+            return run.wait()
+        except LimitExceeded as e:            # no thread for the run
+            return run.refuse(e.message, 1, f"limit:{e.limit}")
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:            # the caller's on_output raising, say
+            return run.refuse(f"internal error ({type(e).__name__})", 1, "internal")
+        finally:
+            run.settle(session)
+
+    async def _run_and_await(self, run: _Run, work: Callable, session: Optional[list]) -> ToolResponse:
+        """The run's response, the script on a runner thread, the caller's loop free meanwhile."""
+        try:
+            run.start(work)
+            return await run.wait_async()
+        except LimitExceeded as e:
+            return run.refuse(e.message, 1, f"limit:{e.limit}")
+        finally:
+            run.settle(session)
 
     def _prepare(self, commands, stdin, cancel, on_output, session, caller_loop=None):
         """The run's state, and the work that runs the script given an output relay."""
@@ -400,15 +445,20 @@ class ScriptedTool:
             commands = commands.get("commands", "")
         if not isinstance(commands, str):
             raise TypeError("commands must be a string (a bash script)")
-        run = _Run(self.limits, cancel or CancelToken(), on_output, caller_loop)
+        run = _Run(self.limits, cancel, on_output, caller_loop)
         run.script = commands
         table, env, limits = self.commands(), self.env, self.limits
         fs = self._filesystem_for_call() if not session else None
+        slot = run.shell_slot = list(session) if session is not None else None
+
+        def setup(sh):
+            run.budget = sh.budget
+            self._setup_shell(sh)
 
         def work(relay):
             return run_script(commands, commands=table, env=env, limits=limits, stdin=stdin,
-                              cancel=run.cancel, on_output=relay, session=session, fs=fs,
-                              shell_setup=self._setup_shell, builtins=self._builtins())
+                              cancel=run.cancel, on_output=relay, session=slot, fs=fs,
+                              shell_setup=setup, builtins=self._builtins())
         return run, work
 
     def _filesystem_for_call(self):
@@ -425,11 +475,15 @@ class ScriptedTool:
         """Before a script runs: what the tool's configuration gives its shell."""
         sh.network_allow = self.network_allow
 
+    def _callback_names(self):
+        """The commands that call host code."""
+        return self.tools
+
     def _names_a_tool(self, script: str) -> bool:
         """Whether a tool's name occurs in the script text: then the script runs on a runner
         thread, so a hung callback cannot hold the caller."""
         if self._tool_names is None:
-            names = sorted(self.tools, key=len, reverse=True)
+            names = sorted(self._callback_names(), key=len, reverse=True)
             self._tool_names = re.compile("|".join(map(re.escape, names))) if names else False
         return bool(self._tool_names) and self._tool_names.search(script) is not None
 
@@ -497,20 +551,9 @@ class ScriptedTool:
                 sh.out(_dry_run_report(name, params))
                 return 0
             tool_args = ToolArgs(params, source=sh.stdin.read_all)
-            run = getattr(_ACTIVE, "run", None)
-            if run is not None:
-                run.calling = name
-            try:
-                value = self._call(registered, tool_args, sh, run)
-                if isinstance(value, BaseException):
-                    raise value
-            except (Cancelled, LimitExceeded):
-                raise                     # the execution stops, not just this command
-            except BaseException as e:    # any failure of a callback is a failing command
-                return self._fail(sh, name, argv, params, started, self._failure_text(e))
-            finally:
-                if run is not None:
-                    run.calling = None
+            value = self._contained(sh, name, lambda: registered.callback(tool_args), registered.is_async)
+            if isinstance(value, BaseException):
+                return self._fail(sh, name, argv, params, started, self._failure_text(value))
             try:
                 out = result_text(value)
             except BaseException as e:    # a cycle, a non-string key, an unprintable object
@@ -521,30 +564,47 @@ class ScriptedTool:
             return 0
         return run
 
+    @classmethod
+    def _contained(cls, sh, name: str, call: Callable, is_async: bool = False):
+        """What host code, call(), returned, or the exception it raised or returned; the run
+        knows meanwhile which callback it waits for. Only Cancelled and LimitExceeded are
+        raised: the execution stops, not just this command."""
+        run = getattr(_ACTIVE, "run", None)
+        if run is not None:
+            run.calling = name
+        try:
+            return cls._call(name, call, is_async, sh, run)
+        except (Cancelled, LimitExceeded):
+            raise
+        except BaseException as e:    # SystemExit, KeyboardInterrupt on a runner thread ...
+            return e
+        finally:
+            if run is not None:
+                run.calling = None
+
     @staticmethod
-    def _call(registered: RegisteredTool, tool_args: ToolArgs, sh, run: Optional[_Run]):
-        """The callback's value. Under `timeout` (sh.isolate_tools), or when the script runs on
-        the caller's thread, it runs on a thread of its own that can be left behind."""
-        name, callback = registered.tool_def.name, registered.callback
+    def _call(name: str, call: Callable, is_async: bool, sh, run: Optional[_Run]):
+        """call()'s value (awaited if is_async). Under `timeout` (sh.isolate_tools), or when the
+        script runs on the caller's thread, it runs on a thread of its own that can be left
+        behind."""
         budget = sh.budget
         isolate = sh.isolate_tools or run is None or run.inline
-        if registered.is_async:
+        if is_async:
             caller_loop = run.caller_loop if run is not None else None
             if isolate and caller_loop is None:
-                return call_on_own_thread(name, lambda: asyncio.run(callback(tool_args)), budget)
-            return run_coroutine(lambda: callback(tool_args), caller_loop, budget,
-                                 run.in_flight if run is not None else None)
+                return call_on_own_thread(name, lambda: asyncio.run(call()), budget)
+            return run_coroutine(call, caller_loop, budget, run.in_flight if run is not None else None)
         if isolate:
-            return call_on_own_thread(name, lambda: callback(tool_args), budget)
-        return callback(tool_args)
+            return call_on_own_thread(name, call, budget)
+        return call()
 
     def _failure_text(self, error: BaseException) -> str:
         """What a script's stderr says after `tool: ` when the callback raised `error`."""
         return failure_message(error)
 
-    def _fail(self, sh, name, argv, params, started, message: str) -> int:
+    def _fail(self, sh, name, argv, params, started, message: str, kind: str = "tool") -> int:
         sh.err(f"{name}: {sanitize(message) if self.sanitize_errors_enabled else message}\n")
-        self._trace(name, "tool", argv, params, 1, started)
+        self._trace(name, kind, argv, params, 1, started)
         return 1
 
     @staticmethod
