@@ -64,10 +64,12 @@ def _nbytes(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogateescape"))
 
 
+_SURELY_SHORT = PATH_MAX // 4      # characters: any character is at most 4 bytes
+
+
 def _too_long(path: str) -> bool:
-    """Is `path` PATH_MAX bytes or more? (Any character is at most 4 bytes: short paths are
-    answered by their length alone.)"""
-    return len(path) >= PATH_MAX // 4 and _nbytes(path) >= PATH_MAX
+    """Is `path` PATH_MAX bytes or more? (Callers first compare its length with _SURELY_SHORT.)"""
+    return _nbytes(path) >= PATH_MAX
 
 
 class Writer:
@@ -180,7 +182,7 @@ class MemoryFs(FileSystem):
         links followed are few: the clock is looked at per link."""
         if not path:
             raise FsError(ENOENT)
-        if _too_long(path):
+        if len(path) >= _SURELY_SHORT and _too_long(path):
             raise FsError(ENAMETOOLONG)
         parts = [p for p in path.split("/") if p]
         if path.endswith("/") and parts:
@@ -278,7 +280,7 @@ class MemoryFs(FileSystem):
         if size > NAME_MAX:
             raise FsError(ENAMETOOLONG)
         names = self._names_from_root(parent)
-        length = sum(_nbytes(n) + 1 for n in names) + 1 + size + below[1]
+        length = (_nbytes("/".join(names)) + 1 if names else 0) + 1 + size + below[1]
         if len(names) + 1 + below[0] > self.limits.max_path_depth or length >= PATH_MAX:
             raise FsError(ENAMETOOLONG)
         return size
@@ -497,7 +499,7 @@ class MemoryFs(FileSystem):
     def symlink(self, target: str, path: str):
         if not target:
             raise FsError(ENOENT)
-        if _too_long(target):
+        if len(target) >= _SURELY_SHORT and _too_long(target):
             raise FsError(ENAMETOOLONG)
         parent, name, node = self._walk(path, follow_last=False)
         if node is not None or parent is None:
