@@ -90,7 +90,7 @@ def _rm(r: _Run, opts, ops):
         if not force:
             _need_operands("rm", ops)
         return
-    root = r.fs.stat("/")
+    root = r.fs.stat("/") if recursive else None
     for name in ops:
         base = name.rstrip("/").rsplit("/", 1)[-1]
         if base in (".", ".."):
