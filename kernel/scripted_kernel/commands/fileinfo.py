@@ -5,6 +5,7 @@ import random
 import time
 
 from ..fs import FsError
+from ..shell.limits import check_stop
 from ._options import UsageError, bad_usage, parse, run_guarded
 from .ls import blocks, human, mode_string
 
@@ -96,6 +97,7 @@ def _du(sh, argv):
         kb, by = blocks(s), s.size
         if s.kind == "d":
             for entry in sorted(sh.fs.listdir(sh.path(name))):
+                check_stop()
                 child = name.rstrip("/") + "/" + entry
                 ckb, cby = walk(child, depth + 1)
                 kb += ckb
