@@ -5,6 +5,7 @@ import random
 import time
 
 from ..fs import FsError
+from ..shell.limits import check_stop
 from ._options import UsageError, bad_usage, parse
 from .ls import blocks, human, mode_string
 from .registry import command
@@ -95,6 +96,7 @@ def _du(ctx, argv):
         kb, by = blocks(s), s.size
         if s.kind == "d":
             for entry in sorted(ctx.fs.listdir(ctx.path(name))):
+                check_stop()
                 child = name.rstrip("/") + "/" + entry
                 ckb, cby = walk(child, depth + 1)
                 kb += ckb

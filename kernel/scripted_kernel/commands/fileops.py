@@ -6,6 +6,8 @@ import datetime as dt
 import re
 
 from ..fs import FsError
+from ..fs.base import EEXIST, ENAMETOOLONG, ENOSPC, EPERM, EROFS
+from ..shell.limits import check_stop
 from ._options import UsageError, bad_usage, parse
 from .registry import command
 
@@ -55,7 +57,7 @@ def _mkdir(r: _Run, opts, ops):
                     if opts.has("v"):
                         r.ctx.out(f"mkdir: created directory '{here}'\n")
                 except FsError as e:
-                    r.fail(f"cannot create directory '{name}': {e.strerror}")
+                    r.fail(f"cannot create directory '{here}': {e.strerror}")
                     break
             continue
         try:
@@ -87,6 +89,7 @@ def _rm(r: _Run, opts, ops):
         if not force:
             _need_operands("rm", ops)
         return
+    root = r.fs.stat("/") if recursive else None
     for name in ops:
         base = name.rstrip("/").rsplit("/", 1)[-1]
         if base in (".", ".."):
@@ -98,7 +101,11 @@ def _rm(r: _Run, opts, ops):
                 r.fail(f"cannot remove '{name}': No such file or directory")
             continue
         if st.is_dir:
-            if recursive:
+            if recursive and st.ino == root.ino and not opts.has("no-preserve-root"):
+                same = "" if name == "/" else " (same as '/')"
+                r.fail(f"it is dangerous to operate recursively on '{name}'{same}")
+                r.fail("use --no-preserve-root to override this failsafe")
+            elif recursive:
                 _remove_tree(r, name, opts.has("v"))
             elif opts.has("d"):
                 try:
@@ -123,6 +130,7 @@ def _remove_tree(r: _Run, name: str, verbose: bool):
         r.fail(f"cannot remove '{name}': {e.strerror}")
         return
     for entry in sorted(entries):
+        check_stop()
         child = name.rstrip("/") + "/" + entry
         st = r.stat(child, follow=False)
         if st is not None and st.is_dir:
@@ -189,6 +197,7 @@ def _copy(r: _Run, src: str, dst: str, st, keep: bool, no_clobber: bool, verbose
                 r.fail(f"cannot copy a directory, '{src}', into itself, '{dst}'")
                 return
             for entry in sorted(r.fs.listdir(r.path(src))):
+                check_stop()
                 child = r.stat(src.rstrip("/") + "/" + entry, follow=False)
                 if child is not None:
                     _copy(r, src.rstrip("/") + "/" + entry, dst.rstrip("/") + "/" + entry, child,
@@ -342,6 +351,7 @@ def _chmod_one(r: _Run, spec: str, name: str, recursive: bool, verbose: bool):
             r.fail(f"cannot read directory '{name}': {e.strerror}")
             return
         for entry in entries:
+            check_stop()
             child = name.rstrip("/") + "/" + entry
             child_st = r.stat(child, follow=False)
             if child_st is not None and not child_st.is_link:
@@ -366,19 +376,31 @@ def _ln(r: _Run, opts, ops):
             if opts.has("v"):
                 r.ctx.out(f"'{dst}' -> '{src}'\n")
         except FsError as e:
-            if e.strerror == "File exists":
-                r.fail(f"failed to create {'symbolic' if opts.has('s') else 'hard'} link '{dst}': File exists")
-            elif e.strerror == "Operation not permitted":
-                r.fail(f"{src}: hard link not allowed for directory")
-            else:
-                r.fail(f"failed to access '{src}': {e.strerror}" if not opts.has("s")
-                       else f"failed to create symbolic link '{dst}': {e.strerror}")
+            r.fail(_link_failure(r, src, dst, opts.has("s"), e.strerror))
+
+
+def _link_failure(r: _Run, src: str, dst: str, symbolic: bool, reason: str) -> str:
+    """ln's complaint, worded as GNU words it: the target is named with the link when it
+    may be the cause (a name too long, an empty target), or for a hard link unless the
+    destination alone is at fault."""
+    if symbolic:
+        arrow = reason == ENAMETOOLONG or not src
+        return f"failed to create symbolic link '{dst}'" + (f" -> '{src}'" if arrow else "") + f": {reason}"
+    if reason == EPERM:
+        return f"{src}: hard link not allowed for directory"
+    if r.stat(src, follow=False) is None:
+        return f"failed to access '{src}': {reason}"
+    if reason in (EEXIST, ENOSPC, EROFS):
+        return f"failed to create hard link '{dst}': {reason}"
+    return f"failed to create hard link '{dst}' => '{src}': {reason}"
 
 
 _COMMANDS = {
     "mkdir": (_mkdir, "pv", "m", {"parents": "p", "verbose": "v"}, {"mode": "m"}),
     "rmdir": (_rmdir, "pv", "", {"parents": "p", "ignore-fail-on-non-empty": "i"}, {}),
-    "rm": (_rm, "rRfdvi", "", {"recursive": "r", "force": "f", "dir": "d", "verbose": "v"}, {}),
+    "rm": (_rm, "rRfdvi", "", {"recursive": "r", "force": "f", "dir": "d", "verbose": "v",
+                               "no-preserve-root": "no-preserve-root", "preserve-root": "preserve-root"},
+           {}),
     "cp": (_cp, "rRapnvPdfLHu", "t", {"recursive": "r", "archive": "a", "no-clobber": "n",
                                      "verbose": "v", "force": "f", "preserve": "p"},
            {"target-directory": "t"}),

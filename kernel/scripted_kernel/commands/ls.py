@@ -5,6 +5,7 @@ import stat as st_mod
 import time
 
 from ..fs import FsError, Stat
+from ..shell.limits import check_stop
 from ._options import parse
 from .registry import command
 
@@ -78,6 +79,8 @@ class _Lister:
         return "*" if s.kind == "-" and s.mode & 0o111 else ""
 
     def render(self, items: list) -> str:
+        if not items:
+            return ""
         if not self.long:
             return "".join(name + self.suffix(s) + "\n" for name, s in items)
         rows = []
@@ -113,6 +116,7 @@ class _Lister:
             for dot in (".", ".."):
                 items.append((dot, self.stat(path.rstrip("/") + "/" + dot if path != "/" else "/" + dot, True)))
         for name in names:
+            check_stop()
             try:
                 items.append((name, self.stat(_join(path, name), False)))
             except FsError:

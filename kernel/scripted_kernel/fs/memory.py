@@ -2,25 +2,39 @@
 mode bits and mtimes, a few devices, bounded by size limits; plus read-only host mounts.
 
 The script runs as the owner of every file, an ordinary user (not root): mode bits are
-enforced as the kernel would for the owner (`chmod 000 f; cat f` is Permission denied).
+enforced as the kernel would for the owner (`chmod 000 f; cat f` is Permission denied). The
+directories the filesystem starts with (/tmp, /home, the home directory, /dev) and the devices
+belong to root: they cannot be removed, renamed or replaced, and nothing is created in /dev.
+
+Everything the filesystem keeps is bounded, whatever route made it: every name (a directory
+entry, hard links included) counts in `max_file_count` and its bytes, with symbolic links'
+targets, in `max_fs_bytes` beside the contents; a name is at most NAME_MAX bytes, a path or a
+link's target under PATH_MAX, and no file lies deeper than `max_path_depth` components or has
+an absolute path of PATH_MAX bytes or more, so every file can be named and removed.
 """
 from __future__ import annotations
 
 import time
 from typing import Optional
 
-from ..shell.limits import ExecutionLimits
+from ..shell.limits import ExecutionLimits, check_stop
 from .base import (EACCES, EEXIST, EFBIG, EINVAL, EISDIR, ELOOP, ENAMETOOLONG, ENOENT, ENOSPC,
-                   ENOTDIR, ENOTEMPTY, EPERM, EROFS, FileSystem, FsError, Stat)
+                   ENOTDIR, ENOTEMPTY, EPERM, EROFS, EXDEV, FileSystem, FsError, Stat)
 
 MAX_SYMLINKS = 40          # the kernel's limit on links followed while resolving one path
+NAME_MAX = 255             # bytes of one name (Linux's)
+PATH_MAX = 4096            # bytes of a path or a link's target, its terminating NUL included
+_CHECK_EVERY = 256         # directory entries visited between two looks at the clock
 DEVICES = ("null", "zero", "stdin", "stdout", "stderr", "tty")
 
 
 class Inode:
     """One file. `data` (regular file), `entries` (directory), `target` (symlink, or a device's
-    name); `host` is (HostMount, relative path parts) for files of a host mount."""
-    __slots__ = ("kind", "mode", "mtime", "data", "entries", "target", "ino", "nlink", "host")
+    name); `host` is (HostMount, relative path parts) for files of a host mount. A directory
+    knows its `parent` and `name` (it has one name), so its depth and path are a walk up;
+    `opened`: Writers open on a regular file, which keep its bytes after its last name goes."""
+    __slots__ = ("kind", "mode", "mtime", "data", "entries", "target", "ino", "nlink", "host",
+                 "parent", "name", "opened")
 
     def __init__(self, kind: str, mode: int, mtime: float, ino: int):
         self.kind = kind
@@ -32,6 +46,9 @@ class Inode:
         self.entries: Optional[dict] = {} if kind == "d" else None
         self.target = ""
         self.host = None
+        self.parent = None
+        self.name = ""
+        self.opened = 0
 
     @property
     def size(self) -> int:
@@ -42,13 +59,31 @@ class Inode:
         return 4096 if self.kind == "d" else 0
 
 
+def _nbytes(text: str) -> int:
+    """The bytes of a name or path as the kernel counts them (UTF-8)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogateescape"))
+
+
+_SURELY_SHORT = PATH_MAX // 4      # characters: any character is at most 4 bytes
+
+
+def _too_long(path: str) -> bool:
+    """Is `path` PATH_MAX bytes or more? (Callers first compare its length with _SURELY_SHORT.)"""
+    return _nbytes(path) >= PATH_MAX
+
+
 class Writer:
-    """An open file for writing: a callable taking text, as the shell's file descriptors are."""
+    """An open file for writing: a callable taking text, as the shell's file descriptors are.
+    While it is open, a file whose last name was removed keeps its bytes (counted in
+    max_fs_bytes, as the kernel keeps an unlinked open file); they are freed when the last
+    Writer on it goes (the shell closes a descriptor by dropping it)."""
     __slots__ = ("fs", "node")
 
     def __init__(self, fs: "MemoryFs", node: Optional[Inode]):
         self.fs = fs
         self.node = node          # None: a sink (/dev/null)
+        if node is not None:
+            node.opened += 1
 
     def __call__(self, text: str):
         if text and self.node is not None:
@@ -57,6 +92,11 @@ class Writer:
     def write_bytes(self, data: bytes):
         if data and self.node is not None:
             self.fs._append(self.node, data)
+
+    def __del__(self):
+        if self.node is not None:
+            self.node.opened -= 1
+            self.fs._release(self.node)
 
 
 class MemoryFs(FileSystem):
@@ -77,11 +117,13 @@ class MemoryFs(FileSystem):
         self.root = self._new("d", 0o755)
         self._mkdirs("/tmp", 0o1777)
         self._mkdirs(self.home, 0o755)
-        dev = self._mkdirs("/dev", 0o755)
+        self._dev = self._mkdirs("/dev", 0o755)
         for name in DEVICES:
             node = self._new("c", 0o666)
             node.target = name
-            dev.entries[name] = node
+            self._dev.entries[name] = node
+        self._system = {self._dev, self.root.entries["tmp"], self.root.entries["home"],
+                        self._existing(self.home)}
         for path, content in (files or {}).items():
             self.add_file(path, content)
 
@@ -125,10 +167,8 @@ class MemoryFs(FileSystem):
         for name in (p for p in path.split("/") if p):
             child = node.entries.get(name)
             if child is None:
-                self._count_new()
                 child = self._new("d", mode)
-                node.entries[name] = child
-                node.nlink += 1
+                self._attach(node, name, child)
             node = child
         return node
 
@@ -137,12 +177,14 @@ class MemoryFs(FileSystem):
     def _walk(self, path: str, follow_last: bool = True):
         """Resolve `path`: (parent directory, last name, node or None if it does not exist).
         The parent is None when the last component is `.` or `..` or the path is `/`.
-        Raises ENOENT/ENOTDIR/EACCES/ELOOP on the way, as the kernel would."""
+        Raises ENOENT/ENOTDIR/EACCES/ELOOP/ENAMETOOLONG on the way, as the kernel would.
+        A path and each link's target are under PATH_MAX, so the components between two
+        links followed are few: the clock is looked at per link."""
         if not path:
             raise FsError(ENOENT)
-        parts = [p for p in path.split("/") if p]
-        if len(parts) > self.limits.max_path_depth:
+        if len(path) >= _SURELY_SHORT and _too_long(path):
             raise FsError(ENAMETOOLONG)
+        parts = [p for p in path.split("/") if p]
         if path.endswith("/") and parts:
             parts.append(".")
         stack = [self.root]
@@ -168,6 +210,8 @@ class MemoryFs(FileSystem):
                 continue
             node = self._child(cur, name)
             if node is None:
+                if _nbytes(name) > NAME_MAX:
+                    raise FsError(ENAMETOOLONG)
                 if last:
                     return cur, name, None
                 raise FsError(ENOENT)
@@ -175,6 +219,7 @@ class MemoryFs(FileSystem):
                 links += 1
                 if links > MAX_SYMLINKS:
                     raise FsError(ELOOP)
+                check_stop()
                 target = node.target
                 if not target:
                     raise FsError(ENOENT)
@@ -196,7 +241,10 @@ class MemoryFs(FileSystem):
     def _child(directory: Inode, name: str) -> Optional[Inode]:
         if directory.host is not None:
             host, rel = directory.host
-            return host.lookup(rel, name)
+            node = host.lookup(rel, name)
+            if node is not None and node.kind == "d":
+                node.parent, node.name = directory, name
+            return node
         return directory.entries.get(name)
 
     def _existing(self, path: str, follow: bool = True) -> Inode:
@@ -205,21 +253,99 @@ class MemoryFs(FileSystem):
             raise FsError(ENOENT)
         return node
 
-    def _entries(self, directory: Inode) -> dict:
-        if directory.host is not None:
-            raise FsError(EROFS)
-        return directory.entries
+    @staticmethod
+    def _names_from_root(directory: Inode) -> list:
+        """The names leading from `/` to `directory` (a walk up its parents)."""
+        names = []
+        while directory.parent is not None:
+            names.append(directory.name)
+            directory = directory.parent
+        names.reverse()
+        return names
 
     def _writable_dir(self, directory: Inode):
         if directory.host is not None:
             raise FsError(EROFS)
-        if directory.mode & 0o300 != 0o300:
+        if directory.mode & 0o300 != 0o300 or directory is self._dev:
             raise FsError(EACCES)
 
-    def _count_new(self):
+    # ------------------------------------------------------------ names and their budgets
+
+    def _check_name(self, parent: Inode, name: str, below: tuple = (0, 0)) -> int:
+        """Refuse a new name `name` in `parent` that would break a limit: the name over
+        NAME_MAX, or a file (or, `below` = (levels, bytes), the deepest and longest path under a
+        directory moved there) deeper than max_path_depth or with a path of PATH_MAX bytes.
+        Returns the name's bytes."""
+        size = _nbytes(name)
+        if size > NAME_MAX:
+            raise FsError(ENAMETOOLONG)
+        names = self._names_from_root(parent)
+        length = (_nbytes("/".join(names)) + 1 if names else 0) + 1 + size + below[1]
+        if len(names) + 1 + below[0] > self.limits.max_path_depth or length >= PATH_MAX:
+            raise FsError(ENAMETOOLONG)
+        return size
+
+    def _charge(self, size: int):
+        if size > 0 and self.used_bytes + size > self.limits.max_fs_bytes:
+            raise FsError(ENOSPC)
+        self.used_bytes += size
+
+    def _attach(self, parent: Inode, name: str, node: Inode, extra: int = 0):
+        """Give `node` a new name in `parent`: the one place a name is made (create, mkdir,
+        link, symlink), counted in max_file_count and, with `extra` bytes (a new link's
+        target), in max_fs_bytes."""
+        size = self._check_name(parent, name)
         if self.file_count >= self.limits.max_file_count:
             raise FsError(ENOSPC)
+        self._charge(size + extra)
         self.file_count += 1
+        parent.entries[name] = node
+        if node.kind == "d":
+            node.parent, node.name = parent, name
+            parent.nlink += 1
+        parent.mtime = self._tick()
+
+    def _detach(self, parent: Inode, name: str):
+        """Remove the name `name` from `parent`; the file goes with its last name."""
+        node = parent.entries.pop(name)
+        self.file_count -= 1
+        self.used_bytes -= _nbytes(name)
+        if node.kind == "d":
+            parent.nlink -= 1
+            node.parent = None
+        else:
+            node.nlink -= 1
+            self._release(node)
+        parent.mtime = self._tick()
+
+    def _release(self, node: Inode):
+        """Free a file's bytes once it has no name and no Writer open on it."""
+        if node.nlink > 0 or node.opened > 0 or node.host is not None:
+            return
+        if node.kind == "-":
+            self.used_bytes -= len(node.data)
+            node.data = bytearray()
+        elif node.kind == "l" and node.target:
+            self.used_bytes -= _nbytes(node.target)
+            node.target = ""
+
+    def _reach(self, directory: Inode) -> tuple:
+        """(levels, bytes): how much deeper and longer than `directory`'s own path the deepest
+        and the longest path below it are (a directory moved takes them along)."""
+        levels = length = 0
+        stack = [(directory, 0, 0)]
+        seen = 0
+        while stack:
+            node, depth, size = stack.pop()
+            for name, child in node.entries.items():
+                seen += 1
+                if not seen % _CHECK_EVERY:
+                    check_stop()
+                below = (depth + 1, size + 1 + _nbytes(name))
+                levels, length = max(levels, below[0]), max(length, below[1])
+                if child.kind == "d" and child.host is None:
+                    stack.append((child, *below))
+        return levels, length
 
     def _append(self, node: Inode, data: bytes):
         if node.kind == "c":
@@ -228,19 +354,9 @@ class MemoryFs(FileSystem):
             raise FsError(EROFS)
         if len(node.data) + len(data) > self.limits.max_file_bytes:
             raise FsError(EFBIG)
-        if self.used_bytes + len(data) > self.limits.max_fs_bytes:
-            raise FsError(ENOSPC)
-        self.used_bytes += len(data)
+        self._charge(len(data))
         node.data += data
         node.mtime = self._tick()
-
-    def _drop(self, node: Inode):
-        """One name of `node` is gone; its bytes are freed with its last name."""
-        node.nlink -= 1
-        if node.nlink <= 0 or node.kind == "d":
-            self.file_count -= 1
-            if node.kind == "-" and node.host is None:
-                self.used_bytes -= len(node.data)
 
     # ------------------------------------------------------------ the interface
 
@@ -268,10 +384,8 @@ class MemoryFs(FileSystem):
             if path.endswith("/"):
                 raise FsError(EISDIR)
             self._writable_dir(parent)
-            self._count_new()
             node = self._new("-", mode)
-            parent.entries[name] = node
-            parent.mtime = node.mtime
+            self._attach(parent, name, node)
             return Writer(self, node)
         if node.kind == "d":
             raise FsError(EISDIR)
@@ -305,13 +419,7 @@ class MemoryFs(FileSystem):
         if node is not None:
             raise FsError(EEXIST)
         self._writable_dir(parent)
-        if len([p for p in path.split("/") if p]) >= self.limits.max_path_depth:
-            raise FsError(ENAMETOOLONG)
-        self._count_new()
-        child = self._new("d", mode)
-        parent.entries[name] = child
-        parent.nlink += 1
-        parent.mtime = child.mtime
+        self._attach(parent, name, self._new("d", mode))
 
     def _removable(self, path: str):
         parent, name, node = self._walk(path.rstrip("/") or "/", follow_last=False)
@@ -320,15 +428,20 @@ class MemoryFs(FileSystem):
         if parent is None:
             raise FsError(EINVAL if name == "." else "Device or resource busy")
         self._writable_dir(parent)
+        self._not_system(node)
         return parent, name, node
+
+    def _not_system(self, node: Inode):
+        """The directories the filesystem starts with and the devices are root's: a name of
+        theirs cannot be removed or replaced (an ordinary user's Permission denied)."""
+        if node.kind == "c" or node in self._system:
+            raise FsError(EACCES)
 
     def unlink(self, path: str):
         parent, name, node = self._removable(path)
         if node.kind == "d":
             raise FsError(EISDIR)
-        del parent.entries[name]
-        parent.mtime = self._tick()
-        self._drop(node)
+        self._detach(parent, name)
 
     def rmdir(self, path: str):
         parent, name, node = self._removable(path)
@@ -336,10 +449,7 @@ class MemoryFs(FileSystem):
             raise FsError(ENOTDIR)
         if node.host is not None or node.entries:
             raise FsError(ENOTEMPTY if node.entries else "Device or resource busy")
-        del parent.entries[name]
-        parent.nlink -= 1
-        parent.mtime = self._tick()
-        self._drop(node)
+        self._detach(parent, name)
 
     def rename(self, src: str, dst: str):
         sparent, sname, snode = self._removable(src)
@@ -352,39 +462,52 @@ class MemoryFs(FileSystem):
         if snode.kind == "d" and self._inside(dparent, snode):
             raise FsError(EINVAL)
         if dnode is not None:
+            self._not_system(dnode)
             if dnode.kind == "d":
                 if snode.kind != "d":
                     raise FsError(EISDIR)
-                if dnode.entries:
+                if dnode.entries or dnode.host is not None:
                     raise FsError(ENOTEMPTY)
-                dparent.nlink -= 1
             elif snode.kind == "d":
                 raise FsError(ENOTDIR)
-            self._drop(dnode)
+        size = self._check_name(dparent, dname, self._reach(snode) if snode.kind == "d" else (0, 0))
+        if dnode is not None:
+            self._detach(dparent, dname)
+        self._charge(size - _nbytes(sname))
+        self._move(sparent, sname, snode, dparent, dname)
+
+    def _move(self, sparent: Inode, sname: str, node: Inode, dparent: Inode, dname: str):
+        """The name `sname` in `sparent` becomes `dname` in `dparent` (paid for: one name
+        for another, the count unchanged)."""
         del sparent.entries[sname]
-        if snode.kind == "d":
+        if node.kind == "d":
             sparent.nlink -= 1
             dparent.nlink += 1
-        dparent.entries[dname] = snode
+            node.parent, node.name = dparent, dname
+        dparent.entries[dname] = node
         sparent.mtime = dparent.mtime = self._tick()
 
-    def _inside(self, directory: Inode, ancestor: Inode) -> bool:
+    @staticmethod
+    def _inside(directory: Inode, ancestor: Inode) -> bool:
         """Is `directory` `ancestor` or below it? (a directory cannot move into itself)"""
-        if directory is ancestor:
-            return True
-        return any(child.kind == "d" and self._inside(directory, child)
-                   for child in (ancestor.entries or {}).values())
+        while directory is not None:
+            if directory is ancestor:
+                return True
+            directory = directory.parent
+        return False
 
     def symlink(self, target: str, path: str):
+        if not target:
+            raise FsError(ENOENT)
+        if len(target) >= _SURELY_SHORT and _too_long(target):
+            raise FsError(ENAMETOOLONG)
         parent, name, node = self._walk(path, follow_last=False)
         if node is not None or parent is None:
             raise FsError(EEXIST)
         self._writable_dir(parent)
-        self._count_new()
         link = self._new("l", 0o777)
         link.target = target
-        parent.entries[name] = link
-        parent.mtime = link.mtime
+        self._attach(parent, name, link, _nbytes(target))
 
     def link(self, src: str, dst: str):
         node = self._existing(src, follow=False)
@@ -392,11 +515,13 @@ class MemoryFs(FileSystem):
             raise FsError(EPERM)
         if node.host is not None:
             raise FsError(EROFS)
+        if node.kind == "c":
+            raise FsError(EXDEV)         # the devices are on another filesystem
         parent, name, existing = self._walk(dst, follow_last=False)
         if existing is not None or parent is None:
             raise FsError(EEXIST)
         self._writable_dir(parent)
-        parent.entries[name] = node
+        self._attach(parent, name, node)
         node.nlink += 1
 
     def readlink(self, path: str) -> str:
@@ -409,6 +534,8 @@ class MemoryFs(FileSystem):
         node = self._existing(path)
         if node.host is not None:
             raise FsError(EROFS)
+        if node.kind == "c" or node is self._dev:
+            raise FsError(EPERM)
         node.mode = mode & 0o7777
 
     def utime(self, path: str, mtime: float, follow: bool = True):
@@ -420,37 +547,14 @@ class MemoryFs(FileSystem):
     def realpath(self, path: str, strict: bool = True) -> str:
         """The canonical path (symbolic links, `.` and `..` resolved). `strict`: every part
         must exist; otherwise only the parent of the last part must."""
-        resolved: list[str] = []
-        parts = [p for p in path.split("/") if p]
-        parts.reverse()
-        links = 0
-        while parts:
-            name = parts.pop()
-            if name == ".":
-                continue
-            if name == "..":
-                if resolved:
-                    resolved.pop()
-                continue
-            here = "/" + "/".join(resolved + [name])
-            _, _, node = self._walk(here, follow_last=False)
-            if node is None:
-                if strict or parts:
-                    raise FsError(ENOENT)
-                resolved.append(name)
-                continue
-            if node.kind == "l":
-                links += 1
-                if links > MAX_SYMLINKS:
-                    raise FsError(ELOOP)
-                if node.target.startswith("/"):
-                    resolved = []
-                parts.extend(reversed([p for p in node.target.split("/") if p]))
-                continue
-            if parts and node.kind != "d":
-                raise FsError(ENOTDIR)
-            resolved.append(name)
-        return "/" + "/".join(resolved)
+        parent, name, node = self._walk(path)
+        if node is None and strict:
+            raise FsError(ENOENT)
+        if node is not None and node.kind == "d":
+            names = self._names_from_root(node)
+        else:
+            names = self._names_from_root(parent) + [name]
+        return "/" + "/".join(names)
 
     def access(self, path: str, want: str) -> bool:
         try:
@@ -464,17 +568,40 @@ class MemoryFs(FileSystem):
     # ------------------------------------------------------------ for the notebook
 
     def tree(self) -> dict:
-        """{absolute path: Stat} of every file below `/` except /dev, in path order."""
+        """{absolute path: Stat} of every file below `/` except /dev, in path order. Walked
+        node by node (never by path), so a tree of any depth is listed; a host directory that
+        cannot be read is shown empty."""
         out = {}
-
-        def visit(prefix: str, node: Inode):
-            for name in sorted(self.listdir(prefix or "/")):
-                path = f"{prefix}/{name}"
-                if path == "/dev":
-                    continue
-                st = self.stat(path, follow=False)
-                out[path] = st
-                if st.kind == "d":
-                    visit(path, self._existing(path))
-        visit("", self.root)
+        stack = [(f"/{name}", child) for name, child in reversed(self._children(self.root))
+                 if child is not self._dev]
+        while stack:
+            path, node = stack.pop()
+            out[path] = Stat(node.kind, node.mode, self._quiet_size(node), node.mtime, node.ino,
+                             node.nlink, node.target)
+            if node.kind == "d":
+                stack.extend((f"{path}/{name}", child) for name, child in reversed(self._children(node)))
         return out
+
+    def _children(self, directory: Inode) -> list:
+        """(name, node) of a directory's entries in name order, leaving out what cannot be read."""
+        try:
+            names = list(directory.entries) if directory.host is None else \
+                directory.host[0].listdir(directory.host[1])
+        except (FsError, OSError):
+            return []
+        out = []
+        for name in sorted(names):
+            try:
+                child = self._child(directory, name)
+            except FsError:
+                continue
+            if child is not None:
+                out.append((name, child))
+        return out
+
+    @staticmethod
+    def _quiet_size(node: Inode) -> int:
+        try:
+            return node.size
+        except (FsError, OSError):
+            return 0

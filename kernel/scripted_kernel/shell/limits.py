@@ -41,6 +41,9 @@ class ExecutionLimits:
     max_string_length: int = 16 * 1024 * 1024
     max_array_length: int = 1_000_000
     max_brace_expansion: int = 100_000
+    # Paths one pathname expansion holds after any one of its components (`*/../*/../*`
+    # multiplies them at each step; `**` lists a whole tree).
+    max_glob_matches: int = 100_000
     timeout_seconds: float = 30.0
     max_parser_depth: int = 100           # at most 200 (lexer.MAX_DEPTH_CAP): the C stack's bound
     max_script_bytes: int = 1024 * 1024
