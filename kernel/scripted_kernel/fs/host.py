@@ -13,6 +13,7 @@ import os
 import stat as st
 
 from .base import EACCES, EFBIG, ENOENT, FsError
+from .inode import Inode
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
@@ -42,7 +43,6 @@ class HostMount:
         return fd
 
     def lookup(self, rel: tuple, name: str):
-        from .memory import Inode
         fd = self._open_dir(rel)
         try:
             info = os.stat(name, dir_fd=fd, follow_symlinks=False)

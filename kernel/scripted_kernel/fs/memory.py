@@ -18,6 +18,8 @@ import time
 from typing import Optional
 
 from ..shell.limits import ExecutionLimits, check_stop
+from .host import HostMount
+from .inode import Inode
 from .base import (EACCES, EEXIST, EFBIG, EINVAL, EISDIR, ELOOP, ENAMETOOLONG, ENOENT, ENOSPC,
                    ENOTDIR, ENOTEMPTY, EPERM, EROFS, EXDEV, FileSystem, FsError, Stat)
 
@@ -26,37 +28,6 @@ NAME_MAX = 255             # bytes of one name (Linux's)
 PATH_MAX = 4096            # bytes of a path or a link's target, its terminating NUL included
 _CHECK_EVERY = 256         # directory entries visited between two looks at the clock
 DEVICES = ("null", "zero", "stdin", "stdout", "stderr", "tty")
-
-
-class Inode:
-    """One file. `data` (regular file), `entries` (directory), `target` (symlink, or a device's
-    name); `host` is (HostMount, relative path parts) for files of a host mount. A directory
-    knows its `parent` and `name` (it has one name), so its depth and path are a walk up;
-    `opened`: Writers open on a regular file, which keep its bytes after its last name goes."""
-    __slots__ = ("kind", "mode", "mtime", "data", "entries", "target", "ino", "nlink", "host",
-                 "parent", "name", "opened")
-
-    def __init__(self, kind: str, mode: int, mtime: float, ino: int):
-        self.kind = kind
-        self.mode = mode
-        self.mtime = mtime
-        self.ino = ino
-        self.nlink = 2 if kind == "d" else 1
-        self.data = bytearray() if kind == "-" else None
-        self.entries: Optional[dict] = {} if kind == "d" else None
-        self.target = ""
-        self.host = None
-        self.parent = None
-        self.name = ""
-        self.opened = 0
-
-    @property
-    def size(self) -> int:
-        if self.kind == "-":
-            return self.host[0].size(self.host[1]) if self.host else len(self.data)
-        if self.kind == "l":
-            return len(self.target.encode("utf-8", "surrogateescape"))
-        return 4096 if self.kind == "d" else 0
 
 
 def _nbytes(text: str) -> int:
@@ -141,7 +112,6 @@ class MemoryFs(FileSystem):
         `..`, no symlink or hard-link escape, no devices) and size-limited."""
         if not read_only:
             raise ValueError("only read-only host mounts are supported")
-        from .host import HostMount
         host = HostMount(host_dir, self.limits.max_file_bytes)
         node = self._mkdirs(at, 0o555)
         if node.entries:
