@@ -55,6 +55,10 @@ class ExecutionLimits:
     max_file_count: int = 10_000
     max_path_depth: int = 128
     max_file_bytes: int = 16 * 1024 * 1024
+    # A shell kept between calls (BashTool, sessions): what its variables, arrays, functions,
+    # positional parameters, traps and directory stack keep, checked at the end of each call
+    # (see shell/session_state.py for how each is counted).
+    max_shell_state_bytes: int = 16 * 1024 * 1024
 
     def __setattr__(self, name, value):
         setting = _SETTING_TYPES.get(type(value))
@@ -101,7 +105,8 @@ MAX_FIELD_WIDTH = 10_000_000   # characters of one printf field's width or preci
 
 class Budget:
     """Counters shared by a script and all of its subshells."""
-    __slots__ = ("limits", "commands", "deadline", "cancel", "started", "memory_start", "unchecked")
+    __slots__ = ("limits", "commands", "deadline", "cancel", "started", "memory_start", "unchecked",
+                 "stop")
 
     def __init__(self, limits: ExecutionLimits, cancel: CancelToken):
         self.limits = limits
@@ -109,8 +114,18 @@ class Budget:
         self.started = time.monotonic()
         self.deadline = self.started + limits.timeout_seconds if limits.timeout_seconds else None
         self.cancel = cancel
+        # what the check between commands reads: the cancel token, or EXPIRED once the
+        # watchdog has seen the deadline pass
+        self.stop = cancel
         self.memory_start = resident_bytes()
         self.unchecked = 0            # bytes of large values built since the last memory check
+
+    def watch(self):
+        """Have the watchdog mark this budget when its deadline passes (until unwatch())."""
+        WATCHDOG.watch(self)
+
+    def unwatch(self):
+        WATCHDOG.unwatch(self)
 
     def check_memory(self):
         self.unchecked = 0
@@ -126,14 +141,16 @@ class Budget:
             self.check_memory()
 
     def check(self):
-        """Called between commands: the command count, the cancel flag, the clock."""
+        """Called between commands: the command count, the cancel flag or the watchdog's mark,
+        the clock (the watchdog's mark stops a script at its next command whatever share of
+        the CPU it gets; the clock read every 64 commands is for a process without it)."""
         self.commands += 1
         if self.commands > self.limits.max_commands:
             raise LimitExceeded("max_commands",
                                 f"command limit exceeded: more than {self.limits.max_commands} "
                                 f"commands (max_commands)")
-        if self.cancel.cancelled:
-            raise Cancelled(f"execution {self.cancel.reason}")
+        if self.stop.cancelled:
+            self.check_stop()
         if not self.commands & 63:
             if self.deadline is not None and time.monotonic() > self.deadline:
                 raise timeout_error(self.limits)
@@ -145,11 +162,92 @@ class Budget:
             raise Cancelled(f"execution {self.cancel.reason}")
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise timeout_error(self.limits)
+        self.stop = self.cancel       # a mark for a deadline since moved on (`timeout` ended)
 
     def check_clock(self):
         """The cancel flag, the clock and memory: for loops inside one command."""
         self.check_memory()
         self.check_stop()
+
+
+class _Expired:
+    """The watchdog's mark on a budget whose deadline has passed."""
+    cancelled = True
+
+
+EXPIRED = _Expired()
+
+
+class Watchdog:
+    """One thread for all the executions of the process, which marks a running budget as soon
+    as its deadline passes; the check between commands reads the mark as it reads the cancel
+    flag. Checks that read the clock only every so many commands fire late on a loaded
+    machine, where those commands take several times as long (a 3 s timeout ended at 13 s
+    with four busy processes on two cores). It wakes at the earliest deadline, at least every
+    TICK seconds while executions run (a `timeout` can bring a deadline forward), and sleeps
+    while none runs."""
+    TICK = 0.1
+
+    def __init__(self):
+        self.budgets: set = set()
+        self.wake = threading.Event()
+        self.idle = True
+        self.thread = None
+        self.failed = False           # no thread could be started: the clock reads remain
+
+    def watch(self, budget: Budget):
+        self.budgets.add(budget)
+        if self.thread is None and not self.failed:
+            self._start()
+        if self.idle:
+            self.wake.set()
+
+    def unwatch(self, budget: Budget):
+        self.budgets.discard(budget)
+
+    def _start(self):
+        thread = threading.Thread(target=self._run, name="scripted-watchdog", daemon=True)
+        try:
+            thread.start()
+        except RuntimeError:          # "can't start new thread"
+            self.failed = True
+            return
+        self.thread = thread
+
+    def _run(self):
+        while True:
+            if not self.budgets:
+                self.idle = True
+                if not self.budgets:
+                    self.wake.wait()
+                self.wake.clear()
+                self.idle = False
+                continue
+            self.wake.wait(self._mark_expired())
+            self.wake.clear()
+
+    def _mark_expired(self) -> float:
+        """Marks the budgets past their deadline; the seconds until the next one (at most TICK)."""
+        now = time.monotonic()
+        wait = self.TICK
+        for budget in list(self.budgets):
+            deadline = budget.deadline
+            if deadline is None or budget.stop is EXPIRED:
+                continue
+            if now >= deadline:
+                budget.stop = EXPIRED
+            else:
+                wait = min(wait, deadline - now)
+        return max(wait, 0.001)
+
+    def _forked(self):
+        """In a child process made by fork: the thread is the parent's."""
+        self.__init__()
+
+
+WATCHDOG = Watchdog()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=WATCHDOG._forked)
 
 
 def timeout_error(limits: ExecutionLimits) -> Cancelled:
