@@ -55,13 +55,18 @@ def _table_delta(before: dict, after: dict, size) -> int:
     """How much `after` takes more than `before`, measuring only the entries that differ."""
     if after is before:
         return 0
-    delta = 0
-    for name, item in after.items():
-        old = before.get(name)
-        if old is not item:
-            delta += size(name, item) - (size(name, old) if old is not None else 0)
-    for name in before.keys() - after.keys():
-        delta -= size(name, before[name])
+    get = before.get
+    delta = added = 0
+    for name in [name for name, item in after.items() if get(name) is not item]:
+        old = get(name)
+        if old is None:
+            added += 1
+        else:
+            delta -= size(name, old)
+        delta += size(name, after[name])
+    if len(after) - added < len(before):         # some were removed
+        for name in before.keys() - after.keys():
+            delta -= size(name, before[name])
     return delta
 
 
@@ -114,8 +119,10 @@ class Checkpoint:
         """What the shell keeps now: the checkpoint's figure plus what the call changed."""
         if sh.scopes:                # cannot happen at the top level; measure the safe way
             return measure(sh)
-        kept = (self.kept - _others_bytes(self.positional, self.traps, self.dirstack)
-                + _others_bytes(sh.positional, sh.traps, sh.dirstack))
+        kept = self.kept
+        if sh.positional is not self.positional or sh.traps != self.traps or sh.dirstack != self.dirstack:
+            kept += (_others_bytes(sh.positional, sh.traps, sh.dirstack)
+                     - _others_bytes(self.positional, self.traps, self.dirstack))
         kept += _table_delta(self.globals, sh.globals, _var_size)
         if sh.functions is not self.functions:
             kept += _table_delta(self.functions, sh.functions, _function_size)
