@@ -1,10 +1,12 @@
 """Execution limits and the per-execution budget that enforces them."""
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
 from dataclasses import dataclass
+from typing import Optional
 
 from .errors import Cancelled, LimitExceeded
 
@@ -183,16 +185,18 @@ class Watchdog:
     as its deadline passes; the check between commands reads the mark as it reads the cancel
     flag. Checks that read the clock only every so many commands fire late on a loaded
     machine, where those commands take several times as long (a 3 s timeout ended at 13 s
-    with four busy processes on two cores). It wakes at the earliest deadline, at least every
-    TICK seconds while executions run (a `timeout` can bring a deadline forward), and sleeps
-    once none has run for LINGER seconds."""
-    TICK = 0.1
-    LINGER = 2.0                      # seconds it goes on ticking after the last execution
+    with four busy processes on two cores).
+
+    It sleeps until the earliest deadline of the budgets it watches (`next_wake`); a budget
+    whose deadline comes sooner, watched or brought forward by `timeout`, wakes it. Once none
+    is left it waits LINGER seconds before sleeping for good: calls come in runs, and waking
+    the thread on every execute() would cost a switch of threads (15 us) each time."""
+    LINGER = 2.0
 
     def __init__(self):
         self.budgets: set = set()
         self.wake = threading.Event()
-        self.idle = False             # asleep until watch() wakes it (it starts lingering)
+        self.next_wake = math.inf     # inf while it scans or sleeps for good: any budget wakes it
         self.thread = None
         self.failed = False           # no thread could be started: the clock reads remain
 
@@ -200,11 +204,16 @@ class Watchdog:
         self.budgets.add(budget)
         if self.thread is None and not self.failed:
             self._start()
-        if self.idle:
-            self.wake.set()
+        self.deadline_moved(budget)
 
     def unwatch(self, budget: Budget):
         self.budgets.discard(budget)
+
+    def deadline_moved(self, budget: Budget):
+        """The budget's deadline was set or brought forward: wake the thread if it sleeps past it."""
+        deadline = budget.deadline
+        if deadline is not None and deadline < self.next_wake:
+            self.wake.set()
 
     def _start(self):
         thread = threading.Thread(target=self._run, name="scripted-watchdog", daemon=True)
@@ -216,36 +225,33 @@ class Watchdog:
         self.thread = thread
 
     def _run(self):
-        quiet = 0.0
+        lingered = False
         while True:
-            if self.budgets:
-                quiet = 0.0
-                self.wake.wait(self._mark_expired())
-            elif quiet < self.LINGER:
-                # calls come in runs: waking the thread for each would cost a switch of threads
-                # (15 us) on every execute()
-                quiet += self.TICK
-                self.wake.wait(self.TICK)
+            self.next_wake = math.inf          # (before the scan: a budget added during it wakes us)
+            wait = self._mark_expired()
+            if wait is None:                   # no deadline to wait for
+                wait = None if lingered else self.LINGER
+                lingered = True
             else:
-                self.idle = True
-                if not self.budgets:
-                    self.wake.wait()
-                self.idle = False
-            self.wake.clear()
+                lingered = False
+            if wait is not None:
+                self.next_wake = time.monotonic() + wait
+            self.wake.wait(wait)
+            self.wake.clear()                  # (whatever set it, the next scan sees)
 
-    def _mark_expired(self) -> float:
-        """Marks the budgets past their deadline; the seconds until the next one (at most TICK)."""
+    def _mark_expired(self) -> Optional[float]:
+        """Marks the budgets past their deadline; the seconds until the next one (None: none)."""
         now = time.monotonic()
-        wait = self.TICK
+        wait = None
         for budget in list(self.budgets):
             deadline = budget.deadline
             if deadline is None or budget.stop is EXPIRED:
                 continue
             if now >= deadline:
                 budget.stop = EXPIRED
-            else:
-                wait = min(wait, deadline - now)
-        return max(wait, 0.001)
+            elif wait is None or deadline - now < wait:
+                wait = deadline - now
+        return wait
 
     def _forked(self):
         """In a child process made by fork: the thread is the parent's."""

@@ -55,20 +55,17 @@ EMPTY_INPUT = InputStream("")
 
 
 class PipeBuffer:
-    """What one pipeline stage writes for the next (stages run one after another), or what a
-    command substitution's commands write. Its size counts against the memory budget, and it
-    is refused once it passes its bound: a pipe's is max_memory_bytes (`yes | head -1` ends
-    with the memory limit, not an exhausted host); a substitution's is max_string_length,
-    which its value may not pass anyway (kept whole until the end, 50 writes of 16 MB took
-    the host to 1.6 GB before the check)."""
-    __slots__ = ("chunks", "size", "budget", "noted", "bound")
+    """What one pipeline stage writes for the next (stages run one after another). Its size
+    counts against the memory budget, and it is refused once past BOUND: `yes | head -1` ends
+    with the memory limit, not an exhausted host."""
+    __slots__ = ("chunks", "size", "budget", "noted")
+    BOUND, WHAT, UNIT = "max_memory_bytes", "pipe buffer", "bytes"
 
-    def __init__(self, budget, bound: str = "max_memory_bytes"):
+    def __init__(self, budget):
         self.chunks: list[str] = []
         self.size = 0
         self.noted = 0
         self.budget = budget
-        self.bound = bound
 
     def write(self, text: str):
         self.chunks.append(text)
@@ -76,14 +73,20 @@ class PipeBuffer:
         if self.size - self.noted > 1 << 20:
             self.budget.note(self.size - self.noted)
             self.noted = self.size
-            limit = getattr(self.budget.limits, self.bound)
+            limit = getattr(self.budget.limits, self.BOUND)
             if self.size > limit:
-                what = ("pipe buffer", "bytes") if self.bound == "max_memory_bytes" else \
-                    ("command substitution output", "characters")
-                raise LimitExceeded(self.bound, f"{what[0]} exceeded {limit} {what[1]} ({self.bound})")
+                raise LimitExceeded(self.BOUND, f"{self.WHAT} exceeded {limit} {self.UNIT} ({self.BOUND})")
 
     def text(self) -> str:
         return "".join(self.chunks)
+
+
+class SubstitutionBuffer(PipeBuffer):
+    """What a command substitution's commands write, refused once past max_string_length, which
+    its value may not pass anyway (kept whole until the end, 50 writes of 16 MB took the host
+    to 1.6 GB before the check)."""
+    __slots__ = ()
+    BOUND, WHAT, UNIT = "max_string_length", "command substitution output", "characters"
 
 
 def discard(_text: str):
@@ -348,7 +351,7 @@ class Shell:
 
     def command_substitution(self, body: Callable) -> str:
         child = self.subshell()
-        buf = PipeBuffer(self.budget, "max_string_length")
+        buf = SubstitutionBuffer(self.budget)
         child.out = buf.write
         if not self.shopts["inherit_errexit"]:
             child.errexit = False
