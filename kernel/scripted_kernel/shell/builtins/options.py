@@ -5,11 +5,10 @@ import re
 
 from . import builtin
 from ..expand import quote_for_reuse
-from ..runtime import LONG_ONLY_OPTIONS, OPTION_NAMES
+from ..runtime import LONG_ONLY_OPTIONS, OPTION_NAMES, SET_OPTIONS
 from .variables import describe
 
-SETTABLE = {"errexit", "nounset", "xtrace", "pipefail", "noglob", "noclobber", "allexport",
-            "verbose", "noexec", "posix", "emacs", "vi", "functrace", "errtrace"}
+SETTABLE = frozenset(SET_OPTIONS)
 ALL_OPTIONS = sorted(set(OPTION_NAMES.values()) | set(LONG_ONLY_OPTIONS))
 
 
