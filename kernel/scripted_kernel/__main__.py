@@ -152,7 +152,8 @@ def _apply_fs(tool, mode: str):
 
 def serve_mcp(argv) -> int:
     """python -m scripted_kernel mcp --tools MODULE:OBJECT [--tools-dir DIR] [--discovery]
-    [--http [--host H] [--port P] [--workers N] [--token T]]"""
+    [--http [--host H] [--port P] [--workers N] [--token T]]
+    [--bash [--max-sessions N] [--max-sessions-bytes B] [--session-idle-seconds S]]"""
     import os
     from .tools.mcp import serve
     from .tools.mcp_service import ServiceConfig
@@ -173,10 +174,18 @@ def serve_mcp(argv) -> int:
                         help="files for scripts: none (logic mode) or scratch (empty per call)")
     parser.add_argument("--bash", action="store_true",
                         help="serve a BashTool (persistent shell and virtual filesystem) instead")
+    parser.add_argument("--max-sessions", type=int, default=ServiceConfig.max_sessions,
+                        help="--bash over HTTP: sessions kept at once (a new one beyond is refused)")
+    parser.add_argument("--max-sessions-bytes", type=int, default=ServiceConfig.max_sessions_bytes,
+                        help="--bash over HTTP: bytes of files and shell state of all sessions together")
+    parser.add_argument("--session-idle-seconds", type=float, default=ServiceConfig.session_idle_seconds,
+                        help="--bash over HTTP: a session unused this long is dropped (0: never)")
     args = parser.parse_args(argv)
     config = ServiceConfig(tools=args.tools or "", tools_dir=args.tools_dir or "", discovery=args.discovery,
                            bash=args.bash, fs=args.fs, token=args.token, host=args.host,
-                           max_request_bytes=args.max_request_bytes)
+                           max_request_bytes=args.max_request_bytes, max_sessions=args.max_sessions,
+                           max_sessions_bytes=args.max_sessions_bytes,
+                           session_idle_seconds=args.session_idle_seconds)
     if args.http:
         return _serve_http(config, args.port, args.workers)
     if args.bash:

@@ -168,6 +168,30 @@ def test_a_bash_tool_keeps_files_per_session():
         s.stop()
 
 
+def test_a_bash_session_beyond_max_sessions_is_a_clear_tool_error():
+    s = Server("--bash", "--max-sessions", "1")
+
+    async def two_sessions():
+        async with streamable_http_client(f"{s.url}/mcp") as (read, write, _):
+            async with ClientSession(read, write) as first:
+                await first.initialize()
+                name = (await first.list_tools()).tools[0].name
+                kept = await first.call_tool(name, {"commands": "echo first"})
+                async with streamable_http_client(f"{s.url}/mcp") as (read2, write2, _):
+                    async with ClientSession(read2, write2) as second:
+                        await second.initialize()
+                        refused = await second.call_tool(name, {"commands": "echo second"})
+                again = await first.call_tool(name, {"commands": "echo again"})
+                return kept, refused, again
+    try:
+        kept, refused, again = asyncio.run(asyncio.wait_for(two_sessions(), 120))
+    finally:
+        s.stop()
+    assert kept.structuredContent["stdout"] == "first\n" and again.structuredContent["stdout"] == "again\n"
+    assert refused.isError
+    assert "too many sessions: 1 are open (max_sessions 1)" in refused.content[0].text
+
+
 def test_refuses_to_serve_beyond_loopback_without_a_token():
     p = subprocess.run([sys.executable, "-m", "scripted_kernel", "mcp", "--http", "--host", "0.0.0.0",
                         "--port", str(free_port())], capture_output=True, text=True, timeout=120,
@@ -182,7 +206,8 @@ def test_refuses_to_serve_beyond_loopback_without_a_token():
 
 
 def test_configuration_round_trips_through_the_environment():
-    config = ServiceConfig(tools=ECOMMERCE, discovery=True, token="t", host="0.0.0.0", max_request_bytes=10)
+    config = ServiceConfig(tools=ECOMMERCE, discovery=True, token="t", host="0.0.0.0", max_request_bytes=10,
+                           max_sessions=3, max_sessions_bytes=1 << 26, session_idle_seconds=2.5)
     assert ServiceConfig.from_env(config.to_env()) == config
 
 

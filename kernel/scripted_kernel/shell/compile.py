@@ -19,7 +19,7 @@ from .expand import Disabled, WordCompiler
 from .regexes import RegexError, RegexTimeout, search
 from .lexer import Source
 from .parser import Parser
-from .runtime import NO_COMMAND, DeclarationArg, Function, InputStream, TempScope, discard
+from .runtime import NO_COMMAND, DeclarationArg, Function, InputStream, PipeBuffer, TempScope, discard
 from .state import EXPORT, Var
 
 
@@ -39,33 +39,6 @@ def xtrace_quote(arg: str) -> str:
 
 class _CompilingSource(threading.local):
     source: "Source | None" = None
-
-
-class PipeBuffer:
-    """What one pipeline stage writes for the next (stages run one after another). Its size
-    counts against the memory budget: `yes | head -1` ends with the memory limit, not an
-    exhausted host."""
-    __slots__ = ("chunks", "size", "budget", "noted")
-
-    def __init__(self, budget):
-        self.chunks: list[str] = []
-        self.size = 0
-        self.noted = 0
-        self.budget = budget
-
-    def write(self, text: str):
-        self.chunks.append(text)
-        self.size += len(text)
-        if self.size - self.noted > 1 << 20:
-            self.budget.note(self.size - self.noted)
-            self.noted = self.size
-            if self.size > self.budget.limits.max_memory_bytes:
-                raise LimitExceeded("max_memory_bytes",
-                                    f"pipe buffer exceeded {self.budget.limits.max_memory_bytes} "
-                                    f"bytes (max_memory_bytes)")
-
-    def text(self) -> str:
-        return "".join(self.chunks)
 
 
 _COMPILE_METHODS: dict = {}      # node type → Compiler.c_<type name>

@@ -24,6 +24,7 @@ from .lexer import Source
 from .limits import Budget, CancelToken, ExecutionLimits, activate
 from .parser import Parser
 from .runtime import InputStream, Shell
+from .session_state import Checkpoint, keep_within_budget
 from .state import Var
 
 # Deep but bounded recursion (nested functions, subshells) needs more than Python's default.
@@ -252,19 +253,28 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
     """Run `script` in a fresh shell. `commands` maps names to `fn(sh, argv) -> status`.
 
     `session`: a one-element list holding the shell of earlier calls (or empty): variables and
-    functions then carry over between calls."""
+    functions then carry over between calls, within max_shell_state_bytes."""
     limits = limits or ExecutionLimits()
     cancel = cancel or CancelToken()
     shared = [0]
     out = OutputSink("stdout", limits.max_output_bytes, on_output, shared)
     err = OutputSink("stderr", limits.max_output_bytes, on_output, shared)
-    error = None
     if len(script) > limits.max_script_bytes or (
             not script.isascii() and len(script.encode("utf-8", "surrogateescape")) > limits.max_script_bytes):
         err.chunks.append(f"bash: script too large: more than {limits.max_script_bytes} bytes "
                           f"(max_script_bytes)\n")
         return ExecResult("", err.text(), 2, "limit:max_script_bytes")
     budget = Budget(limits, cancel)       # from here: parsing is under the deadline too
+    budget.watch()
+    try:
+        return _execute(script, budget, out, err, commands, env, stdin, builtins, shell_setup,
+                        session, fs)
+    finally:
+        budget.unwatch()
+
+
+def _execute(script, budget, out, err, commands, env, stdin, builtins, shell_setup, session, fs):
+    limits = budget.limits
     outer_budget = activate(budget)
     try:
         fn = SCRIPT_CACHE.get(script, limits.max_parser_depth)
@@ -282,11 +292,13 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
     finally:
         activate(outer_budget)
 
+    checkpoint = None
     if session:
         sh = session[0]
         sh.budget, sh.limits = budget, limits
         sh.out, sh.err, sh.stdin = out.write, err.write, InputStream(stdin)
         sh.commands = commands if commands is not None else {}
+        checkpoint = Checkpoint(sh)
     else:
         sh = Shell(budget, commands if commands is not None else {}, builtins or BUILTINS, env,
                    out=out.write, err=err.write, stdin=InputStream(stdin),
@@ -299,7 +311,22 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
     if shell_setup is not None:
         shell_setup(sh)
     status, error = run_shell(sh, fn, report=err.force)
+    if session is not None:
+        status, error = _keep_session_state(session, checkpoint, status, error, err)
     return ExecResult(out.text(), err.text(), status, error, out.truncated)
+
+
+def _keep_session_state(session: list, checkpoint, status: int, error, err: OutputSink):
+    """A persistent shell keeps its state only within max_shell_state_bytes (the call fails
+    otherwise, its changes to the state undone; a shell made by this call is dropped)."""
+    sh = session[0]
+    over = keep_within_budget(sh, checkpoint, sh.limits.max_shell_state_bytes)
+    if over is None:
+        return status, error
+    if checkpoint is None:
+        session.clear()
+    err.force(f"bash: {over.message}\n")
+    return (1, f"limit:{over.limit}") if error is None else (status, error)
 
 
 def _stop_kind(e: Cancelled) -> str:

@@ -1,10 +1,12 @@
 """Execution limits and the per-execution budget that enforces them."""
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
 from dataclasses import dataclass
+from typing import Optional
 
 from .errors import Cancelled, LimitExceeded
 
@@ -58,6 +60,10 @@ class ExecutionLimits:
     max_file_count: int = 10_000
     max_path_depth: int = 128
     max_file_bytes: int = 16 * 1024 * 1024
+    # A shell kept between calls (BashTool, sessions): what its variables, arrays, functions,
+    # positional parameters, traps and directory stack keep, checked at the end of each call
+    # (see shell/session_state.py for how each is counted).
+    max_shell_state_bytes: int = 16 * 1024 * 1024
 
     def __setattr__(self, name, value):
         setting = _SETTING_TYPES.get(type(value))
@@ -104,7 +110,8 @@ MAX_FIELD_WIDTH = 10_000_000   # characters of one printf field's width or preci
 
 class Budget:
     """Counters shared by a script and all of its subshells."""
-    __slots__ = ("limits", "commands", "deadline", "cancel", "started", "memory_start", "unchecked")
+    __slots__ = ("limits", "commands", "deadline", "cancel", "started", "memory_start", "unchecked",
+                 "stop")
 
     def __init__(self, limits: ExecutionLimits, cancel: CancelToken):
         self.limits = limits
@@ -112,8 +119,18 @@ class Budget:
         self.started = time.monotonic()
         self.deadline = self.started + limits.timeout_seconds if limits.timeout_seconds else None
         self.cancel = cancel
+        # what the check between commands reads: the cancel token, or EXPIRED once the
+        # watchdog has seen the deadline pass
+        self.stop = cancel
         self.memory_start = resident_bytes()
         self.unchecked = 0            # bytes of large values built since the last memory check
+
+    def watch(self):
+        """Have the watchdog mark this budget when its deadline passes (until unwatch())."""
+        WATCHDOG.watch(self)
+
+    def unwatch(self):
+        WATCHDOG.unwatch(self)
 
     def check_memory(self):
         self.unchecked = 0
@@ -129,14 +146,16 @@ class Budget:
             self.check_memory()
 
     def check(self):
-        """Called between commands: the command count, the cancel flag, the clock."""
+        """Called between commands: the command count, the cancel flag or the watchdog's mark,
+        the clock (the watchdog's mark stops a script at its next command whatever share of
+        the CPU it gets; the clock read every 64 commands is for a process without it)."""
         self.commands += 1
         if self.commands > self.limits.max_commands:
             raise LimitExceeded("max_commands",
                                 f"command limit exceeded: more than {self.limits.max_commands} "
                                 f"commands (max_commands)")
-        if self.cancel.cancelled:
-            raise Cancelled(f"execution {self.cancel.reason}")
+        if self.stop.cancelled:
+            self.check_stop()
         if not self.commands & 63:
             if self.deadline is not None and time.monotonic() > self.deadline:
                 raise timeout_error(self.limits)
@@ -148,11 +167,103 @@ class Budget:
             raise Cancelled(f"execution {self.cancel.reason}")
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise timeout_error(self.limits)
+        self.stop = self.cancel       # a mark for a deadline since moved on (`timeout` ended)
 
     def check_clock(self):
         """The cancel flag, the clock and memory: for loops inside one command."""
         self.check_memory()
         self.check_stop()
+
+
+class _Expired:
+    """The watchdog's mark on a budget whose deadline has passed."""
+    cancelled = True
+
+
+EXPIRED = _Expired()
+
+
+class Watchdog:
+    """One thread for all the executions of the process, which marks a running budget as soon
+    as its deadline passes; the check between commands reads the mark as it reads the cancel
+    flag. Checks that read the clock only every so many commands fire late on a loaded
+    machine, where those commands take several times as long (a 3 s timeout ended at 13 s
+    with four busy processes on two cores).
+
+    It sleeps until the earliest deadline of the budgets it watches (`next_wake`); a budget
+    whose deadline comes sooner, watched or brought forward by `timeout`, wakes it. Once none
+    is left it waits LINGER seconds before sleeping for good: calls come in runs, and waking
+    the thread on every execute() would cost a switch of threads (15 us) each time."""
+    LINGER = 2.0
+
+    def __init__(self):
+        self.budgets: set = set()
+        self.wake = threading.Event()
+        self.next_wake = math.inf     # inf while it scans or sleeps for good: any budget wakes it
+        self.thread = None
+        self.failed = False           # no thread could be started: the clock reads remain
+
+    def watch(self, budget: Budget):
+        self.budgets.add(budget)
+        if self.thread is None and not self.failed:
+            self._start()
+        self.deadline_moved(budget)
+
+    def unwatch(self, budget: Budget):
+        self.budgets.discard(budget)
+
+    def deadline_moved(self, budget: Budget):
+        """The budget's deadline was set or brought forward: wake the thread if it sleeps past it."""
+        deadline = budget.deadline
+        if deadline is not None and deadline < self.next_wake:
+            self.wake.set()
+
+    def _start(self):
+        thread = threading.Thread(target=self._run, name="scripted-watchdog", daemon=True)
+        try:
+            thread.start()
+        except RuntimeError:          # "can't start new thread"
+            self.failed = True
+            return
+        self.thread = thread
+
+    def _run(self):
+        lingered = False
+        while True:
+            self.next_wake = math.inf          # (before the scan: a budget added during it wakes us)
+            wait = self._mark_expired()
+            if wait is None:                   # no deadline to wait for
+                wait = None if lingered else self.LINGER
+                lingered = True
+            else:
+                lingered = False
+            if wait is not None:
+                self.next_wake = time.monotonic() + wait
+            self.wake.wait(wait)
+            self.wake.clear()                  # (whatever set it, the next scan sees)
+
+    def _mark_expired(self) -> Optional[float]:
+        """Marks the budgets past their deadline; the seconds until the next one (None: none)."""
+        now = time.monotonic()
+        wait = None
+        for budget in list(self.budgets):
+            deadline = budget.deadline
+            if deadline is None or budget.stop is EXPIRED:
+                continue
+            if now >= deadline:
+                budget.stop = EXPIRED
+            elif wait is None or deadline - now < wait:
+                wait = deadline - now
+        return wait
+
+    def _forked(self):
+        """In a child process made by fork: the thread is the parent's."""
+        self.__init__()
+
+
+WATCHDOG = Watchdog()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=WATCHDOG._forked)
 
 
 def timeout_error(limits: ExecutionLimits) -> Cancelled:

@@ -56,6 +56,41 @@ class InputStream:
 EMPTY_INPUT = InputStream("")
 
 
+class PipeBuffer:
+    """What one pipeline stage writes for the next (stages run one after another). Its size
+    counts against the memory budget, and it is refused once past BOUND: `yes | head -1` ends
+    with the memory limit, not an exhausted host."""
+    __slots__ = ("chunks", "size", "budget", "noted")
+    BOUND, WHAT, UNIT = "max_memory_bytes", "pipe buffer", "bytes"
+
+    def __init__(self, budget):
+        self.chunks: list[str] = []
+        self.size = 0
+        self.noted = 0
+        self.budget = budget
+
+    def write(self, text: str):
+        self.chunks.append(text)
+        self.size += len(text)
+        if self.size - self.noted > 1 << 20:
+            self.budget.note(self.size - self.noted)
+            self.noted = self.size
+            limit = getattr(self.budget.limits, self.BOUND)
+            if self.size > limit:
+                raise LimitExceeded(self.BOUND, f"{self.WHAT} exceeded {limit} {self.UNIT} ({self.BOUND})")
+
+    def text(self) -> str:
+        return "".join(self.chunks)
+
+
+class SubstitutionBuffer(PipeBuffer):
+    """What a command substitution's commands write, refused once past max_string_length, which
+    its value may not pass anyway (kept whole until the end, 50 writes of 16 MB took the host
+    to 1.6 GB before the check)."""
+    __slots__ = ()
+    BOUND, WHAT, UNIT = "max_string_length", "command substitution output", "characters"
+
+
 def discard(_text: str):
     pass
 
@@ -104,13 +139,14 @@ def command_text(span: tuple) -> str:
 
 
 class Function:
-    __slots__ = ("name", "body", "node", "script")
+    __slots__ = ("name", "body", "node", "script", "text_length")
 
     def __init__(self, name: str, body: Callable, node, script: str = ""):
         self.name = name
         self.body = body
         self.node = node
         self.script = script    # the text the function was defined in
+        self.text_length = -1   # of its body, once measured (session_state)
 
     @property
     def source(self) -> str:
@@ -121,6 +157,9 @@ class Function:
 OPTION_NAMES = {"e": "errexit", "u": "nounset", "x": "xtrace", "f": "noglob", "C": "noclobber",
                 "a": "allexport", "v": "verbose", "n": "noexec", "h": "hashall", "B": "braceexpand",
                 "T": "functrace", "E": "errtrace"}
+# the options `set` changes, which are attributes of the shell (and what `local -` saves)
+SET_OPTIONS = ("errexit", "nounset", "xtrace", "pipefail", "noglob", "noclobber", "allexport",
+               "verbose", "noexec", "posix", "emacs", "vi", "functrace", "errtrace")
 LONG_ONLY_OPTIONS = ("pipefail", "posix", "emacs", "vi", "ignoreeof", "interactive-comments",
                      "monitor", "notify", "nolog", "functrace", "errtrace", "histexpand", "history",
                      "keyword", "onecmd", "physical", "privileged")
@@ -205,6 +244,9 @@ class Shell:
         self.bash_command = NO_COMMAND      # $BASH_COMMAND: the simple command running or next
         self.return_trap_depth = 0          # the RETURN trap fires for calls at least this deep
         self.emacs = self.vi = False
+        # `local -`: (call depth, the options saved, the next outer entry), or None; a tuple
+        # chain, so a subshell shares it safely
+        self.local_options = None
         self.shopts = dict(SHOPT_DEFAULTS)
         self.errexit_suppressed = 0
         self.subshell_level = 0
@@ -223,6 +265,7 @@ class Shell:
         self.in_subshell = False
         self.isolate_tools = False          # under `timeout`: sync tools run on a helper thread
         self.var_owner = object()           # the Vars this shell may change in place (Var.owner)
+        self.state_bytes = 0                # what it keeps, measured after a call (session_state)
         self._init_variables(env or {})
 
     def _init_variables(self, env: dict):
@@ -336,15 +379,15 @@ class Shell:
 
     def command_substitution(self, body: Callable) -> str:
         child = self.subshell()
-        buf: list[str] = []
-        child.out = buf.append
+        buf = SubstitutionBuffer(self.budget)
+        child.out = buf.write
         if not self.shopts["inherit_errexit"]:
             child.errexit = False
         child.status = self.status
         status = child.run_subshell(body)
         self.cmdsub_status = status
         self.status = status
-        text = "".join(buf)
+        text = buf.text()
         if "\0" in text:           # bash strings cannot hold NUL bytes: bash drops them
             text = text.replace("\0", "")
         if len(text) > 4096:
@@ -914,6 +957,18 @@ class Shell:
         if not self.funcnames or self.functrace:
             self._run_trap("DEBUG", self.status)
 
+    def save_local_options(self):
+        """`local -`: the options as they are now come back when the running function
+        returns, however it ends (a limit or an error too)."""
+        if self.local_options is None or self.local_options[0] != self.call_depth:
+            saved = tuple(getattr(self, name) for name in SET_OPTIONS)
+            self.local_options = (self.call_depth, saved, self.local_options)
+
+    def restore_local_options(self):
+        _, saved, self.local_options = self.local_options
+        for name, value in zip(SET_OPTIONS, saved):
+            setattr(self, name, value)
+
     def run_function(self, func: Function, argv: list) -> int:
         if self.call_depth >= self.limits.max_function_depth:
             raise LimitExceeded("max_function_depth",
@@ -936,6 +991,8 @@ class Shell:
                 self._run_return_trap(status)
             return status
         finally:
+            if self.local_options is not None and self.local_options[0] == self.call_depth:
+                self.restore_local_options()
             self.call_depth -= 1
             self.loop_depth = saved_loop
             self.scopes.pop()

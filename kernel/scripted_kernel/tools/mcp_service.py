@@ -9,7 +9,9 @@ are separate processes that import the factory themselves. A ScriptedTool is ser
 stateless streamable-HTTP mode: every request is complete in itself and every call runs a
 fresh interpreter, so any worker can answer any request. A BashTool keeps a shell and files
 per MCP session, which live in one worker: run it in one worker or behind a load balancer that
-pins a session (the `Mcp-Session-Id` header) to a worker.
+pins a session (the `Mcp-Session-Id` header) to a worker. Each worker keeps at most
+`max_sessions` sessions and `max_sessions_bytes` of their files and shell state, and drops a
+session idle for `session_idle_seconds`; a session it cannot open is a tool error saying why.
 
 A bearer token is required whenever the bind address is not loopback; bodies over
 `max_request_bytes` are refused with 413; `/healthz` answers without a token; each tool call
@@ -51,6 +53,10 @@ class ServiceConfig:
     token: str = ""                  # the bearer token clients must send
     host: str = "127.0.0.1"          # the bind address: a token is required beyond loopback
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    # --bash: sessions at once, their files and shell state in all, idle expiry (see SessionPool)
+    max_sessions: int = 16
+    max_sessions_bytes: int = 512 * 1024 * 1024
+    session_idle_seconds: float = 900.0
 
     @classmethod
     def from_env(cls, environ=None) -> "ServiceConfig":
@@ -64,6 +70,8 @@ class ServiceConfig:
                 values[f.name] = raw.strip().lower() in ("1", "true", "yes", "on")
             elif f.type == "int":
                 values[f.name] = int(raw)
+            elif f.type == "float":
+                values[f.name] = float(raw)
             else:
                 values[f.name] = raw
         return cls(**values)
@@ -93,8 +101,10 @@ def create_app(config: Optional[ServiceConfig] = None):
     mode = DiscoveryMode.WITH_DISCOVERY if config.discovery else DiscoveryMode.ALL
     if config.bash:
         from .bash_tool import BashTool
+        from .mcp import SessionLimits
+        limits = SessionLimits(config.max_sessions, config.max_sessions_bytes, config.session_idle_seconds)
         server = build_server(BashTool(), mode, stateless=False, session_tools=BashTool,
-                              check_host=not config.token)
+                              check_host=not config.token, session_limits=limits)
     else:
         server = build_server(scripted_tool(config), mode, stateless=True, check_host=not config.token)
 

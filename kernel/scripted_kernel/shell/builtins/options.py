@@ -3,11 +3,10 @@ from __future__ import annotations
 
 
 from .registry import builtin
-from ..runtime import LONG_ONLY_OPTIONS, OPTION_NAMES
+from ..runtime import LONG_ONLY_OPTIONS, OPTION_NAMES, SET_OPTIONS
 from .variables import set_listing, visible_variables
 
-SETTABLE = {"errexit", "nounset", "xtrace", "pipefail", "noglob", "noclobber", "allexport",
-            "verbose", "noexec", "posix", "emacs", "vi", "functrace", "errtrace"}
+SETTABLE = frozenset(SET_OPTIONS)
 ALL_OPTIONS = sorted(set(OPTION_NAMES.values()) | set(LONG_ONLY_OPTIONS))
 
 

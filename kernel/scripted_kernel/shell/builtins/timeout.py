@@ -11,6 +11,7 @@ import time
 from .registry import builtin
 from ..dispatch import dispatch
 from ..errors import Cancelled
+from ..limits import WATCHDOG
 
 _DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)\Z")
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -38,6 +39,7 @@ def timeout(sh, argv):
     mine = time.monotonic() + seconds
     if saved is None or mine < saved:
         budget.deadline = mine
+        WATCHDOG.deadline_moved(budget)
     saved_isolate = sh.isolate_tools
     sh.isolate_tools = True
     try:

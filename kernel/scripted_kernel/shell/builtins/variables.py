@@ -307,6 +307,11 @@ def local(sh, argv):
     if not sh.scopes or not sh.funcnames:
         sh.error("local: can only be used in a function")
         return 1
+    if "-" in argv:                 # `local -`: the function's option changes are its own
+        sh.save_local_options()
+        argv = [a for a in argv if a != "-"]
+        if len(argv) == 1:
+            return 0
     return _declare(sh, argv, "local", local=True)
 
 
