@@ -7,6 +7,7 @@ import sys
 
 from .shell.limits import CancelToken
 from .tools import ScriptedTool
+from .tools.loading import ToolSpecError, apply_filesystem, load_tools
 
 
 def _run(args) -> int:
@@ -31,7 +32,7 @@ def _run(args) -> int:
         if args.tools_dir:
             builder.executables(args.tools_dir)
         tool = builder.build()
-    _apply_fs(tool, args.fs)
+    apply_filesystem(tool, args.fs)
 
     def stream(name, text):
         target = sys.stdout if name == "stdout" else sys.stderr
@@ -44,28 +45,6 @@ def _run(args) -> int:
     except KeyboardInterrupt:
         return 130
     return result.exit_code
-
-
-def load_tools(spec: str) -> ScriptedTool:
-    """MODULE:OBJECT or path/to/file.py:OBJECT → a ScriptedTool."""
-    import importlib
-    import importlib.util
-    import os
-    module_name, _, attr = spec.rpartition(":")
-    if not module_name or not attr:
-        raise SystemExit(f"scripted_kernel: --tools expects MODULE:OBJECT, got {spec!r}")
-    if module_name.endswith(".py") or os.sep in module_name:
-        loader = importlib.util.spec_from_file_location("scripted_tools_module", module_name)
-        if loader is None:
-            raise SystemExit(f"scripted_kernel: cannot load {module_name}")
-        module = importlib.util.module_from_spec(loader)
-        loader.loader.exec_module(module)
-    else:
-        module = importlib.import_module(module_name)
-    obj = getattr(module, attr, None)
-    if not isinstance(obj, ScriptedTool):
-        raise SystemExit(f"scripted_kernel: {spec} is not a ScriptedTool")
-    return obj
 
 
 def launch_kernel(argv) -> int:
@@ -143,13 +122,6 @@ def run_notebook(argv) -> int:
     return 0 if failed == expected else 1
 
 
-def _apply_fs(tool, mode: str):
-    """--fs scratch: a fresh, empty virtual filesystem for every script; none: logic mode."""
-    if mode == "scratch":
-        from .fs import MemoryFs
-        tool.filesystem = MemoryFs
-
-
 def serve_mcp(argv) -> int:
     """python -m scripted_kernel mcp --tools MODULE:OBJECT [--tools-dir DIR] [--discovery]
     [--http [--host H] [--port P] [--workers N] [--token T]]
@@ -211,7 +183,13 @@ def _serve_http(config, port: int, workers: int) -> int:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    try:
+        return _main(sys.argv[1:] if argv is None else argv)
+    except ToolSpecError as e:             # --tools that names no ScriptedTool
+        raise SystemExit(str(e)) from None
+
+
+def _main(argv: list) -> int:
     if argv[:1] == ["-f"] or any(a.startswith("--ConnectionFileMixin") for a in argv):
         return launch_kernel(argv)
     if argv[:1] == ["install"]:

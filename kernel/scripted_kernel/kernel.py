@@ -67,7 +67,7 @@ class ScriptedKernel(IPythonKernel):
     def _preload_tools(self):
         """Tools from the environment: MODULE:OBJECT ScriptedTools and an executables folder."""
         from scripted_magic.magics import shell_state
-        from .__main__ import load_tools
+        from .tools.loading import add_executables, load_tools
         target = shell_state(self.shell).tools.tool
         for spec in filter(None, os.environ.get(TOOLS_ENV, "").split(",")):
             source = load_tools(spec.strip())
@@ -76,10 +76,7 @@ class ScriptedKernel(IPythonKernel):
                     target.register(registered.tool_def, registered.callback, registered.is_async)
         folder = os.environ.get(TOOLS_DIR_ENV)
         if folder:
-            from .tools.executables import scan
-            for tool_def, callback in scan(folder):
-                if tool_def.name not in target.tools:
-                    target.register(tool_def, callback, False)
+            add_executables(target, folder)
 
     def _tool(self):
         from scripted_magic.magics import shell_state

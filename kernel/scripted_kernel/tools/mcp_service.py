@@ -93,7 +93,7 @@ def create_app(config: Optional[ServiceConfig] = None):
     from starlette.requests import Request
     from starlette.responses import JSONResponse
 
-    from .mcp import build_server
+    from .mcp_server import build_server
     from .toolset import DiscoveryMode
 
     config = config or ServiceConfig.from_env()
@@ -101,7 +101,7 @@ def create_app(config: Optional[ServiceConfig] = None):
     mode = DiscoveryMode.WITH_DISCOVERY if config.discovery else DiscoveryMode.ALL
     if config.bash:
         from .bash_tool import BashTool
-        from .mcp import SessionLimits
+        from .mcp_server import SessionLimits
         limits = SessionLimits(config.max_sessions, config.max_sessions_bytes, config.session_idle_seconds)
         server = build_server(BashTool(), mode, stateless=False, session_tools=BashTool,
                               check_host=not config.token, session_limits=limits)
@@ -117,15 +117,15 @@ def create_app(config: Optional[ServiceConfig] = None):
 
 def scripted_tool(config: ServiceConfig):
     """The ScriptedTool a configuration names (an empty one without --tools)."""
-    from ..__main__ import _apply_fs, load_tools
-    from .executables import scan
+    from .loading import ToolSpecError, add_executables, apply_filesystem, load_tools
     from .scripted_tool import ScriptedTool
-    tool = load_tools(config.tools) if config.tools else ScriptedTool.builder("scripted").build()
+    try:
+        tool = load_tools(config.tools) if config.tools else ScriptedTool.builder("scripted").build()
+    except ToolSpecError as e:
+        raise SystemExit(str(e)) from None        # a service misconfigured: it does not start
     if config.tools_dir:
-        for tool_def, callback in scan(config.tools_dir):
-            tool.register(tool_def, callback, False)
-    _apply_fs(tool, config.fs)
-    return tool
+        add_executables(tool, config.tools_dir)
+    return apply_filesystem(tool, config.fs)
 
 
 class _Guard:

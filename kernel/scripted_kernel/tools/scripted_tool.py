@@ -780,7 +780,7 @@ class ScriptedToolBuilder:
     def mcp_server(self, command: Optional[list] = None, url: Optional[str] = None,
                    env: Optional[dict] = None) -> "ScriptedToolBuilder":
         """Every tool of an MCP server (a stdio command line, or a streamable-HTTP URL)."""
-        from .mcp import tools_from_mcp
+        from .mcp_client import tools_from_mcp
         for tool_def, callback in tools_from_mcp(command, url, env):
             self._tools.append((tool_def, callback, False))
         return self

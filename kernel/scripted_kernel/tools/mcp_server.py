@@ -1,0 +1,248 @@
+"""A ScriptedTool served over MCP (PyPI `mcp`, v1 API): one MCP tool (`commands` in; stdout,
+stderr, exit_code out) whose description is the system prompt, with `<name>_discover` in
+DiscoveryMode.WITH_DISCOVERY; BashTool sessions kept per MCP session within limits."""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import sys
+import time
+import weakref
+from dataclasses import dataclass
+from typing import Optional, TypedDict
+
+from .mcp_client import McpError
+from .containment import valid_unicode
+from .scripted_tool import ScriptedTool
+from .toolset import DiscoveryMode, ScriptingToolSet
+
+
+class ScriptOutput(TypedDict):
+    """The structured result of one script run."""
+    stdout: str
+    stderr: str
+    exit_code: int
+
+
+# ---------------------------------------------------------------- serve
+
+_CALLS = logging.getLogger("scripted_kernel.mcp")
+
+
+def build_server(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, host: str = "127.0.0.1",
+                 port: int = 8000, *, stateless: bool = False, session_tools=None, check_host: bool = True,
+                 session_limits: Optional["SessionLimits"] = None):
+    """A FastMCP server offering `tool` (and its discover tool). `stateless`: MCP's stateless
+    streamable-HTTP mode with JSON responses; `session_tools`: a factory of one tool per MCP
+    session (a BashTool's shell and files are a session's own), bounded by `session_limits`;
+    `check_host`: refuse Host headers other than loopback (DNS rebinding protection; off when
+    a token guards the server)."""
+    from mcp.server.fastmcp import FastMCP
+    from mcp.server.transport_security import TransportSecuritySettings
+    offered = ScriptingToolSet(tool, mode).tools()
+    tool = offered[0]
+    security = None if check_host else TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    server = FastMCP(tool.name, instructions=tool.short_description or None, host=host, port=port,
+                     log_level="WARNING", stateless_http=stateless, json_response=stateless,
+                     transport_security=security)
+    # the server's version, which the MCP package otherwise looks up in the installed
+    # distributions on every stateless request
+    from .. import __version__
+    server._mcp_server.version = __version__
+    _log_calls_to_stderr()
+    sessions = SessionPool(session_tools, session_limits or SessionLimits()) if session_tools else None
+
+    async def run_script(commands: str):
+        started = time.perf_counter()
+        if sessions is not None:
+            response = await sessions.execute(server.get_context().session, commands)
+        else:
+            # each request runs on a runner thread of its own: a hung tool never blocks the others
+            response = await tool.execute_async(commands)
+        return _result(tool.name, started, response)
+
+    _add_script_tool(server, run_script, tool.name, tool.system_prompt())
+    if len(offered) > 1:
+        discover = offered[1]
+
+        async def lookup(commands: str):
+            started = time.perf_counter()
+            response = await asyncio.to_thread(discover.execute, {"commands": commands})
+            return _result(discover.name, started, response)
+        _add_script_tool(server, lookup, discover.name, discover.description())
+    return server
+
+
+def _add_script_tool(server, fn, name: str, description: str):
+    """Offer `fn` with ScriptOutput as its output schema. It returns a finished CallToolResult,
+    which the MCP package checks with the output model only, not again with jsonschema (that
+    second check cost more than running the script)."""
+    from typing import Annotated
+    from mcp.types import CallToolResult
+    fn.__annotations__["return"] = Annotated[CallToolResult, ScriptOutput]
+    server.add_tool(fn, name=name, description=description, structured_output=True)
+
+
+@dataclass
+class SessionLimits:
+    """Bounds on the tools kept per MCP session (a BashTool's shell and files each)."""
+    max_sessions: int = 16
+    # the files and shell state of all the sessions together (what each keeps is measured
+    # after each of its calls; a running call's reserve is all it may still grow by)
+    max_bytes: int = 512 * 1024 * 1024
+    idle_seconds: float = 900.0       # a session unused this long is dropped (0: never)
+
+
+class SessionRefused(McpError):
+    """No session can be opened now: too many, or their memory budget is spent."""
+
+
+class _Session:
+    __slots__ = ("tool", "lock", "busy", "kept", "granted", "last_used", "files_limit")
+
+    def __init__(self, tool):
+        self.tool = tool
+        self.lock = asyncio.Lock()      # one call of a session at a time: one worker each
+        self.busy = False
+        self.kept = 0                   # bytes of files and shell state after its last call
+        self.granted = 0                # while busy: the most it may keep by the call's end
+        self.last_used = time.monotonic()
+        self.files_limit = tool.limits.max_fs_bytes      # as configured, before any share
+
+
+class SessionPool:
+    """The tools of the MCP sessions of one server, made on a session's first call.
+
+    At most `max_sessions` at once and `max_bytes` of files and shell state among them: a
+    call's files may grow only into what the others leave (its max_fs_bytes is set to that
+    share before the call), and a new session needs room for a shell's state. Sessions idle
+    for `idle_seconds` are dropped; the next call of such a session starts a new shell over
+    new files, with a note on stderr. Calls run on the pool's own executor, one worker per
+    session (a session's calls queue on its lock, not on a worker), so one session's slow
+    call never delays another's."""
+
+    MIN_FILES = 1 << 20               # a new session is refused unless this much can be written
+
+    def __init__(self, factory, limits: SessionLimits):
+        from concurrent.futures import ThreadPoolExecutor
+        self.factory = factory
+        self.limits = limits
+        self.sessions = weakref.WeakKeyDictionary()     # MCP session → _Session (gone with it)
+        self.expired = weakref.WeakSet()
+        self.executor = ThreadPoolExecutor(max_workers=max(1, limits.max_sessions),
+                                           thread_name_prefix="scripted-mcp-session")
+        self._sweeper = None
+
+    async def execute(self, key, commands: str):
+        session, note = self._session(key)
+        async with session.lock:
+            self._grant(session)
+            try:
+                response = await asyncio.get_running_loop().run_in_executor(
+                    self.executor, session.tool.execute, commands)
+            finally:
+                session.busy = False
+                session.last_used = time.monotonic()
+                session.kept = kept_bytes(session.tool)
+        if note:
+            response.stderr = note + response.stderr
+        return response
+
+    def _session(self, key) -> tuple:
+        """The session's tool (made now if new) and a note for its caller ("" or why it is new)."""
+        session = self.sessions.get(key)
+        if session is not None:
+            return session, ""
+        self.expire_idle()
+        if len(self.sessions) >= self.limits.max_sessions:
+            raise SessionRefused(f"too many sessions: {len(self.sessions)} are open (max_sessions "
+                                 f"{self.limits.max_sessions}); try again when one ends or idles out")
+        session = _Session(self.factory())
+        session.kept = kept_bytes(session.tool)
+        if self._free() - session.kept < session.tool.limits.max_shell_state_bytes + self.MIN_FILES:
+            raise SessionRefused(f"the sessions' memory budget is spent ({self.limits.max_bytes} bytes "
+                                 f"of files and shell state in all, max_sessions_bytes); try again later")
+        self.sessions[key] = session
+        self._arm_sweeper()
+        if key in self.expired:
+            self.expired.discard(key)
+            return session, (f"bash: note: this session was idle for more than "
+                             f"{self.limits.idle_seconds:g} s; its shell and files were reset\n")
+        return session, ""
+
+    def _reserved(self, session: _Session) -> int:
+        return session.granted if session.busy else session.kept
+
+    def _free(self, but=None) -> int:
+        return self.limits.max_bytes - sum(self._reserved(s) for s in self.sessions.values() if s is not but)
+
+    def _grant(self, session: _Session):
+        """Before a call: its files may grow into the room the other sessions leave, keeping a
+        whole shell state's budget for its variables."""
+        tool = session.tool
+        state_limit = tool.limits.max_shell_state_bytes
+        room = self._free(but=session) - state_limit
+        tool.limits.max_fs_bytes = max(0, min(session.files_limit, room))
+        session.granted = tool.limits.max_fs_bytes + state_limit
+        session.busy = True
+
+    def expire_idle(self):
+        if not self.limits.idle_seconds:
+            return
+        cutoff = time.monotonic() - self.limits.idle_seconds
+        for key, session in list(self.sessions.items()):
+            if not session.busy and session.last_used < cutoff and not session.lock.locked():
+                del self.sessions[key]
+                self.expired.add(key)
+
+    def _arm_sweeper(self):
+        """Idle sessions go even when no call comes to notice them."""
+        if self._sweeper is None and self.limits.idle_seconds:
+            self._sweeper = asyncio.get_running_loop().call_later(self.limits.idle_seconds, self._sweep)
+
+    def _sweep(self):
+        self._sweeper = None
+        self.expire_idle()
+        if self.sessions:
+            self._arm_sweeper()
+
+
+def kept_bytes(tool) -> int:
+    """What a BashTool keeps: its files' bytes and its shell's state."""
+    files = getattr(tool.filesystem, "used_bytes", 0) or 0
+    shell = getattr(tool, "_shell", None)
+    return files + (shell[0].state_bytes if shell else 0)
+
+
+def _log_calls_to_stderr():
+    """One JSON line per call on stderr (stdout may be the stdio transport); the MCP package's
+    per-request lines stay below WARNING."""
+    if not _CALLS.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        _CALLS.addHandler(handler)
+        _CALLS.setLevel(logging.INFO)
+        _CALLS.propagate = False
+
+
+def _result(name: str, started: float, response):
+    """A response as MCP carries it (undecodable bytes become U+FFFD), logged as one line."""
+    from mcp.types import CallToolResult, TextContent
+    output: ScriptOutput = {"stdout": valid_unicode(response.stdout), "stderr": valid_unicode(response.stderr),
+                            "exit_code": response.exit_code}
+    _CALLS.info(json.dumps({"event": "call", "tool": name, "pid": os.getpid(),
+                            "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+                            "exit_code": response.exit_code,
+                            "bytes_out": len(output["stdout"]) + len(output["stderr"]),
+                            "error": response.error}))
+    return CallToolResult(content=[TextContent(type="text", text=json.dumps(output, indent=2))],
+                          structuredContent=output, isError=False)
+
+
+def serve(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL):
+    """Serve over stdio until the client goes away (HTTP: mcp_service.create_app)."""
+    build_server(tool, mode).run("stdio")
+
+
