@@ -294,9 +294,9 @@ class _Walker:
         return status
 
     def flush_batches(self):
-        for command, paths in self.batches.items():
-            k = command.index("{}") if "{}" in command else len(command)
-            if self._run(list(command[:k]) + paths + list(command[k + 1:])) != 0:
+        for argv, paths in self.batches.items():
+            k = argv.index("{}") if "{}" in argv else len(argv)
+            if self._run(list(argv[:k]) + paths + list(argv[k + 1:])) != 0:
                 self.status = 1
         self.batches.clear()
 

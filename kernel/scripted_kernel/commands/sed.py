@@ -324,7 +324,7 @@ class _ScriptParser:
         filename = self.text[self.i:end]
         self.i = min(end + 1, len(self.text))
         if not filename:
-            raise self.error(f"missing filename in r/R/w/W commands")
+            raise self.error("missing filename in r/R/w/W commands")
         self.files.append((name, filename))
         return filename
 

@@ -68,7 +68,8 @@ def _expand(items: list, for_set2: bool = False, length_hint: int = 0) -> list:
         if i + 2 < len(items) and items[i + 1] == "-" and isinstance(items[i + 2], str):
             lo, hi = ord(it), ord(items[i + 2])
             if hi < lo:
-                raise UsageError(f"tr: range-endpoints of '{it}-{items[i + 2]}' are in reverse collating sequence order")
+                raise UsageError(f"tr: range-endpoints of '{it}-{items[i + 2]}' "
+                                 "are in reverse collating sequence order")
             chars.extend(chr(c) for c in range(lo, hi + 1))
             i += 3
             continue

@@ -217,7 +217,7 @@ def callback_from_function(fn: Callable, tool_def: ToolDef) -> Callable:
 
 def is_async_callable(fn) -> bool:
     """An `async def` function, a partial of one, or an object whose `__call__` is one."""
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004 (its own __call__, not callable())
 
 
 class DecoratedTool:

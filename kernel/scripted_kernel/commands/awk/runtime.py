@@ -472,8 +472,8 @@ class Runtime:
             k += 1
             if (width and width != "-" and abs(int(width)) > MAX_FIELD_WIDTH) or \
                     (prec and int(prec) > MAX_FIELD_WIDTH):
-                raise LimitExceeded("max_string_length", f"awk: printf: field width or precision "
-                                    f"too large (max_string_length)")
+                raise LimitExceeded("max_string_length", "awk: printf: field width or precision "
+                                    "too large (max_string_length)")
             out.append(self._format_one("%" + flags + (width or "") + ("." + prec if prec is not None else ""),
                                         conv, arg))
         return "".join(out)

@@ -179,12 +179,18 @@ _PATH_ONLY = re.compile(_TERM + r'(?:[|,]' + _TERM + r')*')
 IN_PROCESS_INPUT = 1 << 20
 
 
-@command("jq", own_version=True, usage=Usage("[OPTIONS] FILTER [FILES...]", "Process each JSON input with FILTER and print its results.", (
-    "-n, --null-input          use null as the single input", "-r, --raw-output          output strings without quotes",
-    "-j, --join-output         no newline after each output", "-c, --compact-output      compact instead of pretty output",
-    "-s, --slurp               read all inputs into one array", "-e, --exit-status         status from the last output",
-    "-S, --sort-keys           sort the keys of objects", "--arg name value           set $name to the string value",
-    "--argjson name value       set $name to the JSON value", "--tab / --indent n        indentation")))
+@command("jq", own_version=True, usage=Usage(
+    "[OPTIONS] FILTER [FILES...]", "Process each JSON input with FILTER and print its results.", (
+        "-n, --null-input          use null as the single input",
+        "-r, --raw-output          output strings without quotes",
+        "-j, --join-output         no newline after each output",
+        "-c, --compact-output      compact instead of pretty output",
+        "-s, --slurp               read all inputs into one array",
+        "-e, --exit-status         status from the last output",
+        "-S, --sort-keys           sort the keys of objects",
+        "--arg name value           set $name to the string value",
+        "--argjson name value       set $name to the JSON value",
+        "--tab / --indent n        indentation")))
 def run(ctx, argv):
     try:
         parsed = _parse_args(argv)
