@@ -72,8 +72,9 @@ def _parse_args(argv):
             opts["seq"] = True
             continue
         if a in longs:
-            if longs[a]:
-                opts[longs[a]] = True
+            option = longs[a]
+            if option:
+                opts[option] = True
             continue
         if a in ("-f", "--from-file"):
             if i >= len(argv):
@@ -91,8 +92,9 @@ def _parse_args(argv):
                 if c not in short:
                     raise UsageError(f"jq: Unknown option: {a}\nUse jq --help for help with command-line options,\n"
                                      f"or see the jq manpage, or online docs  at https://jqlang.github.io/jq", 2)
-                if short[c]:
-                    opts[short[c]] = True
+                option = short[c]
+                if option:
+                    opts[option] = True
             continue
         if a.startswith("--"):
             raise UsageError(f"jq: Unknown option: {a}\nUse jq --help for help with command-line options,\n"
@@ -134,7 +136,8 @@ def _read_files(ctx, named: dict, filter_text, program_file, files: list, file_a
 
 
 def _json_values(text: str, path: str) -> list:
-    decoder, values, pos = json.JSONDecoder(), [], 0
+    decoder, pos = json.JSONDecoder(), 0
+    values: list = []
     while True:
         while pos < len(text) and text[pos] in " \t\r\n":
             pos += 1
