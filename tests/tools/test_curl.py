@@ -165,3 +165,22 @@ curl -sS -L {server}/api/to/302/{to("//127.0.0.1:1/api/", safe="")}; echo status
     assert r.stderr == ("curl: (47) Maximum (10) redirects followed\n"
                         "curl: (3) URL using bad/illegal format or missing URL\n"
                         "curl: (6) Could not resolve host: 127.0.0.1\n")
+
+
+def test_an_interrupt_while_making_the_socket_is_not_masked(monkeypatch):
+    """A BaseException from socket.socket() itself (an interrupt) propagates as it is: the
+    cleanup used to call close() on the socket that was never made (AttributeError)."""
+    import socket
+
+    from scripted_kernel.commands import http_wire
+    from scripted_kernel.commands.urlpolicy import parse_url
+
+    class Interrupted:                  # http_wire's socket module, only socket() is interrupted
+        def __getattr__(self, name):
+            return getattr(socket, name)
+
+        def socket(self, *args):
+            raise KeyboardInterrupt
+    monkeypatch.setattr(http_wire, "socket", Interrupted())
+    with pytest.raises(KeyboardInterrupt):
+        http_wire._connect(http_wire.Clock(None, None, None), parse_url("http://127.0.0.1:9/"))
