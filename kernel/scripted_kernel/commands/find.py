@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from typing import Optional
 
 from ..fs import FsError
 from ..shell import patterns
@@ -20,7 +21,7 @@ class _Parser:
         self.args = args
         self.i = 0
         self.has_action = False
-        self.maxdepth = None
+        self.maxdepth: Optional[int] = None
         self.mindepth = 0
 
     def parse(self):
