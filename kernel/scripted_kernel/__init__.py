@@ -5,5 +5,5 @@ from .tools import (BashTool, DiscoveryMode, ScriptedTool, ScriptingToolSet, Too
                     ToolStatus, tool)
 
 __version__ = "0.1.0"
-__all__ = ["BashTool", "MemoryFs", "NoFs", "CancelToken", "DiscoveryMode", "ScriptingToolSet", "ExecutionLimits", "ScriptedTool", "ToolArgs", "ToolDef", "ToolResponse",
-           "ToolStatus", "__version__", "tool"]
+__all__ = ["BashTool", "MemoryFs", "NoFs", "CancelToken", "DiscoveryMode", "ScriptingToolSet", "ExecutionLimits",
+           "ScriptedTool", "ToolArgs", "ToolDef", "ToolResponse", "ToolStatus", "__version__", "tool"]

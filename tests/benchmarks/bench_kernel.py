@@ -28,7 +28,7 @@ def main(argv=None) -> int:
             ours[1].execute_interactive("echo hi", output_hook=lambda m: None)
             stock[1].execute_interactive("pass", output_hook=lambda m: None)
         for _ in range(args.n):
-            for label, (km, kc), code in (("scripted: echo hi", ours, "echo hi"), ("python3: pass", stock, "pass"),
+            for label, (_km, kc), code in (("scripted: echo hi", ours, "echo hi"), ("python3: pass", stock, "pass"),
                                            ("python3: print('hi')", stock, "print('hi')")):
                 start = time.perf_counter()
                 kc.execute_interactive(code, output_hook=lambda m: None, timeout=30)

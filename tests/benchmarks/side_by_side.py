@@ -21,12 +21,14 @@ def compare(rows, run_ours, run_peer, repeat: int, width: int = 34) -> bool:
     print(f"{'benchmark':{width}} {'ours ms':>9} {'bashkit ms':>11} {'ratio':>7} {'target':>7}")
     failed = False
     for name, script, target, inner in rows:
-        ours_ms, ours_out = timed(lambda: [run_ours(script) for _ in range(inner)][-1], repeat)
+        ours_ms, ours_out = timed(lambda script=script, inner=inner: [run_ours(script) for _ in range(inner)][-1],
+                                  repeat)
         ours_ms /= inner
         if run_peer is None:
             print(f"{name:{width}} {ours_ms:9.3f} {'n/a':>11}")
             continue
-        peer_ms, peer_out = timed(lambda: [run_peer(script) for _ in range(inner)][-1], repeat)
+        peer_ms, peer_out = timed(lambda script=script, inner=inner: [run_peer(script) for _ in range(inner)][-1],
+                                  repeat)
         peer_ms /= inner
         if str(ours_out).strip() != str(peer_out).strip():
             print(f"  output differs for {name!r}: ours {ours_out!r} bashkit {peer_out!r}")

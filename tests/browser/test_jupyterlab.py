@@ -59,8 +59,9 @@ def lab():
         shutil.copy(ROOT / "examples" / name, root / name)
     settings = home / "lab-settings"
     # every cell rendered (no windowing), and no news toast over the notebook
-    for plugin, values in {"notebook-extension/tracker": '{"windowingMode": "none"}',
-                           "apputils-extension/notification": '{"fetchNews": "false", "checkForUpdates": false}'}.items():
+    for plugin, values in {
+            "notebook-extension/tracker": '{"windowingMode": "none"}',
+            "apputils-extension/notification": '{"fetchNews": "false", "checkForUpdates": false}'}.items():
         target = settings / "@jupyterlab" / (plugin + ".jupyterlab-settings")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(values)

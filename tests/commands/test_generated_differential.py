@@ -216,15 +216,16 @@ def _regex_case(rng: random.Random) -> tuple[str, str]:
         atoms.append((atom, quantifier))
     ere = "".join(a + q for a, q in atoms)
     bre = "".join(BRE_SPELLING.get(a, a) + BRE_SPELLING.get(q, q) for a, q in atoms)
-    command = rng.choice([f"grep -c -E {shlex.quote(ere)}", f"grep -o -E {shlex.quote(ere)}", f"grep -c {shlex.quote(bre)}",
-                          "sed -E " + shlex.quote(f"s/{ere}/<&>/g"), "sed " + shlex.quote(f"s/{bre}/<&>/"),
+    command = rng.choice([f"grep -c -E {shlex.quote(ere)}", f"grep -o -E {shlex.quote(ere)}",
+                          f"grep -c {shlex.quote(bre)}", "sed -E " + shlex.quote(f"s/{ere}/<&>/g"),
+                          "sed " + shlex.quote(f"s/{bre}/<&>/"),
                           f"grep -n -i -E {shlex.quote(ere)}", f"grep -w -E {shlex.quote(ere)}"])
     text = "".join(rng.choice(REGEX_LINES) + "\n" for _ in range(rng.randint(1, 6)))
     return command + '; echo "[$?]"', text
 
 
-SED_ADDRESSES = ["", "", "1", "2", "$", "/a/", "/^b/", "2,3", "/a/,/c/", "0,/a/", "1~2", "2~3", "3,+1", "/x/,$", "$!", "1!",
-                 "/a/!"]
+SED_ADDRESSES = ["", "", "1", "2", "$", "/a/", "/^b/", "2,3", "/a/,/c/", "0,/a/", "1~2", "2~3", "3,+1", "/x/,$", "$!",
+                 "1!", "/a/!"]
 SED_COMMANDS = ["p", "d", "s/a/X/", "s/[bc]/<&>/g", "s/\\(.\\)\\(.\\)/\\2\\1/", "y/abc/ABC/", "=", "l", "n", "N", "P",
                 "h", "H", "g", "G", "x", "a\\\nAPP", "i\\\nINS", "c\\\nCHG", "q", "Q", "s/a/\\n/", "s/$/!/",
                 "s/^/>/", "{p;p}", "s/a*/-/g", "s/b/B/2", "s/A/Z/I"]      # (no D: G;D can loop forever)
@@ -243,7 +244,8 @@ AWK_ARRAY_BUILDS = ["c[$1]++", "c[$2] += $3", "c[NR] = $1", "c[$1, $2]++", "c[le
                     "if ($1 in c) c[$2]++; else c[$1] = NR", "c[$1]++; if (NR % 3 == 0) delete c[$2]",
                     "c[\"k\" NR]++; c[NR * 31]++", "for (i = 0; i < $3 * 20; i++) c[i $1] = i"]
 AWK_LOOP_BODIES = ["print k, c[k]", "print k", "c[k]++; print k", "if (k in c) print k"]
-AWK_ORDER_WORDS = ["alpha", "beta", "gamma", "delta", "pi", "rho", "x", "y", "1", "2", "10", "-3", ""]  # ASCII: mawk counts bytes
+# ASCII: mawk counts bytes
+AWK_ORDER_WORDS = ["alpha", "beta", "gamma", "delta", "pi", "rho", "x", "y", "1", "2", "10", "-3", ""]
 
 
 def _awk_loop_order_case(rng: random.Random) -> tuple[str, str]:
@@ -291,7 +293,8 @@ SCRIPT_MAKERS = {"seq": _seq_case, "expr": _expr_case, "basename": _path_case, "
                  "printf": _printf_case, "xargs": _xargs_case, "column": _column_case, "awk": _awk_case,
                  "awk-integer": _awk_integer_case, "awk-loop-order": _awk_loop_order_case,
                  "regex": _regex_case, "sed-script": _sed_script_case}
-TOOL_OF = {"regex": "grep", "sed-script": "sed", "awk-loop-order": "awk", "awk-integer": "awk"}  # the real tool each maker needs
+# the real tool each maker needs
+TOOL_OF = {"regex": "grep", "sed-script": "sed", "awk-loop-order": "awk", "awk-integer": "awk"}
 
 
 def _case(command: str, index: int) -> tuple[str, str]:

@@ -272,6 +272,17 @@ def test_awk_has_no_double_star_operator(run):
     assert run("echo x | awk '{ n = 2; n ^= 3; print n, 2 ^ 3, 2 * 3 }'").stdout == "8 8 6\n"
 
 
+def test_awk_runaway_string_with_an_escape_is_a_syntax_error(run):
+    """An unterminated string holding an octal or hex escape is mawk's runaway error, quoting
+    the source text as written, and the script goes on (the message used to join the escape's
+    byte as text and end the run with an internal TypeError)."""
+    for program, shown in (("BEGIN { print \"\\101abc\n}", "\\101abc"),
+                           ("BEGIN { print \"\\tab\\\\c\\x41yzwvut", "\\tab\\\\c\\x4")):
+        r = run(f"awk '{program}'; echo rc=$?")
+        assert r.stdout == "rc=2\n"
+        assert r.stderr == f'awk: line 1: runaway string constant "{shown} ...\n'
+
+
 def test_cut_c_counts_characters_not_bytes(run):
     """POSIX: -c selects characters. GNU cut treats -c as -b and splits multibyte characters;
     we keep characters whole, and -b still counts bytes."""

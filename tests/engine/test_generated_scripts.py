@@ -28,7 +28,8 @@ TESTS = ['[[ $v == h* ]]', '[[ $v =~ ^[0-9]+$ ]]', '[[ -z $v ]]', '[[ -n $u ]]',
 MORE = [
     'set -- "$v" two "three four"; echo $#; shift; echo "$1|$*"; for x; do echo "<$x>"; done',
     'set -- a b; f2() { echo $# "$@"; local IFS=-; echo "$*"; }; f2 "$v" x',
-    'mapfile -t L < <(printf "%s\\n" c a b) 2>/dev/null || mapfile -t L <<< "$(printf "%s\\n" c a b)"; echo ${#L[@]} "${L[1]}"',
+    'mapfile -t L < <(printf "%s\\n" c a b) 2>/dev/null || mapfile -t L <<< "$(printf "%s\\n" c a b)"; '
+    'echo ${#L[@]} "${L[1]}"',
     'cat <<EOF\nv=$v n=$((n+1)) ${v:0:2}\nEOF',
     "cat <<'EOF'\nraw $v\nEOF",
     'echo {1..3} {a,b}{x,y} x{1..7..3}',
@@ -72,8 +73,9 @@ def _statement(rng: random.Random, depth: int = 0) -> str:
     if kind == "array":
         return rng.choice(['a=(one "two three" four); echo ${#a[@]} "${a[1]}" ${a[-1]}',
                            'a+=(five); echo "${a[@]}" ${!a[@]}', 'a[7]=x; echo ${#a[@]} ${!a[*]}',
-                           'for x in "${a[@]}"; do echo "[$x]"; done', 'echo "${a[@]:1:2}"', 'unset "a[0]"; echo ${a[@]}',
-                           'IFS=, read -ra p <<< "$v"; echo ${#p[@]} "${p[0]}"', 'echo "${a[*]^^}"'])
+                           'for x in "${a[@]}"; do echo "[$x]"; done', 'echo "${a[@]:1:2}"',
+                           'unset "a[0]"; echo ${a[@]}', 'IFS=, read -ra p <<< "$v"; echo ${#p[@]} "${p[0]}"',
+                           'echo "${a[*]^^}"'])
     if kind == "assoc":
         return rng.choice(['declare -A m=([k]=1 [j]=2); m[z]=$n; echo ${#m[@]} ${m[k]} ${m[z]}',
                            'declare -A c; for w in a b a c a; do c[$w]=$(( ${c[$w]:-0} + 1 )); done; '
@@ -85,8 +87,8 @@ def _statement(rng: random.Random, depth: int = 0) -> str:
                            'printf "%s\\n" "${a[@]}" | head -2', "printf '%q\\n' \"$v\"", 'printf "[%c]\\n" "$v"'])
     if kind == "subst":
         return rng.choice(['x=$(echo "$v" | tr a-z A-Z); echo "$x"', 'echo "$(printf "%s" "$v" | wc -c)"',
-                           'lines=$(printf "b\\na\\nc\\n" | sort); echo $lines', 'echo "n is $(( n * 2 )) and $(echo $v)"',
-                           'x=`echo back $n`; echo $x'])
+                           'lines=$(printf "b\\na\\nc\\n" | sort); echo $lines',
+                           'echo "n is $(( n * 2 )) and $(echo $v)"', 'x=`echo back $n`; echo $x'])
     if kind == "pipe":
         return rng.choice(['echo "$v" | sed "s/[aeiou]/#/g"', 'printf "%s\\n" 3 1 2 | sort -n | tail -1',
                            'echo "$v" | grep -o "[a-z]" | head -3 | tr -d "\\n"; echo',

@@ -141,7 +141,7 @@ def test_entries_are_bounded_by_text_with_a_minimum_per_entry():
     for k in range(50):
         kept(cache, f"echo {k}")
     assert len(cache.entries) == 8
-    assert (f"echo 49", 100) in cache.entries and (f"echo 0", 100) not in cache.entries
+    assert ("echo 49", 100) in cache.entries and ("echo 0", 100) not in cache.entries
 
 
 def test_scripts_over_the_size_limit_are_compiled_but_not_kept():

@@ -323,7 +323,8 @@ DEEP_ON_A_RUNNER = """
 import json
 from scripted_kernel import ExecutionLimits, MemoryFs, ScriptedTool, ToolDef
 tool = (ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=60)).filesystem(MemoryFs())
-        .tool(ToolDef("t", "t"), lambda a: "").tool(ToolDef("deep", "d"), lambda a: json.loads("[" * 19000 + "]" * 19000))
+        .tool(ToolDef("t", "t"), lambda a: "")
+        .tool(ToolDef("deep", "d"), lambda a: json.loads("[" * 19000 + "]" * 19000))
         .build())
 scripts = [
     "t; f(){ f; }; f",

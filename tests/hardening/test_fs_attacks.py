@@ -2,7 +2,6 @@
 targets, hard links, depth, unlinked open files, `rm -rf /`), and every walk over files ends
 by the deadline or at a named limit, the host's memory bounded, the next execution correct.
 Where GNU coreutils are on the machine, their answers are the reference."""
-import os
 import shutil
 import subprocess
 import sys
@@ -108,7 +107,7 @@ ENAMETOOLONG_SCRIPTS = [
     f"mkdir -p x/{LONG}/y; echo $?",
     f"touch {LONG}; echo $?",
     f"ln -s x {LONG}; echo $?",
-    f"ln -s $(printf 'b%.0s' {{1..4096}}) y; echo $?",
+    "ln -s $(printf 'b%.0s' {1..4096}) y; echo $?",
     f"touch f; ln f {LONG}; echo $?",
     f"cat {LONG}; echo $?",
     f"echo hi > {LONG}; echo $?",
@@ -212,7 +211,7 @@ def test_a_path_of_path_max_bytes_is_never_made():
     fs = MemoryFs()
     path = "/tmp"
     with pytest.raises(FsError, match="File name too long"):
-        for k in range(100):
+        for _ in range(100):
             path += "/" + "n" * 200
             fs.mkdir(path)
     assert len(path) - 201 < 4096 <= len(path)

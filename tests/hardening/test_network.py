@@ -397,7 +397,8 @@ def test_body_beyond_the_output_limit():
 
 
 BAD_INPUT = {
-    "CR/LF in the URL": ("$'http://127.0.0.1/a\\r\\nX-Injected: 1'", 3, "curl: (3) URL using bad/illegal format or missing URL"),
+    "CR/LF in the URL": ("$'http://127.0.0.1/a\\r\\nX-Injected: 1'", 3,
+                         "curl: (3) URL using bad/illegal format or missing URL"),
     "space in the URL": ("'http://127.0.0.1/a b'", 3, "curl: (3) URL using bad/illegal format or missing URL"),
     "port out of range": ("http://127.0.0.1:99999/", 3, "curl: (3) URL using bad/illegal format or missing URL"),
     "bad IPv6": ("'http://[::1/'", 3, "curl: (3) URL using bad/illegal format or missing URL"),
@@ -474,8 +475,8 @@ def test_a_tls_handshake_never_answered_is_under_the_clock():
 def test_redirect_references_resolve_as_rfc_3986_says():
     from scripted_kernel.commands.urlpolicy import resolve
     base = parse_url("http://h:8080/api/a/b?x=1")
-    assert [str(resolve(base, ref)) for ref in
-            ("c", "../c", "../../../../c", "/c", "?y=2", "", "#f", "//other/c", "https://h/c#frag", "c/%2e%2e/../d")] == \
+    refs = ("c", "../c", "../../../../c", "/c", "?y=2", "", "#f", "//other/c", "https://h/c#frag", "c/%2e%2e/../d")
+    assert [str(resolve(base, ref)) for ref in refs] == \
         ["http://h:8080/api/a/c", "http://h:8080/api/c", "http://h:8080/c", "http://h:8080/c",
          "http://h:8080/api/a/b?y=2", "http://h:8080/api/a/b?x=1", "http://h:8080/api/a/b?x=1",
          "http://other/c", "https://h/c", "http://h:8080/api/d"]

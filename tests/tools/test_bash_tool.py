@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from scripted_kernel import BashTool, ExecutionLimits, MemoryFs, ScriptedTool, tool
+from scripted_kernel import BashTool, MemoryFs, ScriptedTool, tool
 
 
 def test_state_persists_across_calls_like_a_terminal():
@@ -27,7 +27,8 @@ def test_builder_identity_env_files_and_builtins():
             .files({"/etc/app.conf": "debug=1\n", "notes.txt": b"bytes\n"})
             .builtin("greet", lambda args, stdin: f"hello {' '.join(args)}\n")
             .builtin("fail", lambda args, stdin: 1 / 0).build())
-    r = bash.execute('whoami; hostname; echo $HOME $USER $API_URL; pwd; cat /etc/app.conf notes.txt; greet a b; fail; echo $?')
+    r = bash.execute('whoami; hostname; echo $HOME $USER $API_URL; pwd; cat /etc/app.conf notes.txt; '
+                     'greet a b; fail; echo $?')
     assert r.stdout == ("agent\nbox\n/home/agent agent http://x\n/home/agent\ndebug=1\nbytes\n"
                         "hello a b\n1\n")
     assert "fail: division by zero" in r.stderr

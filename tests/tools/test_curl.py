@@ -116,7 +116,8 @@ def test_scripted_tool_network_and_response_limit(server):
     api = ScriptedTool.builder("api").network(allow=[server + "/"]).build()
     assert api.execute(f"curl -s {server}/api/items | jq -r .path").stdout == "/api/items\n"
     from scripted_kernel import ExecutionLimits
-    small = ScriptedTool.builder("api").network(allow=[server + "/"]).limits(ExecutionLimits(max_output_bytes=45)).build()
+    small = (ScriptedTool.builder("api").network(allow=[server + "/"])
+             .limits(ExecutionLimits(max_output_bytes=45)).build())
     r = small.execute(f"curl -sS {server}/api/items > /dev/null")
     assert r.exit_code == 63 and r.stderr == "curl: (63) Maximum file size exceeded\n"
 
@@ -141,11 +142,12 @@ curl -s -o /dev/null -w '%{{url_effective}}\\n' 'HTTP://127.0.0.1:{port}/api/a/.
 def test_redirect_methods_heads_and_credentials(server, other_server):
     bash = BashTool.builder().network(allow=[f"{server}/api/", f"{other_server}/api/"]).build()
     to = urllib.parse.quote
+    other_headers = to(other_server + "/api/headers", safe="")
     r = bash.execute(f"""
 curl -s -L -d x=1 {server}/api/to/302/{to("/api/items?after=302", safe="")} | jq -c .
 curl -s -L -d x=1 {server}/api/to/307/{to("/api/items?after=307", safe="")} | jq -c .
 curl -s -L -i {server}/api/to/301/{to("/api/missing", safe="")} | tr -d '\\r' | grep -E '^(HTTP|Location|not)'
-curl -s -L -H 'Authorization: Bearer t' {server}/api/to/302/{to(other_server + "/api/headers", safe="")} | jq -c .Authorization
+curl -s -L -H 'Authorization: Bearer t' {server}/api/to/302/{other_headers} | jq -c .Authorization
 curl -s -L -u a:b {server}/api/to/302/{to("/api/headers", safe="")} | jq -c .Authorization
 curl -sS -L {server}/api/loop; echo status=$?
 curl -sS -L {server}/api/to/302/{to("http://[::1", safe="")}; echo status=$?
@@ -163,3 +165,22 @@ curl -sS -L {server}/api/to/302/{to("//127.0.0.1:1/api/", safe="")}; echo status
     assert r.stderr == ("curl: (47) Maximum (10) redirects followed\n"
                         "curl: (3) URL using bad/illegal format or missing URL\n"
                         "curl: (6) Could not resolve host: 127.0.0.1\n")
+
+
+def test_an_interrupt_while_making_the_socket_is_not_masked(monkeypatch):
+    """A BaseException from socket.socket() itself (an interrupt) propagates as it is: the
+    cleanup used to call close() on the socket that was never made (AttributeError)."""
+    import socket
+
+    from scripted_kernel.commands import http_wire
+    from scripted_kernel.commands.urlpolicy import parse_url
+
+    class Interrupted:                  # http_wire's socket module, only socket() is interrupted
+        def __getattr__(self, name):
+            return getattr(socket, name)
+
+        def socket(self, *args):
+            raise KeyboardInterrupt
+    monkeypatch.setattr(http_wire, "socket", Interrupted())
+    with pytest.raises(KeyboardInterrupt):
+        http_wire._connect(http_wire.Clock(None, None, None), parse_url("http://127.0.0.1:9/"))

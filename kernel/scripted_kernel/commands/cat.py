@@ -36,7 +36,7 @@ def run(ctx, argv):
     text, status = read_input(ctx, "cat", ops)
     lines = text.splitlines(keepends=True)
     if opts.has("s"):
-        squeezed = []
+        squeezed: list[str] = []
         for line in lines:
             if line == "\n" and squeezed and squeezed[-1] == "\n":
                 continue

@@ -98,7 +98,9 @@ def _seconds(opts, key: str, name: str) -> "float | None":
 def _request(ctx, opts) -> tuple[str, list, "bytes | None"]:
     """The method, the headers (in order; without Host and framing) and the body."""
     data = _body(ctx, opts)
-    headers = {"user-agent": ("User-Agent", "curl/8.0"), "accept": ("Accept", "*/*")}
+    # lower-case name -> (name as sent, value; None: not sent)
+    headers: dict[str, tuple[str, "str | None"]] = {"user-agent": ("User-Agent", "curl/8.0"),
+                                                    "accept": ("Accept", "*/*")}
     if opts.has("json"):
         data = (data or "") + opts.get("json")
         headers["content-type"] = ("Content-Type", "application/json")
@@ -124,9 +126,10 @@ def _request(ctx, opts) -> tuple[str, list, "bytes | None"]:
 def _header(line: str) -> tuple[str, "str | None"]:
     """-H 'Name: value' (as curl: 'Name:' removes a header curl would send, 'Name;' sends it
     empty)."""
-    name, colon, value = line.partition(":")
+    name, colon, rest = line.partition(":")
+    value: "str | None" = rest
     if colon:
-        value = value.strip() or None
+        value = rest.strip() or None
     elif line.rstrip().endswith(";"):
         name, value = line.rstrip()[:-1], ""
     else:

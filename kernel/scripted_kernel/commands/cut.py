@@ -102,7 +102,7 @@ def run(ctx, argv):
         else:
             out = [line.encode("utf-8", "surrogateescape")[span[0] - 1:span[1]]
                    .decode("utf-8", "surrogateescape") for line in lines]
-        lines = ()
+        lines = []
     else:
         out = []
     for line in lines:
@@ -114,12 +114,13 @@ def run(ctx, argv):
             fields = line.split(delim)
             out.append(out_delim.join(fields[i - 1] for i in _selected(len(fields), ranges, complement)))
         else:
-            units = list(line) if mode == "c" else list(line.encode("utf-8", "surrogateescape"))
-            picks = _selected(len(units), ranges, complement)
             if mode == "c":
-                out.append("".join(units[i - 1] for i in picks))
+                chars = list(line)
+                out.append("".join(chars[i - 1] for i in _selected(len(chars), ranges, complement)))
             else:
-                out.append(bytes(units[i - 1] for i in picks).decode("utf-8", "surrogateescape"))
+                data = line.encode("utf-8", "surrogateescape")
+                picks = _selected(len(data), ranges, complement)
+                out.append(bytes(data[i - 1] for i in picks).decode("utf-8", "surrogateescape"))
     if out:
         ctx.out(sep.join(out) + sep)
     return status

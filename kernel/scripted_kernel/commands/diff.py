@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from typing import Optional
 
 from ..fs import FsError, access
 from ._options import UsageError, bad_usage, parse
@@ -18,7 +19,7 @@ class Myers:
 
     def __init__(self, a: list, b: list):
         self.a, self.b = a, b
-        self._opcodes = None
+        self._opcodes: Optional[list] = None
 
     def get_opcodes(self) -> list:
         if self._opcodes is None:
@@ -32,7 +33,8 @@ class Myers:
 
     def get_grouped_opcodes(self, n: int = 3):
         import difflib
-        return difflib.SequenceMatcher.get_grouped_opcodes(self, n)
+        # difflib's grouping, borrowed: it needs nothing of its matcher but get_opcodes()
+        return difflib.SequenceMatcher.get_grouped_opcodes(self, n)  # type: ignore[arg-type]
 
     def _edits(self):
         a, b = self.a, self.b

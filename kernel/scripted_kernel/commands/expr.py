@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..shell.regexes import RegexError, compile_posix
 from .registry import command
@@ -57,6 +58,8 @@ class _Parser:
         while self.peek() in ("<", "<=", "=", "==", "!=", ">=", ">"):
             op = self.take()
             right = self.additive()
+            a: Any                  # two integers, or else two strings
+            b: Any
             if _is_int(left) and _is_int(right):
                 a, b = int(left), int(right)
             else:

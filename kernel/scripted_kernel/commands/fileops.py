@@ -101,7 +101,7 @@ def _rm(r: _Run, opts, ops):
                 r.fail(f"cannot remove '{name}': No such file or directory")
             continue
         if st.is_dir:
-            if recursive and st.ino == root.ino and not opts.has("no-preserve-root"):
+            if root is not None and st.ino == root.ino and not opts.has("no-preserve-root"):
                 same = "" if name == "/" else " (same as '/')"
                 r.fail(f"it is dangerous to operate recursively on '{name}'{same}")
                 r.fail("use --no-preserve-root to override this failsafe")

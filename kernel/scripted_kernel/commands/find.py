@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from typing import Optional
 
 from ..fs import FsError
 from ..shell import patterns
@@ -20,7 +21,7 @@ class _Parser:
         self.args = args
         self.i = 0
         self.has_action = False
-        self.maxdepth = None
+        self.maxdepth: Optional[int] = None
         self.mindepth = 0
 
     def parse(self):
@@ -294,9 +295,9 @@ class _Walker:
         return status
 
     def flush_batches(self):
-        for command, paths in self.batches.items():
-            k = command.index("{}") if "{}" in command else len(command)
-            if self._run(list(command[:k]) + paths + list(command[k + 1:])) != 0:
+        for argv, paths in self.batches.items():
+            k = argv.index("{}") if "{}" in argv else len(argv)
+            if self._run(list(argv[:k]) + paths + list(argv[k + 1:])) != 0:
                 self.status = 1
         self.batches.clear()
 

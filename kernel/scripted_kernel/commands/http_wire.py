@@ -19,7 +19,7 @@ import ssl
 import threading
 import time
 
-from .urlpolicy import CurlError
+from .urlpolicy import CurlError, Url
 
 SLICE = 0.1                       # seconds between checks of the cancel flag and the clock
 MAX_HEADER_LINE = 100 * 1024      # curl's CURL_MAX_HTTP_HEADER
@@ -40,7 +40,7 @@ class Clock:
         self.start = time.monotonic()
         self.end = self.start + max_time if max_time else math.inf
         self.connect_end = min(self.end, self.start + connect_time) if connect_time else self.end
-        self.url = None                 # the URL being fetched, for the messages
+        self.url: "Url | None" = None   # the URL being fetched, for the messages
         self.received = 0               # bytes of response bodies
 
     def slice(self, phase: str) -> float:
@@ -63,6 +63,7 @@ class Clock:
         if phase == "resolve":
             return f"Resolving timed out after {self.elapsed_ms()} milliseconds"
         if phase == "connect" and self.connect_end < self.end:       # --connect-timeout
+            assert self.url is not None     # exchange() sets it before connecting
             return (f"Failed to connect to {self.url.host} port {self.url.port} after "
                     f"{self.elapsed_ms()} ms: Timeout was reached")
         if phase == "connect":
@@ -147,8 +148,9 @@ def _connect(clock: Clock, url) -> socket.socket:
         except OSError:                 # refused, unreachable, out of descriptors: the next address
             if sock is not None:
                 sock.close()
-        except BaseException:
-            sock.close()
+        except BaseException:           # the budget's timeout or cancel; an interrupt
+            if sock is not None:        # (socket.socket() itself may be what was interrupted)
+                sock.close()
             raise
     raise CurlError(7, f"Failed to connect to {url.host} port {url.port} after {clock.elapsed_ms()} ms: "
                        f"Couldn't connect to server")
@@ -289,7 +291,8 @@ def _read_head(wire: _Wire) -> tuple[int, str, list]:
         if not line:
             raise CurlError(52, "Empty reply from server")
         status = _status(line)
-        lines, fields = [line], []
+        lines = [line]
+        fields: list[tuple[str, str]] = []
         while line.rstrip(b"\r\n"):
             size += len(line)
             line = wire.readline(MAX_HEADER_LINE, _head_too_big())

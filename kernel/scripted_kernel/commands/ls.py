@@ -23,7 +23,7 @@ def human(size: int) -> str:
     if size < 1024:
         return str(size)
     value, unit = float(size), ""
-    for unit in "KMGTPE":
+    for unit in "KMGTPE":  # noqa: B007 (the unit the loop stops at is the one printed)
         value /= 1024
         if value < 1024:
             break

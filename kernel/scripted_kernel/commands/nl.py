@@ -137,7 +137,9 @@ def _fold_text(text, width: int, at_blanks: bool, by_bytes: bool) -> str:
     if by_bytes:
         text = [text[i:i + 1] for i in range(len(text))]
     newline, blanks = (b"\n", (b" ", b"\t")) if by_bytes else ("\n", (" ", "\t"))
-    out, line, column = [], [], 0
+    out: list = []                      # characters, or bytes of one byte with -b
+    line: list = []
+    column = 0
     for c in text:
         if c == newline:
             out.extend(line)

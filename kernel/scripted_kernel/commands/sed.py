@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re as _re
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import regex
 
@@ -25,7 +25,7 @@ class SedError(Exception):
 @dataclass(slots=True)
 class Address:
     kind: str                 # line, last, regex, step, zero, plus, tilde
-    value: object = None
+    value: Any = None         # a line number or count, or (regex) the compiled pattern
     step: int = 0
 
 
@@ -44,7 +44,7 @@ class Command:
 
 @dataclass(slots=True)
 class Substitution:
-    rx: object
+    rx: Any                   # the compiled pattern; None: the last one used
     replace: Callable         # match → its replacement text
     global_: bool
     occurrence: int
@@ -138,6 +138,7 @@ class _ScriptParser:
         c = self.peek()
         if (c.isascii() and c.isdigit()):
             m = _re.compile(r"(\d+)(?:~(\d+))?").match(self.text, self.i)
+            assert m is not None            # c is a digit
             self.i = m.end()
             if m.group(2) is not None:
                 return Address("step", int(m.group(1)), int(m.group(2)))
@@ -218,6 +219,7 @@ class _ScriptParser:
         elif name in ":btT":
             self.skip_space(newlines=False)
             m = _re.compile(r"[^;\n}]*" if name != ":" else r"[^;\n]*").match(self.text, self.i)
+            assert m is not None            # it matches the empty string
             label = m.group().strip()
             self.i = m.end()
             if name == ":" and not label:
@@ -232,6 +234,7 @@ class _ScriptParser:
         elif name in "qQlL":
             self.skip_space(newlines=False)
             m = _re.compile(r"\d*").match(self.text, self.i)
+            assert m is not None            # it matches the empty string
             self.i = m.end()
             cmd.arg = int(m.group()) if m.group() else None
             self.end_of_command()
@@ -295,6 +298,7 @@ class _ScriptParser:
                 print_ = True
             elif (c.isascii() and c.isdigit()):
                 m = _re.compile(r"\d+").match(self.text, self.i)
+                assert m is not None        # c is a digit
                 occurrence = int(m.group())
                 if occurrence == 0:
                     raise self.error("number option to `s' command may not be zero")
@@ -324,7 +328,7 @@ class _ScriptParser:
         filename = self.text[self.i:end]
         self.i = min(end + 1, len(self.text))
         if not filename:
-            raise self.error(f"missing filename in r/R/w/W commands")
+            raise self.error("missing filename in r/R/w/W commands")
         self.files.append((name, filename))
         return filename
 
@@ -426,15 +430,16 @@ def _compile(pattern: str, extended: bool, ignore_case: bool, multiline: bool):
 # ---------------------------------------------------------------- running
 
 class _Quit(Exception):
-    def __init__(self, status: int, autoprint: bool, by_q: bool = False):
+    def __init__(self, status: int, autoprint: bool, space: str, by_q: bool = False):
         self.status = status
         self.autoprint = autoprint
+        self.space = space          # the pattern space when it quit
         self.by_q = by_q
 
 
 class _Runner:
     def __init__(self, commands: list, lines: list, quiet: bool, sep: str, out: list, timeout: float,
-                 missing_newline: bool = False):
+                 files: _SedFiles, missing_newline: bool = False):
         self.commands = commands
         self.lines = lines
         self.missing_newline = missing_newline   # the last input line has no terminator
@@ -451,9 +456,9 @@ class _Runner:
         # lack one, and h/H/g/G/x carry the state along as GNU sed does.
         self.chomped = True
         self.hold_chomped = True
-        self.last_rx = None
+        self.last_rx: Any = None     # the last pattern used, for an empty one (s//x/)
         self.append_queue: list[str] = []
-        self.files: Optional[_SedFiles] = None     # r R w W targets (set by _run_commands)
+        self.files = files        # r R w W targets
         self.substituted = False
         self.labels = {c.arg: k for k, c in enumerate(commands) if c.name == ":"}
         self.steps = 0
@@ -472,6 +477,12 @@ class _Runner:
 
     def is_last(self) -> bool:
         return self.index >= len(self.lines)
+
+    def _next_line(self) -> str:
+        """The next input line, for n and N (which first check that there is one)."""
+        line = self.read_line()
+        assert line is not None
+        return line
 
     def search(self, rx, text: str):
         if rx is None:
@@ -626,16 +637,16 @@ class _Runner:
                 continue
             elif name == "n":
                 if self.is_last():
-                    raise _quit(0, True, space)
+                    raise _Quit(0, True, space)
                 if not self.quiet:
                     self.emit(space)
                 self.flush_appends()
-                space = self.read_line()
+                space = self._next_line()
             elif name == "N":
                 if self.is_last():
-                    raise _quit(0, True, space)
+                    raise _Quit(0, True, space)
                 self.flush_appends()
-                space = space + "\n" + self.read_line()
+                space = space + "\n" + self._next_line()
             elif name == "P":
                 first, newline, _ = space.partition("\n")
                 self.emit(first, whole_line=not newline)
@@ -673,7 +684,7 @@ class _Runner:
             elif name == "y":
                 space = "".join(cmd.arg.get(ch, ch) for ch in space)
             elif name in "qQ":
-                raise _quit(cmd.arg or 0, name == "q", space, by_q=True)
+                raise _Quit(cmd.arg or 0, name == "q", space, by_q=True)
             elif name == "b":
                 k = self.labels[cmd.arg] if cmd.arg else n
             elif name == "t":
@@ -716,12 +727,6 @@ def _replacer(pieces: list):
         literal = "".join(pieces)
         return lambda m: literal
     return lambda m: _expand(pieces, m)
-
-
-def _quit(status: int, autoprint: bool, space: str, by_q: bool = False) -> _Quit:
-    q = _Quit(status, autoprint, by_q)
-    q.space = space
-    return q
 
 
 def _expand(pieces: list, m) -> str:
@@ -863,10 +868,9 @@ def _run_commands(ctx, commands, data: str, quiet: bool, sep: str, files: _SedFi
     out: list[str] = []
     try:                          # a jump to a missing label fails before any input is read
         runner = _Runner(commands, lines, quiet, sep, out, getattr(ctx.limits, "regex_timeout_seconds", 2.0),
-                         missing_newline)
+                         files, missing_newline)
     except SedError as e:
         raise UsageError(str(e), 1) from None
-    runner.files = files
     files.out = out
     try:
         status = runner.run()

@@ -97,7 +97,9 @@ def _check_format(fmt: str):
     elif found:
         return
     elif "%" in plain:
-        problem = f"has unknown {re.match(r'%[^a-zA-Z]*[a-zA-Z]?', plain[plain.index('%'):]).group(0)} directive"
+        unknown = re.match(r"%[^a-zA-Z]*[a-zA-Z]?", plain[plain.index("%"):])
+        assert unknown is not None      # the text starts with the %
+        problem = f"has unknown {unknown.group(0)} directive"
     else:
         problem = "has no % directive"
     raise UsageError(f"seq: format \u2018{fmt}\u2019 {problem}")
@@ -106,5 +108,6 @@ def _check_format(fmt: str):
 def _format(fmt: str, value) -> str:
     plain = fmt.replace("%%", "\0")
     directive = _DIRECTIVE.search(plain)
+    assert directive is not None        # the format was checked to have exactly one
     text = directive.group(0).replace("'", "") % float(value)
     return (plain[:directive.start()] + text + plain[directive.end():]).replace("\0", "%")

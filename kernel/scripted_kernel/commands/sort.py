@@ -85,6 +85,7 @@ def _key_text(line: str, key: Key, sep) -> str:
 
 def _numeric(text: str):
     m = _NUM.match(text)
+    assert m is not None                # every part of the pattern is optional
     whole, frac = m.group(2), m.group(3) or ""
     if not whole and not frac:
         return 0.0
@@ -160,6 +161,7 @@ def _general(text: str):
 
 def _human(text: str):
     m = re.match(r"\s*(-?)(\d*\.?\d*)([KkMGTPEZY]?)", text)
+    assert m is not None                # every part of the pattern is optional
     value = float(m.group(2)) if m.group(2) not in ("", ".") else 0.0
     sign = -1 if m.group(1) else 1
     return (sign * _HUMAN[m.group(3)], sign * value)
@@ -173,6 +175,7 @@ def _version(text: str) -> tuple:
     dots = 0 if text == "." else 1 if text == ".." else 2 if text.startswith(".") else 3
     data = text.encode("utf-8", "surrogateescape")
     suffix = _FILE_SUFFIX.search(data, 1)
+    assert suffix is not None           # it matches the empty string at the end
     return (1, dots, _verrev_key(data[:suffix.start()]), _verrev_key(data))
 
 

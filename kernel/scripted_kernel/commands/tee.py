@@ -36,9 +36,9 @@ def _base64(ctx, argv):
         return status
     data = text.encode("utf-8", "surrogateescape")
     if opts.has("d"):
-        text = b"".join(data.split())
+        packed = b"".join(data.split())
         try:
-            ctx.out(b64.b64decode(text, validate=not opts.has("i")).decode("utf-8", "surrogateescape"))
+            ctx.out(b64.b64decode(packed, validate=not opts.has("i")).decode("utf-8", "surrogateescape"))
         except (binascii.Error, ValueError):
             raise UsageError("base64: invalid input") from None
         return 0

@@ -19,7 +19,7 @@ _ESC = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "
 
 def _unescape(spec: str) -> list:
     """Characters of a SET, with [:class:] and [c*n] kept as markers."""
-    out = []
+    out: list[str | tuple] = []
     i = 0
     while i < len(spec):
         c = spec[i]
@@ -42,10 +42,10 @@ def _unescape(spec: str) -> list:
                 out.append(("class", name))
                 i = end + 2
                 continue
-        if c == "[" and re.match(r"\[(.)\*(\d*)\]", spec[i:]):
-            m = re.match(r"\[(.)\*(\d*)\]", spec[i:])
-            out.append(("repeat", m.group(1), int(m.group(2) or 0)))
-            i += m.end()
+        repeat = re.match(r"\[(.)\*(\d*)\]", spec[i:]) if c == "[" else None
+        if repeat:
+            out.append(("repeat", repeat.group(1), int(repeat.group(2) or 0)))
+            i += repeat.end()
             continue
         out.append(c)
         i += 1
@@ -53,7 +53,7 @@ def _unescape(spec: str) -> list:
 
 
 def _expand(items: list, for_set2: bool = False, length_hint: int = 0) -> list:
-    chars = []
+    chars: list[str | tuple] = []
     i = 0
     while i < len(items):
         it = items[i]
@@ -68,7 +68,8 @@ def _expand(items: list, for_set2: bool = False, length_hint: int = 0) -> list:
         if i + 2 < len(items) and items[i + 1] == "-" and isinstance(items[i + 2], str):
             lo, hi = ord(it), ord(items[i + 2])
             if hi < lo:
-                raise UsageError(f"tr: range-endpoints of '{it}-{items[i + 2]}' are in reverse collating sequence order")
+                raise UsageError(f"tr: range-endpoints of '{it}-{items[i + 2]}' "
+                                 "are in reverse collating sequence order")
             chars.extend(chr(c) for c in range(lo, hi + 1))
             i += 3
             continue
@@ -76,7 +77,7 @@ def _expand(items: list, for_set2: bool = False, length_hint: int = 0) -> list:
         i += 1
     if any(isinstance(c, tuple) for c in chars):
         fixed = sum(1 if not isinstance(c, tuple) else c[2] for c in chars)
-        out = []
+        out: list[str | tuple] = []
         for c in chars:
             if isinstance(c, tuple):
                 n = c[2] if c[2] else max(0, length_hint - fixed)

@@ -49,12 +49,12 @@ def run(ctx, argv):
         """The output lines, one group at a time (no list of every group)."""
         for _, members in itertools.groupby(lines, None if plain else key):
             if all_repeated:
-                members = list(members)
-                if len(members) > 1:
-                    yield from members
+                group = list(members)
+                if len(group) > 1:
+                    yield from group
                 continue
             first = next(members)
-            n = 1 + len(list(members))         # counted at C speed (references only)
+            n = 1 + len(list(members))  # noqa: B031 (the rest after next(); counted at C speed)
             if repeated and n < 2 or single and n > 1:
                 continue
             yield f"{n:7d} {first}" if counts else first

@@ -83,6 +83,7 @@ def parse_url(text: str) -> Url:
     if m is None:
         text = "http://" + text
         m = re.match(_SCHEME, text)
+        assert m is not None
     scheme = m.group(1).lower()
     if scheme not in DEFAULT_PORTS:
         raise CurlError(1, f'Protocol "{m.group(1)}" not supported or disabled in libcurl')

@@ -8,6 +8,8 @@ from ._options import Inputs, parse
 from .registry import command
 
 
+_WORD = re.compile(r"\S+")
+
 
 @command("wc")
 def run(ctx, argv):
@@ -47,7 +49,6 @@ _COUNTERS = {
     "c": lambda text: len(text) if text.isascii() else len(text.encode("utf-8", "surrogateescape")),
     "L": lambda text: max((len(line.expandtabs(8)) for line in text.split("\n")), default=0),
 }
-_WORD = re.compile(r"\S+")
 
 
 def _counts(text: str, wanted: list) -> dict:

@@ -103,7 +103,7 @@ def _run_program(ctx, args: list) -> int:
 
 def _split_at_command(args: list) -> list:
     """Options stop at the command: `xargs -n1 grep -v x` leaves `-v` to grep."""
-    out = []
+    out: list[str] = []
     i = 0
     takes_value = set("nIdLsPEa")
     while i < len(args):

@@ -114,7 +114,7 @@ class FileSystem:
     def listdir(self, path: str) -> list[str]:
         raise NotImplementedError
 
-    def mkdir(self, path: str, mode: int | None = None):
+    def mkdir(self, path: str, mode: int = 0o755):
         raise NotImplementedError
 
     def unlink(self, path: str):

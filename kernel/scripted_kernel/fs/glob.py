@@ -114,7 +114,7 @@ class _Walk:
             return path
         return self.cwd.rstrip("/") + "/" + path if path else self.cwd
 
-    def list(self, prefix: str) -> list[str]:
+    def names(self, prefix: str) -> list[str]:
         try:
             names = self.fs.listdir(self.path(prefix))
         except FsError:
@@ -136,7 +136,7 @@ class _Walk:
     def matches(self, prefix: str, component: str) -> list[str]:
         rx = patterns.compile_glob(component, self.nocase)
         hidden = self.dotglob or component.startswith(".") or component.startswith("\\.")
-        names = self.list(prefix)
+        names = self.names(prefix)
         if not self.skipdots and (component.startswith(".") or component.startswith("\\.")):
             names += [".", ".."]              # shopt -u globskipdots: `.*` matches . and ..
         return [_join(prefix, name) for name in names
@@ -145,6 +145,7 @@ class _Walk:
     def descend(self, prefix: str, include_files: bool) -> list[str]:
         """`**`: the directory itself and everything below it (files too when it is the last
         component), not following symbolic links to directories."""
+        out: list[str]
         if not prefix:
             out = [] if include_files else [prefix]
         else:                   # `d/**` lists d/ itself first, as a directory
@@ -152,7 +153,7 @@ class _Walk:
         stack = [prefix]
         while stack:
             here = stack.pop()
-            for name in sorted(self.list(here)):
+            for name in sorted(self.names(here)):
                 if name.startswith(".") and not self.dotglob:
                     continue
                 path = _join(here, name)

@@ -101,7 +101,8 @@ class HostMount:
     def read(self, rel: tuple) -> bytes:
         fd = self._open_file(rel)
         try:
-            chunks, total = [], 0
+            chunks: list[bytes] = []
+            total = 0
             while True:
                 chunk = os.read(fd, 1 << 20)
                 if not chunk:

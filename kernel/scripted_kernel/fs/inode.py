@@ -18,18 +18,22 @@ class Inode:
         self.mtime = mtime
         self.ino = ino
         self.nlink = 2 if kind == "d" else 1
-        self.data = bytearray() if kind == "-" else None
-        self.entries: Optional[dict] = {} if kind == "d" else None
+        self.data: Optional[bytearray] = bytearray() if kind == "-" else None
+        self.entries: Optional[dict[str, Inode]] = {} if kind == "d" else None
         self.target = ""
-        self.host = None
-        self.parent = None
+        # (HostMount, the path's parts below the mount): typed loosely, host.py imports this module
+        self.host: Optional[tuple] = None
+        self.parent: Optional[Inode] = None
         self.name = ""
         self.opened = 0
 
     @property
     def size(self) -> int:
         if self.kind == "-":
-            return self.host[0].size(self.host[1]) if self.host else len(self.data)
+            if self.host:
+                return self.host[0].size(self.host[1])
+            assert self.data is not None          # a regular file in memory has its bytes
+            return len(self.data)
         if self.kind == "l":
             return len(self.target.encode("utf-8", "surrogateescape"))
         return 4096 if self.kind == "d" else 0

@@ -43,6 +43,20 @@ def _too_long(path: str) -> bool:
     return _nbytes(path) >= PATH_MAX
 
 
+def _entries(directory: Inode) -> dict[str, Inode]:
+    """The names in a directory held in memory (only a host mount's directories have none)."""
+    entries = directory.entries
+    assert entries is not None, "not a directory held in memory"
+    return entries
+
+
+def _data(node: Inode) -> bytearray:
+    """The bytes of a regular file held in memory (a host mount's files have none)."""
+    data = node.data
+    assert data is not None, "not a regular file held in memory"
+    return data
+
+
 class Writer:
     """An open file for writing: a callable taking text, as the shell's file descriptors are.
     While it is open, a file whose last name was removed keeps its bytes (counted in
@@ -92,8 +106,8 @@ class MemoryFs(FileSystem):
         for name in DEVICES:
             node = self._new("c", 0o666)
             node.target = name
-            self._dev.entries[name] = node
-        self._system = {self._dev, self.root.entries["tmp"], self.root.entries["home"],
+            _entries(self._dev)[name] = node
+        self._system = {self._dev, _entries(self.root)["tmp"], _entries(self.root)["home"],
                         self._existing(self.home)}
         for path, content in (files or {}).items():
             self.add_file(path, content)
@@ -135,7 +149,7 @@ class MemoryFs(FileSystem):
     def _mkdirs(self, path: str, mode: int) -> Inode:
         node = self.root
         for name in (p for p in path.split("/") if p):
-            child = node.entries.get(name)
+            child = _entries(node).get(name)
             if child is None:
                 child = self._new("d", mode)
                 self._attach(node, name, child)
@@ -215,7 +229,9 @@ class MemoryFs(FileSystem):
             if node is not None and node.kind == "d":
                 node.parent, node.name = directory, name
             return node
-        return directory.entries.get(name)
+        entries = directory.entries
+        assert entries is not None
+        return entries.get(name)
 
     def _existing(self, path: str, follow: bool = True) -> Inode:
         _, _, node = self._walk(path, follow)
@@ -269,7 +285,7 @@ class MemoryFs(FileSystem):
             raise FsError(ENOSPC)
         self._charge(size + extra)
         self.file_count += 1
-        parent.entries[name] = node
+        _entries(parent)[name] = node
         if node.kind == "d":
             node.parent, node.name = parent, name
             parent.nlink += 1
@@ -277,7 +293,7 @@ class MemoryFs(FileSystem):
 
     def _detach(self, parent: Inode, name: str):
         """Remove the name `name` from `parent`; the file goes with its last name."""
-        node = parent.entries.pop(name)
+        node = _entries(parent).pop(name)
         self.file_count -= 1
         self.used_bytes -= _nbytes(name)
         if node.kind == "d":
@@ -293,7 +309,7 @@ class MemoryFs(FileSystem):
         if node.nlink > 0 or node.opened > 0 or node.host is not None:
             return
         if node.kind == "-":
-            self.used_bytes -= len(node.data)
+            self.used_bytes -= len(_data(node))
             node.data = bytearray()
         elif node.kind == "l" and node.target:
             self.used_bytes -= _nbytes(node.target)
@@ -307,7 +323,7 @@ class MemoryFs(FileSystem):
         seen = 0
         while stack:
             node, depth, size = stack.pop()
-            for name, child in node.entries.items():
+            for name, child in _entries(node).items():
                 seen += 1
                 if not seen % _CHECK_EVERY:
                     check_stop()
@@ -322,10 +338,11 @@ class MemoryFs(FileSystem):
             return
         if node.host is not None:
             raise FsError(EROFS)
-        if len(node.data) + len(data) > self.limits.max_file_bytes:
+        content = _data(node)
+        if len(content) + len(data) > self.limits.max_file_bytes:
             raise FsError(EFBIG)
         self._charge(len(data))
-        node.data += data
+        content += data
         node.mtime = self._tick()
 
     # ------------------------------------------------------------ the interface
@@ -345,7 +362,7 @@ class MemoryFs(FileSystem):
         if node.host is not None:
             host, rel = node.host
             return host.read(rel)
-        return bytes(node.data)
+        return bytes(_data(node))
 
     def open_write(self, path: str, append: bool = False, exclusive: bool = False,
                    mode: int = 0o644) -> Writer:
@@ -368,7 +385,7 @@ class MemoryFs(FileSystem):
         if not node.mode & 0o200:
             raise FsError(EACCES)
         if not append:
-            self.used_bytes -= len(node.data)
+            self.used_bytes -= len(_data(node))
             node.data = bytearray()
             node.mtime = self._tick()
         return Writer(self, node)
@@ -382,7 +399,7 @@ class MemoryFs(FileSystem):
         if node.host is not None:
             host, rel = node.host
             return host.listdir(rel)
-        return list(node.entries)
+        return list(_entries(node))
 
     def mkdir(self, path: str, mode: int = 0o755):
         parent, name, node = self._walk(path.rstrip("/") or "/", follow_last=False)
@@ -449,16 +466,16 @@ class MemoryFs(FileSystem):
     def _move(self, sparent: Inode, sname: str, node: Inode, dparent: Inode, dname: str):
         """The name `sname` in `sparent` becomes `dname` in `dparent` (paid for: one name
         for another, the count unchanged)."""
-        del sparent.entries[sname]
+        del _entries(sparent)[sname]
         if node.kind == "d":
             sparent.nlink -= 1
             dparent.nlink += 1
             node.parent, node.name = dparent, dname
-        dparent.entries[dname] = node
+        _entries(dparent)[dname] = node
         sparent.mtime = dparent.mtime = self._tick()
 
     @staticmethod
-    def _inside(directory: Inode, ancestor: Inode) -> bool:
+    def _inside(directory: Optional[Inode], ancestor: Inode) -> bool:
         """Is `directory` `ancestor` or below it? (a directory cannot move into itself)"""
         while directory is not None:
             if directory is ancestor:
@@ -555,7 +572,7 @@ class MemoryFs(FileSystem):
     def _children(self, directory: Inode) -> list:
         """(name, node) of a directory's entries in name order, leaving out what cannot be read."""
         try:
-            names = list(directory.entries) if directory.host is None else \
+            names = list(_entries(directory)) if directory.host is None else \
                 directory.host[0].listdir(directory.host[1])
         except (FsError, OSError):
             return []

@@ -4,5 +4,6 @@ from .definitions import REGISTRY, ToolArgs, ToolDef, tool
 from .scripted_tool import ScriptedTool, ScriptedToolBuilder, ToolResponse, ToolStatus, TraceEntry
 from .toolset import DiscoveryMode, DiscoverTool, ScriptingToolSet
 
-__all__ = ["BashTool", "BashToolBuilder", "DiscoverTool", "DiscoveryMode", "REGISTRY", "ScriptingToolSet", "ScriptedTool", "ScriptedToolBuilder", "ToolArgs", "ToolDef", "ToolResponse",
-           "ToolStatus", "TraceEntry", "tool"]
+__all__ = ["BashTool", "BashToolBuilder", "DiscoverTool", "DiscoveryMode", "REGISTRY", "ScriptingToolSet",
+           "ScriptedTool", "ScriptedToolBuilder", "ToolArgs", "ToolDef", "ToolResponse", "ToolStatus", "TraceEntry",
+           "tool"]

@@ -3,6 +3,7 @@ system prompt. One renderer serves the builtins, `ScriptedTool.help()` and the p
 from __future__ import annotations
 
 import json
+from typing import Sequence
 
 from .flags import type_label, usage_line
 
@@ -83,7 +84,7 @@ def matches_search(tool_def, text: str) -> bool:
 
 
 def system_prompt(name: str, short_description: str, tool_defs: list, compact: bool,
-                  context: list[str] = (), files: str = "there is no file system") -> str:
+                  context: Sequence[str] = (), files: str = "there is no file system") -> str:
     """The prompt a model gets, in the seed's layout: name, description, input and output,
     `## Available tool commands` (one line and a usage line each; names only when compact),
     `## Tips`. `files` says what a script may do with files (the filesystem mode)."""

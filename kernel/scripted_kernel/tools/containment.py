@@ -137,6 +137,7 @@ class Runners:
             runner.ready.clear()
             job, runner.job = runner.job, None
             try:
+                assert job is not None        # submit() sets the job before it sets ready
                 job()
             except BaseException:      # a job reports its own outcome; the thread must not die
                 pass
@@ -370,12 +371,13 @@ def _redact_userinfo(match) -> str:
 
 def _redact_fields(text: str) -> str:
     """The value of each field whose name looks secret (`password=...`, `"api_key": "..."`)."""
-    parts = []
+    parts: list[str] = []
     kept = 0                            # text[:kept] is settled
     for field in _FIELD.finditer(text):
         if field.start() < kept or not _SECRET_NAME.search(field[2]):
             continue
         value = _FIELD_VALUE.match(text, field.end())
+        assert value is not None            # it matches the empty string too
         if value.end() == field.end():
             continue
         quote = value[0][0] if value[0][0] in "'\"" else ""

@@ -121,16 +121,16 @@ def schema_for_type(annotation) -> dict:
         return schema_for_type(rest[0]) if len(rest) == 1 else {"anyOf": [schema_for_type(a) for a in rest]}
     if origin is typing.Literal:
         values = list(args)
-        schema = {"enum": values}
+        schema: dict[str, Any] = {"enum": values}
         kinds = {_TYPES.get(type(v)) for v in values}
         if len(kinds) == 1 and None not in kinds:
             schema = {"type": kinds.pop(), "enum": values}
         return schema
     if origin in (list, typing.List, tuple, set):
-        schema = {"type": "array"}
+        array: dict[str, Any] = {"type": "array"}
         if args:
-            schema["items"] = schema_for_type(args[0])
-        return schema
+            array["items"] = schema_for_type(args[0])
+        return array
     if origin in (dict, typing.Dict):
         return {"type": "object"}
     if annotation in _TYPES:
@@ -153,10 +153,10 @@ def parse_docstring(doc: str) -> tuple[str, dict]:
     if section:
         current = None
         for line in section.group(2).splitlines():
-            m = re.match(r"\s*(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$", line)
-            if m and (not line.startswith("        ") or current is None):
-                current = m.group(1)
-                params[current] = m.group(2).strip()
+            row = re.match(r"\s*(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$", line)
+            if row and (not line.startswith("        ") or current is None):
+                current = row.group(1)
+                params[current] = row.group(2).strip()
             elif current and line.strip():
                 params[current] = (params[current] + " " + line.strip()).strip()
     if summary.startswith(("Args", "Parameters", ":param")):
@@ -217,7 +217,7 @@ def callback_from_function(fn: Callable, tool_def: ToolDef) -> Callable:
 
 def is_async_callable(fn) -> bool:
     """An `async def` function, a partial of one, or an object whose `__call__` is one."""
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004 (its own __call__, not callable())
 
 
 class DecoratedTool:

@@ -65,7 +65,9 @@ def coerce(value, schema: dict, flag: str):
             return _BOOLEAN_WORDS[low]
         raise FlagError(f"{flag}: expected boolean (true or false), got {value!r}")
     if t == "array":
-        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        items = schema.get("items")
+        if not isinstance(items, dict):
+            items = {}
         text = value.strip()
         if text.startswith("["):
             try:
@@ -260,6 +262,8 @@ class FlagParser:
 
 def _check_type(value, schema: dict, flag: str):
     t = _type_of(schema)
+    if t is None:                   # no type to check against
+        return
     ok = {"integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
           "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
           "boolean": lambda v: isinstance(v, bool), "string": lambda v: isinstance(v, str),

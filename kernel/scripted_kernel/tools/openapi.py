@@ -67,9 +67,8 @@ def tools_from_openapi(spec, base_url: str, headers: Optional[dict] = None, clie
                     required.append(p["name"])
             body = (((operation.get("requestBody") or {}).get("content") or {}).get("application/json") or {})
             body_schema = _resolve(body.get("schema"), doc) if body else None
-            body_is_object = isinstance(body_schema, dict) and body_schema.get("type", "object") == "object" \
-                and "properties" in body_schema
-            if body_is_object:
+            if isinstance(body_schema, dict) and body_schema.get("type", "object") == "object" \
+                    and "properties" in body_schema:
                 for key, sub in body_schema["properties"].items():
                     properties.setdefault(key, sub)
                     where.setdefault(key, "body")

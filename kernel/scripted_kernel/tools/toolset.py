@@ -106,5 +106,6 @@ class ScriptingToolSetBuilder(ScriptedToolBuilder):
         self._mode = DiscoveryMode.WITH_DISCOVERY
         return self
 
-    def build(self) -> ScriptingToolSet:
+    # A ScriptingToolSet wraps the ScriptedTool it builds instead of being one
+    def build(self) -> ScriptingToolSet:  # type: ignore[override]
         return ScriptingToolSet(super().build(), self._mode)

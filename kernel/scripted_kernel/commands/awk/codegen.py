@@ -155,7 +155,7 @@ class _Names:
         for pattern, pattern2, body in parsed.rules:
             for node in (pattern, pattern2, body):
                 self._walk(node, None)
-        for name, (params, body) in self.functions.items():
+        for name, (_params, body) in self.functions.items():
             self._walk(body, name)
         self._settle_calls()
         for caller, callee, args in self.calls:

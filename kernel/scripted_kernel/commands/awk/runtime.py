@@ -6,7 +6,7 @@ import itertools
 import math
 import random
 import re
-from typing import Optional
+from typing import Iterator, Optional
 
 import regex
 
@@ -46,6 +46,8 @@ class Runtime:
         env = {k: strnum(v) for k, v in ctx.env().items()}
         self.array_class = dict       # MawkArray when the program loops over arrays
         self.arrays: dict = {"ENVIRON": env, "ARGV": {"0": "awk"}}
+        self.parts: Optional[list[str]] = None     # $0's fields as read (None: not split yet)
+        self.values: Optional[list] = None         # their values (None: not made yet)
         self.set_record("")
         if field_sep is not None:
             self.set_var("FS", field_sep)
@@ -55,7 +57,7 @@ class Runtime:
         self.out: list = []           # output not yet handed to the shell (see tick)
         self.random = random.Random(0)
         self.seed = 0.0
-        self.records = iter(())
+        self.records: Iterator[str] = iter(())
         self.outputs: dict = {}       # print > FILE: open files by name, until close()
         self.inputs: dict = {}        # getline < FILE: records left, by name
         self.steps = 0
@@ -82,7 +84,7 @@ class Runtime:
             self.flush()
         write(text)
 
-    def getline_file(self, name) -> Optional[str]:
+    def getline_file(self, name) -> "str | float | None":
         """`getline < FILE`: its next record; None at its end; -1.0 if it cannot be read."""
         name = self.to_str(name)
         records = self.inputs.get(name)
@@ -192,13 +194,14 @@ class Runtime:
                 self.record = strnum(self.record)
                 self.record_typed = True
             return self.record
-        if self.parts is None:
-            self.split_record()
+        parts = self.parts
+        if parts is None:
+            parts = self.split_record()
         if 0 < i <= self.nf:
             values = self._slots()
             v = values[i - 1]
             if v is None:
-                v = values[i - 1] = strnum(self.parts[i - 1])
+                v = values[i - 1] = strnum(parts[i - 1])
             return v
         if i < 0:
             raise AwkError(f"awk: trying to access out of range field {i}")
@@ -209,12 +212,13 @@ class Runtime:
     def field_text(self, i: int, output: bool = False) -> str:
         if i == 0:
             return self.record
-        if self.parts is None:
-            self.split_record()
+        parts = self.parts
+        if parts is None:
+            parts = self.split_record()
         if 0 < i <= self.nf:
             v = None if self.values is None else self.values[i - 1]
             if v is None:
-                return self.parts[i - 1]
+                return parts[i - 1]
             return self.to_output(v) if output else self.to_str(v)
         return self.field(i)         # "" past NF, or the out-of-range error
 
@@ -268,16 +272,20 @@ class Runtime:
             raise LimitExceeded("max_array_length", f"awk: NF={n}: more fields than "
                                 f"{self.ctx.limits.max_array_length} (max_array_length)")
         values = self._slots()
+        parts = self.parts
+        assert parts is not None            # the callers split the record first
         if n < self.nf:
-            del self.parts[n:], values[n:]
+            del parts[n:], values[n:]
         else:
-            self.parts.extend([""] * (n - self.nf))
+            parts.extend([""] * (n - self.nf))
             values.extend([""] * (n - self.nf))     # new fields are empty strings, not unset
         self.nf = n
 
     def rebuild(self):
         values = self._slots()
-        texts = [p if v is None else self.to_str(v) for p, v in zip(self.parts, values)]
+        parts = self.parts
+        assert parts is not None            # the callers split the record first
+        texts = [p if v is None else self.to_str(v) for p, v in zip(parts, values)]
         self.record = self.ofs.join(texts)
         self.record_typed = False
 
@@ -472,8 +480,8 @@ class Runtime:
             k += 1
             if (width and width != "-" and abs(int(width)) > MAX_FIELD_WIDTH) or \
                     (prec and int(prec) > MAX_FIELD_WIDTH):
-                raise LimitExceeded("max_string_length", f"awk: printf: field width or precision "
-                                    f"too large (max_string_length)")
+                raise LimitExceeded("max_string_length", "awk: printf: field width or precision "
+                                    "too large (max_string_length)")
             out.append(self._format_one("%" + flags + (width or "") + ("." + prec if prec is not None else ""),
                                         conv, arg))
         return "".join(out)

@@ -81,7 +81,7 @@ def tokenize(src: str) -> list[Tok]:
             continue
         if c == '"':
             j = i + 1
-            out = []
+            out: list[str | _Byte] = []
             while j < n and src[j] != '"':
                 if src[j] == "\\" and j + 1 < n:
                     e = src[j + 1]
@@ -90,10 +90,12 @@ def tokenize(src: str) -> list[Tok]:
                         j += 2
                     elif e in "01234567":
                         m = re.match(r"[0-7]{1,3}", src[j + 1:])
+                        assert m is not None        # e is an octal digit
                         out.append(_Byte(int(m.group(), 8)))
                         j += 1 + m.end()
                     elif e == "x" and re.match(r"[0-9A-Fa-f]", src[j + 2:j + 3]):
                         m = re.match(r"[0-9A-Fa-f]{1,2}", src[j + 2:])
+                        assert m is not None        # a hex digit follows the x
                         out.append(_Byte(int(m.group(), 16)))
                         j += 2 + m.end()
                     elif e == "\n":
@@ -103,53 +105,55 @@ def tokenize(src: str) -> list[Tok]:
                         j += 2
                     continue
                 if src[j] == "\n":
-                    raise AwkError(f"awk: line {line}: runaway string constant \"{''.join(out)[:10]} ...")
+                    raise AwkError(f"awk: line {line}: runaway string constant \"{src[i + 1:j][:10]} ...")
                 out.append(src[j])
                 j += 1
-            if j >= n:
-                raise AwkError(f"awk: line {line}: runaway string constant \"{''.join(out)[:10]} ...")
+            if j >= n:          # the message quotes the source text, escapes as written (as mawk)
+                raise AwkError(f"awk: line {line}: runaway string constant \"{src[i + 1:j][:10]} ...")
             toks.append(Tok("STRING", _join_bytes(out), line))
             i = j + 1
             continue
         if c == "/" and regex_allowed():
             j = i + 1
-            out = []
+            pattern: list[str] = []
             in_bracket = False
             while j < n and (src[j] != "/" or in_bracket):
                 if src[j] == "\n":
-                    raise AwkError(f"awk: line {line}: runaway regular expression /{''.join(out)[:10]} ...")
+                    raise AwkError(f"awk: line {line}: runaway regular expression /{''.join(pattern)[:10]} ...")
                 if src[j] == "\\" and j + 1 < n:
-                    out.append(src[j:j + 2] if src[j + 1] != "/" else "/")
+                    pattern.append(src[j:j + 2] if src[j + 1] != "/" else "/")
                     j += 2
                     continue
                 if src[j] == "[" and not in_bracket:
                     in_bracket = True
-                    out.append("[")
+                    pattern.append("[")
                     j += 1
                     if j < n and src[j] == "^":
-                        out.append("^")
+                        pattern.append("^")
                         j += 1
                     if j < n and src[j] == "]":
-                        out.append("]")
+                        pattern.append("]")
                         j += 1
                     continue
                 if src[j] == "]" and in_bracket:
                     in_bracket = False
-                out.append(src[j])
+                pattern.append(src[j])
                 j += 1
             if j >= n:
-                raise AwkError(f"awk: line {line}: runaway regular expression /{''.join(out)[:10]} ...")
-            toks.append(Tok("ERE", "".join(out), line))
+                raise AwkError(f"awk: line {line}: runaway regular expression /{''.join(pattern)[:10]} ...")
+            toks.append(Tok("ERE", "".join(pattern), line))
             i = j + 1
             continue
         if (c.isascii() and c.isdigit()) or (c == "." and i + 1 < n and src[i + 1] in "0123456789"):
             m = re.compile(r"0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?").match(src, i)
+            assert m is not None                    # c starts a number
             text = m.group()
             toks.append(Tok("NUMBER", float(int(text, 16)) if text[:2] in ("0x", "0X") else float(text), line))
             i = m.end()
             continue
         if (c.isascii() and c.isalpha()) or c == "_":
             m = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").match(src, i)
+            assert m is not None                    # c starts a name
             word = m.group()
             i = m.end()
             if word in KEYWORDS:

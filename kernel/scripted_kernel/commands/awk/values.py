@@ -18,6 +18,7 @@ class AwkError(Exception):
 class StrNum(str):
     """A string from input that looks like a number: compares numerically."""
     __slots__ = ("num",)
+    num: float
 
 
 def strnum(text: str):

@@ -72,8 +72,9 @@ def _parse_args(argv):
             opts["seq"] = True
             continue
         if a in longs:
-            if longs[a]:
-                opts[longs[a]] = True
+            option = longs[a]
+            if option:
+                opts[option] = True
             continue
         if a in ("-f", "--from-file"):
             if i >= len(argv):
@@ -91,8 +92,9 @@ def _parse_args(argv):
                 if c not in short:
                     raise UsageError(f"jq: Unknown option: {a}\nUse jq --help for help with command-line options,\n"
                                      f"or see the jq manpage, or online docs  at https://jqlang.github.io/jq", 2)
-                if short[c]:
-                    opts[short[c]] = True
+                option = short[c]
+                if option:
+                    opts[option] = True
             continue
         if a.startswith("--"):
             raise UsageError(f"jq: Unknown option: {a}\nUse jq --help for help with command-line options,\n"
@@ -134,7 +136,8 @@ def _read_files(ctx, named: dict, filter_text, program_file, files: list, file_a
 
 
 def _json_values(text: str, path: str) -> list:
-    decoder, values, pos = json.JSONDecoder(), [], 0
+    decoder, pos = json.JSONDecoder(), 0
+    values: list = []
     while True:
         while pos < len(text) and text[pos] in " \t\r\n":
             pos += 1
@@ -179,12 +182,18 @@ _PATH_ONLY = re.compile(_TERM + r'(?:[|,]' + _TERM + r')*')
 IN_PROCESS_INPUT = 1 << 20
 
 
-@command("jq", own_version=True, usage=Usage("[OPTIONS] FILTER [FILES...]", "Process each JSON input with FILTER and print its results.", (
-    "-n, --null-input          use null as the single input", "-r, --raw-output          output strings without quotes",
-    "-j, --join-output         no newline after each output", "-c, --compact-output      compact instead of pretty output",
-    "-s, --slurp               read all inputs into one array", "-e, --exit-status         status from the last output",
-    "-S, --sort-keys           sort the keys of objects", "--arg name value           set $name to the string value",
-    "--argjson name value       set $name to the JSON value", "--tab / --indent n        indentation")))
+@command("jq", own_version=True, usage=Usage(
+    "[OPTIONS] FILTER [FILES...]", "Process each JSON input with FILTER and print its results.", (
+        "-n, --null-input          use null as the single input",
+        "-r, --raw-output          output strings without quotes",
+        "-j, --join-output         no newline after each output",
+        "-c, --compact-output      compact instead of pretty output",
+        "-s, --slurp               read all inputs into one array",
+        "-e, --exit-status         status from the last output",
+        "-S, --sort-keys           sort the keys of objects",
+        "--arg name value           set $name to the string value",
+        "--argjson name value       set $name to the JSON value",
+        "--tab / --indent n        indentation")))
 def run(ctx, argv):
     try:
         parsed = _parse_args(argv)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from .values import dump, special_number
 
@@ -369,7 +369,7 @@ def _tonumber(v):
 
 
 def _unique(v):
-    out = []
+    out: list = []
     for x in _sorted(v):
         if not out or compare(out[-1], x):
             out.append(x)
@@ -453,7 +453,7 @@ class _Parser:
         self.text = text
         self.named = named
         self.depth = 0
-        self.tokens = []
+        self.tokens: list[tuple[Optional[str], Any]] = []     # (kind, text or a string's pieces)
         self._tokenize()
         self.k = 0
 
@@ -479,7 +479,8 @@ class _Parser:
     def _string(self, pos: int):
         """A string literal's pieces: text, or ("interp", filter) for \\( ... )."""
         text = self.text
-        pieces, chars = [], []
+        pieces: list[str | tuple[str, Filter]] = []
+        chars: list[str] = []
         while pos < len(text):
             c = text[pos]
             if c == '"':
@@ -598,7 +599,8 @@ class _Parser:
         """A term and its suffixes. `?` covers the last suffix only (`.a[0]?` is
         `.a | try .[0]`), or the whole term when it has none, as in jq's grammar."""
         f = self.term()
-        base = last = None                 # while a suffix is pending, f is base | last
+        base: Optional[Filter] = None      # while a suffix is pending, f is base | last
+        last: Optional[Filter] = None
         while True:
             t = self.peek()
             suffix = None
@@ -618,7 +620,7 @@ class _Parser:
                 suffix = self.bracket_suffix()
             elif t == ("op", "?"):
                 self.k += 1
-                f = _pipe(base, _try(last)) if last is not None else _try(f)
+                f = _pipe(base, _try(last)) if base is not None and last is not None else _try(f)
                 base = last = None
                 continue
             else:
@@ -964,19 +966,19 @@ def _apply_each(fn, arg: Filter):
 def _map_values(body: Filter):
     def run(v):
         if type(v) is list:
-            out = []
+            items = []
             for x in v:
                 for y in body(x):
-                    out.append(y)
+                    items.append(y)
                     break
-            yield out
+            yield items
         elif type(v) is dict:
-            out = {}
+            fields = {}
             for k, x in v.items():
                 for y in body(x):
-                    out[k] = y
+                    fields[k] = y
                     break
-            yield out
+            yield fields
         else:
             raise _JqError("cannot iterate")
     return run
@@ -1014,7 +1016,7 @@ def _by(name: str, key: Filter):
             # largest, as jq picks them
             yield (keyed[0 if name == "min_by" else -1][1]) if keyed else None
             return
-        groups = []
+        groups: list[tuple[object, list]] = []
         for k, x in keyed:
             if groups and not compare(groups[-1][0], k):
                 groups[-1][1].append(x)

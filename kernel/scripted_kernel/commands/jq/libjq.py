@@ -176,7 +176,7 @@ class _Program:
             pass
 
 
-_programs: "OrderedDict[tuple, _Program]" = OrderedDict()
+_programs: "OrderedDict[str, _Program]" = OrderedDict()
 _programs_lock = threading.Lock()
 _CACHE_SIZE = 64
 
@@ -206,7 +206,7 @@ class _InputFile:
     def __init__(self, text: str):
         self.data = text.encode("utf-8", "surrogateescape")
         self.fd = -1
-        self.temporary = None
+        self.temporary: Optional[str] = None     # the temporary file's path, where one was made
 
     def __enter__(self) -> bytes:
         if hasattr(os, "memfd_create"):
@@ -220,16 +220,16 @@ class _InputFile:
             os.close(self.fd)
             self.fd = -1
         import tempfile
-        self.temporary = tempfile.NamedTemporaryFile(prefix="jq-input-", delete=False)
-        with self.temporary:
-            self.temporary.write(self.data)
-        return os.fsencode(self.temporary.name)
+        with tempfile.NamedTemporaryFile(prefix="jq-input-", delete=False) as temporary:
+            temporary.write(self.data)
+        self.temporary = temporary.name
+        return os.fsencode(temporary.name)
 
     def __exit__(self, *exc):
         if self.fd >= 0:
             os.close(self.fd)
         if self.temporary is not None:
-            os.unlink(self.temporary.name)
+            os.unlink(self.temporary)
 
 
 class Run:

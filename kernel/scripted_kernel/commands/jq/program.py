@@ -7,7 +7,7 @@ import json
 import re
 
 from . import fast, libjq
-from .values import BLANKS, dump, has_negative_zero, parse_values, watching_decoder
+from .values import dump, has_negative_zero, parse_values, skip_blanks, watching_decoder
 
 
 # module directives, and the builtins that read the module search path (object keys may use
@@ -114,7 +114,7 @@ def _stream(raw: str, opts, text: str, named: dict):
     been written then, and the usual path runs from the start."""
     if len(raw) < STREAM_FROM:
         return None
-    pos = BLANKS.match(raw).end()
+    pos = skip_blanks(raw)
     if not raw.startswith("[", pos):
         return None
     shape = fast.compile_stream(text, named)
@@ -127,7 +127,7 @@ def _stream(raw: str, opts, text: str, named: dict):
     out, count, last = [], 0, None
     blank = " \t\r\n"
     try:
-        pos = BLANKS.match(raw, pos + 1).end()
+        pos = skip_blanks(raw, pos + 1)
         c = raw[pos]
         while c != "]":
             value, pos = scan(raw, pos)
@@ -140,15 +140,15 @@ def _stream(raw: str, opts, text: str, named: dict):
                     out.append(_format(result, opts, indent))
             c = raw[pos]
             if c in blank:
-                pos = BLANKS.match(raw, pos).end()
+                pos = skip_blanks(raw, pos)
                 c = raw[pos]
             if c == ",":
                 pos += 1
                 if raw[pos] in blank:
-                    pos = BLANKS.match(raw, pos).end()
+                    pos = skip_blanks(raw, pos)
             elif c != "]":
                 return None
-        if BLANKS.match(raw, pos + 1).end() != len(raw):
+        if skip_blanks(raw, pos + 1) != len(raw):
             return None                       # more documents follow
     except Exception:        # bad JSON, Unsupported, a corner libjq handles: the usual path
         return None

@@ -9,6 +9,13 @@ from decimal import Decimal
 BLANKS = re.compile(r"[ \t\r\n]*")
 
 
+def skip_blanks(text: str, pos: int = 0) -> int:
+    """The index of the first character at or after `pos` that is not JSON whitespace."""
+    m = BLANKS.match(text, pos)
+    assert m is not None                  # the pattern matches the empty string
+    return m.end()
+
+
 def special_number(text: str) -> bool:
     """Whether jq 1.7+ prints this number text otherwise than the double it stands for: libjq
     keeps the decNumber form of what it was handed (`1.50`, `1E+2`, `0.00001`, `-0`, more
@@ -35,6 +42,7 @@ def _number(v, literal_ints: bool = False) -> str:
     if x == 0:
         return "-0" if str(x).startswith("-") else "0"
     sign, digit_tuple, exponent = Decimal(repr(x)).normalize().as_tuple()
+    assert isinstance(exponent, int)      # a finite number ('n', 'N', 'F' are NaN and infinity)
     digits = "".join(map(str, digit_tuple))
     decpt = len(digits) + exponent
     text = "-" if sign else ""
@@ -98,7 +106,7 @@ _NEGATIVE_ZERO = re.compile(r"-0(?![\d.eE])(?<![\w.-]-0)")
 def watching_decoder():
     """A JSON decoder, and a list that gets the text of a number jq 1.7+ would print as it was
     written (`special_number`): input with such a number goes to libjq."""
-    special = []
+    special: list[str] = []
 
     def parse_float(number: str) -> float:
         if not special and special_number(number):
@@ -119,7 +127,7 @@ def parse_values(text: str):
     values = []
     try:
         while True:
-            pos = BLANKS.match(text, pos).end()
+            pos = skip_blanks(text, pos)
             if pos >= n:
                 break
             value, pos = decoder.raw_decode(text, pos)

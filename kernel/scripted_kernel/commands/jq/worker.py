@@ -187,6 +187,7 @@ class _Child:
              f"from scripted_kernel.commands.jq.worker import serve; serve({os.getpid()})"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
             close_fds=True)
+        assert self.proc.stdin is not None and self.proc.stdout is not None     # both are PIPEs
         self.to_child = self.proc.stdin.fileno()
         self.from_child = self.proc.stdout.fileno()
 
@@ -198,7 +199,8 @@ class _Child:
             pass
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
-                stream.close()
+                if stream is not None:
+                    stream.close()
             except Exception:
                 pass
 
