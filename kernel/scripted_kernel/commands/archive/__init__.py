@@ -5,3 +5,4 @@ a host path). `codecs` expands compressed data in bounded chunks; `members` is t
 that keeps every extracted member inside its target directory.
 """
 from . import compress  # noqa: F401  (registers gzip, bzip2, xz and their aliases)
+from . import tar  # noqa: F401
