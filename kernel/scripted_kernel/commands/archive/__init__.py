@@ -6,3 +6,4 @@ that keeps every extracted member inside its target directory.
 """
 from . import compress  # noqa: F401  (registers gzip, bzip2, xz and their aliases)
 from . import tar  # noqa: F401
+from . import zip  # noqa: F401
