@@ -304,11 +304,11 @@ class Tar:
         entry = tarfile.TarInfo(member)
         entry.mode = info.mode & 0o7777
         entry.mtime = int(info.mtime)
-        entry.uid = entry.gid = 1000
         user = getattr(self.fs, "user", "user")
-        if not self.opts.get("numeric-owner"):
-            entry.uname = self.opts.get("owner") or user
-            entry.gname = self.opts.get("group") or user
+        entry.uname, entry.uid = _owner(self.opts.get("owner"), user)
+        entry.gname, entry.gid = _owner(self.opts.get("group"), user)
+        if self.opts.get("numeric-owner"):
+            entry.uname = entry.gname = ""
         if info.is_dir:
             entry.type = tarfile.DIRTYPE
         elif info.is_link:
@@ -411,6 +411,10 @@ class Tar:
         prefix = unsafe_prefix(member.name)
         if prefix:
             self.warn_once(prefix)
+        if member.islnk():
+            target = unsafe_prefix(member.linkname)
+            if target:
+                self.warn_once(target, "hard link targets")
         if self.opts.get("verbose"):
             self.ctx.out(self.long_line(member))
         else:
@@ -424,7 +428,7 @@ class Tar:
         group = m.gname or str(m.gid)
         size = f"{m.devmajor},{m.devminor}" if m.type in (tarfile.CHRTYPE, tarfile.BLKTYPE) \
             else str(m.size if m.type not in (tarfile.SYMTYPE, tarfile.LNKTYPE) else 0)
-        pad = len(user) + 1 + len(group) + len(size)
+        pad = len(user) + 1 + len(group) + 1 + len(size)
         self.ugs_width = max(self.ugs_width, pad)
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(m.mtime))
         line = f"{modes} {user}/{group} {size.rjust(self.ugs_width - pad + len(size))} {when} " \
@@ -432,7 +436,7 @@ class Tar:
         if m.type == tarfile.SYMTYPE:
             line += " -> " + _quote(m.linkname)
         elif m.type == tarfile.LNKTYPE:
-            line += " link to " + _quote(m.linkname)
+            line += " link to " + _quote(m.linkname[len(unsafe_prefix(m.linkname)):])
         return line + "\n"
 
     # ------------------------------------------------------------------ extract
@@ -544,6 +548,16 @@ class Tar:
                 self.attributes(path, member)
             except FsError:
                 pass
+
+
+def _owner(option, default: str) -> tuple[str, int]:
+    """--owner=NAME[:ID] (or a bare number), else the filesystem's user (id 1000)."""
+    if not option:
+        return default, 1000
+    name, _, number = option.partition(":")
+    if name.isdigit() and not number:
+        return "", int(name)
+    return name, int(number) if number.isdigit() else 1000
 
 
 def _strip_count(text) -> int:
