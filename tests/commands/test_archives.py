@@ -151,17 +151,18 @@ def test_gzip(script, tmp_path):
 BZIP2_XZ_CASES = [
     "echo hello > a; {z} a; ls; {z} -dc a.{s}; {z} -d a.{s}; cat a; ls",
     "echo hello > a; {z} -k a; ls; {z} a.{s}; echo rc=$?; {z} a; echo rc=$?; {z} -f a; echo rc=$?; ls",
-    "echo hi | {z} | {z} -d; echo hi | {z} -c | {z}cat; {z} -d nosuch; echo rc=$?",
+    "echo hi | {z} | {z} -d; echo hi | {z} -c | {cat}; {z} -d nosuch; echo rc=$?; {cat} nosuch; {un} nosuch",
     "echo nope > x.{s}; {z} -d x.{s}; echo rc=$?; mkdir dd; {z} dd; echo rc=$?",
-    "echo hello > a; {z} -c a > b.{s}; un{z} b.{s}; cat b; {z} -t a.{s} 2>/dev/null; {z} -k a; {z} -t a.{s}; echo rc=$?",
-    "echo x > plain; {z} -d plain; echo rc=$?; ls",
+    "echo hello > a; {z} -c a > b.{s}; {un} b.{s}; cat b; {z} -t a.{s} 2>/dev/null; {z} -k a; {z} -t a.{s}; echo rc=$?",
+    "echo x > plain; {z} -d plain; echo rc=$?; ls; echo x | {z} > p; {un} p; echo rc=$?",
+    "echo x | {z} > e.{s}; printf garbage >> e.{s}; {cat} e.{s}; echo rc=$?",
 ]
 
 
 @pytest.mark.parametrize("script", BZIP2_XZ_CASES)
-@pytest.mark.parametrize("z,s", [("bzip2", "bz2"), ("xz", "xz")])
-def test_bzip2_and_xz(script, z, s, tmp_path):
-    same(script.format(z=z, s=s), tmp_path, tools=(z,))
+@pytest.mark.parametrize("z,s,un,cat", [("bzip2", "bz2", "bunzip2", "bzcat"), ("xz", "xz", "unxz", "xzcat")])
+def test_bzip2_and_xz(script, z, s, un, cat, tmp_path):
+    same(script.format(z=z, s=s, un=un, cat=cat), tmp_path, tools=(z,))
 
 
 # ---------------------------------------------------------------------------- zip, unzip
@@ -175,7 +176,7 @@ ZIP_CASES = [
     ZIP_FILES + "zip -q x.zip d/a.txt d/sub/n.txt; mkdir o; cd o; unzip ../x.zip; echo rc=$?; "
                 "cat d/a.txt; stat -c '%a %Y' d/a.txt; unzip ../x.zip; echo rc=$?; unzip -o ../x.zip; "
                 "unzip -n ../x.zip; echo rc=$?",
-    ZIP_FILES + "zip -qr x.zip d; unzip -q x.zip -d out; echo rc=$?; find out | sort; unzip -p x.zip d/a.txt d/sub/b",
+    ZIP_FILES + "zip -qr x.zip d; unzip -q x.zip -d out; echo rc=$?; find out | sort; unzip -p x.zip d/a.txt; unzip -p x.zip d/sub/b",
     ZIP_FILES + "zip -q x.zip d/a.txt d/sub/b; unzip -o x.zip d/a.txt -d o2; unzip -l x.zip nosuch; echo rc=$?",
     ZIP_FILES + "unzip nosuch.zip; echo rc=$?; echo junk > bad.zip; unzip bad.zip; echo rc=$?",
     ZIP_FILES + "zip -q x.zip d/a.txt d/sub/n.txt; unzip -j -q x.zip -d flat; ls flat",

@@ -30,14 +30,23 @@ class Tool:
                   "quiet": "q", "recursive": "r", "test": "t", "verbose": "v", "fast": "1",
                   "best": "9"}
 
+    format_first = False         # xz looks at the data before the name
+    tries_suffix = True          # gunzip x finds x.gz; bzip2 and xz take names as given
+
     def __init__(self, ctx, prog: str):
         self.ctx, self.prog = ctx, prog
         self.statuses: set[int] = set()
+        self.speaker = self.speaker_name(prog)
+
+    @staticmethod
+    def speaker_name(prog: str) -> str:
+        """gunzip and zcat are scripts that run gzip: their messages say gzip."""
+        return "gzip"
 
     # ---------------------------------------------------------------- messages
 
     def complain(self, text: str, status: int):
-        self.ctx.err(f"{self.prog}: {text}\n")
+        self.ctx.err(f"{self.speaker}: {text}\n")
         self.statuses.add(status)
 
     def missing(self, name: str, reason: str):
@@ -47,7 +56,7 @@ class Tool:
         self.complain(f"{name} is a directory -- ignored", 2)
 
     def has_suffix(self, name: str):
-        self.ctx.err(f"{self.prog}: {name} already has {self.codec.suffix} suffix -- unchanged\n")
+        self.ctx.err(f"{self.speaker}: {name} already has {self.codec.suffix} suffix -- unchanged\n")
 
     def unknown_suffix(self, name: str) -> str | None:
         self.complain(f"{name}: unknown suffix -- ignored", 2)
@@ -63,6 +72,7 @@ class Tool:
         self.complain(f"{name}: {text}", 1)
 
     def trailing_garbage(self, name: str):
+        self.ctx.err("\n")
         self.complain(f"{name}: decompression OK, trailing garbage ignored", 2)
 
     def status(self) -> int:
@@ -76,8 +86,7 @@ class Tool:
                                self.long_flags, {"suffix": "S"}, numeric_short="L")
         self.opts = opts
         name = self.prog
-        self.decompress = opts.has("d") or name.startswith("un") or name.endswith("cat") \
-            or name == "gunzip"
+        self.decompress = opts.has("d") or name in DECOMPRESSORS
         if opts.has("z"):
             self.decompress = False
         self.to_stdout = opts.has("c") or name.endswith("cat")
@@ -115,7 +124,7 @@ class Tool:
         try:
             st = self.ctx.fs.stat(path)
         except FsError as e:
-            found = self.with_suffix(name) if self.decompress else None
+            found = self.with_suffix(name) if self.decompress and self.tries_suffix else None
             if found is None:
                 self.missing(self.missing_name(name), e.strerror)
                 return
@@ -133,7 +142,9 @@ class Tool:
             self.pack(name, path, st)
 
     def missing_name(self, name: str) -> str:
-        return name + self.codec.suffix if self.decompress and not self.known_suffix(name) else name
+        if self.decompress and self.tries_suffix and not self.known_suffix(name):
+            return name + self.codec.suffix
+        return name
 
     def with_suffix(self, name: str):
         """gunzip x finds x.gz: (name, path, stat) of the first existing NAME+suffix."""
@@ -152,7 +163,7 @@ class Tool:
         return None
 
     def pack(self, name: str, path: str, st):
-        if self.known_suffix(name) is not None and not self.opts.has("f"):
+        if self.known_suffix(name) is not None and not (self.opts.has("f") or self.to_stdout):
             self.has_suffix(name)
             return
         try:
@@ -169,6 +180,9 @@ class Tool:
         self.replace(name, path, st, name + self.codec.suffix, [packed])
 
     def unpack(self, name: str, path: str, st):
+        if self.format_first and not self.ctx.fs.read_bytes(path).startswith(self.codec.magic):
+            self.corrupt(name, "format")
+            return
         suffix = self.known_suffix(name)
         if suffix is None and not (self.to_stdout or self.test):
             out = self.unknown_suffix(name)
@@ -191,7 +205,7 @@ class Tool:
     def checked(self, data: bytes, name: str):
         """The expanded chunks; a damaged stream raises Corrupt (reported by replace)."""
         trailing: list = []
-        yield from inflate(self.codec, data, trailing if self.codec is GZIP else None)
+        yield from inflate(self.codec, data, trailing)
         if trailing:
             self.trailing_garbage(name)
 
@@ -297,6 +311,8 @@ def _remove(fs, path: str):
 
 class Bzip2(Tool):
     codec = BZIP2
+    tries_suffix = False
+    speaker_name = staticmethod(lambda prog: prog)
     suffixes = {".bz2": "", ".bz": "", ".tbz2": ".tar", ".tbz": ".tar"}
     default_level = 9
     short_flags = "cdfhkqstvz"
@@ -330,9 +346,18 @@ class Bzip2(Tool):
     def status(self):
         return max(self.statuses, default=0)
 
+    def trailing_garbage(self, name):
+        self.ctx.err(f"\n{self.speaker}: {name}: trailing garbage after EOF ignored\n")
+
 
 class Xz(Tool):
     codec = XZ
+    tries_suffix = False
+    format_first = True
+    speaker_name = staticmethod(lambda prog: prog)
+
+    def trailing_garbage(self, name):
+        self.corrupt(name, "truncated")
     suffixes = {".xz": "", ".txz": ".tar"}
     short_flags = "cdefhkqtvzT"
     long_flags = {"stdout": "c", "to-stdout": "c", "decompress": "d", "uncompress": "d",
@@ -368,6 +393,7 @@ class Xz(Tool):
                                      "damaged": "Compressed data is corrupt"}[kind], 1)
 
 
+DECOMPRESSORS = {"gunzip", "zcat", "bunzip2", "bzcat", "unxz", "xzcat"}
 FAMILIES = {"gzip": Tool, "gunzip": Tool, "zcat": Tool, "bzip2": Bzip2, "bunzip2": Bzip2,
             "bzcat": Bzip2, "xz": Xz, "unxz": Xz, "xzcat": Xz}
 
@@ -378,7 +404,7 @@ _OPTIONS = ("-c, --stdout      write on standard output, keep original files unc
             "-t, --test        test compressed file integrity",
             "-1 .. -9          compress faster .. compress better")
 USAGES = {name: Usage("[OPTION]... [FILE]...",
-                      f"{'Decompress' if name.startswith('un') or name.endswith('cat') else 'Compress or decompress'}"
+                      f"{'Decompress' if name in DECOMPRESSORS else 'Compress or decompress'}"
                       f" FILEs ({FAMILIES[name].codec.name} format; by default, in-place).",
                       _OPTIONS + (("-l, --list        list compressed file contents",
                                    "-r, --recursive   operate recursively on directories",

@@ -97,8 +97,10 @@ class Zip:
                 operands.append(a)
         return operands
 
-    def say(self, text: str):
-        if "q" not in self.flags:
+    def say(self, text: str, always: bool = False):
+        """zip's messages, warnings included, go to standard output (standard error when
+        the archive does); -q silences all but the warnings."""
+        if always or "q" not in self.flags:
             (self.ctx.err if self.archive == "-" else self.ctx.out)(text + "\n")
 
     def run(self) -> int:
@@ -116,7 +118,7 @@ class Zip:
         for name in self.inputs:
             self.add_operand(name)
         if not self.changed:
-            self.ctx.err(f"\nzip error: Nothing to do! ({self.archive})\n")
+            self.say(f"\nzip error: Nothing to do! ({self.archive})", always=True)
             return 12
         return self.write()
 
@@ -143,7 +145,7 @@ class Zip:
         try:
             info = self.fs.stat(path, follow="y" not in self.flags)
         except FsError:
-            self.ctx.err(f"\tzip warning: name not matched: {name}\n")
+            self.say(f"\tzip warning: name not matched: {name}", always=True)
             return
         self.add(path, name, info)
 
@@ -168,7 +170,7 @@ class Zip:
                     try:
                         child_info = self.fs.stat(child_path, follow="y" not in self.flags)
                     except FsError:
-                        self.ctx.err(f"\tzip warning: name not matched: {name}/{child}\n")
+                        self.say(f"\tzip warning: name not matched: {name}/{child}", always=True)
                         continue
                     self.add(child_path, name.rstrip("/") + "/" + child, child_info)
             return
@@ -178,8 +180,8 @@ class Zip:
         try:
             data = self.fs.read_bytes(path)
         except FsError as e:
-            self.ctx.err(f"\tzip warning: could not open for reading: {name}\n"
-                         f"\tzip warning: {e.strerror}\n")
+            self.say(f"\tzip warning: could not open for reading: {name}\n"
+                     f"\tzip warning: {e.strerror}", always=True)
             return
         self.store(member, info, data)
 
@@ -306,7 +308,7 @@ class Unzip:
         else:
             self.extract(archive, entries)
         missing = [w for w in self.wanted if w not in self.matched]
-        for name in missing:
+        for name in missing if "l" not in self.flags else ():
             self.ctx.err(f"caution: filename not matched:  {name}\n")
         if missing:
             self.warn(11)
