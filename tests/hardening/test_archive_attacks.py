@@ -4,6 +4,7 @@ the target directory (zip-slip, `..`, absolute names, links planted by the archi
 it), and archives with huge member counts stop at the file-count limit."""
 import functools
 import io
+import struct
 import tarfile
 import zipfile
 import zlib
@@ -15,22 +16,30 @@ GIB = 1 << 30
 MIB = 1 << 20
 
 
-def _deflate_zeros(total: int, header: bytes = b"", trailer: bytes = b"", wbits: int = 31) -> bytes:
-    """`header` + `total` zero bytes + `trailer`, compressed without holding them in memory."""
-    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
-    out = [packer.compress(header)]
-    block = bytes(MIB)
-    for _ in range(total // MIB):
-        out.append(packer.compress(block))
-    out.append(packer.compress(trailer))
-    out.append(packer.flush())
-    return b"".join(out)
+def _raw_deflate_zeros(total: int, header: bytes = b"", trailer: bytes = b"") -> bytes:
+    """`header` + `total` zero bytes + `trailer` as one raw deflate stream, built without
+    compressing a gibibyte: after a full flush the compressor starts afresh, so one mebibyte
+    of zeros compresses to the same bytes every time and is repeated."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    head = packer.compress(header) + packer.flush(zlib.Z_FULL_FLUSH)
+    block = packer.compress(bytes(MIB)) + packer.flush(zlib.Z_FULL_FLUSH)
+    tail = packer.compress(trailer) + packer.flush()
+    return head + block * (total // MIB) + tail
+
+
+@functools.lru_cache(maxsize=None)
+def _zeros_crc() -> int:
+    crc, block = 0, bytes(MIB)
+    for _ in range(GIB // MIB):
+        crc = zlib.crc32(block, crc)
+    return crc
 
 
 @functools.lru_cache(maxsize=None)
 def gzip_bomb() -> bytes:
     """1 GiB of zeros as one gzip member (about 1 MB)."""
-    return _deflate_zeros(GIB)
+    trailer = struct.pack("<II", _zeros_crc(), GIB & 0xFFFFFFFF)
+    return b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" + _raw_deflate_zeros(GIB) + trailer
 
 
 @functools.lru_cache(maxsize=None)
@@ -38,21 +47,17 @@ def tar_bomb() -> bytes:
     """A .tar.gz holding one 1 GiB member of zeros."""
     info = tarfile.TarInfo("big")
     info.size = GIB
-    header = info.tobuf(format=tarfile.GNU_FORMAT)
-    return _deflate_zeros(GIB, header, bytes(1024))
+    body = _raw_deflate_zeros(GIB, info.tobuf(format=tarfile.GNU_FORMAT), bytes(1024))
+    return b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" + body + bytes(8)
 
 
 @functools.lru_cache(maxsize=None)
 def zip_bomb() -> bytes:
     """A zip whose one member inflates to 1 GiB of zeros."""
-    packed = _deflate_zeros(GIB, wbits=-15)
-    crc = 0
-    block = bytes(MIB)
-    for _ in range(GIB // MIB):
-        crc = zlib.crc32(block, crc)
+    packed = _raw_deflate_zeros(GIB)
     info = zipfile.ZipInfo("big", (2024, 1, 1, 0, 0, 0))
     info.compress_type = zipfile.ZIP_DEFLATED
-    info.CRC, info.compress_size, info.file_size = crc, len(packed), GIB
+    info.CRC, info.compress_size, info.file_size = _zeros_crc(), len(packed), GIB
     buffer = io.BytesIO()
     header = info.FileHeader(zip64=True)
     info.header_offset = 0
