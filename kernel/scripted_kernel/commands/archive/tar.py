@@ -17,7 +17,6 @@ import time
 
 from ...fs import FsError, absolute
 from ...fs.base import EFBIG, ENOSPC
-from ...shell.errors import LimitExceeded
 from ...shell.limits import check_clock
 from ...shell.patterns import glob_match
 from .._options import UsageError

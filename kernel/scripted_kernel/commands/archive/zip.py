@@ -382,7 +382,7 @@ class Unzip:
             except FsError as e:
                 self.ctx.err(f"error:  cannot create {shown}\n        {e.strerror}\n")
                 self.warn(2 if e.strerror not in ("File too large", "No space left on device") else 50)
-            except (zipfile.BadZipFile, zlib.error, EOFError) as e:
+            except (zipfile.BadZipFile, zlib.error, EOFError):
                 self.ctx.err(f"  error:  invalid compressed data to inflate {shown}\n")
                 self.warn(2)
         self.finish(deferred, directories)
