@@ -1,0 +1,153 @@
+"""The three stream compressors (gzip, bzip2, xz) as one table, and decompression in bounded
+chunks: every compressed stream is expanded CHUNK bytes at a time, never with one unbounded
+read, so a decompression bomb stops at whatever its consumer counts against (the filesystem's
+quota when written to a file, a named limit when kept in memory or sent to standard output).
+"""
+from __future__ import annotations
+
+import bz2
+import lzma
+import struct
+import zlib
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from ...shell.errors import LimitExceeded
+from ...shell.limits import check_clock
+
+CHUNK = 1 << 16
+CLOCK_EVERY = 64            # chunks between two checks of the clock, cancel flag and memory
+
+
+class Corrupt(Exception):
+    """The data is not in the format, or is damaged: `kind` is "format", "truncated" or
+    "damaged"; each command words it in its own way."""
+
+    def __init__(self, kind: str):
+        super().__init__(kind)
+        self.kind = kind
+
+
+@dataclass(frozen=True)
+class Codec:
+    name: str                    # gzip, bzip2, xz
+    suffix: str                  # what compression appends
+    magic: bytes
+    new_decompressor: Callable
+    compress: Callable           # (data, level, name, mtime) -> bytes
+
+
+def _gzip_compress(data: bytes, level: int, name: str = "", mtime: int = 0) -> bytes:
+    """A gzip member as gzip writes one: FNAME when a name is kept, MTIME, XFL for levels 1/9,
+    OS 3 (Unix)."""
+    flags = 0x08 if name else 0
+    xfl = 2 if level == 9 else 4 if level == 1 else 0
+    header = b"\x1f\x8b\x08" + bytes([flags]) + struct.pack("<I", mtime & 0xFFFFFFFF) + bytes([xfl, 3])
+    if name:
+        header += name.encode("utf-8", "surrogateescape").replace(b"\0", b"") + b"\0"
+    deflater = zlib.compressobj(level, zlib.DEFLATED, -15)
+    body = deflater.compress(data) + deflater.flush()
+    trailer = struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+    return header + body + trailer
+
+
+def _bzip2_compress(data: bytes, level: int, name: str = "", mtime: int = 0) -> bytes:
+    return bz2.compress(data, level)
+
+
+def _xz_compress(data: bytes, level: int, name: str = "", mtime: int = 0) -> bytes:
+    return lzma.compress(data, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=level)
+
+
+GZIP = Codec("gzip", ".gz", b"\x1f\x8b", lambda: zlib.decompressobj(31), _gzip_compress)
+BZIP2 = Codec("bzip2", ".bz2", b"BZh", bz2.BZ2Decompressor, _bzip2_compress)
+XZ = Codec("xz", ".xz", b"\xfd7zXZ\x00", lambda: lzma.LZMADecompressor(lzma.FORMAT_XZ), _xz_compress)
+CODECS = (GZIP, BZIP2, XZ)
+
+
+def sniff(data: bytes):
+    """The codec whose magic number begins `data`, or None."""
+    for codec in CODECS:
+        if data.startswith(codec.magic):
+            return codec
+    return None
+
+
+def inflate(codec: Codec, data: bytes, trailing: list | None = None) -> Iterator[bytes]:
+    """The decompressed data in chunks of at most CHUNK bytes. Concatenated streams (gzip
+    members, bzip2 and xz streams) follow one another as the tools read them; bytes after the
+    last stream that are not one are put in `trailing` (gzip warns of them), or are an error."""
+    if not data.startswith(codec.magic):
+        raise Corrupt("format")
+    chunks = 0
+    while True:
+        engine = codec.new_decompressor()
+        for chunk in _one_stream(engine, data):
+            yield chunk
+            chunks += 1
+            if chunks % CLOCK_EVERY == 0:
+                check_clock()
+        data = engine.unused_data
+        if not data or not data.strip(b"\0"):
+            return                                 # trailing zeros pad tapes: ignored
+        if not data.startswith(codec.magic):
+            if trailing is None:
+                raise Corrupt("damaged")
+            trailing.append(data)
+            return
+
+
+def _one_stream(engine, data: bytes) -> Iterator[bytes]:
+    is_zlib = hasattr(engine, "unconsumed_tail")
+    pending = data
+    try:
+        while not engine.eof:
+            chunk = engine.decompress(pending, CHUNK)
+            if is_zlib:
+                pending = engine.unconsumed_tail
+                stuck = not chunk and not pending
+            else:
+                pending = b""
+                stuck = not chunk and engine.needs_input
+            if stuck:
+                raise Corrupt("truncated")
+            if chunk:
+                yield chunk
+    except (zlib.error, OSError, lzma.LZMAError, EOFError):
+        raise Corrupt("damaged") from None
+
+
+class Ceiling:
+    """Counts bytes expanded into memory or onto standard output against one limit, and stops
+    the execution with the limit's name once past it."""
+
+    def __init__(self, limit: int, name: str, what: str):
+        self.limit, self.name, self.what, self.used = limit, name, what, 0
+
+    def add(self, size: int):
+        self.used += size
+        if self.used > self.limit:
+            raise LimitExceeded(self.name, f"{self.what}: decompressed data exceeds {self.limit} "
+                                           f"bytes ({self.name})")
+
+
+class ChunkReader:
+    """A read-only file over decompressed chunks (what tarfile's stream mode reads), each
+    counted against a Ceiling."""
+
+    def __init__(self, chunks: Iterator[bytes], ceiling: Ceiling):
+        self.chunks, self.ceiling = chunks, ceiling
+        self.buffer = bytearray()
+
+    def read(self, size: int = -1) -> bytes:
+        while size < 0 or len(self.buffer) < size:
+            chunk = next(self.chunks, None)
+            if chunk is None:
+                break
+            self.ceiling.add(len(chunk))
+            self.buffer += chunk
+        if size < 0:
+            size = len(self.buffer)
+        out = bytes(self.buffer[:size])
+        del self.buffer[:size]
+        return out

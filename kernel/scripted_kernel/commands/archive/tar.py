@@ -1,0 +1,634 @@
+"""tar: create (c), list (t) and extract (x) archives as GNU tar 1.34 does, with its messages
+and exit statuses (2 for any failure), over the filesystem layer: the archive is built and read
+with `tarfile` in memory, compressed and expanded by `codecs` (-z -j -J, and detected by magic
+number when reading a file, as GNU tar does).
+
+Extraction goes through `members.Destination`: member names lose their leading `/` and refuse
+`..` as GNU tar's do, symbolic links that point up or out are made only once every other
+member is written (GNU tar's placeholders), and no member is ever written outside the -C
+directory, even through a link planted before.
+"""
+from __future__ import annotations
+
+import io
+import stat as st_mod
+import tarfile
+import time
+
+from ...fs import FsError, absolute
+from ...fs.base import EFBIG, ENOSPC
+from ...shell.limits import check_clock
+from ...shell.patterns import glob_match
+from .._options import UsageError
+from ..registry import Usage, command
+from .codecs import BZIP2, CHUNK, GZIP, XZ, Ceiling, ChunkReader, Corrupt, inflate, sniff
+from .members import Destination, has_dotdot, read_operand_bytes, unsafe_prefix
+
+TRY = "Try 'tar --help' or 'tar --usage' for more information."
+FLAGS = {"c": "create", "x": "extract", "t": "list", "z": "gzip", "j": "bzip2", "J": "xz",
+         "a": "auto-compress", "v": "verbose", "O": "to-stdout", "k": "keep-old-files",
+         "m": "touch", "p": "preserve-permissions", "h": "dereference"}
+VALUES = {"f": "file", "C": "directory", "T": "files-from", "X": "exclude-from"}
+LONG_FLAGS = {**{v: v for v in FLAGS.values()}, "get": "extract", "gunzip": "gzip",
+              "ungzip": "gzip", "same-permissions": "preserve-permissions",
+              "overwrite": "overwrite", "skip-old-files": "skip-old-files",
+              "no-same-owner": "ignored", "same-owner": "ignored", "no-same-permissions": "ignored",
+              "numeric-owner": "numeric-owner", "wildcards": "wildcards",
+              "no-wildcards": "no-wildcards", "totals": "ignored", "no-recursion": "no-recursion",
+              "recursion": "recursion", "unlink-first": "ignored", "dereference": "dereference"}
+LONG_VALUES = {**{v: v for v in VALUES.values()}, "exclude": "exclude",
+               "strip-components": "strip-components", "sort": "sort", "owner": "owner",
+               "group": "group", "mode": "ignored", "warning": "ignored", "format": "ignored",
+               "mtime": "ignored", "blocking-factor": "ignored"}
+CODEC_FLAGS = {"gzip": GZIP, "bzip2": BZIP2, "xz": XZ}
+CODEC_LETTER = {GZIP: "z", BZIP2: "j", XZ: "J"}
+AUTO_SUFFIXES = {".gz": GZIP, ".tgz": GZIP, ".taz": GZIP, ".bz2": BZIP2, ".tbz": BZIP2,
+                 ".tbz2": BZIP2, ".tz2": BZIP2, ".xz": XZ, ".txz": XZ}
+TYPE_LETTER = {tarfile.DIRTYPE: "d", tarfile.SYMTYPE: "l", tarfile.LNKTYPE: "h",
+               tarfile.CHRTYPE: "c", tarfile.BLKTYPE: "b", tarfile.FIFOTYPE: "p"}
+
+
+class Fatal(Exception):
+    """An error tar does not recover from: its message, then "Error is not recoverable".
+    `raw`: the message is printed as it is (a compressor's complaint), not after "tar: "."""
+
+    def __init__(self, message: str, raw: bool = False):
+        super().__init__(message)
+        self.raw = raw
+
+
+def _bad(problem: str) -> UsageError:
+    return UsageError(f"tar: {problem}\n{TRY}", 2)
+
+
+class Command:
+    """A parsed tar command line: settings in `opts`, and each operand with the -C directory
+    in force where it stood (GNU tar applies -C to the operands after it)."""
+
+    def __init__(self, argv: list):
+        self.opts: dict = {}
+        self.lists: dict = {"exclude": [], "files-from": [], "exclude-from": []}
+        self.operands: list[tuple[str, str]] = []
+        self.directory = "."
+        self.parse(_old_style(argv[1:]))
+
+    def parse(self, args: list):
+        i = 0
+        while i < len(args):
+            a = args[i]
+            i += 1
+            if a == "--":
+                self.operands += [(x, self.directory) for x in args[i:]]
+                break
+            if a.startswith("--"):
+                name, eq, value = a[2:].partition("=")
+                key, takes = _long_option(name, a)
+                if takes and not eq:
+                    if i >= len(args):
+                        raise _bad(f"option '--{key}' requires an argument")
+                    value, i = args[i], i + 1
+                elif eq and not takes:
+                    raise _bad(f"option '--{key}' doesn't allow an argument")
+                self.set(LONG_VALUES.get(key) if takes else LONG_FLAGS[key], value)
+            elif a.startswith("-") and len(a) > 1:
+                for j, c in enumerate(a[1:], 1):
+                    if c in VALUES:
+                        value = a[j + 1:]
+                        if not value:
+                            if i >= len(args):
+                                raise _bad(f"option requires an argument -- '{c}'")
+                            value, i = args[i], i + 1
+                        self.set(VALUES[c], value)
+                        break
+                    if c not in FLAGS:
+                        raise _bad(f"invalid option -- '{c}'")
+                    self.set(FLAGS[c], None)
+            else:
+                self.operands.append((a, self.directory))
+
+    def set(self, key: str, value):
+        if key == "directory":
+            self.directory = value
+        elif key in self.lists:
+            self.lists[key].append(value)
+        elif key == "verbose":
+            self.opts["verbose"] = self.opts.get("verbose", 0) + 1
+        elif key in ("create", "extract", "list"):
+            if self.opts.get("mode", key) != key:
+                raise _bad("You may not specify more than one '-Acdtrux', '--delete' or  "
+                           "'--test-label' option")
+            self.opts["mode"] = key
+        else:
+            self.opts[key] = value if value is not None else True
+
+
+def _old_style(args: list) -> list:
+    """`tar czf x.tgz dir`: a first word without a dash is a bundle of letters, each letter
+    that takes a value taking the next word."""
+    if not args or args[0].startswith("-"):
+        return args
+    letters, rest, out = args[0], list(args[1:]), []
+    for c in letters:
+        if c in VALUES:
+            if not rest:
+                raise _bad(f"option requires an argument -- '{c}'")
+            out += ["-" + c, rest.pop(0)]
+        else:
+            out.append("-" + c)
+    return out + rest
+
+
+def _long_option(name: str, word: str) -> tuple[str, bool]:
+    names = list(LONG_FLAGS) + list(LONG_VALUES)
+    matches = [n for n in names if n == name] or sorted({n for n in names if n.startswith(name)})
+    if not matches:
+        raise _bad(f"unrecognized option '{word}'")
+    if len(matches) > 1:
+        raise _bad(f"option '{word}' is ambiguous")
+    return matches[0], matches[0] in LONG_VALUES
+
+
+class Tar:
+    """One run of tar: its command line, the failures seen, the warnings already given."""
+
+    def __init__(self, ctx, cmd: Command):
+        self.ctx, self.fs, self.cmd, self.opts = ctx, ctx.fs, cmd, cmd.opts
+        self.failed = False
+        self.warned: set = set()
+        self.ugs_width = 19            # GNU tar widens the owner/size column as names need
+        self.excludes = list(cmd.lists["exclude"])
+        self.wildcards = bool(self.opts.get("wildcards"))
+
+    def fail(self, text: str):
+        self.ctx.err(f"tar: {text}\n")
+        self.failed = True
+
+    def warn_once(self, prefix: str, what: str = "member names"):
+        if (prefix, what) not in self.warned:
+            self.warned.add((prefix, what))
+            self.ctx.err(f"tar: Removing leading `{prefix}' from {what}\n")
+
+    def status(self) -> int:
+        if self.failed:
+            self.ctx.err("tar: Exiting with failure status due to previous errors\n")
+            return 2
+        return 0
+
+    def verbose_out(self):
+        """Where -v names go: standard error when the archive or its members use stdout."""
+        to_stdout = self.opts.get("to-stdout") or (self.opts.get("mode") == "create"
+                                                   and self.archive_name() == "-")
+        return self.ctx.err if to_stdout else self.ctx.out
+
+    def archive_name(self) -> str:
+        return self.opts.get("file") or "-"
+
+    def excluded(self, name: str) -> bool:
+        """GNU's --exclude: the pattern against the whole name or any run of its components."""
+        if not self.excludes:
+            return False
+        parts = name.rstrip("/").split("/")
+        for i in range(len(parts)):
+            for j in range(i + 1, len(parts) + 1):
+                piece = "/".join(parts[i:j])
+                if any(glob_match(p, piece) for p in self.excludes):
+                    return True
+        return False
+
+    # ------------------------------------------------------------------ create
+
+    def create(self) -> int:
+        operands = self.cmd.operands + [(n, d) for n in self.names_from_files() for d in ["."]]
+        if not operands:
+            raise _bad("Cowardly refusing to create an empty archive")
+        codec = self.codec_for_create()
+        name = self.archive_name()
+        writer, archive_ino = None, None
+        if name != "-":
+            try:
+                writer = self.fs.open_write(self.ctx.path(name), mode=0o666 & ~self.ctx.umask)
+                archive_ino = self.fs.stat(self.ctx.path(name)).ino
+            except FsError as e:
+                raise Fatal(f"{name}: Cannot open: {e.strerror}")
+        buffer = io.BytesIO()
+        self.archive_ino, self.links = archive_ino, {}
+        with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as archive:
+            for operand, directory in operands:
+                self.add(archive, operand, absolute(self.ctx.cwd, directory))
+        data = buffer.getvalue()
+        if codec is not None:
+            data = codec.compress(data, 6 if codec is GZIP else 9 if codec is BZIP2 else 6, "", 0)
+        if writer is None:
+            self.ctx.write_bytes(data)
+        else:
+            try:
+                writer.write_bytes(data)
+            except FsError as e:
+                raise Fatal(f"{name}: Cannot write: {e.strerror}")
+        return self.status()
+
+    def codec_for_create(self):
+        for flag, codec in CODEC_FLAGS.items():
+            if self.opts.get(flag):
+                return codec
+        if self.opts.get("auto-compress"):
+            name = self.archive_name()
+            for suffix, codec in AUTO_SUFFIXES.items():
+                if name.endswith(suffix):
+                    return codec
+        return None
+
+    def names_from_files(self) -> list:
+        names = []
+        for source in self.cmd.lists["files-from"]:
+            try:
+                text = read_operand_bytes(self.ctx, source).decode("utf-8", "surrogateescape")
+            except FsError as e:
+                raise Fatal(f"{source}: Cannot open: {e.strerror}")
+            names += [line for line in text.split("\n") if line]
+        return names
+
+    def add(self, archive, operand: str, directory: str):
+        """Add `operand` (a path as given, relative to `directory`) and, for a directory, all
+        below it, in name order."""
+        path = absolute(directory, operand)
+        name = operand.rstrip("/") or "/"
+        prefix = unsafe_prefix(name)
+        if prefix:
+            self.warn_once(prefix)
+        self.add_entry(archive, path, name, name[len(prefix):], top=True)
+
+    def add_entry(self, archive, path: str, shown: str, member: str, top: bool = False):
+        check_clock()
+        if self.excluded(member):
+            return
+        try:
+            info = self.fs.stat(path, follow=bool(self.opts.get("dereference")))
+        except FsError as e:
+            self.fail(f"{shown}: Cannot stat: {e.strerror}")
+            return
+        if info.ino == self.archive_ino and info.is_file:
+            self.ctx.err(f"tar: {shown}: file is the archive; not dumped\n")
+            return
+        entry = self.header(member, info)
+        data = None
+        if info.is_file:
+            seen = self.links.get(info.ino) if info.nlink > 1 else None
+            if seen is not None:
+                entry.type, entry.linkname, entry.size = tarfile.LNKTYPE, seen, 0
+            else:
+                try:
+                    data = self.fs.read_bytes(path)
+                except FsError as e:
+                    self.fail(f"{shown}: Cannot open: {e.strerror}")
+                    return
+                entry.size = len(data)
+                if info.nlink > 1:
+                    self.links[info.ino] = member
+        if member:
+            archive.addfile(entry, io.BytesIO(data) if data is not None else None)
+            self.report(entry, self.verbose_out())
+        if info.is_dir and (top or not self.opts.get("no-recursion")):
+            try:
+                children = sorted(self.fs.listdir(path), key=_byte_order)
+            except FsError as e:
+                self.fail(f"{shown}: Cannot open: {e.strerror}")
+                return
+            for child in children:
+                self.add_entry(archive, path.rstrip("/") + "/" + child,
+                               shown.rstrip("/") + "/" + child,
+                               (member.rstrip("/") + "/" if member else "") + child)
+
+    def header(self, member: str, info) -> tarfile.TarInfo:
+        entry = tarfile.TarInfo(member)
+        entry.mode = info.mode & 0o7777
+        entry.mtime = int(info.mtime)
+        user = getattr(self.fs, "user", "user")
+        entry.uname, entry.uid = _owner(self.opts.get("owner"), user)
+        entry.gname, entry.gid = _owner(self.opts.get("group"), user)
+        if self.opts.get("numeric-owner"):
+            entry.uname = entry.gname = ""
+        if info.is_dir:
+            entry.type = tarfile.DIRTYPE
+        elif info.is_link:
+            entry.type, entry.linkname = tarfile.SYMTYPE, info.target
+        elif info.kind == "c":
+            entry.type = tarfile.CHRTYPE
+        return entry
+
+    def report(self, entry, out):
+        """-v: the member's name; -vv: the long listing line."""
+        level = self.opts.get("verbose", 0)
+        if level >= 2:
+            out(self.long_line(entry))
+        elif level:
+            out(_quote(_display_name(entry)) + "\n")
+
+    # ------------------------------------------------------------------ reading
+
+    def open_archive(self):
+        """(tarfile in stream mode over the archive's expanded bytes, name for messages)."""
+        name = self.archive_name()
+        try:
+            data = read_operand_bytes(self.ctx, name)
+        except FsError as e:
+            raise Fatal(f"{name}: Cannot open: {e.strerror}")
+        codec = next((c for flag, c in CODEC_FLAGS.items() if self.opts.get(flag)), None)
+        found = sniff(data)
+        if codec is None and found is not None:
+            if name == "-":
+                raise Fatal(f"Archive is compressed. Use -{CODEC_LETTER[found]} option")
+            codec = found
+        if codec is None:
+            return io.BytesIO(data)
+        self.codec = codec
+        ceiling = Ceiling(self.ctx.limits.max_fs_bytes, "max_fs_bytes", "tar")
+        return ChunkReader(inflate(codec, data), ceiling)
+
+    def members(self, stream):
+        """Each member in turn (its data readable until the next); member counts and time
+        are checked as they go. tarfile's own list of members is not kept."""
+        try:
+            archive = tarfile.open(fileobj=stream, mode="r|", ignore_zeros=False)
+        except tarfile.ReadError:
+            self.fail("This does not look like a tar archive")
+            return
+        count = 0
+        while True:
+            try:
+                member = archive.next()
+            except tarfile.ReadError:
+                raise Fatal("Unexpected EOF in archive") from None
+            if member is None:
+                return
+            archive.members.clear()
+            count += 1
+            if count % 256 == 0:
+                check_clock()
+            yield archive, member
+
+    def selected(self, member) -> bool:
+        name = member.name
+        if self.excluded(name):
+            return False
+        if not self.wanted:
+            return True
+        for op in self.wanted:
+            pattern = op.rstrip("/") or op
+            if (glob_match(pattern, name) if self.wildcards else name == pattern) \
+                    or name.startswith(pattern + "/"):
+                self.matched.add(op)
+                return True
+        return False
+
+    def read_archive(self, handle) -> int:
+        self.wanted = [op for op, _ in self.cmd.operands]
+        self.matched: set = set()
+        stream = self.open_archive()
+        try:
+            for archive, member in self.members(stream):
+                if self.selected(member):
+                    handle(archive, member)
+        except Corrupt as e:
+            text = {"format": "not in gzip format", "truncated": "unexpected end of file"}.get(
+                e.kind, "invalid compressed data--format violated")
+            raise Fatal(f"\n{self.codec.name}: stdin: {text}\ntar: Child returned status 1",
+                        raw=True) from None
+        except tarfile.ReadError:
+            raise Fatal("Unexpected EOF in archive") from None
+        for op in self.wanted:
+            if op not in self.matched:
+                self.fail(f"{op}: Not found in archive")
+        return self.status()
+
+    # ------------------------------------------------------------------ list
+
+    def list(self) -> int:
+        return self.read_archive(self.list_member)
+
+    def list_member(self, archive, member):
+        prefix = unsafe_prefix(member.name)
+        if prefix:
+            self.warn_once(prefix)
+        if member.islnk():
+            target = unsafe_prefix(member.linkname)
+            if target:
+                self.warn_once(target, "hard link targets")
+        if self.opts.get("verbose"):
+            self.ctx.out(self.long_line(member))
+        else:
+            self.ctx.out(_quote(_display_name(member)) + "\n")
+
+    def long_line(self, m) -> str:
+        """`-rw-r--r-- user/group  size yyyy-mm-dd hh:mm name`, as GNU tar's print_header."""
+        kind = TYPE_LETTER.get(m.type, "-")
+        modes = kind + st_mod.filemode(m.mode & 0o7777)[1:]
+        user = m.uname or str(m.uid)
+        group = m.gname or str(m.gid)
+        size = f"{m.devmajor},{m.devminor}" if m.type in (tarfile.CHRTYPE, tarfile.BLKTYPE) \
+            else str(m.size if m.type not in (tarfile.SYMTYPE, tarfile.LNKTYPE) else 0)
+        pad = len(user) + 1 + len(group) + 1 + len(size)
+        self.ugs_width = max(self.ugs_width, pad)
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(m.mtime))
+        line = f"{modes} {user}/{group} {size.rjust(self.ugs_width - pad + len(size))} {when} " \
+               f"{_quote(_display_name(m))}"
+        if m.type == tarfile.SYMTYPE:
+            line += " -> " + _quote(m.linkname)
+        elif m.type == tarfile.LNKTYPE:
+            line += " link to " + _quote(m.linkname[len(unsafe_prefix(m.linkname)):])
+        return line + "\n"
+
+    # ------------------------------------------------------------------ extract
+
+    def extract(self) -> int:
+        base = self.cmd.directory
+        try:
+            if not self.fs.stat(self.ctx.path(base)).is_dir:
+                raise FsError("Not a directory")
+            self.dest = Destination(self.ctx, self.ctx.path(base))
+        except FsError as e:
+            raise Fatal(f"{base}: Cannot open: {e.strerror}")
+        self.strip = _strip_count(self.opts.get("strip-components"))
+        self.directories: list = []
+        self.placeholders: list = []
+        self.stdout_ceiling = Ceiling(self.ctx.limits.max_string_length, "max_string_length", "tar")
+        try:
+            return self.read_archive(self.extract_member)
+        finally:
+            self.finish()
+
+    def relative(self, name: str, what: str = "member names"):
+        """A member (or hard-link target) name as extracted: the unsafe prefix removed (with
+        GNU's warning), --strip-components applied. None: nothing is left of it."""
+        prefix = unsafe_prefix(name)
+        if prefix:
+            self.warn_once(prefix, what)
+        parts = [p for p in name[len(prefix):].split("/") if p]
+        if len(parts) <= self.strip:
+            return None
+        return "/".join(parts[self.strip:])
+
+    def extract_member(self, archive, member):
+        shown = _display_name(member)
+        rel = self.relative(member.name)
+        if has_dotdot(member.name):
+            self.fail(f"{shown}: Member name contains '..'")
+            return
+        if rel is None:
+            return
+        if self.opts.get("verbose"):
+            self.report(member, self.verbose_out())
+        if self.opts.get("to-stdout"):
+            if member.isreg():
+                self.to_stdout(archive, member)
+            return
+        try:
+            self.place(archive, member, rel, shown)
+        except FsError as e:
+            if e.strerror in (ENOSPC, EFBIG):
+                raise Fatal(f"{shown}: Cannot write: {e.strerror}")
+            verb = "Cannot mkdir" if member.isdir() else "Cannot open"
+            self.fail(f"{shown}: {verb}: {e.strerror}")
+
+    def place(self, archive, member, rel: str, shown: str):
+        path = self.dest.path(rel)
+        if member.isdir():
+            if self.dest.directory(path):
+                self.directories.append((path, member))
+            return
+        self.dest.clear(path, keep_old=bool(self.opts.get("keep-old-files")))
+        if member.issym():
+            target = member.linkname
+            if target.startswith("/") or has_dotdot(target):
+                self.fs.open_write(path, mode=0)              # GNU's placeholder
+                self.placeholders.append((path, self.fs.stat(path).ino, target, member))
+            else:
+                self.fs.symlink(target, path)
+            return
+        if member.islnk():
+            source = self.relative(member.linkname, "hard link targets")
+            try:
+                self.fs.link(self.dest.link_source(source or "."), path)
+            except FsError as e:
+                self.fail(f"{shown}: Cannot hard link to ‘{source}’: {e.strerror}")
+            return
+        if not member.isreg():
+            self.fail(f"{shown}: Cannot mknod: Operation not permitted")
+            return
+        self.dest.write(path, _chunks(archive.extractfile(member)), 0o600)
+        self.attributes(path, member)
+
+    def attributes(self, path: str, member):
+        mode = member.mode & 0o7777
+        self.fs.chmod(path, mode if self.opts.get("preserve-permissions") else mode & ~self.ctx.umask)
+        if not self.opts.get("touch"):
+            self.fs.utime(path, member.mtime)
+
+    def to_stdout(self, archive, member):
+        data = bytearray()
+        for chunk in _chunks(archive.extractfile(member)):
+            self.stdout_ceiling.add(len(chunk))
+            data += chunk
+        self.ctx.write_bytes(bytes(data))
+
+    def finish(self):
+        """The deferred work: symbolic links in place of their placeholders, then directory
+        modes and times (set last: writing into a directory changes its time)."""
+        for path, ino, target, member in self.placeholders:
+            try:
+                if self.fs.stat(path, follow=False).ino == ino:
+                    self.fs.unlink(path)
+                    self.fs.symlink(target, path)
+            except FsError as e:
+                self.fail(f"{_display_name(member)}: Cannot create symlink to ‘{target}’: "
+                          f"{e.strerror}")
+        for path, member in reversed(self.directories):
+            try:
+                self.attributes(path, member)
+            except FsError:
+                pass
+
+
+def _owner(option, default: str) -> tuple[str, int]:
+    """--owner=NAME[:ID] (or a bare number), else the filesystem's user (id 1000)."""
+    if not option:
+        return default, 1000
+    name, _, number = option.partition(":")
+    if name.isdigit() and not number:
+        return "", int(name)
+    return name, int(number) if number.isdigit() else 1000
+
+
+def _strip_count(text) -> int:
+    if text is None:
+        return 0
+    try:
+        value = int(text)
+        if value >= 0:
+            return value
+    except ValueError:
+        pass
+    raise UsageError(f"tar: {text}: Invalid number of elements", 2)
+
+
+def _chunks(stream):
+    while True:
+        chunk = stream.read(CHUNK)
+        if not chunk:
+            return
+        yield chunk
+
+
+def _display_name(m) -> str:
+    return m.name + "/" if m.isdir() and not m.name.endswith("/") else m.name
+
+
+def _quote(name: str) -> str:
+    """GNU tar's escape quoting of names: backslash escapes for control characters."""
+    if name.isprintable() and "\\" not in name:
+        return name
+    out = []
+    for c in name:
+        if c == "\\":
+            out.append("\\\\")
+        elif c in "\a\b\f\n\r\t\v":
+            out.append("\\" + "abfnrtv"["\a\b\f\n\r\t\v".index(c)])
+        elif ord(c) < 32 or ord(c) == 127:
+            out.append(f"\\{ord(c):03o}")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _byte_order(name: str) -> bytes:
+    return name.encode("utf-8", "surrogateescape")
+
+
+USAGE = Usage("[OPTION...] [FILE]...",
+              "GNU 'tar' saves many files together into a single tape or disk archive, and can "
+              "restore individual files from the archive.",
+              ("-c, --create               create a new archive",
+               "-x, --extract, --get       extract files from an archive",
+               "-t, --list                 list the contents of an archive",
+               "-f, --file=ARCHIVE         use archive file or device ARCHIVE",
+               "-C, --directory=DIR        change to directory DIR",
+               "-z, --gzip  -j, --bzip2  -J, --xz   filter the archive through a compressor",
+               "-v, --verbose              verbosely list files processed",
+               "-O, --to-stdout            extract files to standard output",
+               "    --exclude=PATTERN      exclude files, given as a PATTERN",
+               "    --strip-components=NUMBER   strip NUMBER leading components from file names"))
+
+
+@command("tar", usage=USAGE, needs_files=True)
+def tar(ctx, argv):
+    cmd = Command(argv)
+    mode = cmd.opts.get("mode")
+    if mode is None:
+        raise UsageError(f"tar: You must specify one of the '-Acdtrux', '--delete' or "
+                         f"'--test-label' options\n{TRY}", 2)
+    run = Tar(ctx, cmd)
+    try:
+        return {"create": run.create, "list": run.list, "extract": run.extract}[mode]()
+    except Fatal as e:
+        ctx.err(("" if e.raw else "tar: ") + f"{e}\ntar: Error is not recoverable: exiting now\n")
+        return 2

@@ -1,0 +1,491 @@
+"""zip and unzip as Info-ZIP's zip 3.0 and unzip 6.0 print and exit, over the filesystem
+layer (`zipfile` over io.BytesIO).
+
+zip adds and replaces members of a new or existing archive ("  adding: x (deflated 53%)").
+unzip lists (-l), extracts (into the current directory or -d DIR; -o, -n, -j, -q) or prints
+(-p) members; every member goes through `members.Destination`, after unzip's own cleaning of
+`..` components and leading slashes, so that no member lands outside the target directory.
+"""
+from __future__ import annotations
+
+import io
+import stat as st_mod
+import struct
+import time
+import zipfile
+import zlib
+
+from ...fs import FsError
+from ...shell.errors import LimitExceeded
+from ...shell.limits import check_clock
+from ...shell.patterns import glob_match
+from .._options import UsageError
+from ..registry import Usage, command
+from .codecs import CHUNK, Ceiling
+from .members import Destination, drop_dotdot, read_operand_bytes
+
+ZIP_FLAGS = set("rqjyDT0123456789gm")
+UNZIP_FLAGS = set("lovnqjpt")
+NOT_A_ZIP = ("  End-of-central-directory signature not found.  Either this file is not\n"
+             "  a zipfile, or it constitutes one disk of a multi-part archive.  In the\n"
+             "  latter case the central directory and zipfile comment will be found on\n"
+             "  the last disk(s) of this archive.\n")
+
+
+def _zip_time(mtime: float) -> tuple:
+    return max(time.localtime(mtime)[:6], (1980, 1, 1, 0, 0, 0))
+
+
+def _timestamp_extra(mtime: float) -> bytes:
+    """The extended-timestamp field (UT) zip writes, holding the exact modification time."""
+    return b"UT" + struct.pack("<HBI", 5, 1, int(mtime) & 0xFFFFFFFF)
+
+
+def _extra_mtime(info: zipfile.ZipInfo):
+    extra = info.extra
+    i = 0
+    while i + 4 <= len(extra):
+        tag, size = struct.unpack("<2sH", extra[i:i + 4])
+        if tag == b"UT" and size >= 5 and extra[i + 4] & 1:
+            return struct.unpack("<I", extra[i + 5:i + 9])[0]
+        i += 4 + size
+    return None
+
+
+def _percent(size: int, packed: int) -> int:
+    """Info-ZIP's rounded integer percentage saved."""
+    if size > 0xFFFFFF:
+        size, packed = (size + 0x80) >> 8, (packed + 0x80) >> 8
+    return (1 + (200 * (size - packed)) // size) // 2 if size > packed else 0
+
+
+# ====================================================================== zip
+
+
+class Zip:
+    def __init__(self, ctx, argv: list):
+        self.ctx, self.fs = ctx, ctx.fs
+        self.flags: set = set()
+        self.excludes: list = []
+        self.level = 6
+        operands = self.parse(argv[1:])
+        if not operands:
+            raise UsageError("zip error: Nothing to do! (no archive name)", 16)  # zip's usage
+        self.archive = operands[0]
+        if self.archive != "-" and "." not in self.archive.rsplit("/", 1)[-1]:
+            self.archive += ".zip"
+        self.inputs = operands[1:]
+
+    def parse(self, args: list) -> list:
+        operands, i = [], 0
+        while i < len(args):
+            a = args[i]
+            i += 1
+            if a.startswith("-") and len(a) > 1:
+                for c in a[1:]:
+                    if c == "x":
+                        while i < len(args) and not args[i].startswith("-"):
+                            self.excludes.append(args[i])
+                            i += 1
+                    elif c in ZIP_FLAGS:
+                        self.flags.add(c)
+                        if c.isdigit():
+                            self.level = int(c)
+                    else:
+                        raise UsageError(f"zip error: Invalid command arguments (no such option: {c})", 16)
+            else:
+                operands.append(a)
+        return operands
+
+    def say(self, text: str, always: bool = False):
+        """zip's messages, warnings included, go to standard output (standard error when
+        the archive does); -q silences all but the warnings."""
+        if always or "q" not in self.flags:
+            (self.ctx.err if self.archive == "-" else self.ctx.out)(text + "\n")
+
+    def run(self) -> int:
+        existing = self.read_existing()
+        if existing is None:
+            return 2
+        self.entries = existing          # name -> (ZipInfo, data), in archive order
+        self.changed = 0
+        self.archive_ino = None
+        if self.archive != "-":
+            try:
+                self.archive_ino = self.fs.stat(self.ctx.path(self.archive)).ino
+            except FsError:
+                pass
+        for name in self.inputs:
+            self.add_operand(name)
+        if not self.changed:
+            self.say(f"\nzip error: Nothing to do! ({self.archive})", always=True)
+            return 12
+        return self.write()
+
+    def read_existing(self):
+        if self.archive == "-":
+            return {}
+        try:
+            data = self.fs.read_bytes(self.ctx.path(self.archive))
+        except FsError:
+            return {}
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as old:
+                infos = old.infolist()
+                if len(infos) > self.ctx.limits.max_file_count:
+                    raise LimitExceeded("max_file_count", f"zip: {self.archive}: more than "
+                                        f"{self.ctx.limits.max_file_count} entries (max_file_count)")
+                return {i.filename: (i, old.read(i)) for i in infos}
+        except (zipfile.BadZipFile, zlib.error, EOFError):
+            self.ctx.err(f"\nzip error: Zip file structure invalid ({self.archive})\n")
+            return None
+
+    def add_operand(self, name: str):
+        path = self.ctx.path(name)
+        try:
+            info = self.fs.stat(path, follow="y" not in self.flags)
+        except FsError:
+            self.say(f"\tzip warning: name not matched: {name}", always=True)
+            return
+        self.add(path, name, info)
+
+    def member_name(self, name: str, is_dir: bool) -> str:
+        if "j" in self.flags:
+            name = name.rstrip("/").rsplit("/", 1)[-1]
+        parts = [p for p in name.split("/") if p not in ("", ".")]
+        member = "/".join(parts)
+        return member + "/" if is_dir and member else member
+
+    def add(self, path: str, name: str, info):
+        check_clock()
+        member = self.member_name(name, info.is_dir)
+        if self.excluded(member) or (info.ino == self.archive_ino and info.is_file):
+            return
+        if info.is_dir:
+            if member and "j" not in self.flags and "D" not in self.flags:
+                self.store(member, info, b"")
+            if "r" in self.flags:
+                for child in sorted(self.fs.listdir(path), key=lambda n: n.encode("utf-8", "surrogateescape")):
+                    child_path = path.rstrip("/") + "/" + child
+                    try:
+                        child_info = self.fs.stat(child_path, follow="y" not in self.flags)
+                    except FsError:
+                        self.say(f"\tzip warning: name not matched: {name}/{child}", always=True)
+                        continue
+                    self.add(child_path, name.rstrip("/") + "/" + child, child_info)
+            return
+        if info.is_link:
+            self.store(member, info, info.target.encode("utf-8", "surrogateescape"))
+            return
+        try:
+            data = self.fs.read_bytes(path)
+        except FsError as e:
+            self.say(f"\tzip warning: could not open for reading: {name}\n"
+                     f"\tzip warning: {e.strerror}", always=True)
+            return
+        self.store(member, info, data)
+
+    def excluded(self, member: str) -> bool:
+        return any(glob_match(p, member) or glob_match(p, member.rstrip("/")) for p in self.excludes)
+
+    def store(self, member: str, info, data: bytes):
+        entry = zipfile.ZipInfo(member, _zip_time(info.mtime))
+        entry.create_system = 3
+        kind = st_mod.S_IFDIR if info.is_dir else st_mod.S_IFLNK if info.is_link else st_mod.S_IFREG
+        entry.external_attr = ((kind | (info.mode & 0o7777)) << 16) | (0x10 if info.is_dir else 0)
+        entry.extra = _timestamp_extra(info.mtime)
+        method, ratio = "stored", 0
+        entry.compress_type = zipfile.ZIP_STORED
+        if data and self.level > 0:
+            packer = zlib.compressobj(self.level, zlib.DEFLATED, -15)
+            packed = len(packer.compress(data) + packer.flush())
+            if packed < len(data):
+                entry.compress_type, method = zipfile.ZIP_DEFLATED, "deflated"
+                ratio = _percent(len(data), packed)
+        verb = "updating" if member in self.entries else "  adding"
+        self.entries[member] = (entry, data)      # an updated member keeps its place
+        self.changed += 1
+        self.say(f"{verb}: {member} ({method} {ratio}%)")
+
+    def write(self) -> int:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as out:
+            for entry, data in self.entries.values():
+                out.writestr(entry, data, compresslevel=self.level if self.level else None)
+        if self.archive == "-":
+            self.ctx.write_bytes(buffer.getvalue())
+            return 0
+        try:
+            self.fs.write_bytes(self.ctx.path(self.archive), buffer.getvalue(),
+                                mode=0o666 & ~self.ctx.umask)
+        except FsError as e:
+            self.ctx.err(f"\nzip error: Could not create output file ({self.archive}): "
+                         f"{e.strerror}\n")
+            return 15
+        return 0
+
+
+# ====================================================================== unzip
+
+
+class Unzip:
+    def __init__(self, ctx, argv: list):
+        self.ctx, self.fs = ctx, ctx.fs
+        self.flags: set = set()
+        self.exdir = None
+        self.excludes: list = []
+        self.status = 0
+        operands = self.parse(argv[1:])
+        if not operands:
+            raise UsageError("UnZip 6.00 of 20 April 2009, by Debian. Original by Info-ZIP.\n\n"
+                             "Usage: unzip [-Z] [-opts[modifiers]] file[.zip] [list] [-x xlist] "
+                             "[-d exdir]", 0)
+        self.archive, self.wanted = operands[0], operands[1:]
+        self.quiet = "q" in self.flags or "p" in self.flags
+
+    def parse(self, args: list) -> list:
+        operands, i = [], 0
+        while i < len(args):
+            a = args[i]
+            i += 1
+            if a.startswith("-") and len(a) > 1:
+                for j, c in enumerate(a[1:], 1):
+                    if c == "d":
+                        value = a[j + 1:] or (args[i] if i < len(args) else "")
+                        if not a[j + 1:]:
+                            i += 1
+                        self.exdir = value
+                        break
+                    if c == "x":
+                        while i < len(args) and not args[i].startswith("-"):
+                            self.excludes.append(args[i])
+                            i += 1
+                    elif c in UNZIP_FLAGS:
+                        self.flags.add(c)
+                    else:
+                        raise UsageError(f"unzip:  unrecognized option -- {c}", 10)
+            else:
+                operands.append(a)
+        return operands
+
+    def say(self, text: str):
+        if not self.quiet:
+            self.ctx.out(text + "\n")
+
+    def warn(self, status: int):
+        self.status = max(self.status, status)
+
+    def open(self):
+        name = self.archive
+        for candidate in (name, name + ".zip", name + ".ZIP"):
+            try:
+                data = read_operand_bytes(self.ctx, candidate)
+                break
+            except FsError:
+                continue
+        else:
+            self.ctx.err(f"unzip:  cannot find or open {name}, {name}.zip or {name}.ZIP.\n")
+            return None
+        if "p" not in self.flags and not ("q" in self.flags and "l" not in self.flags):
+            self.ctx.out(f"Archive:  {name}\n")
+        try:
+            return zipfile.ZipFile(io.BytesIO(data))
+        except (zipfile.BadZipFile, EOFError, struct.error):
+            self.ctx.err(NOT_A_ZIP + f"unzip:  cannot find zipfile directory in one of {name} or\n"
+                         f"        {name}.zip, and cannot find {name}.ZIP, period.\n")
+            return None
+
+    def run(self) -> int:
+        archive = self.open()
+        if archive is None:
+            return 9
+        self.matched: set = set()
+        entries = [i for i in archive.infolist() if self.selected(i.filename)]
+        if "l" in self.flags:
+            self.list(entries)
+        elif "p" in self.flags:
+            self.pipe(archive, entries)
+        else:
+            self.extract(archive, entries)
+        missing = [w for w in self.wanted if w not in self.matched]
+        for name in missing if "l" not in self.flags else ():
+            self.ctx.err(f"caution: filename not matched:  {name}\n")
+        if missing:
+            self.warn(11)
+        return self.status
+
+    def selected(self, name: str) -> bool:
+        if any(glob_match(p, name) for p in self.excludes):
+            return False
+        if not self.wanted:
+            return True
+        hits = [w for w in self.wanted if glob_match(w, name)]
+        self.matched.update(hits)
+        return bool(hits)
+
+    def list(self, entries: list):
+        out = self.ctx.out
+        out("  Length      Date    Time    Name\n---------  ---------- -----   ----\n")
+        total = 0
+        for count, info in enumerate(entries, 1):
+            if count % 1024 == 0:
+                check_clock()
+            y, mo, d, h, mi, _ = info.date_time
+            out(f"{info.file_size:9d}  {y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}   {info.filename}\n")
+            total += info.file_size
+        n = len(entries)
+        out(f"---------                     -------\n{total:9d}                     "
+            f"{n} file{'s' if n != 1 else ''}\n")
+
+    def pipe(self, archive, entries: list):
+        ceiling = Ceiling(self.ctx.limits.max_string_length, "max_string_length", "unzip")
+        for info in entries:
+            if info.is_dir():
+                continue
+            data = bytearray()
+            for chunk in self.chunks(archive, info):
+                ceiling.add(len(chunk))
+                data += chunk
+            self.ctx.write_bytes(bytes(data))
+
+    def chunks(self, archive, info):
+        with archive.open(info) as stream:
+            while True:
+                chunk = stream.read(CHUNK)
+                if not chunk:
+                    return
+                yield chunk
+
+    def extract(self, archive, entries: list):
+        limit = self.ctx.limits.max_file_count
+        if len(entries) > limit:
+            raise LimitExceeded("max_file_count", f"unzip: {self.archive}: {len(entries)} entries, "
+                                f"more than the {limit} files allowed (max_file_count)")
+        base = self.ctx.cwd
+        if self.exdir:
+            base = self.ctx.path(self.exdir)
+            if not self.make_exdir(base):
+                return
+        dest = Destination(self.ctx, base)
+        self.replace_all = "o" in self.flags
+        self.refuse_all = "n" in self.flags
+        deferred, directories = [], []
+        for count, info in enumerate(entries, 1):
+            if count % 256 == 0:
+                check_clock()
+            rel = self.clean(info.filename)
+            if not rel:
+                continue
+            shown = f"{self.exdir.rstrip('/')}/{rel}" if self.exdir else rel
+            try:
+                self.extract_one(archive, info, rel, shown, dest, deferred, directories)
+            except FsError as e:
+                self.ctx.err(f"error:  cannot create {shown}\n        {e.strerror}\n")
+                self.warn(2 if e.strerror not in ("File too large", "No space left on device") else 50)
+            except (zipfile.BadZipFile, zlib.error, EOFError):
+                self.ctx.err(f"  error:  invalid compressed data to inflate {shown}\n")
+                self.warn(2)
+        self.finish(deferred, directories)
+
+    def make_exdir(self, base: str) -> bool:
+        if self.fs.exists(base):
+            return True
+        parts = [p for p in base.split("/") if p]
+        try:
+            for k in range(len(parts)):
+                here = "/" + "/".join(parts[:k + 1])
+                if not self.fs.exists(here):
+                    self.fs.mkdir(here, 0o777 & ~self.ctx.umask)
+        except FsError:
+            self.ctx.err(f"checkdir:  cannot create extraction directory: {self.exdir}\n")
+            self.warn(3)
+            return False
+        return True
+
+    def clean(self, name: str) -> str:
+        """unzip's cleaning of a member name, with its warnings (status 1)."""
+        cleaned, dotdot, absolute = drop_dotdot(name)
+        if dotdot:
+            self.say(f'warning:  skipped "../" path component(s) in {name}')
+            self.warn(1)
+        if absolute:
+            self.ctx.err(f"warning:  stripped absolute path spec from {name}\n")
+            self.warn(1)
+        if "j" in self.flags:
+            cleaned = "" if cleaned.endswith("/") else cleaned.rsplit("/", 1)[-1]
+        return cleaned
+
+    def extract_one(self, archive, info, rel, shown, dest, deferred, directories):
+        path = dest.path(rel)
+        mode = (info.external_attr >> 16) if info.create_system == 3 else 0
+        if info.is_dir():
+            existed = self.fs.exists(path, follow=False)
+            if dest.directory(path):
+                directories.append((path, info))
+            if not existed:
+                self.say(f"   creating: {shown}")
+            return
+        if self.fs.exists(path, follow=False):
+            if self.refuse_all:
+                return
+            if not self.replace_all:
+                self.ctx.err(f"replace {shown}? [y]es, [n]o, [A]ll, [N]one, [r]ename:  NULL\n"
+                             '(EOF or read error, treating as "[N]one" ...)\n')
+                self.refuse_all = True
+                self.warn(1)
+                return
+        dest.clear(path)
+        if st_mod.S_ISLNK(mode):
+            target = b"".join(self.chunks(archive, info)).decode("utf-8", "surrogateescape")
+            self.say(f"    linking: {shown:<23} -> {target} ")
+            deferred.append((path, shown, target))   # made last: nothing is written through it
+            return
+        verb = "  inflating" if info.compress_type != zipfile.ZIP_STORED else " extracting"
+        self.say(f"{verb}: {shown:<23} ")
+        dest.write(path, self.chunks(archive, info), 0o600)
+        self.fs.chmod(path, (mode & 0o777) if mode & 0o777 else 0o666 & ~self.ctx.umask)
+        self.fs.utime(path, self.mtime(info))
+
+    def mtime(self, info) -> float:
+        exact = _extra_mtime(info)
+        return exact if exact is not None else time.mktime(info.date_time + (0, 0, -1))
+
+    def finish(self, deferred: list, directories: list):
+        if deferred:
+            self.say("finishing deferred symbolic links:")
+        for path, shown, target in deferred:
+            self.say(f"  {shown:<22} -> {target}")
+            try:
+                self.fs.symlink(target, path)
+            except FsError as e:
+                self.ctx.err(f"error:  cannot create symlink {shown}: {e.strerror}\n")
+                self.warn(1)
+        for path, info in reversed(directories):
+            try:
+                self.fs.utime(path, self.mtime(info))
+            except FsError:
+                pass
+
+
+ZIP_USAGE = Usage("[-options] [-b path] [-t mmddyyyy] [-n suffixes] [zipfile list] [-xi list]",
+                  "Zip 3.0 (July 5th 2008). Package and compress (archive) files.",
+                  ("-r   recurse into directories     -j   junk (don't record) directory names",
+                   "-q   quiet operation              -y   store symbolic links as the link",
+                   "-0   store only                   -9   compress better",
+                   "-x   exclude the following names  -D   do not add directory entries"))
+UNZIP_USAGE = Usage("[-opts[modifiers]] file[.zip] [list] [-x xlist] [-d exdir]",
+                    "UnZip 6.00: list, test and extract compressed files in a ZIP archive.",
+                    ("-l  list files (short format)     -p  extract files to pipe, no messages",
+                     "-d  extract files into exdir      -o  overwrite files WITHOUT prompting",
+                     "-n  never overwrite existing files -q  quiet mode (-qq => quieter)",
+                     "-j  junk paths (do not make directories)  -x  exclude files that follow"))
+
+
+@command("zip", usage=ZIP_USAGE, needs_files=True)
+def zip_command(ctx, argv):
+    return Zip(ctx, argv).run()
+
+
+@command("unzip", usage=UNZIP_USAGE, needs_files=True)
+def unzip_command(ctx, argv):
+    return Unzip(ctx, argv).run()
