@@ -39,7 +39,7 @@ def run_program(bc: Interpreter, text: str, source: str) -> bool:
             item = parser.item()
         except BcSyntaxError as e:
             bc.flush()
-            bc.ctx.err(f"{source} {e.line}: {e.message}\n")
+            bc.ctx.err(f"{source} {e.line}: {e.message}\n" if e.located else e.message + "\n")
             parser.recover()
             continue
         if item is None:

@@ -247,6 +247,7 @@ def _fraction_in_base(fraction: int, scale: int, obase: int) -> str:
     while len(str(reach)) <= scale:
         fraction *= obase
         d, fraction = divmod(fraction, unit)
-        out.append(_digit(d, obase))
+        digit = _digit(d, obase)
+        out.append(digit[1:] if len(out) == 1 and obase > 16 else digit)   # no space after the point
         reach *= obase
     return "".join(out)

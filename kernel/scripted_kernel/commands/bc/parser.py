@@ -23,10 +23,11 @@ NUMBER_CHARS = set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 class BcSyntaxError(Exception):
-    def __init__(self, message: str, line: int):
+    def __init__(self, message: str, line: int, located: bool = True):
         super().__init__(message)
         self.message = message
         self.line = line
+        self.located = located          # printed after the source and line number
 
 
 @dataclass(slots=True)
@@ -162,9 +163,9 @@ class Parser:
     def fail(self):
         t = self.tok
         if t.kind == "bad" and t.value == "comment":
-            raise BcSyntaxError("comment not terminated", t.line)
+            raise BcSyntaxError("EOF encountered in a comment.", t.line, located=False)
         if t.kind == "bad" and t.value == "string":
-            raise BcSyntaxError("string not terminated", t.line)
+            raise BcSyntaxError('illegal character: "', t.line)
         if t.kind == "bad":
             raise BcSyntaxError(f"illegal character: {t.value}", t.line)
         raise BcSyntaxError("syntax error", t.line)
@@ -402,6 +403,9 @@ class Parser:
         return base
 
     def _unary(self):
+        if self.at_op("!"):             # `1 + !0 * 4` is 1 + !(0 * 4): ! takes all that binds tighter
+            self.advance()
+            return ("not", self._not())
         if self.at_op("-"):
             self.advance()
             return ("neg", self._unary())
