@@ -15,7 +15,6 @@ from .parser import Function
 
 ZERO = Num(0, 0)
 ONE = Num(1, 0)
-CLOCK_EVERY = 1024           # loop iterations between two looks at the clock
 SCALE_MAX = 2147483647
 
 
@@ -175,11 +174,8 @@ class Interpreter:
             self.write_string(WARRANTY)
 
     def loop(self, condition, step, body):
-        count = 0
         while condition is None or self.evaluate(condition).n:
-            count += 1
-            if not count % CLOCK_EVERY:
-                self.check_stop()
+            self.check_stop()              # cheap; a body may hold one long operation
             try:
                 self.execute(body)
             except Break:

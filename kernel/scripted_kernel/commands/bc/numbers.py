@@ -8,7 +8,7 @@ from functools import lru_cache
 from math import isqrt
 
 from ...shell.errors import LimitExceeded
-from ...shell.limits import string_limit
+from ...shell.limits import string_limit, time_left, timed_out
 
 _CHUNK = 4000                 # below Python's int/str conversion limit (4300 digits)
 
@@ -37,6 +37,26 @@ def check_digits(estimate: int, what: str):
     if estimate > limit:
         raise LimitExceeded("max_string_length",
                             f"bc: {what} would have more than {limit} digits (max_string_length)")
+
+
+# Digit pairs a slow machine divides per second (Python's long division is quadratic: a
+# quotient of q digits by a divisor of d digits costs about q*d); products and square roots are
+# counted the same way, which overestimates them.
+DIGIT_PAIRS_PER_SECOND = 10 ** 10
+
+
+def afford(digits_a: int, digits_b: int):
+    """Refuse, as the deadline would, one operation that would run past the time left: a
+    single big-number operation cannot look at the clock while it runs."""
+    work = digits_a * digits_b
+    if work > 10 ** 8:
+        left = time_left()
+        if left is not None and work / DIGIT_PAIRS_PER_SECOND > left:
+            raise timed_out()
+
+
+def _digits(n: int) -> int:
+    return int(n.bit_length() * 0.30103) + 1
 
 
 def int_to_str(n: int) -> str:
@@ -130,12 +150,15 @@ def mul(a: Num, b: Num, scale: int) -> Num:
 
 def _check_product(a: Num, b: Num):
     check_digits(int((a.n.bit_length() + b.n.bit_length()) * 0.30103), "a product")
+    afford(_digits(a.n), _digits(b.n))
 
 
 def div(a: Num, b: Num, scale: int) -> Num:
     if b.n == 0:
         raise BcError("Divide by zero")
-    check_digits(int(a.n.bit_length() * 0.30103) + scale + b.scale, "a quotient")
+    quotient_digits = int(a.n.bit_length() * 0.30103) + scale + b.scale
+    check_digits(quotient_digits, "a quotient")
+    afford(max(1, quotient_digits - _digits(b.n)), _digits(b.n) + a.scale)
     numerator = a.n * pow10(b.scale + scale)
     denominator = b.n * pow10(a.scale)
     return Num(_truncating_div(numerator, denominator), scale)
@@ -176,7 +199,9 @@ def sqrt(a: Num, scale: int) -> Num:
     if a.n < 0:
         raise BcError("Square root of a negative number")
     result_scale = max(scale, a.scale)
-    check_digits(int(a.n.bit_length() * 0.30103) // 2 + result_scale, "a square root")
+    root_digits = int(a.n.bit_length() * 0.30103) // 2 + result_scale
+    check_digits(root_digits, "a square root")
+    afford(root_digits, root_digits)
     return Num(isqrt(a.n * pow10(2 * result_scale - a.scale)), result_scale)
 
 
