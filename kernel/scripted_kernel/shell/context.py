@@ -68,6 +68,11 @@ class CommandContext:
         """One variable of the environment (exported), or `default`."""
         return self.env().get(name, default)
 
+    def is_command(self, name: str) -> bool:
+        """Whether `name` is one of the programs the engine provides itself: a registered command
+        or tool (what `which` shows as installed in /usr/bin)."""
+        return name in self._shell.commands
+
     def run(self, argv: list[str], stdin: Optional[str] = None,
             env: Optional[dict[str, str]] = None) -> Optional[int]:
         """Run argv[0] as a program of this script (a command, a tool, a builtin that is also a
