@@ -245,6 +245,9 @@ def _write(ctx, job: Job, data: bytes):
     seek = job.seek if "seek_bytes" in job.oflag else job.seek * job.obs
     keep = seek or "notrunc" in job.conv
     old = job.old if keep else b""
+    if seek + len(data) > ctx.limits.max_file_bytes:
+        ctx.err(f"dd: error writing {_quote(job.output)}: File too large\n")
+        return 1
     if "append" in job.oflag:
         content = (job.old if "notrunc" in job.conv else b"") + data
     else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from ..shell.limits import check_length
 from ._bytes import locale_quote, read_all_bytes
 from ._options import UsageError, parse
 from .registry import Usage, command
@@ -104,6 +105,7 @@ def _expand_line(line: bytes, stops: TabStops, entire: bool) -> bytes:
                 target, last = stops.next(column, index)
                 if last:
                     target = column + 1
+                check_length(target - column, "expand")
                 out += b" " * (target - column)      # the tab became blanks: still converting
                 column = target
                 continue

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import struct
 
-from ..shell.limits import check_clock
+from ..shell.limits import check_clock, check_length
 from ._bytes import FsError, locale_quote, parse_size, read_bytes, shell_quote
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
@@ -262,6 +262,7 @@ def _od_dump(ctx, data: bytes, types: list, radix: str, start: int, width, big: 
         per_line = width
     else:
         per_line = unit * (16 // unit) if unit < 16 else unit
+    check_length(per_line * 4, "od")          # one line of the widest type (-w)
     widest = max((t.width + 1) * (per_line // t.size) for t in types)
     for t in types:
         t.pad = widest - t.width * (per_line // t.size)
@@ -316,6 +317,7 @@ def _od_fields(t: OdType, block: bytes, per_line: int, big: bool, n_bytes: int) 
     line = "".join(out)
     if t.trailer:
         blank = fields - shown
+        check_length(blank * t.width + t.pad * blank // fields, "od")
         line += " " * (blank * t.width + t.pad * blank // fields)
         line += "  >" + "".join(chr(c) if _printable(c) else "." for c in block[:n_bytes]) + "<"
     return line
@@ -563,6 +565,8 @@ def _hexdump_block(sink: Sink, form: HexFormat, block: bytes, base: int, end):
             for rep in range(unit.reps, 0, -1):
                 if remaining < 0:
                     break
+                if not rep & 0xFFFF:
+                    check_clock()
                 for pr in unit.prints:
                     chunk = block[pos:pos + pr.size]
                     past_end = end is not None and address >= end and pr.kind != "text"
@@ -959,7 +963,11 @@ def _xxd_revert(ctx, o: XxdOptions, data: bytes, target) -> int:
         except FsError:
             existing = b""
     out = bytearray(existing)
-    position, status = _huntype(data, o.cols, o.kind, base, out, target is not None)
+    limit = ctx.limits.max_file_bytes if target is not None else ctx.limits.max_output_bytes
+    try:
+        position, status = _huntype(data, o.cols, o.kind, base, out, target is not None, limit)
+    except _TooLarge:
+        raise UsageError(f"xxd: {target or '(stdout)'}: File too large", 3) from None
     if status:
         ctx.err("xxd: Sorry, cannot seek backwards.\n")
     if target is None:
@@ -984,7 +992,12 @@ def _hex_value(c: int) -> int:
     return -1
 
 
-def _huntype(data: bytes, cols: int, kind: int, base: int, out: bytearray, seekable: bool):
+class _TooLarge(Exception):
+    """xxd -r was asked to place a byte past what the output may hold."""
+
+
+def _huntype(data: bytes, cols: int, kind: int, base: int, out: bytearray, seekable: bool,
+             limit: int):
     """A port of xxd's huntype loop; writes into `out` at the offsets it finds. Returns
     (the final offset, 5 if it had to seek backwards on an unseekable output else 0)."""
     ign_garb, n1, n2, n3, p, b, bcnt = True, -1, 0, 0, cols, 0, 0
@@ -1020,6 +1033,8 @@ def _huntype(data: bytes, cols: int, kind: int, base: int, out: bytearray, seeka
             want = (want << 4) | n1
             continue
         if base + want != have:
+            if base + want > limit:
+                raise _TooLarge()
             if seekable:
                 have = base + want
             elif base + want < have:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ..shell.limits import check_clock
 from ._bytes import lines_of, locale_quote, text
 from ._options import UsageError, parse
 from .comm import CHECK_DEFAULT, CHECK_OFF, CHECK_ON, Disordered, OrderCheck, read_two, two_operands
@@ -26,6 +27,7 @@ USAGE = Usage("[OPTION]... FILE1 FILE2", "For each pair of input lines with iden
     "--header          treat the first line in each file as field headers",
     "-z, --zero-terminated  line delimiter is NUL, not newline"))
 
+_CHUNK = 4096
 _BLANKS = re.compile(rb"[^ \t\n]+")
 
 
@@ -71,6 +73,7 @@ class Join:
             if flag in ("check-order", "nocheck-order"):
                 mode = CHECK_ON if flag == "check-order" else CHECK_OFF
         self.check = OrderCheck(ctx, "join", mode)
+        self.ctx = ctx
         self.out: list[str] = []
 
     def compare(self, a: Line, b: Line, fa: int, fb: int) -> int:
@@ -87,6 +90,13 @@ class Join:
 
     # ---- output: GNU's prjoin, prfield, prfields
 
+    def wrote(self):
+        """A large output (a cross product of repeated keys) goes out a chunk at a time."""
+        if len(self.out) >= _CHUNK:
+            self.ctx.out("".join(self.out))
+            self.out.clear()
+            check_clock()
+
     def field(self, n: int, line: Line) -> str:
         if n < len(line.fields) and line.fields[n]:
             return text(line.fields[n])
@@ -102,6 +112,7 @@ class Join:
                     line = one if file_index == 1 else two
                 cells.append(self.field(n, line))
             self.out.append(self.sep.join(cells) + self.end)
+            self.wrote()
             return
         line, n = (two, self.fields[1]) if one is BLANK else (one, self.fields[0])
         cells = [self.field(n, line)]
@@ -109,6 +120,7 @@ class Join:
             count = self.autocount[which] if self.auto else len(side.fields)
             cells += [self.field(i, side) for i in range(count) if i != self.fields[which]]
         self.out.append(self.sep.join(cells) + self.end)
+        self.wrote()
 
 
 class Reader:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 
+from ..shell.limits import check_length
 from ._options import Inputs, UsageError, bad_usage, parse, split_lines
 from ._bytes import locale_quote
 from .registry import Usage, command
@@ -80,6 +81,7 @@ def _unit_size(text: str) -> int:
 def _padding(text: str) -> int:
     if not re.fullmatch(r"-?\d+", text) or int(text) == 0:
         raise UsageError(f"numfmt: invalid padding value {locale_quote(text)}")
+    check_length(abs(int(text)), "numfmt")
     return int(text)
 
 
@@ -90,6 +92,7 @@ def _format(text: str):
         raise UsageError(f"numfmt: invalid format {locale_quote(text)}, directive must be "
                          f"%[0]['][-][N][.][N]f")
     precision = int(m.group(4) or 0) if m.group(4) is not None else None
+    check_length(int(m.group(3) or 0) + (precision or 0), "numfmt")
     return (m.group(1).replace("%%", "%"), m.group(2), int(m.group(3) or 0), precision,
             m.group(5).replace("%%", "%"))
 

@@ -8,6 +8,7 @@ import re
 import time
 
 from ..fs import FsError
+from ..shell.limits import check_length
 from ._bytes import lines_of, locale_quote, read_bytes, text
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
@@ -50,6 +51,8 @@ class Page:
                 self.number_sep, spec = spec[0], spec[1:]
             if spec:
                 self.number_digits = int(spec)
+        for value, what in ((self.width, "page width"), (self.margin, "margin"), (self.length, "page length")):
+            check_length(value, f"pr: {what}")
         self.body = self.length if self.omit else self.length - HEADER_LINES - TRAILER_LINES
         if self.double:
             self.body = max(1, self.body // 2) if not self.omit else self.body // 2 or 1

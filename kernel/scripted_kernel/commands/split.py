@@ -238,33 +238,45 @@ def _split_chunks(ctx, writer: Writer, data: bytes, spec: str, sep: bytes) -> in
         raise UsageError(f"split: invalid number of chunks: {locale_quote(m.group(3))}")
     if m.group(2) and not 0 < only <= n:
         raise UsageError(f"split: invalid chunk number: {locale_quote(m.group(2))}")
-    if kind == "r":
-        chunks = [[] for _ in range(n)]
-        for k, record in enumerate(_records(data, sep)):
-            chunks[k % n].append(record)
-        pieces = [b"".join(c) for c in chunks]
-    elif kind == "l":
-        pieces = _line_chunks(data, n, sep)
-    else:
-        size = max(len(data) // n, 1)
-        pieces = [data[k * size:(k + 1) * size if k < n - 1 else len(data)] for k in range(n)]
+    pieces = _pieces(kind, data, n, sep)
     if only:
-        ctx.write_bytes(pieces[only - 1])
+        for k, piece in enumerate(pieces):
+            if k == only - 1:
+                ctx.write_bytes(piece)
+                break
         return 0
-    for piece in pieces:
+    for piece in pieces:                # one at a time: a huge N ends at the file-count limit
         writer.file(piece)
     return 0
 
 
-def _line_chunks(data: bytes, n: int, sep: bytes) -> list:
-    """GNU lines_chunk_split: chunk k ends with the record that holds byte k*size-1."""
+def _pieces(kind, data: bytes, n: int, sep: bytes):
+    """The N chunks, made one at a time: bytes, whole records (l/) or every Nth record (r/)."""
+    if kind == "r":
+        records = _records(data, sep)
+        for k in range(n):
+            yield b"".join(records[k::n]) if k < len(records) else b""
+        return
+    if kind == "l":
+        found = _line_chunks(data, n, sep)
+        for k in range(n):
+            yield found.get(k, b"")
+        return
+    size = max(len(data) // n, 1)
+    for k in range(n):
+        yield data[k * size:(k + 1) * size if k < n - 1 else len(data)]
+
+
+def _line_chunks(data: bytes, n: int, sep: bytes) -> dict:
+    """GNU lines_chunk_split: chunk k ends with the record that holds byte k*size-1.
+    {chunk index: bytes} of the chunks that are not empty."""
     size = len(data) // n
-    pieces = [bytearray() for _ in range(n)]
+    pieces: dict = {}
     chunk, chunk_end, pos = 0, size - 1, 0
     while pos < len(data):
         found = data.find(sep, max(pos, chunk_end))
         end = found + 1 if found >= 0 else len(data)
-        pieces[chunk] += data[pos:end]
+        pieces[chunk] = pieces.get(chunk, b"") + data[pos:end]
         pos = end
         crossed = found >= 0
         while crossed or chunk_end <= pos - 1:
@@ -276,7 +288,7 @@ def _line_chunks(data: bytes, n: int, sep: bytes) -> list:
             chunk_end = len(data) - 1 if chunk == n - 1 else chunk_end + size
             if chunk_end > pos - 1:
                 crossed = False
-    return [bytes(p) for p in pieces]
+    return pieces
 
 
 # ---------------------------------------------------------------------------------- csplit

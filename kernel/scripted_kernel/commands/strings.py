@@ -47,7 +47,8 @@ def run(ctx, argv):
     if encoding not in ("s", "S"):
         raise UsageError(f"strings: invalid encoding: {encoding}" if encoding not in "lbLB"
                          else "strings: 16- and 32-bit encodings are not supported here")
-    pattern = _pattern(int(minimum_text), encoding == "S", opts.has("w"))
+    minimum = min(int(minimum_text), 1 << 30)   # past any file here: nothing matches
+    pattern = _pattern(minimum, encoding == "S", opts.has("w"))
     separator = opts.get("s", "\n")
     status = 0
     for name in ops or ["-"]:
