@@ -281,13 +281,13 @@ def _transfer(copied: int, seconds: float) -> str:
         head = f"{copied} bytes ({si}) copied"
     else:
         head = f"{copied} bytes ({si}, {iec}) copied"
-    rate = f"{_human(int(copied / seconds), 1000, 'B')}/s" if seconds > 0 else "Infinity B/s"
+    rate = f"{_human(int(copied / seconds), 1000, 'B', rate=True)}/s" if seconds > 0 else "Infinity B/s"
     return f"{head}, {seconds:g} s, {rate}"
 
 
-def _human(value: int, base: int, unit: str) -> str:
+def _human(value: int, base: int, unit: str, rate: bool = False) -> str:
     """human_readable with autoscale, round to nearest, a space before the unit: 1.0 kB,
-    66 kB, 64 KiB."""
+    66 kB, 64 KiB (a rate keeps three digits: 86.6 MB)."""
     prefixes = "kMGTPEZYRQ" if base == 1000 else "KMGTPEZYRQ"
     if value < base:
         return f"{value} B"
@@ -295,7 +295,7 @@ def _human(value: int, base: int, unit: str) -> str:
     while amount >= base and power < len(prefixes) - 1:
         amount /= base
         power += 1
-    if amount < 10:
+    if amount < (100 if rate else 10):
         text = f"{amount:.1f}"
         if text == "10.0":
             text = "10"

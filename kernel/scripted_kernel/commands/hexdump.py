@@ -39,7 +39,8 @@ class Sink:
 
 
 def concatenated(ctx, cmd: str, operands: list, message: str = "{cmd}: {name}: {reason}"):
-    """The operands' bytes one after the other (none: standard input), and whether one failed."""
+    """The operands' bytes one after the other (none: standard input), and whether one failed
+    (None when none could be read)."""
     pieces, failed = [], False
     for name in operands or ["-"]:
         try:
@@ -47,6 +48,8 @@ def concatenated(ctx, cmd: str, operands: list, message: str = "{cmd}: {name}: {
         except FsError as e:
             ctx.err(message.format(cmd=cmd, name=shell_quote(name), reason=e.strerror) + "\n")
             failed = True
+    if failed and not pieces:
+        return b"", None
     return b"".join(pieces), failed
 
 
@@ -233,6 +236,8 @@ def od(ctx, argv):
     if not types:
         types = _od_types("oS", errors)
     data, failed = concatenated(ctx, "od", ops)
+    if failed is None:                  # GNU od dumps nothing when no file opens
+        return 1
     if skip > len(data):
         if failed:
             return 1
@@ -611,7 +616,7 @@ def hexdump(ctx, argv):
     skip = _hexdump_number(opts.get("s"), "failed to parse offset") if opts.has("s") else 0
     length = _hexdump_number(opts.get("n"), "failed to parse length") if opts.has("n") else None
     data, failed = concatenated(ctx, "hexdump", ops)
-    if failed and not data and all(_unreadable(ctx, n) for n in ops):
+    if failed is None:
         ctx.err("hexdump: all input file arguments failed\n")
         return 1
     start = min(skip, len(data))          # util-linux: a skip past the end ends at the end
@@ -620,14 +625,6 @@ def hexdump(ctx, argv):
     _hexdump_display(sink, form, data, start, not opts.has("v"))
     sink.flush()
     return 1 if failed else 0
-
-
-def _unreadable(ctx, name: str) -> bool:
-    try:
-        read_bytes(ctx, name)
-        return False
-    except FsError:
-        return True
 
 
 def _format_file(ctx, name: str) -> list:
