@@ -71,7 +71,7 @@ class Disordered(Exception):
     (as stdio flushes it at exit) and the status is 1."""
 
 
-@command("comm", usage=USAGE, needs_files=True)
+@command("comm", usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("comm", argv, short_flags="123z", long_flags={
         "check-order": "check-order", "nocheck-order": "nocheck-order", "total": "total",

@@ -28,7 +28,7 @@ USAGE = Usage("[OPERAND]...", "Copy a file, converting and formatting according 
     "oflag=FLAGS     write as per the comma separated symbol list",
     "seek=N          skip N obs-sized output blocks",
     "skip=N          skip N ibs-sized input blocks",
-    "status=LEVEL    none, noxfer or progress",
+    "status LEVEL    the summary: none, noxfer or progress",
     "conv=CONVS      lcase, ucase, swab, sync, notrunc, excl, nocreat, noerror, fsync, fdatasync"))
 
 _OPERANDS = {"if", "of", "bs", "ibs", "obs", "cbs", "count", "skip", "iseek", "seek", "oseek",

@@ -199,7 +199,7 @@ def _parse_od(argv: list):
                  long_values=long_values)
 
 
-@command("od", usage=_OD_USAGE, needs_files=True)
+@command("od", usage=_OD_USAGE)
 def od(ctx, argv):
     opts, ops = _parse_od(argv)
     errors, types = [], []
@@ -598,7 +598,7 @@ def _hexdump_number(text: str, what: str) -> int:
     raise HexdumpError(f"{what}: '{text}'")
 
 
-@command("hexdump", "hd", usage=_HEXDUMP_USAGE, needs_files=True)
+@command("hexdump", "hd", usage=_HEXDUMP_USAGE)
 def hexdump(ctx, argv):
     opts, ops = parse("hexdump", argv, short_flags="bcCdoxv", short_values="efns", long_flags={
         "one-byte-octal": "b", "one-byte-char": "c", "canonical": "C", "two-bytes-decimal": "d",
@@ -782,8 +782,7 @@ def _xxd_layout(o: XxdOptions):
         raise UsageError("xxd: number of octets per group must be a power of 2 with -e.")
 
 
-@command("xxd", usage=Usage("[options] [infile [outfile]]", "Make a hexdump or do the reverse."),
-         needs_files=True)
+@command("xxd", usage=Usage("[options] [infile [outfile]]", "Make a hexdump or do the reverse."))
 def xxd(ctx, argv):
     o = _parse_xxd(argv)
     _xxd_layout(o)

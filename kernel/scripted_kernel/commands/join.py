@@ -201,7 +201,7 @@ def _outlist(specs: list):
     return out
 
 
-@command("join", usage=USAGE, needs_files=True)
+@command("join", usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("join", argv, short_flags="iz", short_values="aejot12v", long_flags={
         "ignore-case": "i", "check-order": "check-order", "nocheck-order": "nocheck-order",
