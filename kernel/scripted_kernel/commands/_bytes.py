@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from ..fs import FsError, access
-from ._options import UsageError
 
 _DEVICE = "/dev/"
 
@@ -97,11 +96,5 @@ def parse_size(text_value: str, allow_b: bool = True, extra: dict | None = None)
     return number * base ** power
 
 
-def check_size(size: int, limit: int, what: str):
-    """Refuse an output of `size` bytes past `limit` before building it."""
-    if size > limit:
-        raise UsageError(f"{what}: {size} bytes is more than this sandbox allows ({limit})")
-
-
 __all__ = ["read_bytes", "read_all_bytes", "lines_of", "text", "locale_quote", "shell_quote",
-           "parse_size", "check_size", "FsError"]
+           "parse_size", "FsError"]

@@ -13,7 +13,7 @@ import struct
 
 from ..shell.limits import check_clock, check_length
 from ._bytes import FsError, locale_quote, parse_size, read_bytes, shell_quote
-from ._options import UsageError, bad_usage, parse
+from ._options import UsageError, parse
 from .registry import Usage, command
 
 _CHUNK_LINES = 2048
@@ -36,6 +36,10 @@ class Sink:
         if self.parts:
             self.ctx.out("".join(self.parts))
             self.parts = []
+
+    def close(self) -> int:
+        self.flush()
+        return 0
 
 
 def concatenated(ctx, cmd: str, operands: list, message: str = "{cmd}: {name}: {reason}"):
@@ -845,14 +849,6 @@ class _FileSink(Sink):
             self.ctx.err(f"xxd: {self.name}: {e.strerror}\n")
             return 3
         return 0
-
-
-def _sink_close(self) -> int:
-    self.flush()
-    return 0
-
-
-Sink.close = _sink_close
 
 
 def _xxd_include(out: Sink, data: bytes, o: XxdOptions, name):

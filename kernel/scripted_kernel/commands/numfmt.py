@@ -6,7 +6,7 @@ import math
 import re
 
 from ..shell.limits import check_length
-from ._options import Inputs, UsageError, bad_usage, parse, split_lines
+from ._options import Inputs, UsageError, parse, split_lines
 from ._bytes import locale_quote
 from .registry import Usage, command
 
@@ -210,14 +210,14 @@ def run(ctx, argv):
     s = Settings(opts)
     delimiter = opts.get("d")
     if delimiter is not None and len(delimiter) != 1:
-        raise UsageError(f"numfmt: the delimiter must be a single character")
+        raise UsageError("numfmt: the delimiter must be a single character")
     wanted = _fields(opts.get("field", "1"))
     end = "\0" if opts.has("z") else "\n"
     job = _Job(ctx, s, delimiter, wanted)
     if ops:
         lines, header = ops, 0
     else:
-        text, status = Inputs(ctx, "numfmt", ["-"]).text(), 0
+        text = Inputs(ctx, "numfmt", ["-"]).text()
         lines = split_lines(text, end)
         header = int(opts.get("header", "0") or 0)
     out = []

@@ -10,7 +10,7 @@ import time
 from ..fs import FsError
 from ..shell.limits import check_length
 from ._bytes import lines_of, locale_quote, read_bytes, text
-from ._options import UsageError, bad_usage, parse
+from ._options import UsageError, parse
 from .registry import Usage, command
 
 USAGE = Usage("[OPTION]... [FILE]...", "Paginate or columnate FILE(s) for printing.", (
