@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from ..fs import absolute
 
 if TYPE_CHECKING:
+    import random
     from .limits import Budget, ExecutionLimits
     from .runtime import InputStream, Shell
 
@@ -46,6 +47,14 @@ class CommandContext:
     @property
     def limits(self) -> "ExecutionLimits":
         return self.budget.limits
+
+    @property
+    def random(self) -> "random.Random":
+        """The generator behind $RANDOM, shared by every shell of the process. Commands that
+        draw random numbers (shuf, dd if=/dev/urandom) seed their own generator from it, so
+        that seeding it (as a test does) makes them reproducible, as $RANDOM is."""
+        from .runtime import _RANDOM
+        return _RANDOM
 
     def path(self, name: str) -> str:
         """A path operand made absolute against the working directory."""

@@ -1,0 +1,100 @@
+"""What the byte-oriented commands share (od, hexdump, xxd, strings, split, dd, comm, join ...):
+file operands read as bytes through the filesystem layer, lines split as the C tools split them,
+GNU's size suffixes, and the two quoting styles of GNU's messages."""
+from __future__ import annotations
+
+import re
+
+from ..fs import FsError, access
+
+_DEVICE = "/dev/"
+
+
+def read_bytes(ctx, name: str) -> bytes:
+    """The bytes of one operand: `-` is standard input; /dev/stdin, /dev/fd/N and /dev/null
+    through the access layer, other files straight from the filesystem. Raises FsError."""
+    if name == "-":
+        return ctx.read_stdin_bytes()
+    if name.startswith(_DEVICE):
+        return access.read_text(ctx, name).encode("utf-8", "surrogateescape")
+    return ctx.fs.read_bytes(ctx.path(name))
+
+
+def read_all_bytes(ctx, cmd: str, operands: list) -> tuple[list, int]:
+    """[(name, bytes)] of the operands that could be read (none: standard input), and 1 if one
+    could not (reported as `cmd: name: reason`, as GNU reports it), else 0."""
+    found, status = [], 0
+    for name in operands or ["-"]:
+        try:
+            found.append((name, read_bytes(ctx, name)))
+        except FsError as e:
+            ctx.err(f"{cmd}: {shell_quote(name)}: {e.strerror}\n")
+            status = 1
+    return found, status
+
+
+def lines_of(data: bytes, delim: bytes = b"\n") -> list:
+    """Lines without their delimiter; a missing final delimiter still ends a line."""
+    if not data:
+        return []
+    lines = data.split(delim)
+    if lines[-1] == b"":
+        lines.pop()
+    return lines
+
+
+def text(data: bytes) -> str:
+    """Bytes as stream text (bytes that are not UTF-8 as lone surrogates)."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+def locale_quote(value: str) -> str:
+    """GNU quote(): an argument in a message, ‘like this’ in a UTF-8 locale."""
+    return f"‘{value}’"
+
+
+_SAFE = re.compile(r"[A-Za-z0-9_./:,+@%=-]+")
+
+
+def shell_quote(name: str) -> str:
+    """GNU quotef(): a file name as the shell would need it, bare when nothing needs quoting."""
+    if _SAFE.fullmatch(name):
+        return name
+    if "'" not in name:
+        return f"'{name}'"
+    return "'" + name.replace("'", "'\\''") + "'"
+
+
+_SUFFIXES = "KMGTPEZYRQ"
+
+
+def parse_size(text_value: str, allow_b: bool = True, extra: dict | None = None):
+    """GNU xstrtoumax with the usual multipliers: K=1024, KB=1000, KiB=1024 ... and b=512
+    (`allow_b`), plus `extra` suffixes (dd's c and w). None when the text is not a size."""
+    m = re.fullmatch(r"(\d+)([A-Za-z]*)", text_value)
+    if not m:
+        return None
+    number, suffix = int(m.group(1)), m.group(2)
+    if not suffix:
+        return number
+    if extra and suffix in extra:
+        return number * extra[suffix]
+    if suffix == "b" and allow_b:
+        return number * 512
+    letter, rest = suffix[0], suffix[1:]
+    if letter not in "k" + _SUFFIXES:
+        return None
+    power = _SUFFIXES.index(letter.upper()) + 1
+    if rest == "":
+        base = 1024
+    elif rest == "B":
+        base = 1000
+    elif rest == "iB":
+        base = 1024
+    else:
+        return None
+    return number * base ** power
+
+
+__all__ = ["read_bytes", "read_all_bytes", "lines_of", "text", "locale_quote", "shell_quote",
+           "parse_size", "FsError"]

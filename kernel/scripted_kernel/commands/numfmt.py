@@ -1,0 +1,262 @@
+"""numfmt: numbers to and from human-readable sizes (GNU coreutils), following its
+double_to_human: scale, round (from zero by default) at one decimal below 10, print."""
+from __future__ import annotations
+
+import math
+import re
+
+from ..shell.limits import check_length
+from ._options import Inputs, UsageError, parse, split_lines
+from ._bytes import locale_quote
+from .registry import Usage, command
+
+USAGE = Usage("[OPTION]... [NUMBER]...", "Reformat NUMBER(s), or the numbers from standard "
+              "input if none are specified.", (
+    "-d, --delimiter=X    use X instead of whitespace for field delimiter",
+    "--field=FIELDS   replace the numbers in these input fields (default=1)",
+    "--format=FORMAT  use printf style floating-point FORMAT",
+    "--from=UNIT      auto-scale input numbers to UNITs; default is 'none'",
+    "--from-unit=N    specify the input unit size (instead of the default 1)",
+    "--grouping       use locale-defined grouping of digits",
+    "--header[=N]     print (without converting) the first N header lines",
+    "--invalid=MODE   failure mode for invalid numbers: abort, fail, warn, ignore",
+    "--padding=N      pad the output to N characters",
+    "--round=METHOD   up, down, from-zero (default), towards-zero, nearest",
+    "--suffix=SUFFIX  add SUFFIX to output numbers, and accept optional SUFFIX in input numbers",
+    "--to=UNIT        auto-scale output numbers to UNITs",
+    "--to-unit=N      the output unit size (instead of the default 1)",
+    "-z, --zero-terminated  line delimiter is NUL, not newline"))
+
+_POWERS = "KMGTPEZY"
+_UNITS = ("none", "si", "iec", "iec-i")
+_ROUNDING = {"up": math.ceil, "down": math.floor, "towards-zero": math.trunc,
+             "from-zero": lambda v: math.ceil(v) if v > 0 else math.floor(v),
+             "nearest": lambda v: math.floor(v + 0.5) if v >= 0 else math.ceil(v - 0.5)}
+
+
+class Invalid(Exception):
+    """A number numfmt cannot convert: the message, in GNU's words."""
+
+
+class Aborted(Exception):
+    """--invalid=abort (the default): the lines converted so far are printed, status 2."""
+
+
+class Settings:
+    def __init__(self, opts):
+        self.source = _unit(opts.get("from", "none"), "--from", _UNITS + ("auto",))
+        self.target = _unit(opts.get("to", "none"), "--to", _UNITS)
+        self.from_unit = _unit_size(opts.get("from-unit", "1"))
+        self.to_unit = _unit_size(opts.get("to-unit", "1"))
+        method = opts.get("round", "from-zero")
+        if method not in _ROUNDING:
+            raise _bad_choice(method, "--round", tuple(_ROUNDING))
+        self.round = _ROUNDING[method]
+        self.suffix = opts.get("suffix", "")
+        self.padding = _padding(opts.get("padding")) if opts.has("padding") else 0
+        self.format = _format(opts.get("format")) if opts.has("format") else None
+        self.invalid = opts.get("invalid", "abort")
+        if self.invalid not in ("abort", "fail", "warn", "ignore"):
+            raise _bad_choice(self.invalid, "--invalid", ("abort", "fail", "warn", "ignore"))
+
+
+def _bad_choice(value: str, option: str, choices: tuple) -> UsageError:
+    listed = "".join(f"  - ‘{c}’\n" for c in choices)
+    return UsageError(f"numfmt: invalid argument {locale_quote(value)} for ‘{option}’\n"
+                      f"Valid arguments are:\n{listed}Try 'numfmt --help' for more information.")
+
+
+def _unit(value: str, option: str, choices: tuple) -> str:
+    if value not in choices:
+        raise _bad_choice(value, option, choices)
+    return value
+
+
+def _unit_size(text: str) -> int:
+    if not text.isdigit() or int(text) == 0:
+        raise UsageError(f"numfmt: invalid unit size: {locale_quote(text)}")
+    return int(text)
+
+
+def _padding(text: str) -> int:
+    if not re.fullmatch(r"-?\d+", text) or int(text) == 0:
+        raise UsageError(f"numfmt: invalid padding value {locale_quote(text)}")
+    check_length(abs(int(text)), "numfmt")
+    return int(text)
+
+
+def _format(text: str):
+    """(prefix, flags, width, precision, suffix) of a --format=...%f... value."""
+    m = re.fullmatch(r"((?:[^%]|%%)*)%([0'-]*)(\d*)(?:\.(\d*))?f((?:[^%]|%%)*)", text)
+    if not m:
+        raise UsageError(f"numfmt: invalid format {locale_quote(text)}, directive must be "
+                         f"%[0]['][-][N][.][N]f")
+    precision = int(m.group(4) or 0) if m.group(4) is not None else None
+    check_length(int(m.group(3) or 0) + (precision or 0), "numfmt")
+    return (m.group(1).replace("%%", "%"), m.group(2), int(m.group(3) or 0), precision,
+            m.group(5).replace("%%", "%"))
+
+
+def _parse_number(text: str, s: Settings):
+    """(value, decimals in the input) of one field, with its --from suffix."""
+    body = text.strip()
+    if s.suffix and body.endswith(s.suffix):
+        body = body[:-len(s.suffix)]
+    m = re.fullmatch(r"(-?\d*(?:\.(\d*))?)(.*)", body, re.S)
+    if not m or not re.search(r"\d", m.group(1)):
+        raise Invalid(f"invalid number: {locale_quote(text.strip())}")
+    value = float(m.group(1))
+    letters = m.group(3)
+    decimals = len(m.group(2)) if m.group(2) is not None and not letters else 0
+    if letters:
+        value *= _suffix_scale(letters, s, text.strip())
+    return value * s.from_unit, decimals
+
+
+def _suffix_scale(letters: str, s: Settings, original: str) -> float:
+    power = _POWERS.find(letters[0]) + 1
+    if power == 0 or len(letters) > 2 or (len(letters) == 2 and letters[1] != "i"):
+        raise Invalid(f"invalid suffix in input: {locale_quote(original)}")
+    if s.source == "none":
+        raise Invalid(f"rejecting suffix in input: {locale_quote(original)} (consider using --from)")
+    has_i = len(letters) == 2
+    if s.source == "iec-i" and not has_i:
+        raise Invalid(f"missing 'i' suffix in input: {locale_quote(original)} (e.g Ki/Mi/Gi)")
+    base = 1024 if s.source in ("iec", "iec-i") or (s.source == "auto" and has_i) else 1000
+    if s.source == "si" and has_i:
+        raise Invalid(f"invalid suffix in input: {locale_quote(original)}")
+    return float(base ** power)
+
+
+def to_human(value: float, decimals: int, s: Settings) -> str:
+    """GNU double_to_human."""
+    user_precision = s.format[3] if s.format else None
+    value /= s.to_unit
+    if s.target == "none":
+        precision = user_precision if user_precision is not None else decimals
+        scaled = s.round(value * 10 ** precision) / 10 ** precision
+        return f"{scaled:.{precision}f}"
+    base = 1000 if s.target == "si" else 1024
+    power = 0
+    while abs(value) >= base and power < len(_POWERS):
+        value /= base
+        power += 1
+    if abs(value) >= base:
+        raise Invalid("value too large to be converted")
+    if user_precision is not None:
+        adjust = min(power * 3, user_precision)
+    else:
+        adjust = 1 if abs(value) < 10 else 0
+    value = s.round(value * 10 ** adjust) / 10 ** adjust
+    if abs(value) >= base:
+        value /= base
+        power += 1
+    shown = user_precision if user_precision is not None else (
+        1 if value != 0 and abs(value) < 10 and power > 0 else 0)
+    letter = _POWERS[power - 1] if power else ""
+    if s.target == "iec-i" and power:
+        letter += "i"
+    return f"{value:.{shown}f}{letter}"
+
+
+def convert(field: str, s: Settings) -> str:
+    value, decimals = _parse_number(field, s)
+    if abs(value) >= 1e27 and s.target != "none":
+        raise Invalid(f"value too large to be converted: {locale_quote(field.strip())}")
+    number = to_human(value, decimals, s) + s.suffix
+    if s.format:
+        prefix, flags, width, _, tail = s.format
+        if width:
+            if "-" in flags:
+                number = number.ljust(width)
+            elif "0" in flags and number[:1] not in "-":
+                number = number.rjust(width, "0")
+            else:
+                number = number.rjust(width)
+        number = prefix + number + tail
+    if s.padding:
+        number = number.rjust(s.padding) if s.padding > 0 else number.ljust(-s.padding)
+    elif field[:1].isspace() and len(field) > len(number):
+        number = number.rjust(len(field))      # GNU: keep the width of a blank-padded field
+    return number
+
+
+def _fields(spec: str):
+    """A --field list as a predicate on 1-based field numbers."""
+    ranges = []
+    for part in spec.split(","):
+        m = re.fullmatch(r"(\d*)(-?)(\d*)", part)
+        if not m or part in ("", "-"):
+            if part == "-":
+                ranges.append((1, None))
+                continue
+            raise UsageError(f"numfmt: invalid field value {locale_quote(part)}")
+        lo = int(m.group(1)) if m.group(1) else 1
+        hi = (int(m.group(3)) if m.group(3) else None) if m.group(2) else lo
+        if lo == 0:
+            raise UsageError("numfmt: fields are numbered from 1")
+        ranges.append((lo, hi))
+    return lambda n: any(lo <= n and (hi is None or n <= hi) for lo, hi in ranges)
+
+
+@command("numfmt", usage=USAGE)
+def run(ctx, argv):
+    header_args = ["--header=1" if a == "--header" else a for a in argv]
+    opts, ops = parse("numfmt", header_args, short_flags="z", short_values="d", long_flags={
+        "grouping": "grouping", "zero-terminated": "z", "debug": "debug"}, long_values={
+        "delimiter": "d", "field": "field", "format": "format", "from": "from",
+        "from-unit": "from-unit", "header": "header", "invalid": "invalid", "padding": "padding",
+        "round": "round", "suffix": "suffix", "to": "to", "to-unit": "to-unit"})
+    s = Settings(opts)
+    delimiter = opts.get("d")
+    if delimiter is not None and len(delimiter) != 1:
+        raise UsageError("numfmt: the delimiter must be a single character")
+    wanted = _fields(opts.get("field", "1"))
+    end = "\0" if opts.has("z") else "\n"
+    job = _Job(ctx, s, delimiter, wanted)
+    if ops:
+        lines, header = ops, 0
+    else:
+        text = Inputs(ctx, "numfmt", ["-"]).text()
+        lines = split_lines(text, end)
+        header = int(opts.get("header", "0") or 0)
+    out = []
+    try:
+        for k, line in enumerate(lines):
+            out.append(line + end if k < header else job.line(line) + end)
+    except Aborted:
+        ctx.out("".join(out))
+        return 2
+    ctx.out("".join(out))
+    if job.failed:
+        return 2 if s.invalid in ("abort", "fail") else 0
+    return 0
+
+
+class _Job:
+    def __init__(self, ctx, s: Settings, delimiter, wanted):
+        self.ctx, self.s, self.delimiter, self.wanted = ctx, s, delimiter, wanted
+        self.failed = False
+
+    def line(self, line: str) -> str:
+        if self.delimiter is not None:
+            fields = line.split(self.delimiter)
+            return self.delimiter.join(self._field(k + 1, f, line) for k, f in enumerate(fields))
+        pieces = re.findall(r"\s*\S+|\s+$", line)
+        return "".join(self._field(k + 1, f, line) if f.strip() else f
+                       for k, f in enumerate(pieces))
+
+    def _field(self, n: int, field: str, line: str) -> str:
+        if not self.wanted(n):
+            return field
+        if self.failed and self.s.invalid == "abort":
+            return field
+        try:
+            return convert(field, self.s)
+        except Invalid as e:
+            self.failed = True
+            if self.s.invalid != "ignore":
+                self.ctx.err(f"numfmt: {e}\n")
+            if self.s.invalid == "abort":
+                raise Aborted() from None
+            return field
