@@ -113,6 +113,18 @@ CASES = {
                                   ".tables .schema '.schema t' '.schema nomatch' .dump '.tables t%' '.indexes'",
     "dump newlines": "sqlite3 :memory: \"create table n(x); insert into n values('a' || char(10) || 'b'), ('c' || char(13));\" .dump",
     "dump empty": "sqlite3 :memory: .dump",
+    "autoincrement": "sqlite3 a.db 'create table t(id integer primary key autoincrement, v); insert into t(v) values (1),(2)' "
+                     ".schema .dump '.schema --nosys'",
+    "query plan": "sqlite3 -json :memory: 'create table t(a,b); create table u(c); explain query plan select * from t, u "
+                  "where a in (select c from u) order by b'; sqlite3 :memory: '  EXPLAIN   query plan select 1 union select 2'",
+    "indexes": "sqlite3 :memory: 'create table t(a unique, b); create index ib on t(b)' .indexes '.indexes t'",
+    "databases": "sqlite3 :memory: .databases",
+    "heredoc": "sqlite3 h.db <<'EOF'\n.headers on\n.mode column\ncreate table t(a text, b int);\n"
+               "insert into t values('x', 1), ('yy', 22);\nselect * from t order by b desc;\nEOF",
+    "transactions": "sqlite3 tx.db 'create table t(a); begin; insert into t values(1); commit; begin; "
+                    "insert into t values(2); rollback;' 'select * from t'",
+    "json functions": "sqlite3 :memory: \"select json_object('a', 1, 'b', json_array(1,2)), json_extract('{\\\"k\\\":[5]}', '$.k[0]')\"",
+    "stdin ignored with sql arguments": "echo 'select 9;' | sqlite3 :memory: 'select 1'",
     # files
     "creates empty file": "sqlite3 new.db 'select 1'; ls -l new.db | cut -d' ' -f5; sqlite3 new2.db '.mode csv'; ls new2.db 2>&1 | wc -l",
     "changes persist": "sqlite3 p.db 'create table p(x)'; sqlite3 p.db 'insert into p values(7)'; sqlite3 p.db 'select * from p'",

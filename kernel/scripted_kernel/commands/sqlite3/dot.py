@@ -449,7 +449,7 @@ def _dump_table(s: Session, name: str, sql: str) -> None:
 
 def _databases(s: Session, args) -> int:
     for _, name, path in s.db.execute("PRAGMA database_list").fetchall():
-        shown = s.db.path if name == "main" and s.db.path else ""
+        shown = s.db.path if name == "main" and s.db.path else '""'
         s.write(f"{name}: {shown} {'r/o' if s.db.readonly else 'r/w'}\n")
     return 0
 

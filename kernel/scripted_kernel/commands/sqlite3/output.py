@@ -300,6 +300,17 @@ class Printer:
         if chunk:
             self.out("".join(chunk))
 
+    def query_plan(self, rows) -> None:
+        """EXPLAIN QUERY PLAN, in every mode: shell.c's tree of (id, parent, _, detail) rows."""
+        children: dict = {}
+        for node_id, parent, _, detail in rows:
+            children.setdefault(parent, []).append((node_id, detail))
+        if not children:
+            return
+        lines = ["QUERY PLAN\n"]
+        _plan_level(children, 0, "", lines)
+        self.out("".join(lines))
+
     # ---- the row-by-row modes: the text of row number n (0 first)
 
     def _header_line(self, names, quote=None) -> str:
@@ -414,6 +425,15 @@ class Printer:
         right = [k < len(s.widths) and s.widths[k] < 0 for k in range(count)]
         layout = _LAYOUTS[s.mode]
         self.out("".join(_columnar_lines(layout, header, table, widths, right, s.headers, multiline)))
+
+
+def _plan_level(children: dict, parent: int, prefix: str, lines: list) -> None:
+    level = children.get(parent, [])
+    for k, (node_id, detail) in enumerate(level):
+        last = k == len(level) - 1
+        lines.append(f"{prefix}{'`--' if last else '|--'}{detail}\n")
+        if node_id != parent:
+            _plan_level(children, node_id, prefix + ("   " if last else "|  "), lines)
 
 
 def _fit(text: str, width: int, right: bool) -> str:

@@ -43,6 +43,9 @@ def statements(sql: str):
         pos = end
 
 
+_QUERY_PLAN = re.compile(r"(?:\s+|--[^\n]*\n|/\*.*?\*/)*EXPLAIN\s+QUERY\s+PLAN\b", re.I | re.S)
+
+
 def is_blank(sql: str) -> bool:
     return bool(_BLANK_LINES.match(sql))
 
@@ -103,7 +106,9 @@ class Session:
             raise Exit(1) from None
         try:
             cursor = db.execute(statement)
-            if cursor.description:
+            if cursor.description and _QUERY_PLAN.match(statement):
+                self.printer.query_plan(cursor.fetchall())
+            elif cursor.description:
                 self.printer.result([d[0] for d in cursor.description], iter(cursor))
             return None
         except sqlite3.Error as e:
