@@ -195,10 +195,18 @@ IN_PROCESS_INPUT = 1 << 20
         "--argjson name value       set $name to the JSON value",
         "--tab / --indent n        indentation")))
 def run(ctx, argv):
+    return run_command_line(ctx, argv)
+
+
+def run_command_line(ctx, argv, stdin_text=None, out=None) -> int:
+    """jq's command line `argv` with this command's context; `stdin_text` stands for standard
+    input and `out` for standard output when given (yq hands jq its documents as JSON text and
+    takes jq's output back to write it as YAML)."""
+    out = out or ctx.out
     try:
         parsed = _parse_args(argv)
     except _VersionAsked:
-        ctx.out(bundled_version() + "\n")
+        out(bundled_version() + "\n")
         return 0
     opts, named, positional, text, program_file, files, file_args = parsed
     text, raw, read_status = _read_files(ctx, named, text, program_file, files, file_args)
@@ -208,11 +216,11 @@ def run(ctx, argv):
         check_guards(text)
         env = ctx.env()
         if raw is None:
-            raw = ctx.stdin.read_all()
+            raw = ctx.stdin.read_all() if stdin_text is None else stdin_text
         if _PATH_ONLY.fullmatch(text) and len(raw) <= IN_PROCESS_INPUT:
-            status = run_program(_InProcess(ctx, raw), opts, named, positional, text, env)
+            status = run_program(_InProcess(out, ctx.err, raw), opts, named, positional, text, env)
         else:
-            status = _in_worker(ctx, (text, opts, named, positional, env, raw, ctx.limits.max_output_bytes))
+            status = _in_worker(ctx, out, (text, opts, named, positional, env, raw, ctx.limits.max_output_bytes))
         return max(status, read_status)
     except JqFailure as e:
         ctx.err(e.message + "\n")
@@ -223,14 +231,14 @@ class _InProcess:
     """The script's shell as jq's runner sees it, with its input already read."""
     __slots__ = ("out", "err", "raw")
 
-    def __init__(self, ctx, raw: str):
-        self.out, self.err, self.raw = ctx.out, ctx.err, raw
+    def __init__(self, out, err, raw: str):
+        self.out, self.err, self.raw = out, err, raw
 
     def read_all(self) -> str:
         return self.raw
 
 
-def _in_worker(ctx, request) -> int:
+def _in_worker(ctx, write, request) -> int:
     """Run the program in a worker process, within the script's deadline and cancel flag."""
     budget = ctx.budget
     try:
@@ -241,7 +249,7 @@ def _in_worker(ctx, request) -> int:
     except WorkerCrashed:
         raise JqFailure(f"jq: error: jq ran out of memory (jq values are limited to "
                         f"{MEMORY_LIMIT >> 20} MiB in all)", 5) from None
-    ctx.out(out)
+    write(out)
     if err:
         ctx.err(err)
     return status

@@ -1,0 +1,207 @@
+"""The database a sqlite3 command works on: a file of the script's filesystem loaded into an
+in-memory SQLite database (`Connection.deserialize`) and written back (`serialize`) when the
+run changed it; `:memory:` or no file name is a database that is never written.
+
+The guards live here, on the connection, so they hold for everything the command runs (SQL,
+.import, .dump, .schema):
+- an authorizer refuses ATTACH of anything but `:memory:` (so VACUUM INTO, which attaches its
+  target, is refused too), the pragmas that name host directories or lift the limits below,
+  and `load_extension` (also left disabled on the connection);
+- a progress handler checks the execution's deadline and cancel flag every `PROGRESS_STEPS`
+  virtual-machine steps, and its memory budget every few of those, and interrupts the statement
+  when one is spent (the command then raises the budget's own error);
+- `max_page_count` bounds the database at the filesystem's `max_file_bytes`, the length limit
+  bounds one string or blob at `max_string_length`, and temporary tables and sorts stay in
+  memory (never in a host temporary file).
+"""
+from __future__ import annotations
+
+import sqlite3
+from typing import Optional
+
+from ...fs import FsError
+
+PROGRESS_STEPS = 20_000        # VM instructions between checks of the deadline (about 0.1 ms)
+MEMORY_EVERY = 16              # progress calls between checks of the memory budget
+
+# pragmas that may only be read: they name host directories, or lift our bounds, or are
+# process-wide (heap limits)
+_PRAGMAS_READ_ONLY = frozenset({"temp_store", "max_page_count", "hard_heap_limit",
+                                "soft_heap_limit", "mmap_size", "threads"})
+_PRAGMAS_REFUSED = frozenset({"temp_store_directory", "data_store_directory"})
+_FUNCTIONS_REFUSED = frozenset({"load_extension", "fts3_tokenizer"})
+
+
+class OpenError(Exception):
+    """The database file cannot be opened (the shell's "unable to open database" error)."""
+
+
+def _text(data: bytes) -> str:
+    # TEXT that is not UTF-8 travels as surrogates, as everywhere in the shell's streams
+    return data.decode("utf-8", "surrogateescape")
+
+
+class Database:
+    """One run's database: opened on first use, saved by `close()` if it changed."""
+
+    def __init__(self, ctx, name: Optional[str], readonly: bool = False):
+        self.ctx = ctx
+        self.name = name
+        self.readonly = readonly
+        self.path = None if name in (None, "", ":memory:") else ctx.path(name)
+        self.conn: Optional[sqlite3.Connection] = None
+        self.original = b""
+        self.stepped = False           # the current statement began to run (trace callback)
+        self.stopped: Optional[BaseException] = None   # the budget's error, from the progress handler
+        self._ticks = 0
+
+    # ---- opening
+
+    def connection(self) -> sqlite3.Connection:
+        if self.conn is None:
+            self.conn = self._open()
+        return self.conn
+
+    def _open(self) -> sqlite3.Connection:
+        data = self._load() if self.path is not None else b""
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        conn.text_factory = _text
+        if data:
+            conn.deserialize(_without_wal(data))
+        self.original = data
+        limits = self.ctx.limits
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, min(limits.max_string_length, 1_000_000_000))
+        conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, min(limits.max_string_length, 1_000_000_000))
+        conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 10)
+        try:
+            conn.execute("PRAGMA temp_store = MEMORY")
+            page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+            conn.execute(f"PRAGMA max_page_count = {max(1, limits.max_file_bytes // page_size)}")
+            if self.readonly:
+                conn.execute("PRAGMA query_only = 1")
+        except sqlite3.DatabaseError:
+            pass                      # not a database: its statements will say so
+        conn.set_authorizer(self._authorize)
+        conn.set_progress_handler(self._progress, PROGRESS_STEPS)
+        conn.set_trace_callback(self._traced)
+        return conn
+
+    def _load(self) -> bytes:
+        fs = self.ctx.fs
+        try:
+            return fs.read_bytes(self.path)
+        except FsError as e:
+            if e.strerror != "No such file or directory" or self.readonly:
+                raise OpenError(self.name) from None
+        try:                          # the shell creates the file when it opens it
+            fs.write_bytes(self.path, b"", mode=0o666 & ~self.ctx.umask)
+        except FsError:
+            raise OpenError(self.name) from None
+        return b""
+
+    # ---- the guards
+
+    def _authorize(self, action, arg1, arg2, db_name, source):
+        if action == sqlite3.SQLITE_ATTACH:
+            return sqlite3.SQLITE_OK if arg1 == ":memory:" else sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_PRAGMA:
+            pragma = (arg1 or "").lower()
+            if pragma in _PRAGMAS_REFUSED or (pragma in _PRAGMAS_READ_ONLY and arg2 is not None):
+                return sqlite3.SQLITE_DENY
+        if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in _FUNCTIONS_REFUSED:
+            return sqlite3.SQLITE_DENY
+        return sqlite3.SQLITE_OK
+
+    def _progress(self) -> int:
+        self._ticks += 1
+        budget = self.ctx.budget
+        try:
+            if self._ticks % MEMORY_EVERY:
+                budget.check_stop()
+            else:
+                budget.check_clock()
+        except BaseException as e:    # the budget's Cancelled or LimitExceeded
+            self.stopped = e
+            return 1                  # interrupts the statement
+        return 0
+
+    def _traced(self, _sql):
+        self.stepped = True
+
+    def raise_if_stopped(self):
+        """After a failed statement: the budget's error if the progress handler stopped it."""
+        if self.stopped is not None:
+            stopped, self.stopped = self.stopped, None
+            raise stopped
+
+    # ---- running
+
+    def execute(self, sql: str, params=None) -> sqlite3.Cursor:
+        """Run one statement. Parameters the statement names but nobody bound are NULL, as in
+        the shell (Python's module insists on a value for each)."""
+        self.stepped = False
+        conn = self.connection()
+        if params is not None:
+            return conn.execute(sql, params)
+        try:
+            return conn.execute(sql)
+        except sqlite3.ProgrammingError as e:
+            nulls = _unbound_parameters(str(e))
+            if nulls is None:
+                raise
+            self.stepped = False
+            return conn.execute(sql, nulls)
+
+    # ---- closing
+
+    def close(self) -> Optional[str]:
+        """Write the database back if it changed, and close it; an error message if the file
+        could not be written."""
+        conn, self.conn = self.conn, None
+        if conn is None:
+            return None
+        try:
+            if self.path is None or self.readonly:
+                return None
+            if conn.in_transaction:   # as sqlite3_close: an open transaction is rolled back
+                conn.rollback()
+            try:
+                data = conn.serialize()
+            except sqlite3.OperationalError:   # a database without a page: nothing to write
+                data = b""
+            if data == self.original:
+                return None
+            if len(data) > self.ctx.limits.max_file_bytes:
+                return (f"Error: database is {len(data)} bytes, more than a file may hold "
+                        f"({self.ctx.limits.max_file_bytes} bytes, max_file_bytes)")
+            try:
+                self.ctx.fs.write_bytes(self.path, data, mode=0o666 & ~self.ctx.umask)
+            except FsError as e:
+                return f"Error: cannot write {self.name}: {e.strerror}"
+            return None
+        finally:
+            conn.close()
+
+
+class _Nulls(dict):
+    def __missing__(self, key):
+        return None
+
+
+def _unbound_parameters(message: str):
+    """NULL values for the parameters Python refused to leave unbound, or None."""
+    if message.startswith("Incorrect number of bindings supplied. The current statement uses "):
+        count = message.split(" uses ", 1)[1].split(",", 1)[0]
+        if count.isdigit():
+            return [None] * int(count)
+    if "binding parameter :" in message or "supplied a dictionary" in message:
+        return _Nulls()
+    return None
+
+
+def _without_wal(data: bytes) -> bytes:
+    """A database file in WAL mode, as one in rollback mode (an in-memory database cannot use
+    a write-ahead log; without its -wal file the main file is the whole database)."""
+    if len(data) >= 20 and data[:16] == b"SQLite format 3\x00" and data[18:20] == b"\x02\x02":
+        return data[:18] + b"\x01\x01" + data[20:]
+    return data

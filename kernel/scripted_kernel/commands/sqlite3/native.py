@@ -1,0 +1,66 @@
+"""Where in a statement SQLite found an error (`sqlite3_error_offset`), which the shell prints
+under the message ("  select y from t" / "         ^--- error here") and Python's module does
+not expose.
+
+It is read from the library Python's module is linked with, given the connection's `sqlite3*`
+handle. CPython keeps that handle as the first field after the object header of a Connection
+(3.10 to 3.13 all do); elsewhere, or with a library older than 3.38, the offset is unknown and
+the shell's message is printed without the quoted statement.
+"""
+from __future__ import annotations
+
+import functools
+import sqlite3
+import sys
+
+
+@functools.lru_cache(maxsize=1)
+def _error_offset_function():
+    if sys.implementation.name != "cpython" or not (3, 10) <= sys.version_info[:2] <= (3, 13):
+        return None
+    if sqlite3.sqlite_version_info < (3, 38, 0):
+        return None
+    try:
+        import ctypes
+        import _sqlite3
+        library = ctypes.CDLL(_sqlite3.__file__)
+        function = library.sqlite3_error_offset
+    except (ImportError, OSError, AttributeError):
+        return None
+    function.restype = ctypes.c_int
+    function.argtypes = [ctypes.c_void_p]
+    handle_at = object.__basicsize__          # the field after PyObject_HEAD
+
+    def offset(conn: sqlite3.Connection) -> int:
+        handle = ctypes.c_void_p.from_address(id(conn) + handle_at).value
+        return function(handle) if handle else -1
+    return offset
+
+
+def error_offset(conn: sqlite3.Connection) -> int:
+    """The byte offset of the last error in its statement's text, or -1."""
+    function = _error_offset_function()
+    return function(conn) if function is not None else -1
+
+
+def error_context(sql: str, offset: int) -> str:
+    """shell.c's shell_error_context: the statement (from 50 bytes before the error, at most
+    78 bytes, white space as blanks) and a marker under the error."""
+    if offset < 0:
+        return ""
+    data = sql.encode("utf-8", "surrogateescape")
+    while offset > 50:
+        offset -= 1
+        data = data[1:]
+        while data and data[0] & 0xC0 == 0x80:
+            data = data[1:]
+            offset -= 1
+    if len(data) > 78:
+        cut = 78
+        while cut > 0 and data[cut] & 0xC0 == 0x80:
+            cut -= 1
+        data = data[:cut]
+    code = "".join(" " if ch in " \t\n\v\f\r" else ch for ch in data.decode("utf-8", "surrogateescape"))
+    if offset < 25:
+        return f"\n  {code}\n  {' ' * offset}^--- error here"
+    return f"\n  {code}\n  {' ' * (offset - 14)}error here ---^"

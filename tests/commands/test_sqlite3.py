@@ -1,0 +1,217 @@
+"""sqlite3 against the real sqlite3 shell (Debian's `sqlite3` package, SQLite 3.40): each
+script runs in real bash in an empty temporary directory and in a BashTool over a MemoryFs with
+the same files; stdout, the exit status and stderr must match."""
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from scripted_kernel import BashTool
+
+SQLITE3 = shutil.which("sqlite3")
+needs_sqlite3 = pytest.mark.skipif(SQLITE3 is None, reason="the sqlite3 program is not installed")
+
+PEOPLE = "name,age\nann,30\n\"bob, jr\",4\ncy,\n"
+RAGGED = 'a,b\n1,2\n\n3\n4,5,6\n"x\ny",7\n\n'
+FILES = {"people.csv": PEOPLE, "ragged.csv": RAGGED, "dup.csv": "a,a\n1,2\n",
+         "empty.csv": "", "q.sql": "create table q(x);\ninsert into q values(1),(2);\nselect sum(x) from q;\n",
+         "bad.sql": "select 1;\nselect * from nope;\nselect 2;\n"}
+
+SETUP = ("sqlite3 t.db \"create table t(a integer primary key, b text, c real); "
+         "insert into t(b, c) values ('x', 1.5), (NULL, 0.1), ('it''s', -2.0), ('ünï', 1e20);\"; ")
+
+
+def real(script: str, files: dict, stdin: str = ""):
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, content in files.items():
+            path = Path(tmp) / name
+            path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        p = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], input=stdin.encode(),
+                           capture_output=True, cwd=tmp, timeout=30,
+                           env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": tmp})
+    return (p.stdout.decode("utf-8", "surrogateescape"), p.stderr.decode("utf-8", "surrogateescape"),
+            p.returncode)
+
+
+def ours(script: str, files: dict, stdin: str = ""):
+    r = BashTool.builder().files(dict(files)).build().execute(script, stdin=stdin)
+    return r.stdout, r.stderr, r.exit_code
+
+
+CASES = {
+    # output modes
+    "list": SETUP + "sqlite3 t.db 'select * from t'",
+    "csv header": SETUP + "sqlite3 -header -csv t.db 'select * from t'",
+    "csv quoting": "sqlite3 -csv :memory: \"select '', 'a b', 'q\\\"x', 'c,d', NULL, 'plain'\"",
+    "json": SETUP + "sqlite3 -json t.db 'select * from t'",
+    "json blob and reals": "sqlite3 -json :memory: \"select x'41', 0.1+0.2, 123456789012345678.0, 1e300*1e300\"",
+    "line": SETUP + "sqlite3 -line t.db 'select * from t; select 1 as longer_name'",
+    "column": SETUP + "sqlite3 -column -header t.db 'select * from t'",
+    "column no header": SETUP + "sqlite3 -column t.db 'select * from t'",
+    "table": SETUP + "sqlite3 -table t.db 'select * from t'",
+    "box": SETUP + "sqlite3 -box t.db 'select b, c from t'",
+    "markdown": SETUP + "sqlite3 -markdown t.db 'select * from t'",
+    "quote": SETUP + "sqlite3 -quote -header t.db \"select *, x'00ff' from t\"",
+    "tabs": SETUP + "sqlite3 -tabs -header t.db 'select * from t'",
+    "html": SETUP + "sqlite3 -html -header t.db 'select * from t'",
+    "separator": SETUP + "sqlite3 -separator ';' -newline '|' -nullvalue NULL t.db 'select * from t'",
+    "empty result": SETUP + "sqlite3 -header -csv t.db 'select * from t where 0'; sqlite3 -json t.db 'select 1 where 0'",
+    "reals": "sqlite3 :memory: 'select 1e20, 1e-5, 0.1+0.2, -0.0, 1.0, 123456789012345678.0, 2.5e-7, 1e15, 1e16'",
+    "dot modes": SETUP + "printf '.mode csv\\n.headers on\\nselect * from t;\\n.mode column\\nselect b from t;\\n"
+                         ".mode\\n.mode tabs\\n.mode\\n.mode insert tb\\nselect a, b from t;\\n' | sqlite3 t.db",
+    "mode column sets headers": "printf '.mode column\\nselect 1 as a;\\n.mode table\\nselect 2 as b;\\n' | sqlite3",
+    "bad mode": "printf '.mode nope\\nselect 1;\\n' | sqlite3; echo rc=$?",
+    "separator dot": SETUP + "printf '.separator \",\" \"\\\\n--\\\\n\"\\nselect a, b from t;\\n' | sqlite3 t.db",
+    "nullvalue": SETUP + "printf '.nullvalue (null)\\nselect b from t;\\n' | sqlite3 t.db",
+    "wrapping": "printf \".mode table\\nselect '%s' as a, 'short' as b;\\n.mode column\\nselect 'aaaa bbbb cccc dddd eeee ffff "
+                "gggg hhhh iiii jjjj kkkk llll mmmm nnnn oooo' as w;\\n.mode box --wrap 10\\nselect 'hello world this is long' as q;"
+                "\\n.mode box --wrap 10 --wordwrap on\\nselect 'hello world this is long' as q;\\n.mode qbox\\nselect 'x', 1, NULL;"
+                "\\n.mode\\n.mode table --quote\\nselect 'x', 1, NULL, 2.5;\\n\" $(printf 'x%.0s' $(seq 70)) | sqlite3",
+    "several lines in a cell": "printf \".mode table\\nselect 'a'||char(10)||'b' as x, 1 as y union all select 'c', 2 union all select 'd', 3;"
+                               "\\n.mode box\\nselect 'a'||char(10)||'b' as x, 1 as y union all select 'c', 2;\\n.mode column"
+                               "\\nselect 'a'||char(10)||'b' as x, 1 as y union all select 'c', 2;\\n.mode markdown\\nselect 'a'||char(10)||"
+                               "'b' as x, 1 as y union all select 'c'||char(9)||'d', 2;\\n.mode table\\n.width 3\\nselect 'abcdefgh' as longname;\\n\" | sqlite3",
+    "command-line column modes do not wrap": "sqlite3 -table :memory: \"select printf('%.70c', 'y') as a\"; sqlite3 -column :memory: .mode",
+    "width": "printf '.mode column\\n.width 6 -4\\nselect 1 as a, 2 as b;\\n' | sqlite3",
+    # SQL, statements and errors
+    "several arguments": SETUP + "sqlite3 t.db 'select count(*) from t' 'select max(a) from t' .tables; echo rc=$?",
+    "error in argument": SETUP + "sqlite3 t.db 'select 1; select * from x; select 2'; echo rc=$?",
+    "syntax error context": "sqlite3 :memory: 'selec 3; select 2;'; echo rc=$?",
+    "no such column": SETUP + "sqlite3 t.db 'select zz from t'; echo rc=$?",
+    "error past column 25": SETUP + "sqlite3 t.db 'select a, b, c, a, b, c, a, b, c from t where nothing = 1'; echo rc=$?",
+    "constraint": "sqlite3 u.db 'create table u(a unique); insert into u values(1); insert into u values(1);'; echo rc=$?; "
+                  "sqlite3 u.db 'select count(*) from u'",
+    "overflow": "sqlite3 :memory: 'select abs(-9223372036854775808)'; echo rc=$?",
+    "incomplete": "sqlite3 :memory: 'select 1,'; echo rc=$?",
+    "stdin errors continue": "printf 'select 1;\\n\\nselect\\n *\\n from x;\\nselect 2;\\n' | sqlite3; echo rc=$?",
+    "stdin syntax error": "printf 'select 1; selec 3; select 2;\\nselect 4;\\n' | sqlite3; echo rc=$?",
+    "stdin runtime error": "printf 'create table u(a unique);\\ninsert into u values(1);\\ninsert into u values(1);\\nselect 9;\\n' | sqlite3; echo rc=$?",
+    "stdin incomplete at end": "printf 'select 1;\\nselect (' | sqlite3; echo rc=$?",
+    "stdin no semicolon at end": "printf 'select 1' | sqlite3; echo rc=$?",
+    "bail": "printf 'select 1;\\nselect * from x;\\nselect 2;\\n' | sqlite3 -bail; echo rc=$?",
+    "comments and blank lines": "printf -- '-- a comment\\n\\n/* block\\n comment */\\nselect 1; -- trailing\\n  select 2;\\n# hash\\n' | sqlite3; echo rc=$?",
+    "trigger body": "sqlite3 :memory: 'create table a(x); create table b(y); create trigger tr after insert on a begin insert into b values(new.x); insert into b values(new.x * 2); end; insert into a values(5); select * from b;'",
+    "unbound parameters": "sqlite3 :memory: 'select ?, :x, 1'",
+    "cmd option": SETUP + "sqlite3 -cmd '.mode csv' -cmd '.headers on' t.db 'select a, b from t'",
+    "cmd error": "sqlite3 -cmd 'select * from nope' :memory: 'select 1'; echo rc=$?; "
+                 "sqlite3 -bail -cmd 'select * from nope' :memory: 'select 1'; echo rc=$?",
+    "unknown option": "sqlite3 --bogus :memory: 'select 1'; echo rc=$?",
+    "missing option value": "sqlite3 :memory: -separator; echo rc=$?",
+    "version": "sqlite3 -version",
+    "unknown dot command": "sqlite3 :memory: .bogus 'select 5'; echo rc=$?; printf 'select 1;\\n.bogus\\nselect 2;\\n' | sqlite3; echo rc=$?",
+    "dot usage": "sqlite3 :memory: .headers; echo rc=$?",
+    "quit and exit": "sqlite3 :memory: .quit 'select 1'; echo rc=$?; sqlite3 :memory: '.exit 3' 'select 1'; echo rc=$?; "
+                     "printf 'select 1;\\n.quit\\nselect 2;\\n' | sqlite3; echo rc=$?",
+    "print": "sqlite3 :memory: '.print hello \"big world\"' 'select 1'",
+    "no database": "echo 'select 1+1;' | sqlite3; echo rc=$?",
+    # the schema
+    "tables schema dump": SETUP + "sqlite3 t.db 'create index ib on t(b); create view v as select a, b from t; "
+                                  "create table \"odd name\"(x); insert into \"odd name\" values (char(10)), (x\"00\");' "
+                                  ".tables .schema '.schema t' '.schema nomatch' .dump '.tables t%' '.indexes'",
+    "dump newlines": "sqlite3 :memory: \"create table n(x); insert into n values('a' || char(10) || 'b'), ('c' || char(13));\" .dump",
+    "dump empty": "sqlite3 :memory: .dump",
+    "autoincrement": "sqlite3 a.db 'create table t(id integer primary key autoincrement, v); insert into t(v) values (1),(2)' "
+                     ".schema .dump '.schema --nosys'",
+    "query plan": "sqlite3 -json :memory: 'create table t(a,b); create table u(c); explain query plan select * from t, u "
+                  "where a in (select c from u) order by b'; sqlite3 :memory: '  EXPLAIN   query plan select 1 union select 2'",
+    "indexes": "sqlite3 :memory: 'create table t(a unique, b); create index ib on t(b)' .indexes '.indexes t'",
+    "databases": "sqlite3 :memory: .databases",
+    "heredoc": "sqlite3 h.db <<'EOF'\n.headers on\n.mode column\ncreate table t(a text, b int);\n"
+               "insert into t values('x', 1), ('yy', 22);\nselect * from t order by b desc;\nEOF",
+    "transactions": "sqlite3 tx.db 'create table t(a); begin; insert into t values(1); commit; begin; "
+                    "insert into t values(2); rollback;' 'select * from t'",
+    "json functions": "sqlite3 :memory: \"select json_object('a', 1, 'b', json_array(1,2)), json_extract('{\\\"k\\\":[5]}', '$.k[0]')\"",
+    "stdin ignored with sql arguments": "echo 'select 9;' | sqlite3 :memory: 'select 1'",
+    # files
+    "creates empty file": "sqlite3 new.db 'select 1'; ls -l new.db | cut -d' ' -f5; sqlite3 new2.db '.mode csv'; ls new2.db 2>&1 | wc -l",
+    "changes persist": "sqlite3 p.db 'create table p(x)'; sqlite3 p.db 'insert into p values(7)'; sqlite3 p.db 'select * from p'",
+    "failed statement keeps earlier ones": "sqlite3 f.db 'create table f(x not null); insert into f values(1); insert into f values(NULL)'; "
+                                           "echo rc=$?; sqlite3 f.db 'select * from f'",
+    "open transaction is rolled back": "sqlite3 r.db 'create table r(x); begin; insert into r values(1);'; sqlite3 r.db 'select count(*) from r'",
+    "not a database": "echo hello > g.txt; sqlite3 g.txt 'select 1'; echo rc=$?; sqlite3 g.txt .tables; echo rc=$?; "
+                      "sqlite3 g.txt 'select * from sqlite_schema'; echo rc=$?",
+    "directory": "mkdir dd; sqlite3 dd 'select 1'; echo rc=$?",
+    "missing directory": "sqlite3 nodir/x.db 'select 1'; echo rc=$?",
+    "read": "sqlite3 :memory: '.read q.sql'; echo rc=$?; sqlite3 :memory: '.read bad.sql'; echo rc=$?; "
+            "sqlite3 :memory: '.read nofile.sql'; echo rc=$?",
+    "read recursion": "echo '.read r.sql' > r.sql; sqlite3 :memory: '.read r.sql' 'select 1'; echo rc=$?",
+    "read from stdin": "printf 'select 0;\\n.read bad.sql\\nselect 3;\\n' | sqlite3; echo rc=$?",
+    "import csv": "sqlite3 i.db '.import --csv people.csv people' .schema 'select * from people' "
+                  "'select typeof(age) from people'; echo rc=$?",
+    "import into existing": "sqlite3 i.db '.import --csv people.csv people' '.import --csv --skip 1 people.csv people' "
+                            "'select count(*) from people'",
+    "import by mode": "printf '.mode csv\\n.import people.csv p2\\n.headers on\\nselect * from p2;\\n' | sqlite3; echo rc=$?",
+    "import ragged": "sqlite3 -quote :memory: '.import --csv ragged.csv t' 'select * from t'; echo rc=$?",
+    "import duplicate names": "sqlite3 :memory: '.import --csv dup.csv t' .schema",
+    "import errors": "sqlite3 :memory: '.import --csv nofile.csv x'; echo rc=$?; sqlite3 :memory: '.import people.csv'; echo rc=$?; "
+                     "sqlite3 :memory: '.import --csv empty.csv t'; echo rc=$?",
+    "output file": SETUP + "printf '.output out.txt\\nselect a from t;\\n.output\\nselect 9;\\n.once one.txt\\nselect 8;\\nselect 7;\\n' | sqlite3 t.db; "
+                           "cat out.txt one.txt",
+}
+
+
+@needs_sqlite3
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_like_the_sqlite3_shell(name):
+    script = CASES[name]
+    assert ours(script, FILES) == real(script, FILES)
+
+
+@needs_sqlite3
+def test_reads_a_database_the_real_shell_wrote_and_writes_one_it_reads():
+    with tempfile.TemporaryDirectory() as tmp:
+        made = Path(tmp) / "made.db"
+        subprocess.run([SQLITE3, str(made), "create table m(x, y); insert into m values (1, 'one'), (2, 'two')"],
+                       check=True)
+        data = made.read_bytes()
+    tool = BashTool.builder().files({"made.db": data}).build()
+    r = tool.execute("sqlite3 made.db 'select y from m order by x' \"insert into m values (3, 'three')\"")
+    assert (r.stdout, r.exit_code) == ("one\ntwo\n", 0)
+    written = tool.execute("base64 -w0 made.db").stdout
+    import base64
+    with tempfile.TemporaryDirectory() as tmp:
+        back = Path(tmp) / "back.db"
+        back.write_bytes(base64.b64decode(written))
+        out = subprocess.run([SQLITE3, str(back), "select group_concat(y) from m"], capture_output=True, text=True)
+    assert out.stdout == "one,two,three\n"
+
+
+def test_memory_databases_are_never_written():
+    tool = BashTool()
+    r = tool.execute("cd /tmp && sqlite3 :memory: 'create table x(y)' && sqlite3 </dev/null && "
+                     "echo 'select 1;' | sqlite3 'create table z(y)' && ls")
+    # the first operand is the file name: `sqlite3 'create table z(y)'` names a file, as in the
+    # shell, which creates it when it first opens the database
+    assert r.stdout == "1\ncreate table z(y)\n"
+
+
+def test_statements_split_where_sqlite_splits_them():
+    from scripted_kernel.commands.sqlite3.shell import statements
+    sql = "select ';'; select \"a;b\" -- c;\n; create trigger t after insert on x begin select 1; end; /* ; */"
+    parts = [sql[a:b] for a, b in statements(sql)]
+    assert parts == ["select ';';", "select \"a;b\" -- c;\n;",
+                     "create trigger t after insert on x begin select 1; end;"]
+
+
+def test_a_wal_database_opens():
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "w.db"
+        conn = sqlite3.connect(path)
+        conn.execute("pragma journal_mode=wal")
+        conn.execute("create table w(x)")
+        conn.execute("insert into w values (42)")
+        conn.commit()
+        conn.execute("pragma wal_checkpoint(truncate)")
+        conn.close()
+        data = path.read_bytes()
+    r = BashTool.builder().files({"w.db": data}).build().execute("sqlite3 w.db 'select x from w'")
+    assert (r.stdout, r.exit_code) == ("42\n", 0)
+
+
+def test_absent_in_logic_mode():
+    from scripted_kernel import ScriptedTool
+    r = ScriptedTool.builder("t").build().execute("sqlite3 :memory: 'select 1'")
+    assert r.exit_code == 127
