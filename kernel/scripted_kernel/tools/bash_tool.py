@@ -57,7 +57,7 @@ class BashTool(ScriptedTool):
         self._lock = threading.Lock()    # one call at a time uses the shell
 
     @staticmethod
-    def builder() -> "BashToolBuilder":
+    def builder() -> "BashToolBuilder":  # type: ignore[override]  # the seed's API: a BashTool has no name to give
         return BashToolBuilder()
 
     @property

@@ -13,7 +13,7 @@ import os
 import subprocess
 import warnings
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from .definitions import ToolArgs, ToolDef
 
@@ -67,7 +67,7 @@ def callback_for(path: str, stub: bool = False, timeout: float = 30.0):
     return call
 
 
-def scan(directory: str, stub: bool = False, timeout: float = 30.0) -> list[tuple[ToolDef, object]]:
+def scan(directory: str, stub: bool = False, timeout: float = 30.0) -> list[tuple[ToolDef, Callable]]:
     """(ToolDef, callback) for each executable of the directory that describes itself."""
     found = []
     for entry in sorted(Path(directory).iterdir()):

@@ -6,9 +6,12 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from .definitions import ToolArgs, ToolDef
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
 
 
 class McpError(Exception):
@@ -43,7 +46,7 @@ class McpConnection:
         self.env = env
         self.timeout = timeout
         self.loop = _LoopThread.loop()
-        self.session = None
+        self.session: Optional["ClientSession"] = None
         self.tools: list = []
         self._ready = threading.Event()
         self._stop: Optional[asyncio.Event] = None
@@ -76,13 +79,14 @@ class McpConnection:
             from mcp.client.stdio import stdio_client
             params = StdioServerParameters(command=self.command[0], args=list(self.command[1:]), env=self.env)
             return stdio_client(params)
-        try:
-            from mcp.client.streamable_http import streamable_http_client
-        except ImportError:             # mcp before 1.24 had only the older spelling
-            from mcp.client.streamable_http import streamablehttp_client as streamable_http_client
-        return streamable_http_client(self.url)
+        import mcp.client.streamable_http as transport
+        # mcp before 1.24 had only the older spelling
+        connect = getattr(transport, "streamable_http_client", None) or transport.streamablehttp_client
+        assert self.url is not None
+        return connect(self.url)
 
     def call(self, name: str, arguments: dict) -> str:
+        assert self.session is not None           # the constructor waited for it
         future = asyncio.run_coroutine_threadsafe(self.session.call_tool(name, arguments), self.loop)
         result = future.result(self.timeout)
         text = "".join(getattr(c, "text", "") for c in result.content)

@@ -129,11 +129,11 @@ class SessionPool:
         from concurrent.futures import ThreadPoolExecutor
         self.factory = factory
         self.limits = limits
-        self.sessions = weakref.WeakKeyDictionary()     # MCP session → _Session (gone with it)
-        self.expired = weakref.WeakSet()
+        self.sessions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # MCP session → _Session
+        self.expired: weakref.WeakSet = weakref.WeakSet()
         self.executor = ThreadPoolExecutor(max_workers=max(1, limits.max_sessions),
                                            thread_name_prefix="scripted-mcp-session")
-        self._sweeper = None
+        self._sweeper: Optional[asyncio.TimerHandle] = None
 
     async def execute(self, key, commands: str):
         session, note = self._session(key)
@@ -238,7 +238,7 @@ def _result(name: str, started: float, response):
                             "bytes_out": len(output["stdout"]) + len(output["stderr"]),
                             "error": response.error}))
     return CallToolResult(content=[TextContent(type="text", text=json.dumps(output, indent=2))],
-                          structuredContent=output, isError=False)
+                          structuredContent=dict(output), isError=False)
 
 
 def serve(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL):

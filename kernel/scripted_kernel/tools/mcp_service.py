@@ -61,7 +61,7 @@ class ServiceConfig:
     @classmethod
     def from_env(cls, environ=None) -> "ServiceConfig":
         environ = os.environ if environ is None else environ
-        values = {}
+        values: dict[str, object] = {}
         for f in fields(cls):
             raw = environ.get(ENV_PREFIX + f.name.upper())
             if raw is None:
@@ -74,7 +74,7 @@ class ServiceConfig:
                 values[f.name] = float(raw)
             else:
                 values[f.name] = raw
-        return cls(**values)
+        return cls(**values)  # type: ignore[arg-type]  # each value converted to its field's type above
 
     def to_env(self) -> dict:
         return {ENV_PREFIX + f.name.upper(): str(int(v) if isinstance(v, bool) else v)
@@ -209,7 +209,7 @@ def run_workers(host: str, port: int, workers: int) -> int:
     def stop(signum, frame):
         stopping.append(signum)
         for proc in procs:
-            if proc.is_alive():
+            if proc.is_alive() and proc.pid is not None:
                 os.kill(proc.pid, signal.SIGTERM)
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

@@ -114,7 +114,6 @@ class _Run:
         self.in_flight: set = set()     # futures of async callbacks running on caller_loop
         self.closed = False
         self.errand: Optional[Errand] = None    # the runner thread's work, which the caller may leave
-        self.done: Optional[threading.Event] = None     # set when the runner thread finishes
         self.shell_slot: Optional[list] = None     # the session's shell as this run sees it
         self.notify: Optional[Callable] = None     # wakes an async waiter
         self.result = None
@@ -127,8 +126,7 @@ class _Run:
         """Run the script on a runner thread; `wait` for it. LimitExceeded when no thread
         may or can be had."""
         context = contextvars.copy_context()       # the caller's context (Jupyter's parent header)
-        self.errand = Errand()
-        self.done = self.errand.done
+        errand = self.errand = Errand()
 
         def body():
             _ACTIVE.run = self
@@ -138,7 +136,7 @@ class _Run:
                 self.failure = e
             finally:
                 _ACTIVE.run = None
-                self.errand.finish()
+                errand.finish()
                 if self.notify is not None:
                     try:
                         self.notify()
@@ -179,15 +177,21 @@ class _Run:
             return "timeout"
         return None
 
+    def _errand_running(self) -> Errand:
+        """The runner thread's errand: waiting and abandoning come only after start()."""
+        assert self.errand is not None
+        return self.errand
+
     def wait(self) -> ToolResponse:
+        done = self._errand_running().done
         try:
-            while not self.done.wait(WAIT_SLICE):
+            while not done.wait(WAIT_SLICE):
                 reason = self.give_up_reason()
                 if reason:
                     return self.abandon(reason)
         except KeyboardInterrupt:              # the user's interrupt: cancel the run, then stop
             self.cancel.cancel("interrupted")
-            if not self.done.wait(GRACE):
+            if not done.wait(GRACE):
                 self.abandon("cancelled")
             raise
         return self.response()
@@ -200,17 +204,18 @@ class _Run:
             if not finished.done():
                 finished.set_result(None)
         self.notify = lambda: loop.call_soon_threadsafe(wake)
-        if self.done.is_set():
+        errand = self._errand_running()
+        if errand.done.is_set():
             wake()
         try:
-            while not self.done.is_set():
+            while not errand.done.is_set():
                 await asyncio.wait({finished}, timeout=WAIT_SLICE * 5)
-                reason = None if self.done.is_set() else self.give_up_reason()
+                reason = None if errand.done.is_set() else self.give_up_reason()
                 if reason:
                     return self.abandon(reason)
         except asyncio.CancelledError:
             self.cancel.cancel("cancelled")
-            self.errand.leave()
+            errand.leave()
             for future in list(self.in_flight):     # before the caller's next await resumes them
                 future.cancel()
             raise
@@ -228,7 +233,7 @@ class _Run:
         with self._lock:
             self.closed = True
             out, err = "".join(self.out), "".join(self.err)
-        self.errand.leave()
+        self._errand_running().leave()
         stuck = self.calling
         if reason == "timeout":
             stop = timeout_error(self.limits)
@@ -250,7 +255,7 @@ class _Run:
         """The session's shell after the run: the run's own, unless the run was left running
         (its thread may still be using that shell): then the next call starts a new one."""
         if session is not None:
-            session[:] = [] if self.errand is not None and self.errand.left else self.shell_slot
+            session[:] = [] if self.errand is not None and self.errand.left else (self.shell_slot or [])
 
 
 class ScriptedTool:
@@ -273,7 +278,7 @@ class ScriptedTool:
         self.context = list(context or [])
         self.tools: dict[str, RegisteredTool] = {}
         self._commands: Optional[dict] = None
-        self._tool_names = None
+        self._tool_names: "re.Pattern[str] | bool | None" = None   # a pattern of the tool names, once asked
         self._last = threading.local()
 
     @property
@@ -327,12 +332,13 @@ class ScriptedTool:
         """bashkit's Python signature: callback(params: dict, stdin: str | None) -> str."""
         is_async = is_async_callable(callback)
         if is_async:
-            async def adapter(args: ToolArgs):
+            async def async_adapter(args: ToolArgs):
                 return await callback(args.params, args.stdin)
-        else:
-            def adapter(args: ToolArgs):
-                return callback(args.params, args.stdin)
-        return self.register(ToolDef(name, description, schema or {}), adapter, is_async)
+            return self.register(ToolDef(name, description, schema or {}), async_adapter, True)
+
+        def adapter(args: ToolArgs):
+            return callback(args.params, args.stdin)
+        return self.register(ToolDef(name, description, schema or {}), adapter, False)
 
     def add(self, fn) -> "ScriptedTool":
         """Register an @tool-decorated function (or a plain function, derived the same way)."""
@@ -485,7 +491,8 @@ class ScriptedTool:
         if self._tool_names is None:
             names = sorted(self._callback_names(), key=len, reverse=True)
             self._tool_names = re.compile("|".join(map(re.escape, names))) if names else False
-        return bool(self._tool_names) and self._tool_names.search(script) is not None
+        names = self._tool_names
+        return isinstance(names, re.Pattern) and names.search(script) is not None
 
     def execute_with_status(self, commands, on_status: Callable[[ToolStatus], None],
                             stdin: str = "") -> ToolResponse:
