@@ -491,8 +491,8 @@ class ScriptedTool:
         if self._tool_names is None:
             names = sorted(self._callback_names(), key=len, reverse=True)
             self._tool_names = re.compile("|".join(map(re.escape, names))) if names else False
-        names = self._tool_names
-        return isinstance(names, re.Pattern) and names.search(script) is not None
+        pattern = self._tool_names
+        return isinstance(pattern, re.Pattern) and pattern.search(script) is not None
 
     def execute_with_status(self, commands, on_status: Callable[[ToolStatus], None],
                             stdin: str = "") -> ToolResponse:
