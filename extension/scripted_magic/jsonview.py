@@ -48,7 +48,7 @@ def _node(value, key, comma: bool, depth: int) -> str:
         items = list(value.items()) if is_dict else [(None, v) for v in value]
         count = f"{len(items)} {'key' if is_dict else 'item'}{'s' if len(items) != 1 else ''}"
         children = "".join(_node(v, k, i < len(items) - 1, depth + 1) for i, (k, v) in enumerate(items))
-        return (f"<details open><summary style='list-style-position:outside'>{label}{opening}"
+        return (f"<details open><summary>{label}{opening}"
                 f"<span style='{_MUTED}'> {count}</span></summary>"
                 f"<div style='padding-left:1.5em'>{children}</div>{closing}{tail}</details>")
     shown = ("{}" if isinstance(value, dict) else "[]") if isinstance(value, (dict, list)) else _scalar(value)
