@@ -40,7 +40,9 @@ def _scalar(value) -> str:
 
 
 def _node(value, key, comma: bool, depth: int) -> str:
-    label = f"<span style='{_KEY}'>{html.escape(json.dumps(key, ensure_ascii=False))}</span>: " if key is not None else ""
+    label = ""
+    if key is not None:
+        label = f"<span style='{_KEY}'>{html.escape(json.dumps(key, ensure_ascii=False))}</span>: "
     tail = "," if comma else ""
     if isinstance(value, (dict, list)) and value:
         is_dict = isinstance(value, dict)

@@ -469,7 +469,8 @@ class ScriptedMagics(Magics):
         else:
             shown = result.value
         if failed:
-            raise ScriptError(result.exit_code, result.stderr, limit_hint(result.error, (tool or shell_state(self.shell).tools.tool).limits))
+            limits = (tool or shell_state(self.shell).tools.tool).limits
+            raise ScriptError(result.exit_code, result.stderr, limit_hint(result.error, limits))
         return shown
 
     def _env(self, pairs: list) -> dict:

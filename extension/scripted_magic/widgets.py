@@ -68,7 +68,8 @@ def html_details(defs) -> str:
     if not defs:
         return "<p><i>no tools</i></p>"
     rows = "".join(
-        f"<tr><td style='{_CELL}'><b>{html.escape(d.name)}</b></td><td style='{_CELL}'>{html.escape(d.description or '')}</td>"
+        f"<tr><td style='{_CELL}'><b>{html.escape(d.name)}</b></td>"
+        f"<td style='{_CELL}'>{html.escape(d.description or '')}</td>"
         f"<td style='{_CELL}'><code>{html.escape(catalog.usage_line(d.name, d.input_schema))}</code></td></tr>"
         for d in defs)
     table = (f"<table class='scripted-tools' style='border-collapse:collapse;margin:4px 0 8px'><thead><tr>"

@@ -119,7 +119,8 @@ def run_notebook(argv) -> int:
     parser.add_argument("--output", help="also save the executed notebook here")
     args = parser.parse_args(argv)
     nb = nbformat.read(args.path, as_version=4)
-    client = NotebookClient(nb, timeout=None, kernel_name=args.kernel or nb.metadata.get("kernelspec", {}).get("name", ""))
+    kernel = args.kernel or nb.metadata.get("kernelspec", {}).get("name", "")
+    client = NotebookClient(nb, timeout=None, kernel_name=kernel)
     ran = set()
     client.on_cell_start = lambda cell, cell_index: ran.add(cell_index)
     stopped = None

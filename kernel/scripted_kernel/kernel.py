@@ -43,8 +43,7 @@ def split_cell(code: str) -> tuple:
 
 
 def cell_kind(code: str) -> str:
-    kind, magic_lines = split_cell(code)
-    return kind
+    return split_cell(code)[0]
 
 
 def route_cell(lines: list) -> list:
@@ -198,7 +197,7 @@ def complete_script(script: str, cursor: int, tool, files) -> tuple:
     if word.startswith("$"):
         names = set(re.findall(r"\b([A-Za-z_][A-Za-z0-9_]*)=", script[:cursor]))
         names |= set(re.findall(r"\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s", script[:cursor]))
-        names |= set(re.findall(r"\b(?:read|local|declare|export)\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_]*)", script[:cursor]))
+        names |= set(re.findall(r"\b(?:read|local|declare|export)\s+(?:-\w+\s+)*([A-Za-z_]\w*)", script[:cursor]))
         shell_names = {"HOME", "PWD", "OLDPWD", "USER", "PATH", "RANDOM", "LINENO", "BASH_VERSION"}
         cands = [("$" + n, "variable") for n in sorted(names) + sorted(shell_names - names)]
         brace = word.startswith("${")
@@ -244,9 +243,9 @@ def _flags(name: str, tool) -> list:
     usage = USAGE.get(name)
     if usage is not None:
         flags = []
-        for line in usage.options:
-            for flag in re.findall(r"(?<![\w-])(--?[A-Za-z0-9][\w-]*)", line.split("  ")[0] if "  " in line.strip() else line):
-                flags.append((flag, "flag"))
+        for line in usage.options:          # "-n, --lines=NUM   description": the part before the gap
+            head = line.strip().split("  ")[0]
+            flags += [(flag, "flag") for flag in re.findall(r"(?<![\w-])(--?[A-Za-z0-9][\w-]*)", head)]
         flags += [("--help", "flag"), ("--version", "flag")]
         return flags
     return [(f, "flag") for f in manual.builtin_flags(name)]

@@ -81,11 +81,13 @@ BUILTINS: dict[str, tuple] = {
                 "the format is reused until the arguments are consumed. -v VAR assigns instead of printing.")),
     "pushd": ("pushd [-n] [+N | -N | dir]", "Add directories to the stack and change to the new top.", ()),
     "pwd": ("pwd [-LP]", "Print the name of the current working directory.", ()),
-    "read": ("read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] [-u fd] [name ...]",
+    "read": ("read [-ers] [-a array] [-d delim] [-i text] [-n nchars] [-N nchars] [-p prompt] [-t timeout] "
+             "[-u fd] [name ...]",
              "Read a line from the standard input and split it into fields.",
              ("-r keeps backslashes, -a reads into an array, -d DELIM ends the line at DELIM;",
               "the status is non-zero at end of input.")),
-    "readarray": ("readarray [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] [-c quantum] [array]",
+    "readarray": ("readarray [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd] [-C callback] "
+                  "[-c quantum] [array]",
                   "Read lines from a file into an array variable.", ("A synonym for `mapfile`.",)),
     "readonly": ("readonly [-aAf] [name[=value] ...] or readonly -p", "Mark shell variables as unchangeable.", ()),
     "return": ("return [n]", "Return from a shell function (or a sourced script) with status N.", ()),
