@@ -159,6 +159,7 @@ def _trace_table(trace) -> dict:
                          f"</tr></thead><tbody>{rows}</tbody></table>"}
 
 
+ORDERED_SWITCHES = 500       # switches between stdout and stderr shown in order, per cell
 JSON_HOLD_ENV = "SCRIPTED_JSON_HOLD_SECONDS"   # how long a notebook holds back JSON-looking stdout
 
 
@@ -181,6 +182,7 @@ class _CellOutput:
         self.in_kernel = in_kernel
         self.failures: Optional[FailureRecorder] = None
         self.last = ""                  # the stream written last: the other is flushed first
+        self.switches = 0
         self.out, self.err = [], []
         self.holding = stdout_mode == "json"
         self._lock = threading.RLock()        # a tool's traceback is written while a write holds it
@@ -220,9 +222,13 @@ class _CellOutput:
 
     def _show(self, name: str, text: str):
         """Write to the notebook in the order the script wrote: stdout and stderr are two
-        streams, each buffered by the kernel, so the other one is flushed at each switch."""
+        streams, each buffered by the kernel, so the other one is flushed at each switch (the
+        first ORDERED_SWITCHES of a cell: past them, each stream is sent as the kernel buffers
+        it, so that a loop alternating thousands of times stays fast and a few outputs long)."""
         if self.last and self.last != name:
-            (sys.stdout if self.last == "stdout" else sys.stderr).flush()
+            self.switches += 1
+            if self.switches <= ORDERED_SWITCHES:
+                (sys.stdout if self.last == "stdout" else sys.stderr).flush()
         self.last = name
         if name == "stdout" and self.in_kernel and ("\x1b[2J" in text or "\x1bc" in text):
             parts = _CLEAR.split(text)

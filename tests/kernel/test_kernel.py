@@ -388,3 +388,14 @@ def test_every_message_of_a_rich_session_validates(kernel):
                 break
         reply = kc.get_shell_msg(timeout=60)
         validate_message(reply, "execute_reply")
+
+
+def test_a_cell_alternating_thousands_of_times_stays_fast_and_short(kernel):
+    _, kc = kernel
+    start = time.monotonic()
+    reply, out = run(kc, "for i in $(seq 3000); do echo o; echo e >&2; done")
+    shown = [c for _, k, c in out if k == "stream"]
+    assert reply["status"] == "ok" and time.monotonic() - start < 30
+    assert "".join(c["text"] for c in shown if c["name"] == "stdout") == "o\n" * 3000
+    assert "".join(c["text"] for c in shown if c["name"] == "stderr") == "e\n" * 3000
+    assert 501 <= len(shown) < 700        # the first 500 switches in order, then the buffers
