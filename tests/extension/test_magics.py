@@ -296,3 +296,22 @@ def test_terminal_ipython_piped_shows_plain_one_line_errors():
     assert shown.count("bad") == 1 and "ScriptError: exit status 3" in shown
     assert "MagicUsageError: nosuchtool is not a ScriptedTool in the namespace" in shown
     assert "not json\n" in shown and "MagicUsageError: --json: the output is not JSON" in shown
+
+
+def test_terminal_ipython_shows_a_tools_traceback_after_its_line():
+    import subprocess
+    import sys
+    code = "\n".join(["%load_ext scripted_magic",
+                      "@tool",
+                      "def lookup(key: str) -> str:",
+                      "    '''Look a key up.'''",
+                      "    return {'a': '1'}[key]",
+                      "",
+                      "get_ipython().run_cell('%%scripted\\nlookup --key zzz')"])
+    p = subprocess.run([sys.executable, "-m", "IPython", "--colors=Neutral", "-c", code],
+                       capture_output=True, text=True, timeout=120)
+    shown = p.stdout + p.stderr
+    assert "\x1b[" not in shown                                   # piped: no colours
+    line = shown.index("lookup: zzz")
+    assert line < shown.index("return {'a': '1'}[key]") < shown.index("KeyError: 'zzz'")
+    assert "scripted_tool.py" not in shown and "ScriptError: exit status 1" in shown
