@@ -1,6 +1,7 @@
 import ast
 import random
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -34,11 +35,27 @@ def run(tool):
     return _run
 
 
+# Signals whose disposition a child inherits when it is ignored: under `nohup`, or as a shell's
+# background job, SIGINT and SIGQUIT are ignored, and bash then lists them in `trap` (and cannot
+# trap them). The oracle must start as bash does from a terminal.
+_RESET_SIGNALS = [getattr(signal, name) for name in ("SIGINT", "SIGQUIT", "SIGHUP", "SIGTERM", "SIGTSTP",
+                                                     "SIGTTIN", "SIGTTOU", "SIGUSR1", "SIGUSR2", "SIGPIPE",
+                                                     "SIGALRM", "SIGCHLD")
+                  if hasattr(signal, name)]
+
+
+def default_signals():
+    """In the child, before exec: every signal the oracle may meet back at its default."""
+    for sig in _RESET_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def run_bash(script: str, stdin: str = "", tmp_path=None):
-    """Real bash, as the conformance oracle runs it: empty environment, C.UTF-8."""
+    """Real bash, as the conformance oracle runs it: empty environment, C.UTF-8, default
+    signal dispositions whatever the test run inherited."""
     env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": "/home/user"}
     p = subprocess.run([BASH, "--norc", "--noprofile", "-c", script], input=stdin.encode(),
-                       capture_output=True, env=env, timeout=20, cwd=tmp_path)
+                       capture_output=True, env=env, timeout=20, cwd=tmp_path, preexec_fn=default_signals)
     return p.stdout.decode("utf-8", "surrogateescape"), p.returncode
 
 

@@ -10,4 +10,11 @@ def load_ipython_extension(ipython):
     load(ipython)
 
 
-__all__ = ["ScriptError", "ScriptResult", "load_ipython_extension", "run_script"]
+def session_tools(shell=None):
+    """The session's ScriptedTool (what the `tools` variable names when it is free)."""
+    from IPython import get_ipython
+    from .magics import shell_state
+    return shell_state(shell or get_ipython()).tools.current()
+
+
+__all__ = ["ScriptError", "ScriptResult", "load_ipython_extension", "run_script", "session_tools"]

@@ -18,38 +18,49 @@ from typing import Optional
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython import get_ipython
-from IPython.display import display
+from IPython.display import clear_output, display
 
 from scripted_kernel import MemoryFs, ScriptedTool
 from scripted_kernel.tools.definitions import REGISTRY
 from scripted_kernel.tools.scripted_tool import Session
 
+from . import frontend
+from .jsonview import json_bundle, json_result
+from .limits import hint as limit_hint, notebook_limits
+from .tracebacks import FailureRecorder, format_exception
 from .widgets import rich_bundle, tool_page
 
 _LONE_BROWSER = re.compile(r"\A\s*(help|discover)((?:[ \t]+[^\s|;&<>()`$]+)*)[ \t]*;?\s*\Z")
+_LONE_MAN = re.compile(r"\A\s*man[ \t]+([^\s|;&<>()`$]+)[ \t]*;?\s*\Z")
+# what `clear` prints (ncurses' clear for xterm); a notebook clears the cell's output instead
+_CLEAR = re.compile(r"(?:\x1b\[H)?\x1b\[2J(?:\x1b\[3J)?|\x1bc")
+
+
+def _colours(shell=None) -> bool:
+    """Whether to colour: not with `--colors=NoColor`, nor in a terminal session whose output
+    is not a terminal."""
+    shell = shell or get_ipython()
+    scheme = str(getattr(shell, "colors", "NoColor"))
+    return not (scheme.lower() == "nocolor" or (getattr(shell, "kernel", None) is None and not sys.stdout.isatty()))
 
 
 def _red(text: str) -> str:
-    """`text` in IPython's error colour, unless colours are off (`--colors=NoColor`) or a
-    terminal session's output is not a terminal."""
-    shell = get_ipython()
-    scheme = str(getattr(shell, "colors", "NoColor"))
-    if scheme.lower() == "nocolor" or (getattr(shell, "kernel", None) is None and not sys.stdout.isatty()):
-        return text
-    return f"\x1b[0;31m{text}\x1b[0m"
+    """`text` in IPython's error colour, when colours are on."""
+    return f"\x1b[0;31m{text}\x1b[0m" if _colours() else text
 
 
 class ScriptError(Exception):
     """A script that ended with a non-zero status: the cell fails, Run All stops here. Its
     stderr was already shown as it streamed, so the error names only the status."""
 
-    def __init__(self, status: int, stderr: str = ""):
+    def __init__(self, status: int, stderr: str = "", hint: str = ""):
         super().__init__(f"exit status {status}")
         self.status = status
         self.stderr = stderr
+        self.hint = hint          # a limit stopped the script: which, and the magic that raises it
 
     def _render_traceback_(self):
-        return [_red(f"ScriptError: exit status {self.status}")]
+        return [_red(f"ScriptError: exit status {self.status}")] + ([self.hint] if self.hint else [])
 
 
 class MagicUsageError(Exception):
@@ -67,24 +78,40 @@ class ScriptInterrupted(KeyboardInterrupt):
 
 @dataclass
 class ScriptResult:
-    """What `%%scripted --out VAR` stores."""
+    """What `%%scripted --result VAR` stores."""
     stdout: str
     stderr: str
     exit_code: int
     trace: list = field(default_factory=list)
+    error: str = ""            # what stopped the script: "timeout", "limit:max_commands", ... ("" if none)
+    value: object = field(default=None, repr=False)     # the JSON document the cell printed, if any
 
     def json(self):
         return json.loads(self.stdout)
 
 
+def _clear(sh, argv):
+    """`clear`: the terminal's clear sequence, which a notebook turns into clearing the cell."""
+    sh.out("\x1b[H\x1b[2J" + ("" if "-x" in argv[1:] else "\x1b[3J"))
+    return 0
+
+
 class _NotebookTool(ScriptedTool):
-    """The session's ScriptedTool. Every fresh shell starts with the carried parameters (the
-    variables set by `# Parameters` cells)."""
+    """The session's ScriptedTool: the notebook's limits (no wall clock; see limits.py), tool
+    errors unsanitised for their authors (`%scripted sanitize on` shows what a model sees), a
+    `clear` command. Every fresh shell starts with the carried parameters (the variables set by
+    `# Parameters` cells)."""
 
     def __init__(self, fs: MemoryFs):
-        super().__init__("notebook", "Tools defined in this notebook", filesystem=fs)
+        super().__init__("notebook", "Tools defined in this notebook", filesystem=fs,
+                         limits=getattr(fs, "limits", None) or notebook_limits(), sanitize_errors=False)
         self.parameters: dict = {}
         self._started = weakref.WeakSet()
+
+    def commands(self) -> dict:
+        table = super().commands()
+        table.setdefault("clear", _clear)
+        return table
 
     def _setup_shell(self, sh):
         super()._setup_shell(sh)
@@ -132,6 +159,7 @@ def _trace_table(trace) -> dict:
                          f"</tr></thead><tbody>{rows}</tbody></table>"}
 
 
+ORDERED_SWITCHES = 500       # switches between stdout and stderr shown in order, per cell
 JSON_HOLD_ENV = "SCRIPTED_JSON_HOLD_SECONDS"   # how long a notebook holds back JSON-looking stdout
 
 
@@ -149,11 +177,15 @@ class _CellOutput:
     cell is younger than half a second (JSON_HOLD_ENV), so that a quick JSON result is shown once, as a
     tree, instead of as text and then as a tree."""
 
-    def __init__(self, stdout_mode: str):
+    def __init__(self, stdout_mode: str, in_kernel: bool = False):
         self.mode = stdout_mode
+        self.in_kernel = in_kernel
+        self.failures: Optional[FailureRecorder] = None
+        self.last = ""                  # the stream written last: the other is flushed first
+        self.switches = 0
         self.out, self.err = [], []
         self.holding = stdout_mode == "json"
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()        # a tool's traceback is written while a write holds it
         self._timer = None
         if self.holding:
             self._timer = threading.Timer(_json_hold_seconds(), self._release)
@@ -164,7 +196,9 @@ class _CellOutput:
         with self._lock:
             if name != "stdout":
                 self.err.append(text)
-                sys.stderr.write(text)
+                self._show("stderr", text)
+                if self.failures is not None:
+                    self.failures.after_stderr(text)
                 return
             self.out.append(text)
             if self.mode == "capture":
@@ -175,7 +209,37 @@ class _CellOutput:
                     return
                 self._release_locked()
             else:
-                sys.stdout.write(text)
+                self._show("stdout", text)
+
+    def write_held(self, text: str):
+        with self._lock:
+            self._show("stdout", text)
+
+    def note(self, text: str):
+        """Text for the reader that is not the script's output (a tool's traceback)."""
+        with self._lock:
+            self._show("stderr", text)
+
+    def _show(self, name: str, text: str):
+        """Write to the notebook in the order the script wrote: stdout and stderr are two
+        streams, each buffered by the kernel, so the other one is flushed at each switch (the
+        first ORDERED_SWITCHES of a cell: past them, each stream is sent as the kernel buffers
+        it, so that a loop alternating thousands of times stays fast and a few outputs long)."""
+        if self.last and self.last != name:
+            self.switches += 1
+            if self.switches <= ORDERED_SWITCHES:
+                (sys.stdout if self.last == "stdout" else sys.stderr).flush()
+        self.last = name
+        if name == "stdout" and self.in_kernel and ("\x1b[2J" in text or "\x1bc" in text):
+            parts = _CLEAR.split(text)
+            for k, part in enumerate(parts):
+                if k:
+                    sys.stdout.flush()
+                    clear_output()
+                if part:
+                    sys.stdout.write(part)
+            return
+        (sys.stdout if name == "stdout" else sys.stderr).write(text)
 
     def _release(self):
         with self._lock:
@@ -184,7 +248,7 @@ class _CellOutput:
     def _release_locked(self):
         if self.holding:
             self.holding = False
-            sys.stdout.write("".join(self.out))
+            self._show("stdout", "".join(self.out))
 
     def finish(self) -> Optional[str]:
         """Stop holding; the stdout text if it is still held back, else None."""
@@ -197,52 +261,89 @@ class _CellOutput:
 
 def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: bool = False,
                env: Optional[dict] = None, no_raise: bool = False, stdout: str = "",
-               session: Optional[Session] = None) -> ScriptResult:
+               session: Optional[Session] = None, result_value: bool = False) -> ScriptResult:
     """Run one cell's script, its output streaming to the front-end as it is produced.
     `stdout`: "stream", "capture" or "json" (see _CellOutput); by default "json" in a
-    notebook and "stream" in terminal IPython. `session`: run in that session's shell."""
+    notebook and "stream" in terminal IPython. `session`: run in that session's shell.
+    `result_value`: a JSON document the cell printed is not displayed but left in the result's
+    `value`, for the magic to return (the cell's Out[n]); else it is displayed."""
     state = shell_state(shell)
     tool = tool or state.tools.current()
-    widgets = getattr(shell, "kernel", None) is not None
+    in_kernel = getattr(shell, "kernel", None) is not None
     lone = _LONE_BROWSER.match(code)
     if lone and not env:
-        shown = _show_browser(tool, lone.group(1), lone.group(2).split(), widgets)
+        shown = _show_browser(tool, lone.group(1), lone.group(2).split(), frontend.widgets_live(shell), in_kernel)
         if shown:
             return ScriptResult("", "", 0)
+    man = _LONE_MAN.match(code)
+    if man and not env:
+        return _page(tool, man.group(1), no_raise)
     saved_env = tool.env
     if env:
         tool.env = {**tool.env, **env}
-    output = _CellOutput(stdout or ("json" if widgets else "stream"))
+    output = _CellOutput(stdout or ("json" if in_kernel else "stream"), in_kernel)
+    colours = _colours(shell)
+    recorder = None
+    if not state.sanitize and isinstance(tool, ScriptedTool):
+        recorder = output.failures = FailureRecorder(tool, lambda e: output.note(format_exception(shell, e, colours)))
     try:
-        response = (session or tool).execute(code, on_output=output.write)
+        if recorder is not None:
+            with recorder:
+                response = (session or tool).execute(code, on_output=output.write)
+        else:
+            response = (session or tool).execute(code, on_output=output.write)
     except KeyboardInterrupt:
         sys.stdout.write(output.finish() or "")      # the output so far is kept
         raise ScriptInterrupted() from None
     finally:
         tool.env = saved_env
+    if recorder is not None:
+        recorder.finish()
     # no explicit flush: the kernel flushes the streams before display() and before its reply
-    result = ScriptResult("".join(output.out), "".join(output.err), response.exit_code, list(tool.last_trace))
+    result = ScriptResult("".join(output.out), "".join(output.err), response.exit_code, list(tool.last_trace),
+                          response.error or "")
     held = output.finish()
     if held is not None:
         document = _json_document(held)
         if document is None:
-            sys.stdout.write(held)
+            output.write_held(held)
+        elif result_value:
+            result.value = json_result(document, held)
         else:
-            display({"application/json": document, "text/plain": held.rstrip("\n")}, raw=True)
+            display(json_bundle(document, held), raw=True)
+    if getattr(response, "stdout_truncated", False):
+        output.note(_red(f"[output cut at {limits_describe('max_output_bytes', tool.limits.max_output_bytes)} "
+                         "(max_output_bytes): %scripted limits --max-output SIZE raises it]") + "\n")
     if trace or state.trace:
         display(_trace_table(result.trace), raw=True)
     if response.error == "cancelled":
         raise ScriptInterrupted()
     if result.exit_code and not no_raise:
-        raise ScriptError(result.exit_code, result.stderr)
+        raise ScriptError(result.exit_code, result.stderr, limit_hint(response.error, tool.limits))
     return result
 
 
-def _show_browser(tool, command: str, args: list, widgets: bool) -> bool:
-    """`help` / `discover ...` as a whole cell: the tool browser instead of text."""
+def _page(tool, name: str, no_raise: bool) -> ScriptResult:
+    """`man NAME` as a whole cell: the page about NAME in the pager, as `obj?` in IPython."""
+    from scripted_kernel.tools import manual
+    text = manual.page(name, tool)
+    if not text:
+        message = f"No manual entry for {name}\n"
+        sys.stderr.write(message)
+        if no_raise:
+            return ScriptResult("", message, 16)
+        raise ScriptError(16, message)
+    from IPython.core import page
+    page.page({"text/plain": text})
+    return ScriptResult("", "", 0)
+
+
+def _show_browser(tool, command: str, args: list, widgets: bool, rich: Optional[bool] = None) -> bool:
+    """`help` / `discover ...` as a whole cell: the tool browser (a live widget where the
+    front-end shows widgets, else its HTML) instead of text; `help TOOL`: the tool's page."""
     query = category = tag = ""
     if command == "help":
-        if len(args) == 1 and args[0] in tool.tools and widgets:
+        if len(args) == 1 and args[0] in tool.tools and (widgets if rich is None else rich):
             display(tool_page(tool.tools[args[0]].tool_def), raw=True)
             return True
         if args and args != ["--list"]:
@@ -257,6 +358,11 @@ def _show_browser(tool, command: str, args: list, widgets: bool) -> bool:
     return True
 
 
+def limits_describe(field: str, value) -> str:
+    from .limits import describe
+    return describe(field, value)
+
+
 # papermill's injected cell starts with this line; so should the cell a user tags `parameters`
 _PARAMETERS_CELL = re.compile(r"\A\s*#\s*parameters\s*$", re.I | re.M)
 
@@ -267,14 +373,15 @@ class _State:
     cells reach every later cell, and `%scripted session on` carries the whole shell over."""
 
     def __init__(self):
-        self.fs = MemoryFs()
+        self.fs = MemoryFs(limits=notebook_limits())     # one limits object: the files' and the tool's
         self.tools = NotebookTools(self.fs)
         self.trace = False
+        self.sanitize = False        # `%scripted sanitize on`: tool errors as a model sees them
         self.session: Optional[Session] = None      # `%scripted session on`
         self._parameters: Optional[Session] = None
 
     def reset_files(self):
-        self.fs = MemoryFs()
+        self.fs = MemoryFs(limits=self.tools.tool.limits)
         self.tools.tool.filesystem = self.fs
         self._parameters = None                      # their shells hold the old files
         if self.session is not None:
@@ -287,11 +394,11 @@ class _State:
         """A notebook cell with no options: in the session when it is on; a parameters cell
         in the parameters' own shell, whose new variables are then carried."""
         if self.session is not None or not _PARAMETERS_CELL.match(cell):
-            return run_script(shell, cell, session=self.session)
+            return run_script(shell, cell, session=self.session, result_value=True)
         if self._parameters is None:
             self._parameters = self.tools.tool.session()
         try:
-            return run_script(shell, cell, session=self._parameters)
+            return run_script(shell, cell, session=self._parameters, result_value=True)
         finally:
             self._carry_parameters()
 
@@ -316,11 +423,15 @@ def shell_state(shell) -> _State:
 
 @magics_class
 class ScriptedMagics(Magics):
-    @magic_arguments()
+    @magic_arguments(name="%scripted")           # its usage line reads `%%scripted ...`
     @argument("tool", nargs="?", help="a ScriptedTool in the namespace (default: the @tool functions)")
+    @argument("-h", "--help", action="store_true", help="show this usage and do nothing else")
     @argument("--trace", action="store_true", help="show the tool calls after the cell")
     @argument("--out", metavar="VAR",
-              help="store the result (stdout, stderr, exit_code, trace) in VAR instead of showing stdout")
+              help="store stdout, a string, in VAR instead of showing it (as %%%%bash --out does); "
+                   "with --json, the parsed JSON")
+    @argument("--result", metavar="VAR",
+              help="store the result object (stdout, stderr, exit_code, trace, error) in VAR")
     @argument("--json", action="store_true",
               help="parse stdout as JSON: store it in --out VAR, or show it as a JSON tree")
     @argument("--env", metavar="NAME=VALUE", action="append", default=[],
@@ -328,11 +439,14 @@ class ScriptedMagics(Magics):
     @argument("--no-raise", action="store_true", help="do not fail the cell on a non-zero status")
     @cell_magic("scripted")
     def scripted_cell(self, line, cell):
-        """Run the cell as a bash script against tools registered in Python."""
+        """Run the cell as a bash script against tools registered in Python. A cell whose
+        whole output is one JSON document returns it: it is the cell's Out[n]."""
         if not line.strip():                 # every kernel cell comes this way: no options
-            shell_state(self.shell).run_cell(self.shell, cell)
-            return
+            return shell_state(self.shell).run_cell(self.shell, cell).value
         args = parse_argstring(self.scripted_cell, line)
+        if args.help:
+            print(self.scripted_cell.__doc__)
+            return None
         tool = None
         if args.tool:
             tool = self.shell.user_ns.get(args.tool)
@@ -341,20 +455,29 @@ class ScriptedMagics(Magics):
         session = shell_state(self.shell).session if tool is None else None
         result = run_script(self.shell, cell, tool, trace=args.trace, env=self._env(args.env) or None,
                             no_raise=True, stdout="capture" if args.out or args.json else "",
-                            session=session)
+                            session=session, result_value=True)
         failed = result.exit_code and not args.no_raise
+        if args.result:
+            self.shell.user_ns[args.result] = result
+        shown = None
         if args.json and not failed:
             parsed = self._parse_json(result.stdout)
             if args.out:
                 self.shell.user_ns[args.out] = parsed
-            else:
-                display({"application/json": parsed, "text/plain": json.dumps(parsed, indent=2)}, raw=True)
+            elif parsed is not None:
+                shown = json_result(parsed, json.dumps(parsed, indent=2)) if isinstance(parsed, (dict, list)) else None
+                if shown is None:
+                    display({"application/json": parsed, "text/plain": json.dumps(parsed)}, raw=True)
         elif args.out:
-            self.shell.user_ns[args.out] = result
+            self.shell.user_ns[args.out] = result.stdout
         elif args.json:
             sys.stdout.write(result.stdout)      # a failed --json cell: its output as text
+        else:
+            shown = result.value
         if failed:
-            raise ScriptError(result.exit_code, result.stderr)
+            limits = (tool or shell_state(self.shell).tools.tool).limits
+            raise ScriptError(result.exit_code, result.stderr, limit_hint(result.error, limits))
+        return shown
 
     def _env(self, pairs: list) -> dict:
         env = {}
@@ -381,13 +504,24 @@ class ScriptedMagics(Magics):
 
     @line_magic("scripted")
     def scripted_line(self, line):
-        """%scripted help|discover ... | prompt [TOOL] | trace on|off | session on|off | files
-        | mount HOST_DIR [AT] | fs reset"""
+        """%scripted help|discover ... | prompt [TOOL] | trace on|off | session on|off
+        | limits [--timeout SECONDS --max-output SIZE ... | --reset] | sanitize on|off | files
+        | mount HOST_DIR [AT] | fs reset | SCRIPT"""
         words = line.split()
         state = shell_state(self.shell)
         if not words:
-            print("usage: %scripted help [--list] | discover --search TEXT | prompt [TOOL] | "
-                  "trace on|off | session on|off | files | mount HOST_DIR [AT] | fs reset")
+            print(_LINE_USAGE)
+            return
+        if words[0] == "limits":
+            self._limits_command(state, words[1:])
+            return
+        if words[0] == "sanitize":
+            if words[1:] not in (["on"], ["off"]):
+                raise MagicUsageError("usage: %scripted sanitize on|off")
+            state.sanitize = words[1] == "on"
+            state.tools.tool.sanitize_errors_enabled = state.sanitize
+            print("sanitize on: a failing tool shows the one sanitised line a model would see" if state.sanitize
+                  else "sanitize off: a failing tool shows its message and its Python traceback")
             return
         if words[0] == "session":
             if words[1:] not in (["on"], ["off"]):
@@ -411,12 +545,33 @@ class ScriptedMagics(Magics):
             state.trace = len(words) > 1 and words[1] == "on"
             print(f"tool trace {'on' if state.trace else 'off'}")
         elif words[0] in ("help", "discover"):
-            widgets = getattr(self.shell, "kernel", None) is not None
-            if not _show_browser(tool, words[0], words[1:], widgets):
+            widgets = frontend.widgets_live(self.shell)
+            if not _show_browser(tool, words[0], words[1:], widgets, getattr(self.shell, "kernel", None) is not None):
                 run_script(self.shell, line, tool, no_raise=True)
         else:
             run_script(self.shell, line, tool)
 
+
+    def _limits_command(self, state: _State, words: list):
+        """Show the session's limits, or set some: `--timeout 300 --max-output 50M`."""
+        from . import limits as notebook
+        current = state.tools.tool.limits
+        if words == ["--reset"]:
+            for name, value in notebook.NOTEBOOK_DEFAULTS.items():
+                setattr(current, name, value)
+            for name in notebook.FIELDS:
+                if name not in notebook.NOTEBOOK_DEFAULTS:
+                    setattr(current, name, getattr(notebook.ExecutionLimits(), name))
+        elif words:
+            try:
+                notebook.apply(current, words)
+            except ValueError as e:
+                raise MagicUsageError(f"%scripted limits: {e}") from None
+        bundle = notebook.table(current)
+        if getattr(self.shell, "kernel", None) is None:
+            print(bundle["text/plain"], end="")
+        else:
+            display(bundle, raw=True)
 
     def _files_command(self, state: _State, words: list):
         """The session's files: list them, mount a host folder read-only, or empty them."""
@@ -442,6 +597,14 @@ class ScriptedMagics(Magics):
             print("usage: %scripted fs reset")
 
 
+_LINE_USAGE = """usage: %scripted help [--list] | discover --search TEXT | prompt [TOOL]
+       %scripted trace on|off | session on|off | sanitize on|off
+       %scripted limits [--timeout SECONDS] [--max-output SIZE] [--max-commands N] ... | --reset
+       %scripted files | mount HOST_DIR [AT] | fs reset
+       %scripted SCRIPT                      (one line of script)
+       %%scripted --help                     (the cell magic's options)"""
+
+
 def files_bundle(fs: MemoryFs, widgets: bool) -> dict:
     """The session's files as a table (HTML in a notebook) with a plain-text fallback."""
     rows = [(path, st) for path, st in fs.tree().items()]
@@ -458,7 +621,18 @@ def files_bundle(fs: MemoryFs, widgets: bool) -> dict:
 
 
 def load(ipython):
+    """Register the magics and put `tool` (the decorator) and `tools` (the session's
+    ScriptedTool) in the namespace, unless the user has a variable of that name: it is kept,
+    and a note says where the decorator is."""
     ipython.register_magics(ScriptedMagics)
+    frontend.watch(getattr(ipython, "kernel", None))
     state = shell_state(ipython)
     from scripted_kernel import tool as tool_decorator
-    ipython.push({"tool": tool_decorator, "tools": state.tools.tool})
+    ours = {"tool": tool_decorator, "tools": state.tools.tool}
+    ns = ipython.user_ns
+    kept = [name for name, value in ours.items() if name in ns and ns[name] is not value]
+    ipython.push({name: value for name, value in ours.items() if name not in kept})
+    if kept:
+        print(f"scripted_magic: kept your {' and '.join(f'`{k}`' for k in kept)}; the tool decorator is "
+              "`from scripted_kernel import tool`, the session's tools are `scripted_magic.session_tools()`",
+              file=sys.stderr)

@@ -62,10 +62,21 @@ def params_html(tool_def) -> str:
 
 
 def html_details(defs) -> str:
+    """The tools as static HTML, for every viewer without the live widget (nbconvert, GitHub,
+    VS Code, a notebook run by nbclient or papermill): a table of the tools that is always
+    visible, then each tool's flags in a section that opens."""
     if not defs:
         return "<p><i>no tools</i></p>"
-    return "".join(f"<details><summary><b>{html.escape(d.name)}</b> — {html.escape(d.description or '')}"
-                   f"</summary>{params_html(d)}</details>" for d in defs)
+    rows = "".join(
+        f"<tr><td style='{_CELL}'><b>{html.escape(d.name)}</b></td>"
+        f"<td style='{_CELL}'>{html.escape(d.description or '')}</td>"
+        f"<td style='{_CELL}'><code>{html.escape(catalog.usage_line(d.name, d.input_schema))}</code></td></tr>"
+        for d in defs)
+    table = (f"<table class='scripted-tools' style='border-collapse:collapse;margin:4px 0 8px'><thead><tr>"
+             f"<th style='{_HEAD}'>tool</th><th style='{_HEAD}'>description</th><th style='{_HEAD}'>usage</th>"
+             f"</tr></thead><tbody>{rows}</tbody></table>")
+    return table + "".join(f"<details><summary><b>{html.escape(d.name)}</b>: flags</summary>{params_html(d)}</details>"
+                           for d in defs)
 
 
 def tool_page(tool_def) -> dict:

@@ -86,7 +86,9 @@ def install_kernelspec(argv) -> int:
 
 
 def run_notebook(argv) -> int:
-    """Execute a notebook headlessly through its kernel and print each cell's output."""
+    """Execute a notebook headlessly through its kernel and print each cell's output. Like
+    `jupyter nbconvert --execute`, it stops at the first error of a cell not tagged
+    `raises-exception` (status 1); a tagged cell's error is shown and the run goes on."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
@@ -96,16 +98,17 @@ def run_notebook(argv) -> int:
     parser.add_argument("--output", help="also save the executed notebook here")
     args = parser.parse_args(argv)
     nb = nbformat.read(args.path, as_version=4)
-    client = NotebookClient(nb, timeout=120, kernel_name=args.kernel or nb.metadata.get("kernelspec", {}).get("name", ""),
-                            allow_errors=True)
+    kernel = args.kernel or nb.metadata.get("kernelspec", {}).get("name", "")
+    client = NotebookClient(nb, timeout=None, kernel_name=kernel)
+    ran = set()
+    client.on_cell_start = lambda cell, cell_index: ran.add(cell_index)
+    stopped = None
     try:
         client.execute()
     except CellExecutionError as e:
-        print(e, file=sys.stderr)
-        return 1
-    failed = 0
+        stopped = e
     for k, cell in enumerate(nb.cells, 1):
-        if cell.cell_type != "code":
+        if cell.cell_type != "code" or k - 1 not in ran:
             continue
         print(f"--- cell {k}: {cell.source.splitlines()[0] if cell.source else ''}")
         for out in cell.get("outputs", []):
@@ -114,12 +117,16 @@ def run_notebook(argv) -> int:
             elif out.output_type in ("display_data", "execute_result"):
                 print(out.data.get("text/plain", ""))
             elif out.output_type == "error":
-                failed += 1
                 print(f"{out.ename}: {out.evalue}")
+        sys.stdout.flush()
+        sys.stderr.flush()
     if args.output:
         nbformat.write(nb, args.output)
-    expected = nb.metadata.get("scripted", {}).get("expected_errors", 0)
-    return 0 if failed == expected else 1
+    if stopped is not None:
+        print(f"stopped: a cell without the raises-exception tag failed ({stopped.ename}: {stopped.evalue})",
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 def serve_mcp(argv) -> int:

@@ -14,35 +14,52 @@ import re
 from ipykernel.ipkernel import IPythonKernel
 
 from . import __version__
-from .commands import COMMANDS
+from .commands import COMMANDS, USAGE
 from .shell.builtins import load as load_builtins
 from .shell.errors import ShellSyntaxError
 from .shell.parser import Parser
-from .tools import catalog
+from .tools import catalog, manual
 
 TOOLS_ENV = "SCRIPTED_KERNEL_TOOLS"          # MODULE:OBJECT[,MODULE:OBJECT]: tools to preload
 TOOLS_DIR_ENV = "SCRIPTED_KERNEL_TOOLS_DIR"  # a folder of self-describing executables
 
 
-def cell_kind(code: str) -> str:
-    first = next((ln for ln in code.splitlines() if ln.strip()), "")
+def split_cell(code: str) -> tuple:
+    """(kind, n): "python" for a `%%python` cell, "magic" for a cell magic or a cell of line
+    magics only, else "script" whose first n lines are line magics (`%scripted limits ...`),
+    run by IPython before the script that follows them."""
+    lines = code.splitlines(keepends=True)
+    first = next((ln.strip() for ln in lines if ln.strip()), "")
     if first.split()[:1] == ["%%python"]:
-        return "python"
-    if first.startswith("%"):
-        return "magic"
-    return "script"
+        return "python", 0
+    if first.startswith("%%"):
+        return "magic", 0
+    n = 0
+    for ln in lines:
+        if ln.strip() and not ln.lstrip().startswith("%"):
+            return "script", n
+        n += 1
+    return ("magic" if first else "script"), 0
+
+
+def cell_kind(code: str) -> str:
+    return split_cell(code)[0]
 
 
 def route_cell(lines: list) -> list:
-    """IPython cleanup transformer: a script cell becomes one `%%scripted` call."""
+    """IPython cleanup transformer: a script cell becomes one `%%scripted` call, after the
+    line magics it starts with (kept as they are, for IPython to run)."""
     src = "".join(lines)
-    kind = cell_kind(src)
+    kind, n = split_cell(src)
     if kind == "python":                 # keep line numbers: replace the first line, do not drop it
         i = next(i for i, ln in enumerate(lines) if ln.strip())
         return lines[:i] + ["# %%python\n"] + lines[i + 1:]
     if kind == "magic" or not src.strip():
         return lines
-    return [f"get_ipython().run_cell_magic('scripted', '', {src!r})\n"]
+    head = src.splitlines(keepends=True)[:n]
+    body = "".join(src.splitlines(keepends=True)[n:])
+    head = [ln if ln.endswith("\n") else ln + "\n" for ln in head]
+    return head + [f"get_ipython().run_cell_magic('scripted', '', {body!r})\n"]
 
 
 class ScriptedKernel(IPythonKernel):
@@ -84,59 +101,65 @@ class ScriptedKernel(IPythonKernel):
 
     # ------------------------------------------------------------ completion and inspection
 
+    def _script_at(self, code: str, cursor_pos: int):
+        """(script, offset) when the cursor is in a cell's script part, else None: the script
+        starts after the line magics that lead the cell."""
+        kind, n = split_cell(code)
+        if kind != "script":
+            return None
+        offset = sum(len(ln) for ln in code.splitlines(keepends=True)[:n])
+        if cursor_pos < offset:
+            return None
+        return code[offset:], offset
+
     async def do_complete(self, code, cursor_pos):
         cursor_pos = len(code) if cursor_pos is None else cursor_pos
-        if cell_kind(code) != "script":
+        found = self._script_at(code, cursor_pos)
+        if found is None:
             res = super().do_complete(code.replace("%%python", "#%python", 1), cursor_pos)
             return await res if inspect.isawaitable(res) else res
-        line = code[code.rfind("\n", 0, cursor_pos) + 1:cursor_pos]
-        word = re.search(r"[^\s|;&()]*$", line).group(0)
-        start = cursor_pos - len(word)
-        segment = re.split(r"[|;&()]", line[:len(line) - len(word)])[-1].split()
-        tool = self._tool()
-        if word.startswith("$"):
-            names = set(re.findall(r"\b([A-Za-z_][A-Za-z0-9_]*)=", code[:cursor_pos]))
-            names |= set(re.findall(r"\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s", code[:cursor_pos]))
-            candidates = [("$" + n, "variable") for n in sorted(names)]
-        elif not segment or segment[-1] in ("then", "do", "else", "!", "xargs", "timeout"):
-            functions = set(re.findall(r"^\s*(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\)", code, re.M))
-            candidates = ([(n, "function") for n in sorted(tool.tools)] +
-                          [(n, "builtin") for n in sorted(set(load_builtins()) | {"help", "discover"})] +
-                          [(n, "command") for n in sorted(COMMANDS)] +
-                          [(n, "function") for n in sorted(functions)])
-        elif word.startswith("-") and segment[0] in tool.tools:
-            rows = catalog.flag_rows(tool.tools[segment[0]].tool_def)
-            candidates = [(f"--{r['name']}", r["type"]) for r in rows]
-        else:
-            candidates = []
-        hits = []
-        for text, kind in candidates:
-            if text.startswith(word) and text not in (h[0] for h in hits):
-                hits.append((text, kind))
+        script, offset = found
+        start, hits = complete_script(script, cursor_pos - offset, self._tool(), self._files())
+        start += offset
         return {"status": "ok", "matches": [h[0] for h in hits], "cursor_start": start,
                 "cursor_end": cursor_pos,
                 "metadata": {"_jupyter_types_experimental": [
                     {"start": start, "end": cursor_pos, "text": t, "type": k} for t, k in hits]}}
 
+    def _files(self):
+        """The session's filesystem and the directory a new cell starts in."""
+        from scripted_magic.magics import shell_state
+        state = shell_state(self.shell)
+        cwd = None
+        if state.session is not None and state.session._shell:
+            cwd = getattr(state.session._shell[0], "cwd", None)
+        return state.fs, cwd or getattr(state.fs, "home", "/home/user")
+
     async def do_inspect(self, code, cursor_pos, detail_level=0, omit_sections=()):
-        if cell_kind(code) != "script":
+        cursor_pos = len(code) if cursor_pos is None else cursor_pos
+        if self._script_at(code, cursor_pos) is None:
             res = super().do_inspect(code, cursor_pos, detail_level, omit_sections)
             return await res if inspect.isawaitable(res) else res
-        cursor_pos = len(code) if cursor_pos is None else cursor_pos
-        left = re.search(r"[\w.-]*$", code[:cursor_pos]).group(0)
-        right = re.match(r"[\w.-]*", code[cursor_pos:]).group(0)
+        left = re.search(r"[\w.\[:-]*$", code[:cursor_pos]).group(0)
+        right = re.match(r"[\w.\]-]*", code[cursor_pos:]).group(0)
         name = left + right
-        registered = self._tool().tools.get(name)
-        if registered is None:
+        tool = self._tool()
+        registered = tool.tools.get(name)
+        if registered is not None:
+            d = registered.tool_def
+            return {"status": "ok", "found": True, "metadata": {},
+                    "data": {"text/plain": catalog.tool_help_text(d), "text/markdown": catalog.tool_markdown(d)}}
+        text = manual.page(name, tool)
+        if not text:
             return {"status": "ok", "found": False, "data": {}, "metadata": {}}
-        d = registered.tool_def
-        return {"status": "ok", "found": True, "metadata": {},
-                "data": {"text/plain": catalog.tool_help_text(d), "text/markdown": catalog.tool_markdown(d)}}
+        return {"status": "ok", "found": True, "metadata": {}, "data": {"text/plain": text}}
 
     async def do_is_complete(self, code):
-        if cell_kind(code) != "script":
+        kind, n = split_cell(code)
+        if kind != "script":
             res = super().do_is_complete(code)
             return await res if inspect.isawaitable(res) else res
+        code = "".join(code.splitlines(keepends=True)[n:])
         stripped = code.rstrip()
         if stripped.endswith(("\\", "|", "&&", "||")):
             return {"status": "incomplete", "indent": ""}
@@ -148,3 +171,110 @@ class ScriptedKernel(IPythonKernel):
         if parser.lex.heredoc_at_eof:          # bash would read on until the delimiter
             return {"status": "incomplete", "indent": ""}
         return {"status": "complete"}
+
+
+# words that start a command where a command may start
+_COMMAND_POSITION = ("then", "do", "else", "elif", "if", "while", "until", "!", "xargs", "timeout",
+                     "command", "builtin", "exec", "time", "{", "env", "sudo")
+_NAME_TAKERS = {"help": "names", "man": "names", "type": "names", "which": "names", "command": "names"}
+KEYWORDS = ("if", "then", "elif", "else", "fi", "for", "in", "do", "done", "while", "until", "case",
+            "esac", "select", "function", "time", "[[", "]]", "{", "}", "!")
+
+
+def complete_script(script: str, cursor: int, tool, files) -> tuple:
+    """(start, [(text, type)]): what Tab offers at `cursor` in a script, as bash does: command
+    names (tools, builtins, keywords, text commands, the cell's functions) where a command
+    starts; a command's flags after `-`; `$NAME` variables; paths of the session's files,
+    directories with a `/`."""
+    line = script[script.rfind("\n", 0, cursor) + 1:cursor]
+    word = re.search(r"[^\s|;&()<>]*$", line).group(0)
+    start = cursor - len(word)
+    before = line[:len(line) - len(word)]
+    segment = re.split(r"\|\||&&|[|;&()]", before)[-1].split()
+    if word.startswith("$"):
+        names = set(re.findall(r"\b([A-Za-z_][A-Za-z0-9_]*)=", script[:cursor]))
+        names |= set(re.findall(r"\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s", script[:cursor]))
+        names |= set(re.findall(r"\b(?:read|local|declare|export)\s+(?:-\w+\s+)*([A-Za-z_]\w*)", script[:cursor]))
+        shell_names = {"HOME", "PWD", "OLDPWD", "USER", "PATH", "RANDOM", "LINENO", "BASH_VERSION"}
+        cands = [("$" + n, "variable") for n in sorted(names) + sorted(shell_names - names)]
+        brace = word.startswith("${")
+        if brace:
+            cands = [("${" + n[1:] + "}", "variable") for n, _ in cands]
+        return start, _hits(cands, word)
+    command_position = not segment or segment[-1] in _COMMAND_POSITION
+    if command_position and "/" not in word:
+        functions = set(re.findall(r"^\s*(?:function\s+)?([A-Za-z_][\w-]*)\s*\(\)", script, re.M))
+        functions |= set(re.findall(r"^\s*function\s+([A-Za-z_][\w-]*)", script, re.M))
+        cands = ([(n, "function") for n in sorted(tool.tools)] +
+                 [(n, "keyword") for n in KEYWORDS] +
+                 [(n, "builtin") for n in sorted(set(load_builtins()) - {"help_bash", "set_prompt"}
+                                                 | {"help", "discover"})] +
+                 [(n, "command") for n in sorted(set(tool.commands()) - set(tool.tools))] +
+                 [(n, "function") for n in sorted(functions)])
+        return start, _hits(cands, word)
+    name = segment[0] if segment else ""
+    if word.startswith("-") and "=" not in word:
+        return start, _hits(_flags(name, tool), word)
+    if name in _NAME_TAKERS and len(segment) == 1:
+        cands = ([(n, "function") for n in sorted(tool.tools)] +
+                 [(n, "builtin") for n in sorted(set(manual.BUILTINS) | set(manual.KEYWORDS))] +
+                 [(n, "command") for n in sorted(COMMANDS)])
+        return start, _hits(cands, word)
+    # a path: after `--flag=` or a redirection the path starts later in the word
+    cut = max(word.rfind("="), -1) + 1
+    at = start + cut
+    return at, _paths(word[cut:], *files)
+
+
+def _hits(candidates, word):
+    hits = []
+    for text, kind in candidates:
+        if text.startswith(word) and text not in (h[0] for h in hits):
+            hits.append((text, kind))
+    return hits
+
+
+def _flags(name: str, tool) -> list:
+    if name in tool.tools:
+        return [(f"--{r['name']}", r["type"]) for r in catalog.flag_rows(tool.tools[name].tool_def)]
+    usage = USAGE.get(name)
+    if usage is not None:
+        flags = []
+        for line in usage.options:          # "-n, --lines=NUM   description": the part before the gap
+            head = line.strip().split("  ")[0]
+            flags += [(flag, "flag") for flag in re.findall(r"(?<![\w-])(--?[A-Za-z0-9][\w-]*)", head)]
+        flags += [("--help", "flag"), ("--version", "flag")]
+        return flags
+    return [(f, "flag") for f in manual.builtin_flags(name)]
+
+
+def _paths(word: str, fs, cwd: str) -> list:
+    """Entries of the session's filesystem that complete `word` (relative to cwd, `~` is the
+    home directory); directories end in `/`."""
+    if fs is None or not hasattr(fs, "listdir"):
+        return []
+    home = getattr(fs, "home", "/home/user")
+    directory, slash, prefix = word.rpartition("/")
+    typed_dir = directory + slash
+    if word.startswith("~"):
+        base = home + directory[1:] if slash else None
+        if base is None:
+            return [("~/", "path")] if "~/".startswith(word) else []
+    elif word.startswith("/"):
+        base = directory or "/"
+    else:
+        base = cwd.rstrip("/") + "/" + directory if slash else cwd
+    try:
+        names = sorted(fs.listdir(base))
+    except Exception:                # no such directory, not one, no permission
+        return []
+    hits = []
+    for name in names:
+        if not name.startswith(prefix) or (name.startswith(".") and not prefix.startswith(".")):
+            continue
+        try:
+            is_dir = fs.stat(base.rstrip("/") + "/" + name).is_dir
+        except Exception:
+            is_dir = False
+        hits.append((typed_dir + name + ("/" if is_dir else ""), "path"))
+    return hits

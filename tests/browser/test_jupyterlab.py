@@ -153,7 +153,10 @@ def test_ecommerce_notebook_runs_and_shows_the_tool_browser_in_both_themes(brows
     assert "no such user, carrying on" in text
     outputs = " ".join(page.locator(".jp-OutputArea").all_inner_texts())
     assert outputs.count("ScriptError: exit status 1") == 1
-    assert outputs.count("percent must be between 1 and 50") == 1    # stderr once, not again in the error
+    # the tool's line once, then its traceback for the author (ending in the exception), and
+    # the error itself names only the status
+    assert outputs.count("create_discount: percent must be between 1 and 50") == 1
+    assert outputs.count("ValueError: percent must be between 1 and 50") == 1
     browser_widget = page.locator(".scripted-tool-browser").first      # the help cell
     browser_widget.wait_for(timeout=30_000)
     search = browser_widget.locator(".widget-text input")
@@ -208,4 +211,30 @@ def test_magics_notebook_in_the_python_kernel(browser, lab):
     assert "oslo: 3°C" in text and "'celsius': 31" in text
     assert page.locator(".scripted-tool-browser .jupyter-widget-Collapse-header").count() == 2
     page.screenshot(path=str(SHOTS / "magics.png"), full_page=True)
+    page.close()
+
+
+def test_html_export_of_an_executed_notebook_shows_the_tool_table_offline(browser, tmp_path):
+    """nbconvert --to html of a notebook run headless (nbclient), opened from a file with no
+    network: the help cell's table is visible, and the JSON tree keeps jq's key order."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nb = nbformat.read(ROOT / "examples" / "ecommerce.ipynb", as_version=4)
+    nbclient.NotebookClient(nb, timeout=120, kernel_name="scripted").execute()
+    nbformat.write(nb, tmp_path / "executed.ipynb")
+    p = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", str(tmp_path / "executed.ipynb")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    page = browser.new_page()
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else route.abort())
+    page.goto((tmp_path / "executed.html").as_uri())
+    table = page.locator("table.scripted-tools").first
+    table.wait_for(state="visible", timeout=30_000)
+    names = table.locator("tbody tr td:first-child").all_inner_texts()
+    assert names == ["get_user", "list_orders", "get_inventory", "create_discount"]
+    assert table.bounding_box()["height"] > 40
+    tree = page.locator(".scripted-json").nth(1)          # jq -s 'group_by(.status) | map({status, count})'
+    text = tree.inner_text()
+    assert text.index('"status"') < text.index('"count"') and tree.is_visible()
+    page.screenshot(path=str(SHOTS / "export.png"), full_page=True)
     page.close()

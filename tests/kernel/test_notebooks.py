@@ -1,5 +1,8 @@
 """The example notebooks, executed headlessly through their real kernels (nbclient, nbconvert,
-papermill)."""
+papermill, `python -m scripted_kernel notebook`), and exported to HTML."""
+import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,8 +38,10 @@ def check_ecommerce_outputs(nb, customer="Alice (gold)"):
     assert text_of(code[0]) == "3"
     assert code[1].outputs == []                        # the parameters cell prints nothing
     help_cell = code[2].outputs[0]
-    assert "application/vnd.jupyter.widget-view+json" in help_cell.data
-    assert "get_user" in help_cell.data["text/plain"]
+    # no widget manager listens to nbclient: the static table, which every viewer shows
+    assert "application/vnd.jupyter.widget-view+json" not in help_cell.data
+    assert "get_user" in help_cell.data["text/plain"] and "scripted-tools" in help_cell.data["text/html"]
+    assert "widgets" not in nb.metadata
     return code
 
 
@@ -45,17 +50,27 @@ def test_ecommerce_notebook_runs_clean_and_its_tagged_error_cell_shows_the_error
     code = check_ecommerce_outputs(nb)
     assert text_of(code[3]) == "Alice (gold)\n"
     assert text_of(code[4]) == "discount SAVE15-1\n  widget: 42 in stock\n  gadget: 0 in stock\n  gizmo: 7 in stock\n"
-    assert [o.data["application/json"] for o in code[5].outputs] == [{"count": 2, "total": 17.5}]
+    assert [(o.output_type, o.data["application/json"]) for o in code[5].outputs] == [
+        ("execute_result", {"count": 2, "total": 17.5})]
     assert text_of(code[6]).startswith("list_orders")
     assert text_of(code[7]) == "3\n"                    # orders staged in a file by this cell ...
-    assert [o.data["application/json"] for o in code[8].outputs] == [        # ... read back by the next
-        [{"status": "pending", "count": 1}, {"status": "shipped", "count": 2}]]
+    [grouped] = code[8].outputs                          # ... read back by the next
+    assert json.loads(grouped.data["text/plain"]) == [{"status": "pending", "count": 1},
+                                                      {"status": "shipped", "count": 2}]
+    # keys not in sorted order: no application/json (saving would reorder it); the HTML keeps jq's
+    assert "application/json" not in grouped.data
+    assert grouped.data["text/html"].index("status") < grouped.data["text/html"].index("count")
     failing = code[9]
     assert "raises-exception" in failing.metadata.tags
     assert "no such user, carrying on" in text_of(failing)
     errors = [o for o in failing.outputs if o.output_type == "error"]
     assert [(o.ename, o.evalue) for o in errors] == [("ScriptError", "exit status 1")]
-    assert "".join(o.text for o in failing.outputs if o.output_type == "stream").count("percent must be") == 1
+    stderr = re.sub(r"\x1b\[[0-9;]*m", "", "".join(o.text for o in failing.outputs
+                                                   if o.output_type == "stream" and o.name == "stderr"))
+    # each failing tool: its line, then its traceback for the author (ending in the exception)
+    assert stderr.count("create_discount: percent must be between 1 and 50") == 1
+    assert stderr.count("ValueError: percent must be between 1 and 50") == 1
+    assert stderr.index("get_user: no user with id 9") < stderr.index("LookupError") < stderr.index("create_discount:")
     assert text_of(code[10]) == "after the error\n"
 
 
@@ -67,6 +82,54 @@ def test_nbconvert_executes_the_example_without_failing(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
     assert nbconvert and text_of(nbformat.read(out, as_version=4).cells[-1]) == "after the error\n"
+
+
+def test_nbconvert_html_of_an_executed_notebook_shows_the_tables_offline(tmp_path):
+    pytest.importorskip("nbconvert")
+    executed = tmp_path / "executed.ipynb"
+    nbformat.write(execute("ecommerce.ipynb"), executed)
+    p = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", str(executed)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    page = (tmp_path / "executed.html").read_text()
+    assert "application/vnd.jupyter.widget-view+json" not in page      # nothing that needs a CDN
+    assert page.count('class="scripted-tools"') == 2                    # help and discover
+    assert "create_discount" in page and "scripted-json" in page
+
+
+def test_the_notebook_command_stops_at_an_untagged_error_like_nbconvert(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "scripted", "display_name": "Scripted Tool", "language": "bash"}
+    nb.cells = [nbformat.v4.new_code_cell("echo first"),
+                nbformat.v4.new_code_cell("echo tagged; exit 4", metadata={"tags": ["raises-exception"]}),
+                nbformat.v4.new_code_cell("echo failing; exit 3"),
+                nbformat.v4.new_code_cell("echo never")]
+    path = tmp_path / "stops.ipynb"
+    nbformat.write(nb, path)
+    p = subprocess.run([sys.executable, "-m", "scripted_kernel", "notebook", str(path)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 1
+    assert "first\n" in p.stdout and "tagged\n" in p.stdout and "failing\n" in p.stdout
+    assert "never" not in p.stdout and "ScriptError: exit status 3" in p.stderr
+    p = subprocess.run([sys.executable, "-m", "scripted_kernel", "notebook", str(EXAMPLES / "ecommerce.ipynb")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and p.stdout.rstrip().endswith("after the error"), p.stderr[-2000:]
+
+
+def test_the_papermill_example_runs_clean_with_parameters(tmp_path):
+    pytest.importorskip("papermill")
+    out = tmp_path / "report-2.ipynb"
+    p = subprocess.run([sys.executable, "-m", "papermill", str(EXAMPLES / "customer_report.ipynb"), str(out),
+                        "-p", "customer", "2", "-p", "status", "shipped"],
+                       capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    assert p.returncode == 0, p.stderr[-3000:]
+    nb = nbformat.read(out, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert not [o for c in code for o in c.outputs if o.output_type == "error"]
+    assert "injected-parameters" in code[2].metadata.tags
+    assert text_of(code[3]) == "Bob (silver)\n"
+    assert json.loads(text_of(code[4])) == {"orders": 1, "total": 19.98}
+    assert text_of(code[5]) == "gizmo\tshipped\t19.98\n"
 
 
 def test_papermill_parameters_reach_the_later_cells(tmp_path):
@@ -93,5 +156,5 @@ def test_magics_notebook_in_the_python_kernel():
     assert text_of(code[2]) == "oslo: 3°C\nlima: 19°C\ncairo: 31°C\n"
     assert text_of(code[4]) == "{'city': 'cairo', 'celsius': 31}"
     help_output = code[5].outputs[0].data
-    assert "application/vnd.jupyter.widget-view+json" in help_output      # a live kernel: the widget
+    assert "application/vnd.jupyter.widget-view+json" not in help_output   # nbclient shows no widgets
     assert "temperature" in help_output["text/plain"] and "<details>" in help_output["text/html"]

@@ -622,31 +622,49 @@ class ScriptedTool:
                                         (time.perf_counter() - started) * 1000, out_bytes, err_bytes))
 
     def _help_command(self, sh, argv):
+        """`help`: the tools; `help NAME`: a tool's flags, or bash's help for a builtin or
+        keyword; `-s` the synopsis only, `-d` a one-line description; `--json` for tools."""
+        from . import manual
         started = time.perf_counter()
         args = argv[1:]
         as_json = "--json" in args
-        args = [a for a in args if a != "--json"]
+        mode = next((a for a in args if a in ("-s", "-d", "-m")), "")
+        args = [a for a in args if a not in ("--json", "-s", "-d", "-m")]
         defs = self.tool_defs()
         if not args or args == ["--list"]:
             if as_json:
                 sh.out(json.dumps([catalog.tool_json(t) for t in defs]) + "\n")
             else:
                 sh.out(catalog.list_text(defs))
+                if not args:
+                    sh.out(("\n" if defs else "") + "Shell builtins and keywords (help NAME; "
+                           "text commands: NAME --help):\n" + manual.names_list() + "\n")
             self._trace("help", "help", argv, None, 0, started)
             return 0
         status = 0
         for name in args:
             registered = self.tools.get(name)
             if registered is None:
+                text = "" if as_json else manual.builtin_help(name, "" if mode == "-m" else mode)
+                if text:
+                    sh.out(text)
+                    continue
                 from ..shell.dispatch import suggest
                 hint = suggest(name, list(self.tools))
-                sh.err(f"help: no tool named {name!r}" + (f" (did you mean {hint!r}?)" if hint else "") + "\n")
+                note = (f" (did you mean {hint!r}?)" if hint else
+                        f" (a text command: {name} --help)" if name in self.commands() else "")
+                sh.err(f"help: no tool or builtin named {name!r}{note}\n")
                 status = 1
                 continue
+            d = registered.tool_def
             if as_json:
-                sh.out(json.dumps(catalog.tool_json(registered.tool_def)) + "\n")
+                sh.out(json.dumps(catalog.tool_json(d)) + "\n")
+            elif mode == "-s":
+                sh.out(f"{d.name}: {catalog.usage_line(d.name, d.input_schema)}\n")
+            elif mode == "-d":
+                sh.out(f"{d.name} - {d.description}\n")
             else:
-                sh.out(catalog.tool_help_text(registered.tool_def))
+                sh.out(catalog.tool_help_text(d))
         self._trace("help", "help", argv, None, status, started)
         return status
 

@@ -1,0 +1,110 @@
+"""A cell's JSON result: a tree that keeps the key order jq printed, wherever it is shown.
+
+Notebook files are written with their keys sorted (nbformat), so an `application/json` object
+whose keys were in another order comes back reordered when the notebook is reopened. The bundle
+therefore always carries an HTML tree (the order is in the markup: JupyterLab after a reload,
+nbconvert, GitHub and VS Code show it), and `application/json` (JupyterLab's JSON viewer)
+only when sorting would not change the document.
+"""
+from __future__ import annotations
+
+import html
+import json
+
+MAX_TREE_CHARS = 2_000_000      # a longer document is shown as its text only
+
+_KEY = "color:var(--jp-mirror-editor-property-color,#0055aa)"
+_STRING = "color:var(--jp-mirror-editor-string-color,#a31515)"
+_NUMBER = "color:var(--jp-mirror-editor-number-color,#098658)"
+_LITERAL = "color:var(--jp-mirror-editor-keyword-color,#0000ff)"
+_MUTED = "color:var(--jp-content-font-color3,#888888)"
+
+
+def sort_stable(value) -> bool:
+    """Whether writing `value` with sorted keys keeps it as it is."""
+    if isinstance(value, dict):
+        keys = list(value)
+        return keys == sorted(keys) and all(sort_stable(v) for v in value.values())
+    if isinstance(value, list):
+        return all(sort_stable(v) for v in value)
+    return True
+
+
+def _scalar(value) -> str:
+    text = html.escape(json.dumps(value, ensure_ascii=False))
+    if isinstance(value, str):
+        return f"<span style='{_STRING}'>{text}</span>"
+    if isinstance(value, bool) or value is None:
+        return f"<span style='{_LITERAL}'>{text}</span>"
+    return f"<span style='{_NUMBER}'>{text}</span>"
+
+
+def _node(value, key, comma: bool, depth: int) -> str:
+    label = ""
+    if key is not None:
+        label = f"<span style='{_KEY}'>{html.escape(json.dumps(key, ensure_ascii=False))}</span>: "
+    tail = "," if comma else ""
+    if isinstance(value, (dict, list)) and value:
+        is_dict = isinstance(value, dict)
+        opening, closing = ("{", "}") if is_dict else ("[", "]")
+        items = list(value.items()) if is_dict else [(None, v) for v in value]
+        count = f"{len(items)} {'key' if is_dict else 'item'}{'s' if len(items) != 1 else ''}"
+        children = "".join(_node(v, k, i < len(items) - 1, depth + 1) for i, (k, v) in enumerate(items))
+        return (f"<details open><summary>{label}{opening}"
+                f"<span style='{_MUTED}'> {count}</span></summary>"
+                f"<div style='padding-left:1.5em'>{children}</div>{closing}{tail}</details>")
+    shown = ("{}" if isinstance(value, dict) else "[]") if isinstance(value, (dict, list)) else _scalar(value)
+    return f"<div>{label}{shown}{tail}</div>"
+
+
+def tree_html(value) -> str:
+    return ("<div class='scripted-json' style='font-family:var(--jp-code-font-family,monospace);"
+            f"font-size:var(--jp-code-font-size,13px);line-height:1.45'>{_node(value, None, False, 0)}</div>")
+
+
+def json_bundle(value, text: str) -> dict:
+    """The display bundle of one JSON document printed as `text`."""
+    bundle = {"text/plain": text.rstrip("\n")}
+    if len(text) <= MAX_TREE_CHARS:
+        bundle["text/html"] = tree_html(value)
+    if sort_stable(value):
+        bundle["application/json"] = value
+    return bundle
+
+
+class JSONResult:
+    """A cell's JSON result, its Out[n]: `value` is the parsed document, `text` what the
+    script printed; indexing, `len` and iteration go to the value. (Not a dict or list
+    subclass: IPython would then print it with its own pretty-printer.)"""
+
+    def __init__(self, value, text: str):
+        self.value = value
+        self.text = text
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return json_bundle(self.value, self.text)
+
+    def __getitem__(self, key):
+        return self.value[key]
+
+    def __len__(self):
+        return len(self.value)
+
+    def __iter__(self):
+        return iter(self.value)
+
+    def __contains__(self, item):
+        return item in self.value
+
+    def __eq__(self, other):
+        return self.value == (other.value if isinstance(other, JSONResult) else other)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return self.text.rstrip("\n")
+
+
+def json_result(value, text: str):
+    """`value` (the parsed document) as a cell's result."""
+    return JSONResult(value, text)
