@@ -219,7 +219,8 @@ def _main(argv: list) -> int:
     prompt.add_argument("--tools", metavar="MODULE:OBJECT", required=True)
     catalog_cmd = sub.add_parser("catalog", help="print the tools of a folder of self-describing executables")
     catalog_cmd.add_argument("directory")
-    catalog_cmd.add_argument("--stub", action="store_true", help="run the executables with SCRIPTED_KERNEL_STUB=1: canned data, no backends")
+    catalog_cmd.add_argument("--stub", action="store_true",
+                             help="run the executables with SCRIPTED_KERNEL_STUB=1: canned data, no backends")
     # handled above, before this parser; listed so that --help names every command
     sub.add_parser("notebook", help="execute a notebook through its kernel (see notebook --help)")
     sub.add_parser("mcp", help="serve the tools over MCP, stdio or HTTP (see mcp --help)")

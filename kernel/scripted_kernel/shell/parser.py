@@ -10,7 +10,7 @@ from .nodes import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case,
                   For, FunctionDef, HereDoc, If, Pipeline, Redirect, SimpleCommand,
                   Subshell, While, COMPOUND_NODES)
 from .errors import ShellSyntaxError
-from .lexer import COMMAND_START, DEFAULT_MAX_DEPTH, REDIRECT_OPS, Lexer, Source, SubParsers, Token, char_at
+from .lexer import ARGUMENT, COMMAND_START, DEFAULT_MAX_DEPTH, REDIRECT_OPS, Lexer, Source, SubParsers, Token, char_at
 
 
 # (Final: compiled, the module keeps these in C variables rather than look them up by name)
@@ -253,9 +253,9 @@ class Parser:
         assigns: list = []
         words: list = []
         redirects: list = []
-        declaration = is_let = False
-        mode = 1            # a command-prefix position (`name=value` is an assignment), and
-        end = start         # so are a declaration's arguments
+        is_let = False
+        mode = COMMAND_START    # `name=value` is an assignment here, and in a declaration's
+        end = start             # arguments
         tok = first
         while True:
             kind = tok.kind
@@ -264,10 +264,9 @@ class Parser:
                 lex.pos = end = tok.end
                 if not words:
                     if tok.value in ASSIGNMENT_ARGUMENTS:
-                        declaration = True
                         is_let = tok.value == "let"
                     else:
-                        mode = 0
+                        mode = ARGUMENT
                 words.append(tok.word)
             elif kind == "ASSIGN":
                 lex.peeked = None

@@ -68,7 +68,7 @@ def _loop_levels(sh, argv, cmd: str):
         n = int(argv[1])
     except ValueError:
         sh.error(f"{cmd}: {argv[1]}: numeric argument required")
-        raise ExitSignal(128)
+        raise ExitSignal(128) from None
     if len(argv) > 2:                # bash gives up on the whole (sub)shell here
         sh.error(f"{cmd}: too many arguments")
         raise ExitSignal(1)

@@ -182,7 +182,8 @@ def read(sh, argv):
                 line = _split_for_read(chars, [False] * len(chars), ifs, 1)[0] if chars else ""
         _assign(sh, names[0] if names else "REPLY", line)
         return 0 if found else 1
-    chars, mask, found = _read_plain_line(stdin, delim if delim else "\0", raw) if nchars is None else (None, None, None)
+    chars, mask, found = (_read_plain_line(stdin, delim if delim else "\0", raw) if nchars is None
+                          else (None, None, None))
     if chars is None:
         chars, mask, found = _read_raw(stdin, delim if delim else "\0", nchars, exact, raw)
     if not chars and not found:
