@@ -179,7 +179,8 @@ def _od_number(text: str, option: str, long_name: str) -> int:
     value = None
     if m:
         digits = m.group(1)
-        base = int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 8) if digits.startswith("0") else int(digits)
+        base = (int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 8) if digits.startswith("0")
+                else int(digits))
         scale = parse_size("1" + m.group(2)) if m.group(2) else 1
         value = base * scale if scale is not None else None
     if value is None:
@@ -595,7 +596,8 @@ def _hexdump_number(text: str, what: str) -> int:
     m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([A-Za-z]*)", text.strip())
     if m:
         digits = m.group(1)
-        value = int(digits, 0) if digits[:2].lower() == "0x" else int(digits, 8) if digits.startswith("0") and len(digits) > 1 else int(digits)
+        value = (int(digits, 0) if digits[:2].lower() == "0x"
+                 else int(digits, 8) if digits.startswith("0") and len(digits) > 1 else int(digits))
         scale = parse_size("1" + m.group(2), allow_b=False) if m.group(2) else 1
         if scale is not None:
             return value * scale
@@ -700,41 +702,35 @@ def _xxd_usage() -> UsageError:
     return UsageError(_XXD_USAGE_TEXT.rstrip("\n"), 1)
 
 
+# the options that only set one field: (field, value)
+_XXD_SETTINGS = {"-b": ("kind", _BITS), "-e": ("kind", _LITTLE), "-u": ("upper", True),
+                 "-p": ("kind", _PLAIN), "-i": ("kind", _INCLUDE), "-C": ("capitalize", True),
+                 "-d": ("decimal", True), "-r": ("revert", True)}
+
+
+def _xxd_value(args: list, rest: str, long_tail: str) -> str:
+    """The value of the option args[0]: glued on (`rest`), unless the rest spells the long name,
+    else the next argument (taken from `args`)."""
+    if rest and rest[:len(long_tail)] != long_tail:
+        return rest
+    if len(args) < 2:
+        raise _xxd_usage()
+    return args.pop(1)
+
+
 def _parse_xxd(argv: list) -> XxdOptions:
     o, args = XxdOptions(), list(argv[1:])
     while args:
         arg = args[0]
         pp = arg[1:] if arg.startswith("--") and len(arg) > 2 else arg
         letter, rest = pp[:2], pp[2:]
-
-        def value(long_tail: str):
-            """The option's value: glued on, unless the rest spells the long name."""
-            if rest and rest[:len(long_tail)] != long_tail:
-                return rest
-            if len(args) < 2:
-                raise _xxd_usage()
-            return args.pop(1)
         if pp == "--":
             args.pop(0)
             break
         if letter == "-a":
             o.autoskip = not o.autoskip
-        elif letter == "-b":
-            o.kind = _BITS
-        elif letter == "-e":
-            o.kind = _LITTLE
-        elif letter == "-u":
-            o.upper = True
-        elif letter == "-p":
-            o.kind = _PLAIN
-        elif letter == "-i":
-            o.kind = _INCLUDE
-        elif letter == "-C":
-            o.capitalize = True
-        elif letter == "-d":
-            o.decimal = True
-        elif letter == "-r":
-            o.revert = True
+        elif letter in _XXD_SETTINGS:
+            setattr(o, *_XXD_SETTINGS[letter])
         elif letter == "-E":
             pass                            # EBCDIC: not supported, shown as ASCII
         elif letter == "-v":
@@ -743,24 +739,24 @@ def _parse_xxd(argv: list) -> XxdOptions:
             if rest and rest[:9] == "apitalize":
                 o.capitalize = True
             else:
-                o.cols, o.cols_given = _strtol(value("ols")), True
+                o.cols, o.cols_given = _strtol(_xxd_value(args, rest, "ols")), True
         elif letter == "-g":
-            o.group = _strtol(value("roup"))
+            o.group = _strtol(_xxd_value(args, rest, "roup"))
         elif letter == "-o":
-            o.display_offset = _strtol(value("ffset"))
+            o.display_offset = _strtol(_xxd_value(args, rest, "ffset"))
         elif letter == "-s":
-            text = value("eek") if not rest[:3] == "kip" else value("kip")
+            text = _xxd_value(args, rest, "kip" if rest[:3] == "kip" else "eek")
             o.relative = text.startswith("+")
             text = text[1:] if o.relative else text
             o.negative = text.startswith("-")
             o.seek = _strtol(text[1:] if o.negative else text)
         elif letter == "-l":
-            o.length = _strtol(value("en"))
+            o.length = _strtol(_xxd_value(args, rest, "en"))
         elif letter == "-n":
-            o.name = value("ame")
+            o.name = _xxd_value(args, rest, "ame")
         elif letter == "-R":
             if not rest:
-                value("when")               # colours: never, output is not a terminal
+                _xxd_value(args, rest, "when")      # colours: never, output is not a terminal
         elif pp.startswith("-") and len(pp) > 1:
             raise _xxd_usage()
         else:

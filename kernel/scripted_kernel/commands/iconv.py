@@ -73,8 +73,9 @@ def convert(data: bytes, source: str, target: str, omit: bool, translit: bool, i
     except UnicodeDecodeError as e:
         converted = data[:e.start].decode(source, "ignore").encode(target, "ignore")
         if e.reason.startswith("unexpected end"):
-            raise ConversionError("incomplete character or shift sequence at end of buffer", converted)
-        raise ConversionError(f"illegal input sequence at position {e.start}", converted)
+            raise ConversionError("incomplete character or shift sequence at end of buffer",
+                                  converted) from None
+        raise ConversionError(f"illegal input sequence at position {e.start}", converted) from None
     encoder = codecs.getincrementalencoder(target)()   # one byte-order mark, at the start
     out, skipped, at = [], False, 0
     while at < len(text):

@@ -209,7 +209,7 @@ class Tar:
                 writer = self.fs.open_write(self.ctx.path(name), mode=0o666 & ~self.ctx.umask)
                 archive_ino = self.fs.stat(self.ctx.path(name)).ino
             except FsError as e:
-                raise Fatal(f"{name}: Cannot open: {e.strerror}")
+                raise Fatal(f"{name}: Cannot open: {e.strerror}") from None
         buffer = io.BytesIO()
         self.archive_ino, self.links = archive_ino, {}
         with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as archive:
@@ -224,7 +224,7 @@ class Tar:
             try:
                 writer.write_bytes(data)
             except FsError as e:
-                raise Fatal(f"{name}: Cannot write: {e.strerror}")
+                raise Fatal(f"{name}: Cannot write: {e.strerror}") from None
         return self.status()
 
     def codec_for_create(self):
@@ -244,7 +244,7 @@ class Tar:
             try:
                 text = read_operand_bytes(self.ctx, source).decode("utf-8", "surrogateescape")
             except FsError as e:
-                raise Fatal(f"{source}: Cannot open: {e.strerror}")
+                raise Fatal(f"{source}: Cannot open: {e.strerror}") from None
             names += [line for line in text.split("\n") if line]
         return names
 
@@ -332,7 +332,7 @@ class Tar:
         try:
             data = read_operand_bytes(self.ctx, name)
         except FsError as e:
-            raise Fatal(f"{name}: Cannot open: {e.strerror}")
+            raise Fatal(f"{name}: Cannot open: {e.strerror}") from None
         codec = next((c for flag, c in CODEC_FLAGS.items() if self.opts.get(flag)), None)
         found = sniff(data)
         if codec is None and found is not None:
@@ -447,7 +447,7 @@ class Tar:
                 raise FsError("Not a directory")
             self.dest = Destination(self.ctx, self.ctx.path(base))
         except FsError as e:
-            raise Fatal(f"{base}: Cannot open: {e.strerror}")
+            raise Fatal(f"{base}: Cannot open: {e.strerror}") from None
         self.strip = _strip_count(self.opts.get("strip-components"))
         self.directories: list = []
         self.placeholders: list = []
@@ -486,7 +486,7 @@ class Tar:
             self.place(archive, member, rel, shown)
         except FsError as e:
             if e.strerror in (ENOSPC, EFBIG):
-                raise Fatal(f"{shown}: Cannot write: {e.strerror}")
+                raise Fatal(f"{shown}: Cannot write: {e.strerror}") from None
             verb = "Cannot mkdir" if member.isdir() else "Cannot open"
             self.fail(f"{shown}: {verb}: {e.strerror}")
 

@@ -70,7 +70,7 @@ def run(ctx, argv):
 
 
 def _run(session: Session, options: list, commands: list) -> int:
-    for name, word, values in options:
+    for name, _word, values in options:
         if name == "init":
             _run_init(session, values[0])
     for name, word, values in options:

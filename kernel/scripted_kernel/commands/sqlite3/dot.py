@@ -437,7 +437,7 @@ def _dump_table(s: Session, name: str, sql: str) -> None:
         s.write(schema_line(sql, ";\n"))
     target, reals = quote_name(name), s.printer.reals
     out = []
-    for n, row in enumerate(s.db.execute(f"SELECT * FROM {quote_name(name)}")):
+    for row in s.db.execute(f"SELECT * FROM {quote_name(name)}"):
         values = ",".join(quoted_sql(v, reals, escape_newlines=True) for v in row)
         out.append(f"INSERT INTO {target} VALUES({values});\n")
         if len(out) >= 1024:
@@ -448,7 +448,7 @@ def _dump_table(s: Session, name: str, sql: str) -> None:
 
 
 def _databases(s: Session, args) -> int:
-    for _, name, path in s.db.execute("PRAGMA database_list").fetchall():
+    for _, name, _path in s.db.execute("PRAGMA database_list").fetchall():
         shown = s.db.path if name == "main" and s.db.path else '""'
         s.write(f"{name}: {shown} {'r/o' if s.db.readonly else 'r/w'}\n")
     return 0

@@ -167,12 +167,11 @@ class Session:
         if failure is None:
             return 0
         _, message = failure
-        for prefix, kind in (("in prepare, ", "Parse error"), ("stepping, ", "Runtime error")):
+        kind = "Error"
+        for prefix, prefixed_kind in (("in prepare, ", "Parse error"), ("stepping, ", "Runtime error")):
             if message.startswith(prefix):
-                message = message[len(prefix):]
+                message, kind = message[len(prefix):], prefixed_kind
                 break
-        else:
-            kind = "Error"
         self.error(f"{kind} near line {line}: {message}")
         return 1
 

@@ -104,7 +104,8 @@ def parse_arguments(argv: list, program: str = "yq") -> Parsed:
         _parse_into(parsed, argv)
     except UsageError as e:
         if program != "yq":
-            e.message = e.message.replace("usage: yq", f"usage: {program}").replace("\nyq: error:", f"\n{program}: error:")
+            e.message = (e.message.replace("usage: yq", f"usage: {program}")
+                         .replace("\nyq: error:", f"\n{program}: error:"))
         raise
     return parsed
 
