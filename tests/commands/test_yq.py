@@ -74,7 +74,8 @@ CASES = {
     "error after a document": "yq -c . half.yaml | cat; echo rc=${PIPESTATUS[0]}; yq -y . half.yaml; echo rc=$?",
     "recursive node": "yq . recursive.yaml; echo rc=$?",
     "unhashable key": "yq -c . keys.yaml; echo rc=$?",
-    "in place": "cp a.yaml e.yaml; yq -i -y '.a = 5' e.yaml; cat e.yaml; yq -yi '.b = 1' e.yaml b.yaml; cat e.yaml b.yaml",
+    "in place": "cp a.yaml e.yaml; yq -i -y '.a = 5' e.yaml; cat e.yaml; yq -yi '.b = 1' e.yaml b.yaml; "
+                "cat e.yaml b.yaml",
     "in place without yaml": "cp a.yaml e.yaml; yq -i .a e.yaml; echo rc=$?; cat e.yaml",
     "in place on stdin": "echo 'x: 1' | yq -i -y .; echo rc=$?",
     "jq error status": "yq '.a | error(\"boom\")' a.yaml; echo rc=$?",
