@@ -143,6 +143,8 @@ GZIP_CASES = [
     "echo hi > a; gzip a; echo again > a; gzip a; echo rc=$?; gzip -f a; echo rc=$?; zcat a.gz",
     "echo x > t.tar; gzip t.tar; mv t.tar.gz t.tgz; gunzip t.tgz; ls",
     "echo x | gzip -n > x.gz; printf 'garbage' >> x.gz; zcat x.gz; echo rc=$?",
+    # an empty -S would name the output after the input (gunzip failed with an internal error)
+    "echo hi | gzip > a; gunzip -S '' a; echo rc=$?; echo hi > b; gzip -S '' b; echo rc=$?; ls",
 ]
 
 
@@ -166,6 +168,10 @@ BZIP2_XZ_CASES = [
 @pytest.mark.parametrize("z,s,un,cat", [("bzip2", "bz2", "bunzip2", "bzcat"), ("xz", "xz", "unxz", "xzcat")])
 def test_bzip2_and_xz(script, z, s, un, cat, tmp_path):
     same(script.format(z=z, s=s, un=un, cat=cat), tmp_path, tools=(z,))
+
+
+def test_xz_refuses_an_empty_suffix(tmp_path):
+    same("echo hi | xz > a; unxz -S '' a; echo rc=$?; xz -S '' -k a; echo rc=$?; ls", tmp_path, tools=("xz",))
 
 
 # ---------------------------------------------------------------------------- zip, unzip

@@ -11,7 +11,7 @@ from __future__ import annotations
 import struct
 
 from ...fs import FsError
-from .._options import parse
+from .._options import UsageError, parse
 from ..registry import Usage, command
 from .codecs import BZIP2, GZIP, XZ, Ceiling, Codec, Corrupt, inflate
 from .members import read_operand_bytes
@@ -62,6 +62,9 @@ class Tool:
         self.complain(f"{name}: unknown suffix -- ignored", 2)
         return None
 
+    def invalid_suffix(self, suffix: str) -> UsageError:
+        return UsageError(f"{self.speaker}: invalid suffix '{suffix}'", 1)
+
     def exists(self, out: str):
         self.complain(f"{out} already exists;\tnot overwritten", 2)
 
@@ -95,6 +98,8 @@ class Tool:
         level = int(opts.get("L", levels[-1] if levels else self.default_level))
         self.level = max(level, 1) if self.codec is not XZ else level
         if opts.has("S"):
+            if not opts.get("S"):               # it would name the output after the input
+                raise self.invalid_suffix(opts.get("S"))
             self.suffixes = {opts.get("S"): ""}
         return operands or ["-"]
 
@@ -184,12 +189,13 @@ class Tool:
             self.corrupt(name, "format")
             return
         suffix = self.known_suffix(name)
-        if suffix is None and not (self.to_stdout or self.test):
+        out: str | None = None
+        if suffix is not None:
+            out = name[:len(name) - len(suffix)] + self.suffixes[suffix]
+        elif not (self.to_stdout or self.test):
             out = self.unknown_suffix(name)
             if out is None:
                 return
-        else:
-            out = name[:len(name) - len(suffix)] + self.suffixes[suffix] if suffix else None
         try:
             data = self.ctx.fs.read_bytes(path)
         except FsError as e:
@@ -200,6 +206,7 @@ class Tool:
         elif self.to_stdout:
             self.expand(data, name, True)
         else:
+            assert out is not None              # named by its suffix, or by unknown_suffix
             self.replace(name, path, st, out, self.checked(data, name))
 
     def checked(self, data: bytes, name: str):
@@ -383,6 +390,9 @@ class Xz(Tool):
     def unknown_suffix(self, name):
         self.complain(f"{name}: Filename has an unknown suffix, skipping", 2)
         return None
+
+    def invalid_suffix(self, suffix):
+        return UsageError(f"{self.speaker}: {suffix}: Invalid filename suffix", 1)
 
     def exists(self, out):
         self.complain(f"{out}: File exists", 1)
