@@ -215,3 +215,18 @@ def test_absent_in_logic_mode():
     from scripted_kernel import ScriptedTool
     r = ScriptedTool.builder("t").build().execute("sqlite3 :memory: 'select 1'")
     assert r.exit_code == 127
+
+
+def test_absent_before_python_3_11(monkeypatch):
+    """The database is loaded and saved with Connection.deserialize and serialize and bounded
+    with setlimit, all new in Python 3.11: on 3.10 every run failed with an AttributeError, so
+    the command is not registered there (as tomlq is not)."""
+    import importlib
+    import sys
+
+    from scripted_kernel.commands import registry
+    from scripted_kernel.commands.sqlite3 import command as registration
+    monkeypatch.delitem(registry.COMMANDS, "sqlite3")
+    monkeypatch.setattr(sys, "version_info", (3, 10, 14, "final", 0))
+    importlib.reload(registration)
+    assert "sqlite3" not in registry.COMMANDS
