@@ -35,7 +35,9 @@ _MODES = {
 def _split_command_line(argv: list) -> tuple[list, list, list]:
     """shell.c's first pass: (options with their values, in order; the file name, if any,
     as a one-element list; the SQL and dot-command arguments)."""
-    options, database, commands = [], [], []
+    options: list[tuple[str, str, list[str]]] = []
+    database: list[str] = []
+    commands: list[str] = []
     i = 1
     while i < len(argv):
         word = argv[i]
