@@ -260,6 +260,8 @@ def _sum_line(s: Settings, data: bytes, name: Optional[str]) -> str:
         return f"{sysv_sum(data)} {-(-len(data) // 512)}" + (f" {name}" if name is not None else "")
     if s.algorithm == "bsd":
         return f"{bsd_sum(data):05d} {-(-len(data) // 1024):5d}" + (f" {name}" if name is not None else "")
+    # only cksum -c without -a has no digest (each line names its own), and it prints no sums
+    assert s.digest is not None
     shown = "-" if name is None else name
     prefix, shown = ("", shown) if s.zero else _escaped(shown)
     hexdigest = s.digest.hexdigest(data)

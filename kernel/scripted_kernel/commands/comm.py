@@ -112,7 +112,9 @@ def _merge(files: list, show: list, sep: str, end: str, check: OrderCheck, out: 
             check.seen_unpairable = True
         totals[column] += 1
         if show[column]:
-            out.append(prefix[column] + text(a if order <= 0 else b) + end)
+            line = a if order <= 0 else b
+            assert line is not None         # order <= 0 only when a is there, > 0 only when b is
+            out.append(prefix[column] + text(line) + end)
         for which in (0, 1):
             if (which == 0 and order <= 0) or (which == 1 and order >= 0):
                 _step(files, pos, which, check)

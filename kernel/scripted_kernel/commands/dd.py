@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Optional
 
 from ..fs import FsError, access
 from ._bytes import locale_quote, read_bytes, shell_quote
@@ -47,16 +48,17 @@ class Job:
     """The operands of one dd."""
 
     def __init__(self):
-        self.input = self.output = None
+        self.input: Optional[str] = None
+        self.output: Optional[str] = None
         self.ibs = self.obs = 512
         self.bs_given = False
-        self.count = None
+        self.count: Optional[int] = None
         self.skip = self.seek = 0
-        self.conv: set = set()
-        self.iflag: set = set()
-        self.oflag: set = set()
+        self.conv: set[str] = set()
+        self.iflag: set[str] = set()
+        self.oflag: set[str] = set()
         self.status = "default"
-        self.warnings: list = []
+        self.warnings: list[str] = []
         self.old = b""                  # of='s contents when it was opened
 
 
@@ -146,11 +148,7 @@ def dd(ctx, argv):
     started = time.monotonic()
     skip_bytes = job.skip if "skip_bytes" in job.iflag else job.skip * job.ibs
     limit = _output_limit(ctx, job)
-    try:
-        data = _input(ctx, job, skip_bytes, limit)
-    except FsError as e:
-        ctx.err(f"dd: failed to open {_quote(job.input)}: {e.strerror}\n")
-        return 1
+    data = _input(ctx, job, skip_bytes, limit)
     if data is None:
         return 1
     blocks_in = _records(len(data), job.ibs)
@@ -178,7 +176,7 @@ def _output_limit(ctx, job: Job) -> int:
     return ctx.limits.max_file_bytes + 1
 
 
-def _input(ctx, job: Job, skip: int, limit: int):
+def _input(ctx, job: Job, skip: int, limit: int) -> Optional[bytes]:
     """The input bytes after skip, up to count; None when it cannot be had (reported)."""
     wanted = None
     if job.count is not None:
@@ -193,7 +191,14 @@ def _input(ctx, job: Job, skip: int, limit: int):
         if job.input == "/dev/zero":
             return bytes(size)
         return ctx.random.randbytes(size)
-    data = read_bytes(ctx, job.input) if job.input is not None else ctx.read_stdin_bytes()
+    if job.input is None:
+        data = ctx.read_stdin_bytes()
+    else:
+        try:
+            data = read_bytes(ctx, job.input)
+        except FsError as e:
+            ctx.err(f"dd: failed to open {_quote(job.input)}: {e.strerror}\n")
+            return None
     if skip > len(data):
         if job.input is not None:
             ctx.err(f"dd: {shell_quote(job.input)}: cannot skip to specified offset\n")
@@ -221,6 +226,7 @@ def _convert(data: bytes, job: Job) -> bytes:
 def _open_output(ctx, job: Job) -> bool:
     """Open of= as GNU does before copying (created if absent); False when it cannot be
     (reported, no summary)."""
+    assert job.output is not None           # called for of= only
     exists = ctx.fs.exists(ctx.path(job.output))
     problem = ("File exists" if "excl" in job.conv and exists else
                "No such file or directory" if "nocreat" in job.conv and not exists else None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import struct
+from typing import Literal
 
 from ..shell.limits import check_clock, check_length
 from ._bytes import FsError, locale_quote, parse_size, read_bytes, shell_quote
@@ -103,7 +104,7 @@ class OdType:
         if self.kind == "c":
             c = chunk[0]
             return _C_ESCAPES.get(c) or (chr(c) if _printable(c) else f"{c:03o}")
-        order = "big" if big_endian else "little"
+        order: Literal["big", "little"] = "big" if big_endian else "little"
         if self.kind == "f":
             value = struct.unpack((">" if big_endian else "<") + ("f" if self.size == 4 else "d"), chunk)[0]
             return _shortest_float(value, self.size)
@@ -129,7 +130,7 @@ def _shortest_float(value: float, size: int) -> str:
     return "%.17g" % value
 
 
-def _od_types(spec: str, errors: list) -> list:
+def _od_types(spec: str, errors: list[str]) -> list[OdType]:
     """The types of one -t argument (GNU decode_format_string)."""
     types, s = [], spec
     while s:
@@ -140,20 +141,22 @@ def _od_types(spec: str, errors: list) -> list:
                 size, s = _SIZE_LETTERS[s[0]], s[1:]
             else:
                 m = re.match(r"\d*", s)
+                assert m is not None                # \d* matches the empty string
                 size = int(m.group()) if m.group() else 4
                 s = s[m.end():]
                 if size not in (1, 2, 4, 8):
                     errors.append(f"od: invalid type string {locale_quote(spec)};\nthis system "
                                   f"doesn't provide a {size}-byte integral type")
                     return []
-            width = {"d": _SIGNED_DIGITS, "o": _OCT_DIGITS, "u": _UNSIGNED_DIGITS}.get(kind, None)
-            width = width[size] if width else 2 * size
+            digits = {"d": _SIGNED_DIGITS, "o": _OCT_DIGITS, "u": _UNSIGNED_DIGITS}.get(kind)
+            width = digits[size] if digits else 2 * size
         elif kind == "f":
             s = s[1:]
             if s[:1] in _FLOAT_LETTERS:
                 size, s = _FLOAT_LETTERS[s[0]], s[1:]
             else:
                 m = re.match(r"\d*", s)
+                assert m is not None                # \d* matches the empty string
                 size = int(m.group()) if m.group() else 8
                 s = s[m.end():]
                 if size not in (4, 8):
@@ -207,7 +210,8 @@ def _parse_od(argv: list):
 @command("od", usage=_OD_USAGE)
 def od(ctx, argv):
     opts, ops = _parse_od(argv)
-    errors, types = [], []
+    errors: list[str] = []
+    types: list[OdType] = []
     radix, skip, limit, width, big = "o", 0, None, None, False
     for flag in opts.flags:
         if flag in _OLD_FORMATS:
@@ -387,7 +391,8 @@ class Unit:
 
 def _hexdump_units(text: str) -> list:
     """util-linux add_fmt + rewrite_rules: a format string as format units of print units."""
-    units, p = [], 0
+    units: list[Unit] = []
+    p = 0
     while True:
         while p < len(text) and text[p].isspace():
             p += 1
@@ -470,9 +475,11 @@ def _conversion(prefix: str, flags: str, conv: str, unit: Unit) -> Conversion:
         return Conversion("float", f"{prefix}%{flags}{conv}", count or 8)
     if conv == "s":
         precision = re.search(r"\.(\d+)", flags)
-        if not count and not precision:
-            raise HexdumpError("%s requires a precision or a byte count")
-        return Conversion("str", f"{prefix}%{flags}s", count or int(precision.group(1)))
+        if not count:
+            if not precision:
+                raise HexdumpError("%s requires a precision or a byte count")
+            count = int(precision.group(1))
+        return Conversion("str", f"{prefix}%{flags}s", count)
     if conv[:2] in ("_a", "_A"):
         if conv[1] == "A":
             unit.is_end = True
@@ -675,6 +682,7 @@ _NORMAL, _PLAIN, _INCLUDE, _BITS, _LITTLE = 0, 1, 2, 4, 8
 def _strtol(text: str) -> int:
     """C strtol(s, NULL, 0): the longest number at the start, 0 when there is none."""
     m = re.match(r"\s*([-+]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)?", text)
+    assert m is not None                    # every part is optional: it always matches
     digits = m.group(2)
     if not digits:
         return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import unicodedata
+from typing import Optional
 from encodings.aliases import aliases
 
 from ..fs import FsError, access
@@ -27,11 +28,11 @@ TRANSLIT = {"€": "EUR", "“": '"', "”": '"', "„": '"', "‟": '"', "«": 
             "¢": "c", "°": "?", "±": "+/-", "¼": " 1/4", "½": " 1/2", "¾": " 3/4"}
 
 
-def codec_for(name: str):
+def codec_for(name: str) -> tuple[Optional[str], set[str]]:
     """(Python codec name, suffixes) for an iconv charset name like `ASCII//TRANSLIT`; the codec
     is None when the standard library has none of that name."""
-    base, *suffixes = name.split("//")
-    suffixes = {s.upper() for s in suffixes if s}
+    base, *parts = name.split("//")
+    suffixes = {s.upper() for s in parts if s}
     base = base.strip() or "UTF-8"
     candidate = GLIBC_NAMES.get(base.upper(), base)
     try:

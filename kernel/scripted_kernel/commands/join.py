@@ -4,6 +4,7 @@ where GNU puts them."""
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from ..shell.limits import check_clock
 from ._bytes import lines_of, locale_quote, text
@@ -129,9 +130,9 @@ class Reader:
     def __init__(self, job: Join, lines: list, which: int):
         self.job, self.lines, self.which = job, lines, which
         self.pos = 0
-        self.prev = None
+        self.prev: Optional[Line] = None
 
-    def get(self):
+    def get(self) -> Optional[Line]:
         if self.pos >= len(self.lines):
             return None
         line = Line(self.lines[self.pos], self.job.tab)
@@ -222,7 +223,7 @@ def run(ctx, argv):
 
 def _join(job: Join, readers: list, header: bool):
     """GNU join(): walk both files; runs of equal keys make their cross product."""
-    seqs = [[], []]
+    seqs: list[list[Line]] = [[], []]
     for k in (0, 1):
         line = readers[k].get()
         if line is not None:

@@ -7,6 +7,7 @@ the disk is full, and the budget is checked between files.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..fs import FsError, access
 from ..shell.limits import check_clock
@@ -308,9 +309,14 @@ class CsplitError(Exception):
     pass
 
 
-def _csplit_patterns(args: list) -> list:
+# (kind, target, offset, repeat): kind "line" with a line number as target, or "/" or "%" with
+# (compiled regex, its source)
+_CsplitPattern = tuple[str, Any, int, int]
+
+
+def _csplit_patterns(args: list) -> list[_CsplitPattern]:
     """[(kind, regex or line, offset, repeat)] from the PATTERN operands."""
-    patterns = []
+    patterns: list[_CsplitPattern] = []
     for arg in args:
         m = re.fullmatch(r"\{(\d+|\*)\}", arg)
         if m:

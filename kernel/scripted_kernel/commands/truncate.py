@@ -3,6 +3,7 @@ largest file is refused before anything is built, with the error the kernel give
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from ..fs import FsError, access
 from ._bytes import locale_quote, parse_size, read_bytes
@@ -22,11 +23,11 @@ def _quote(name: str) -> str:
     return "'" + name.replace("'", "'\\''") + "'"
 
 
-def _size(text: str):
+def _size(text: str) -> tuple[str, int]:
     """(operator, bytes) of a --size value: [+-<>/%]N[suffix]."""
     m = re.fullmatch(r"\s*([-+<>/%]?)\s*(\d+[A-Za-z]*)", text)
     value = parse_size(m.group(2), allow_b=False) if m else None
-    if value is None:
+    if m is None or value is None:
         raise UsageError(f"truncate: Invalid number: {locale_quote(text)}")
     return m.group(1), value
 
@@ -58,7 +59,10 @@ def run(ctx, argv):
         raise bad_usage("truncate", "you must specify either ‘--size’ or ‘--reference’")
     if not ops:
         raise bad_usage("truncate", "missing file operand")
-    operator, amount = _size(opts.get("s")) if opts.has("s") else ("", None)
+    amount: Optional[int] = None
+    operator = ""
+    if opts.has("s"):
+        operator, amount = _size(opts.get("s"))
     if opts.has("o") and amount is not None:
         amount *= _IO_BLOCK
     if opts.has("r"):
@@ -71,6 +75,7 @@ def run(ctx, argv):
         elif operator:
             amount = _new_size(operator, amount, reference)
             operator = ""
+    assert amount is not None               # --size or --reference, checked above
     status = 0
     for name in ops:
         status |= _truncate(ctx, name, operator, amount, opts.has("c"))
