@@ -89,7 +89,7 @@ class Command:
                     value, i = args[i], i + 1
                 elif eq and not takes:
                     raise _bad(f"option '--{key}' doesn't allow an argument")
-                self.set(LONG_VALUES.get(key) if takes else LONG_FLAGS[key], value)
+                self.set(LONG_VALUES[key] if takes else LONG_FLAGS[key], value)
             elif a.startswith("-") and len(a) > 1:
                 for j, c in enumerate(a[1:], 1):
                     if c in VALUES:
@@ -211,7 +211,8 @@ class Tar:
             except FsError as e:
                 raise Fatal(f"{name}: Cannot open: {e.strerror}") from None
         buffer = io.BytesIO()
-        self.archive_ino, self.links = archive_ino, {}
+        self.archive_ino = archive_ino
+        self.links: dict[int, str] = {}     # inode -> the member it was first stored as (hard links)
         with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as archive:
             for operand, directory in operands:
                 self.add(archive, operand, absolute(self.ctx.cwd, directory))
@@ -361,7 +362,8 @@ class Tar:
                 raise Fatal("Unexpected EOF in archive") from None
             if member is None:
                 return
-            archive.members.clear()
+            # tarfile keeps every member it reads in `members`, which typeshed does not declare
+            archive.members.clear()  # type: ignore[attr-defined]
             count += 1
             if count % 256 == 0:
                 check_clock()

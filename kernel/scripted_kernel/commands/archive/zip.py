@@ -14,6 +14,7 @@ import struct
 import time
 import zipfile
 import zlib
+from typing import Optional
 
 from ...fs import FsError
 from ...shell.errors import LimitExceeded
@@ -232,7 +233,7 @@ class Unzip:
     def __init__(self, ctx, argv: list):
         self.ctx, self.fs = ctx, ctx.fs
         self.flags: set = set()
-        self.exdir = None
+        self.exdir: Optional[str] = None
         self.excludes: list = []
         self.status = 0
         operands = self.parse(argv[1:])
@@ -302,7 +303,7 @@ class Unzip:
         self.matched: set = set()
         entries = [i for i in archive.infolist() if self.selected(i.filename)]
         if "l" in self.flags:
-            self.list(entries)
+            self.list_entries(entries)
         elif "p" in self.flags:
             self.pipe(archive, entries)
         else:
@@ -323,7 +324,7 @@ class Unzip:
         self.matched.update(hits)
         return bool(hits)
 
-    def list(self, entries: list):
+    def list_entries(self, entries: list[zipfile.ZipInfo]):
         out = self.ctx.out
         out("  Length      Date    Time    Name\n---------  ---------- -----   ----\n")
         total = 0
@@ -337,7 +338,7 @@ class Unzip:
         out(f"---------                     -------\n{total:9d}                     "
             f"{n} file{'s' if n != 1 else ''}\n")
 
-    def pipe(self, archive, entries: list):
+    def pipe(self, archive, entries: list[zipfile.ZipInfo]):
         ceiling = Ceiling(self.ctx.limits.max_string_length, "max_string_length", "unzip")
         for info in entries:
             if info.is_dir():
@@ -356,7 +357,7 @@ class Unzip:
                     return
                 yield chunk
 
-    def extract(self, archive, entries: list):
+    def extract(self, archive, entries: list[zipfile.ZipInfo]):
         limit = self.ctx.limits.max_file_count
         if len(entries) > limit:
             raise LimitExceeded("max_file_count", f"unzip: {self.archive}: {len(entries)} entries, "
@@ -369,7 +370,8 @@ class Unzip:
         dest = Destination(self.ctx, base)
         self.replace_all = "o" in self.flags
         self.refuse_all = "n" in self.flags
-        deferred, directories = [], []
+        deferred: list[tuple[str, str, str]] = []             # (path, shown, target) of symlinks
+        directories: list[tuple[str, zipfile.ZipInfo]] = []
         for count, info in enumerate(entries, 1):
             if count % 256 == 0:
                 check_clock()
@@ -450,7 +452,7 @@ class Unzip:
         exact = _extra_mtime(info)
         return exact if exact is not None else time.mktime(info.date_time + (0, 0, -1))
 
-    def finish(self, deferred: list, directories: list):
+    def finish(self, deferred: list[tuple[str, str, str]], directories: list[tuple[str, zipfile.ZipInfo]]):
         if deferred:
             self.say("finishing deferred symbolic links:")
         for path, shown, target in deferred:

@@ -36,7 +36,7 @@ class Halt(Exception):
     pass
 
 
-def _truth(x: Num) -> Num:
+def _truth(x: int) -> Num:
     return ONE if x else ZERO
 
 
