@@ -10,6 +10,7 @@ from typing import Callable, Optional
 
 from ..fs import FsError, access
 from ..shell.limits import check_clock
+from ._bytes import shell_quote
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
 
@@ -115,19 +116,6 @@ PROGRAMS = {"md5sum": "md5", "sha1sum": "sha1", "sha224sum": "sha224", "sha256su
 
 
 # ------------------------------------------------------------------ names as coreutils prints them
-
-_SHELL_SPECIAL = set(" \t\n!\"$&'()*;<>?[\\]^`{|}")
-
-
-def quote(name: str) -> str:
-    """A file name in an error message, as coreutils' quotef (shell-escape style) prints it:
-    bare when the shell would take it as one word, else quoted."""
-    if name and not (set(name) & _SHELL_SPECIAL) and name[0] not in "#~":
-        return name
-    if "'" in name and not (set(name) & set("\"$`\\\n\t")):
-        return f'"{name}"'
-    return "'" + name.replace("'", "'\\''") + "'"
-
 
 def _escaped(name: str) -> tuple[str, str]:
     """(prefix, name) for an output line: a name with a backslash or newline is written with
@@ -277,7 +265,7 @@ def _print_sums(ctx, s: Settings, operands: list) -> int:
         try:
             data = _read(ctx, "-" if name is None else name)
         except FsError as e:
-            ctx.err(f"{s.program}: {quote(name)}: {e.strerror}\n")
+            ctx.err(f"{s.program}: {shell_quote(name)}: {e.strerror}\n")
             status = 1
             continue
         ctx.out(_sum_line(s, data, name) + end)
@@ -420,7 +408,7 @@ def _check_file(ctx, s: Settings, list_name: str) -> bool:
     try:
         text = _read(ctx, list_name).decode("utf-8", "surrogateescape")
     except FsError as e:
-        ctx.err(f"{s.program}: {quote(list_name)}: {e.strerror}\n")
+        ctx.err(f"{s.program}: {shell_quote(list_name)}: {e.strerror}\n")
         return False
     reader, tally, properly_formatted = LineReader(s), Tally(), 0
     lines = text.split("\n")
@@ -434,13 +422,13 @@ def _check_file(ctx, s: Settings, list_name: str) -> bool:
             tally.misformatted += 1
             if s.warn:
                 tag = s.digest.tag if s.digest else "checksum"
-                ctx.err(f"{s.program}: {quote(shown_list)}: {number}: improperly formatted "
+                ctx.err(f"{s.program}: {shell_quote(shown_list)}: {number}: improperly formatted "
                         f"{tag} checksum line\n")
             continue
         properly_formatted += 1
         _verify(ctx, s, entry, tally)
     if not properly_formatted:
-        ctx.err(f"{s.program}: {quote(shown_list)}: no properly formatted checksum lines found\n")
+        ctx.err(f"{s.program}: {shell_quote(shown_list)}: no properly formatted checksum lines found\n")
         return False
     if not s.status_only:
         if tally.misformatted:
@@ -455,7 +443,7 @@ def _check_file(ctx, s: Settings, list_name: str) -> bool:
                     f" did NOT match\n")
     if s.ignore_missing and not tally.verified:
         if not s.status_only:
-            ctx.err(f"{s.program}: {quote(shown_list)}: no file was verified\n")
+            ctx.err(f"{s.program}: {shell_quote(shown_list)}: no file was verified\n")
         return False
     return not (tally.mismatched or tally.unreadable or (s.strict and tally.misformatted))
 
@@ -469,7 +457,7 @@ def _verify(ctx, s: Settings, entry: CheckLine, tally: Tally):
         if s.ignore_missing and e.strerror == "No such file or directory":
             return
         tally.unreadable += 1
-        ctx.err(f"{s.program}: {quote(entry.name)}: {e.strerror}\n")
+        ctx.err(f"{s.program}: {shell_quote(entry.name)}: {e.strerror}\n")
         if not s.status_only:
             ctx.out(f"{prefix}{shown}: FAILED open or read\n")
         return

@@ -14,7 +14,7 @@ import time
 from typing import Optional
 
 from ..fs import FsError, access
-from ._bytes import locale_quote, read_bytes, shell_quote
+from ._bytes import locale_quote, quote_always, read_bytes, shell_quote
 from ._options import UsageError
 from .registry import Usage, command
 
@@ -134,10 +134,6 @@ def _parse(argv: list) -> Job:
     return job
 
 
-def _quote(name: str) -> str:
-    return "'" + name.replace("'", "'\\''") + "'"
-
-
 @command("dd", usage=USAGE, needs_files=True)
 def dd(ctx, argv):
     job = _parse(argv)
@@ -197,7 +193,7 @@ def _input(ctx, job: Job, skip: int, limit: int) -> Optional[bytes]:
         try:
             data = read_bytes(ctx, job.input)
         except FsError as e:
-            ctx.err(f"dd: failed to open {_quote(job.input)}: {e.strerror}\n")
+            ctx.err(f"dd: failed to open {quote_always(job.input)}: {e.strerror}\n")
             return None
     if skip > len(data):
         if job.input is not None:
@@ -238,7 +234,7 @@ def _open_output(ctx, job: Job) -> bool:
         except FsError as e:
             problem = e.strerror
     if problem is not None:
-        ctx.err(f"dd: failed to open {_quote(job.output)}: {problem}\n")
+        ctx.err(f"dd: failed to open {quote_always(job.output)}: {problem}\n")
         return False
     return True
 
@@ -252,7 +248,7 @@ def _write(ctx, job: Job, data: bytes):
     keep = seek or "notrunc" in job.conv
     old = job.old if keep else b""
     if seek + len(data) > ctx.limits.max_file_bytes:
-        ctx.err(f"dd: error writing {_quote(job.output)}: File too large\n")
+        ctx.err(f"dd: error writing {quote_always(job.output)}: File too large\n")
         return 1
     if "append" in job.oflag:
         content = (job.old if "notrunc" in job.conv else b"") + data
@@ -264,7 +260,7 @@ def _write(ctx, job: Job, data: bytes):
         writer = access.writer(ctx, job.output)
         writer(content.decode("utf-8", "surrogateescape"))
     except FsError as e:
-        ctx.err(f"dd: error writing {_quote(job.output)}: {e.strerror}\n")
+        ctx.err(f"dd: error writing {quote_always(job.output)}: {e.strerror}\n")
         return 1
     return None
 

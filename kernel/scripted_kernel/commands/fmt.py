@@ -4,7 +4,7 @@ orphans), so the same line breaks."""
 from __future__ import annotations
 
 from ..fs import FsError
-from ._bytes import locale_quote, read_bytes
+from ._bytes import locale_quote, quote_always, read_bytes
 from ._options import UsageError, parse
 from .registry import Usage, command
 
@@ -367,7 +367,7 @@ def run(ctx, argv):
         try:
             data = read_bytes(ctx, name)
         except FsError as e:
-            ctx.err(f"fmt: cannot open '{name}' for reading: {e.strerror}\n")
+            ctx.err(f"fmt: cannot open {quote_always(name)} for reading: {e.strerror}\n")
             status = 1
             continue
         job = Fmt(width, goal, opts.has("c"), opts.has("t"), opts.has("s"), opts.has("u"),

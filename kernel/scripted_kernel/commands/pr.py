@@ -9,7 +9,7 @@ import time
 
 from ..fs import FsError
 from ..shell.limits import check_length
-from ._bytes import lines_of, locale_quote, read_bytes, text
+from ._bytes import lines_of, locale_quote, read_bytes, shell_quote, text
 from ._options import UsageError, parse
 from .registry import Usage, command
 
@@ -112,7 +112,7 @@ def run(ctx, argv):
         try:
             data = read_bytes(ctx, name)
         except FsError as e:
-            ctx.err(f"pr: {name}: {e.strerror}\n")
+            ctx.err(f"pr: {shell_quote(name)}: {e.strerror}\n")
             status = 1
             continue
         lines = [text(line) for line in lines_of(data)]

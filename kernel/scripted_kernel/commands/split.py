@@ -12,7 +12,7 @@ from typing import Any
 from ..fs import FsError, access
 from ..shell.limits import check_clock
 from ..shell.regexes import RegexError, compile_posix, search
-from ._bytes import lines_of, locale_quote, parse_size, read_bytes, shell_quote
+from ._bytes import lines_of, locale_quote, parse_size, quote_always, read_bytes, shell_quote
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
 
@@ -83,17 +83,13 @@ class Writer:
             raise UsageError(f"{self.cmd}: output file suffixes exhausted") from None
         self.count += 1
         if self.verbose:
-            self.ctx.out(f"creating file {_quote_name(name)}\n")
+            self.ctx.out(f"creating file {quote_always(name)}\n")
         try:
             access.writer(self.ctx, name)(data.decode("utf-8", "surrogateescape"))
         except FsError as e:
             raise UsageError(f"{self.cmd}: {shell_quote(name)}: {e.strerror}") from None
         if not self.count & 255:
             check_clock()
-
-
-def _quote_name(name: str) -> str:
-    return "'" + name.replace("'", "'\\''") + "'"
 
 
 # ----------------------------------------------------------------------------------- split
@@ -182,7 +178,7 @@ def split(ctx, argv):
     try:
         data = read_bytes(ctx, source)
     except FsError as e:
-        raise UsageError(f"split: cannot open {_quote_name(source)} for reading: {e.strerror}") from None
+        raise UsageError(f"split: cannot open {quote_always(source)} for reading: {e.strerror}") from None
     if mode == "n":
         return _split_chunks(ctx, writer, data, opts.get("n"), sep_byte)
     if mode == "l":
@@ -362,7 +358,7 @@ def csplit(ctx, argv):
     try:
         data = read_bytes(ctx, ops[0])
     except FsError as e:
-        raise UsageError(f"csplit: cannot open {_quote_name(ops[0])} for reading: {e.strerror}") from None
+        raise UsageError(f"csplit: cannot open {quote_always(ops[0])} for reading: {e.strerror}") from None
     lines = [line + b"\n" for line in lines_of(data)]
     if data and not data.endswith(b"\n"):
         lines[-1] = lines[-1][:-1]

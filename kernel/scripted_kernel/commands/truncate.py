@@ -6,7 +6,7 @@ import re
 from typing import Optional
 
 from ..fs import FsError, access
-from ._bytes import locale_quote, parse_size, read_bytes
+from ._bytes import locale_quote, parse_size, quote_always, read_bytes
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
 
@@ -17,10 +17,6 @@ USAGE = Usage("OPTION... FILE...", "Shrink or extend the size of each FILE to th
     "-s, --size=SIZE        set or adjust the file size by SIZE bytes"))
 
 _IO_BLOCK = 4096
-
-
-def _quote(name: str) -> str:
-    return "'" + name.replace("'", "'\\''") + "'"
 
 
 def _size(text: str) -> tuple[str, int]:
@@ -69,7 +65,7 @@ def run(ctx, argv):
         try:
             reference = ctx.fs.stat(ctx.path(opts.get("r"))).size
         except FsError as e:
-            raise UsageError(f"truncate: cannot stat {_quote(opts.get('r'))}: {e.strerror}") from None
+            raise UsageError(f"truncate: cannot stat {quote_always(opts.get('r'))}: {e.strerror}") from None
         if amount is None:
             operator, amount = "", reference
         elif operator:
@@ -90,13 +86,13 @@ def _truncate(ctx, name: str, operator: str, amount: int, no_create: bool) -> in
     try:
         old = read_bytes(ctx, name) if exists else b""
     except FsError as e:
-        ctx.err(f"truncate: cannot open {_quote(name)} for writing: {e.strerror}\n")
+        ctx.err(f"truncate: cannot open {quote_always(name)} for writing: {e.strerror}\n")
         return 1
     size = _new_size(operator, amount, len(old))
     if size > ctx.limits.max_file_bytes:
         if not exists:
             _create(ctx, name)
-        ctx.err(f"truncate: failed to truncate {_quote(name)} at {size} bytes: File too large\n")
+        ctx.err(f"truncate: failed to truncate {quote_always(name)} at {size} bytes: File too large\n")
         return 1
     if size == len(old) and exists:
         return 0
@@ -104,7 +100,7 @@ def _truncate(ctx, name: str, operator: str, amount: int, no_create: bool) -> in
         access.writer(ctx, name)((old[:size] + bytes(max(0, size - len(old))))
                                  .decode("utf-8", "surrogateescape"))
     except FsError as e:
-        ctx.err(f"truncate: cannot open {_quote(name)} for writing: {e.strerror}\n")
+        ctx.err(f"truncate: cannot open {quote_always(name)} for writing: {e.strerror}\n")
         return 1
     return 0
 
