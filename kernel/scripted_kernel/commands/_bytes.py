@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Callable, Iterator
 
 from ..fs import FsError, access
 
@@ -21,17 +22,37 @@ def read_bytes(ctx, name: str) -> bytes:
     return ctx.fs.read_bytes(ctx.path(name))
 
 
-def read_all_bytes(ctx, cmd: str, operands: list) -> tuple[list, int]:
+class ByteInputs:
+    """The file operands of a byte-oriented command (`-` or none: standard input), read one at
+    a time: the bytes twin of _options.Inputs. An operand that cannot be read is reported in
+    the command's words (`message`, with {cmd}, {name} as `quote` quotes it, and {reason}) and
+    `status` becomes 1."""
+
+    def __init__(self, ctx, cmd: str, operands: list, message: str = "{cmd}: {name}: {reason}",
+                 quote: Callable[[str], str] | None = None):
+        self.ctx, self.cmd, self.message = ctx, cmd, message
+        self.operands = operands or ["-"]
+        self.quote = quote or shell_quote
+        self.status = 0
+
+    def __iter__(self) -> Iterator[tuple[str, bytes]]:
+        """(name, bytes) of each operand that could be read, in order."""
+        for name in self.operands:
+            try:
+                data = read_bytes(self.ctx, name)
+            except FsError as e:
+                self.status = 1
+                self.ctx.err(self.message.format(cmd=self.cmd, name=self.quote(name),
+                                                 reason=e.strerror) + "\n")
+                continue
+            yield name, data
+
+
+def read_all_bytes(ctx, cmd: str, operands: list) -> tuple[list[tuple[str, bytes]], int]:
     """[(name, bytes)] of the operands that could be read (none: standard input), and 1 if one
     could not (reported as `cmd: name: reason`, as GNU reports it), else 0."""
-    found, status = [], 0
-    for name in operands or ["-"]:
-        try:
-            found.append((name, read_bytes(ctx, name)))
-        except FsError as e:
-            ctx.err(f"{cmd}: {shell_quote(name)}: {e.strerror}\n")
-            status = 1
-    return found, status
+    inputs = ByteInputs(ctx, cmd, operands)
+    return list(inputs), inputs.status
 
 
 def lines_of(data: bytes, delim: bytes = b"\n") -> list:
@@ -145,5 +166,5 @@ def parse_size(text_value: str, allow_b: bool = True, extra: dict | None = None)
     return number * base ** power
 
 
-__all__ = ["read_bytes", "read_all_bytes", "lines_of", "text", "locale_quote", "shell_quote",
+__all__ = ["read_bytes", "ByteInputs", "read_all_bytes", "lines_of", "text", "locale_quote", "shell_quote",
            "quote_always", "parse_size", "FsError"]

@@ -8,9 +8,9 @@ import zlib
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ..fs import FsError, access
+from ..fs import FsError
 from ..shell.limits import check_clock
-from ._bytes import shell_quote
+from ._bytes import read_bytes, shell_quote
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
 
@@ -233,12 +233,6 @@ def _check_combinations(program: str, opts, s: Settings, is_cksum: bool):
 
 # ------------------------------------------------------------------ printing sums
 
-def _read(ctx, name: str) -> bytes:
-    if name == "-":
-        return ctx.read_stdin_bytes()
-    return access.read_text(ctx, name).encode("utf-8", "surrogateescape")
-
-
 def _sum_line(s: Settings, data: bytes, name: Optional[str]) -> str:
     """One output line (without its terminator). `name` None: standard input read without an
     operand, which cksum's own sums print without a name."""
@@ -263,7 +257,7 @@ def _print_sums(ctx, s: Settings, operands: list) -> int:
     end = "\0" if s.zero else "\n"
     for name in operands or [None]:
         try:
-            data = _read(ctx, "-" if name is None else name)
+            data = read_bytes(ctx, "-" if name is None else name)
         except FsError as e:
             ctx.err(f"{s.program}: {shell_quote(name)}: {e.strerror}\n")
             status = 1
@@ -406,7 +400,7 @@ def _check_file(ctx, s: Settings, list_name: str) -> bool:
     """Verify the sums listed in one file; True when it passes."""
     shown_list = "standard input" if list_name == "-" else list_name
     try:
-        text = _read(ctx, list_name).decode("utf-8", "surrogateescape")
+        text = read_bytes(ctx, list_name).decode("utf-8", "surrogateescape")
     except FsError as e:
         ctx.err(f"{s.program}: {shell_quote(list_name)}: {e.strerror}\n")
         return False
@@ -452,7 +446,7 @@ def _verify(ctx, s: Settings, entry: CheckLine, tally: Tally):
     # -c's report escapes a name only for a newline (a backslash alone is printed as it is)
     prefix, shown = _escaped(entry.name) if "\n" in entry.name else ("", entry.name)
     try:
-        data = _read(ctx, entry.name)
+        data = read_bytes(ctx, entry.name)
     except FsError as e:
         if s.ignore_missing and e.strerror == "No such file or directory":
             return

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 import struct
-from typing import Literal
+from typing import Literal, Optional
 
 from ..shell.limits import check_clock, check_length
-from ._bytes import FsError, locale_quote, parse_size, read_bytes, shell_quote
+from ._bytes import ByteInputs, FsError, locale_quote, parse_size, read_bytes
 from ._options import UsageError, parse
 from .registry import Usage, command
 
@@ -43,19 +43,14 @@ class Sink:
         return 0
 
 
-def concatenated(ctx, cmd: str, operands: list, message: str = "{cmd}: {name}: {reason}"):
+def concatenated(ctx, cmd: str, operands: list) -> tuple[bytes, Optional[bool]]:
     """The operands' bytes one after the other (none: standard input), and whether one failed
     (None when none could be read)."""
-    pieces, failed = [], False
-    for name in operands or ["-"]:
-        try:
-            pieces.append(read_bytes(ctx, name))
-        except FsError as e:
-            ctx.err(message.format(cmd=cmd, name=shell_quote(name), reason=e.strerror) + "\n")
-            failed = True
-    if failed and not pieces:
+    inputs = ByteInputs(ctx, cmd, operands)
+    pieces = [data for _, data in inputs]
+    if inputs.status and not pieces:
         return b"", None
-    return b"".join(pieces), failed
+    return b"".join(pieces), bool(inputs.status)
 
 
 def _printable(byte: int) -> bool:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import struct
 
 from ...fs import FsError
+from .._bytes import read_bytes
 from .._options import UsageError, parse
 from ..registry import Usage, command
 from .codecs import BZIP2, GZIP, XZ, Ceiling, Codec, Corrupt, inflate
-from .members import read_operand_bytes
 
 
 class Tool:
@@ -272,7 +272,7 @@ class Tool:
         count = 0
         for name in operands:
             try:
-                data = read_operand_bytes(self.ctx, name)
+                data = read_bytes(self.ctx, name)
             except FsError as e:
                 self.missing(self.missing_name(name), e.strerror)
                 continue

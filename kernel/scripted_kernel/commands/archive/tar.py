@@ -19,10 +19,11 @@ from ...fs import FsError, absolute
 from ...fs.base import EFBIG, ENOSPC
 from ...shell.limits import check_clock
 from ...shell.patterns import glob_match
+from .._bytes import read_bytes
 from .._options import UsageError
 from ..registry import Usage, command
 from .codecs import BZIP2, CHUNK, GZIP, XZ, Ceiling, ChunkReader, Corrupt, inflate, sniff
-from .members import Destination, has_dotdot, read_operand_bytes, unsafe_prefix
+from .members import Destination, has_dotdot, unsafe_prefix
 
 TRY = "Try 'tar --help' or 'tar --usage' for more information."
 FLAGS = {"c": "create", "x": "extract", "t": "list", "z": "gzip", "j": "bzip2", "J": "xz",
@@ -243,7 +244,7 @@ class Tar:
         names = []
         for source in self.cmd.lists["files-from"]:
             try:
-                text = read_operand_bytes(self.ctx, source).decode("utf-8", "surrogateescape")
+                text = read_bytes(self.ctx, source).decode("utf-8", "surrogateescape")
             except FsError as e:
                 raise Fatal(f"{source}: Cannot open: {e.strerror}") from None
             names += [line for line in text.split("\n") if line]
@@ -331,7 +332,7 @@ class Tar:
         """(tarfile in stream mode over the archive's expanded bytes, name for messages)."""
         name = self.archive_name()
         try:
-            data = read_operand_bytes(self.ctx, name)
+            data = read_bytes(self.ctx, name)
         except FsError as e:
             raise Fatal(f"{name}: Cannot open: {e.strerror}") from None
         codec = next((c for flag, c in CODEC_FLAGS.items() if self.opts.get(flag)), None)

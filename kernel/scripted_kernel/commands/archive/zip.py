@@ -20,10 +20,11 @@ from ...fs import FsError
 from ...shell.errors import LimitExceeded
 from ...shell.limits import check_clock
 from ...shell.patterns import glob_match
+from .._bytes import read_bytes
 from .._options import UsageError
 from ..registry import Usage, command
 from .codecs import CHUNK, Ceiling
-from .members import Destination, drop_dotdot, read_operand_bytes
+from .members import Destination, drop_dotdot
 
 ZIP_FLAGS = set("rqjyDT0123456789gm")
 UNZIP_FLAGS = set("lovnqjpt")
@@ -280,7 +281,7 @@ class Unzip:
         name = self.archive
         for candidate in (name, name + ".zip", name + ".ZIP"):
             try:
-                data = read_operand_bytes(self.ctx, candidate)
+                data = read_bytes(self.ctx, candidate)
                 break
             except FsError:
                 continue
