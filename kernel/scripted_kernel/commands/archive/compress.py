@@ -167,14 +167,20 @@ class Tool:
                 return suffix
         return None
 
+    def read(self, name: str, path: str) -> bytes | None:
+        """The input file's bytes; None when it cannot be read (reported)."""
+        try:
+            return self.ctx.fs.read_bytes(path)
+        except FsError as e:
+            self.missing(name, e.strerror)
+            return None
+
     def pack(self, name: str, path: str, st):
         if self.known_suffix(name) is not None and not (self.opts.has("f") or self.to_stdout):
             self.has_suffix(name)
             return
-        try:
-            data = self.ctx.fs.read_bytes(path)
-        except FsError as e:
-            self.missing(name, e.strerror)
+        data = self.read(name, path)
+        if data is None:
             return
         keep_name = "" if self.opts.has("n") else name.rsplit("/", 1)[-1]
         packed = self.codec.compress(data, self.level, keep_name,
@@ -196,10 +202,8 @@ class Tool:
             out = self.unknown_suffix(name)
             if out is None:
                 return
-        try:
-            data = self.ctx.fs.read_bytes(path)
-        except FsError as e:
-            self.missing(name, e.strerror)
+        data = self.read(name, path)
+        if data is None:
             return
         if self.test:
             self.expand(data, name, False)
@@ -377,9 +381,6 @@ class Xz(Tool):
         if self.opts.has("e"):
             self.level |= 0x80000000          # lzma.PRESET_EXTREME
         return operands
-
-    def missing(self, name, reason):
-        self.complain(f"{name}: {reason}", 1)
 
     def is_directory(self, name):
         self.complain(f"{name}: Is a directory, skipping", 2)
