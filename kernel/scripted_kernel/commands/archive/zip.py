@@ -64,6 +64,35 @@ def _percent(size: int, packed: int) -> int:
 # ====================================================================== zip
 
 
+def _command_line(args: list, excludes: list, valued: str = "") -> tuple[list[tuple[str, str]], list]:
+    """Info-ZIP's command line: (the option letters in order, each with its value, and the
+    operands). Letters are grouped after `-`; one in `valued` takes the rest of its word or the
+    next word; -x takes the words up to the next option, into `excludes`."""
+    letters: list[tuple[str, str]] = []
+    operands, i = [], 0
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if not (a.startswith("-") and len(a) > 1):
+            operands.append(a)
+            continue
+        for j, c in enumerate(a[1:], 1):
+            if c in valued:
+                value = a[j + 1:] or (args[i] if i < len(args) else "")
+                if not a[j + 1:]:
+                    i += 1
+                letters.append((c, value))
+                break
+            if c == "x":
+                while i < len(args) and not args[i].startswith("-"):
+                    excludes.append(args[i])
+                    i += 1
+            else:
+                letters.append((c, ""))
+    return letters, operands
+
+
+
 class Zip:
     def __init__(self, ctx, argv: list):
         self.ctx, self.fs = ctx, ctx.fs
@@ -79,24 +108,13 @@ class Zip:
         self.inputs = operands[1:]
 
     def parse(self, args: list) -> list:
-        operands, i = [], 0
-        while i < len(args):
-            a = args[i]
-            i += 1
-            if a.startswith("-") and len(a) > 1:
-                for c in a[1:]:
-                    if c == "x":
-                        while i < len(args) and not args[i].startswith("-"):
-                            self.excludes.append(args[i])
-                            i += 1
-                    elif c in ZIP_FLAGS:
-                        self.flags.add(c)
-                        if c.isdigit():
-                            self.level = int(c)
-                    else:
-                        raise UsageError(f"zip error: Invalid command arguments (no such option: {c})", 16)
-            else:
-                operands.append(a)
+        letters, operands = _command_line(args, self.excludes)
+        for c, _ in letters:
+            if c not in ZIP_FLAGS:
+                raise UsageError(f"zip error: Invalid command arguments (no such option: {c})", 16)
+            self.flags.add(c)
+            if c.isdigit():
+                self.level = int(c)
         return operands
 
     def say(self, text: str, always: bool = False):
@@ -246,28 +264,14 @@ class Unzip:
         self.quiet = "q" in self.flags or "p" in self.flags
 
     def parse(self, args: list) -> list:
-        operands, i = [], 0
-        while i < len(args):
-            a = args[i]
-            i += 1
-            if a.startswith("-") and len(a) > 1:
-                for j, c in enumerate(a[1:], 1):
-                    if c == "d":
-                        value = a[j + 1:] or (args[i] if i < len(args) else "")
-                        if not a[j + 1:]:
-                            i += 1
-                        self.exdir = value
-                        break
-                    if c == "x":
-                        while i < len(args) and not args[i].startswith("-"):
-                            self.excludes.append(args[i])
-                            i += 1
-                    elif c in UNZIP_FLAGS:
-                        self.flags.add(c)
-                    else:
-                        raise UsageError(f"unzip:  unrecognized option -- {c}", 10)
+        letters, operands = _command_line(args, self.excludes, valued="d")
+        for c, value in letters:
+            if c == "d":
+                self.exdir = value
+            elif c in UNZIP_FLAGS:
+                self.flags.add(c)
             else:
-                operands.append(a)
+                raise UsageError(f"unzip:  unrecognized option -- {c}", 10)
         return operands
 
     def say(self, text: str):
