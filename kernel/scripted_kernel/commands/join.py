@@ -9,7 +9,7 @@ from typing import Optional
 from ..shell.limits import check_clock
 from ._bytes import lines_of, locale_quote, text
 from ._options import UsageError, parse
-from .comm import CHECK_DEFAULT, CHECK_OFF, CHECK_ON, Disordered, OrderCheck, read_two, two_operands
+from .comm import CHECK_OFF, Disordered, OrderCheck, order_check_mode, read_two, two_operands
 from .registry import Usage, command
 
 USAGE = Usage("[OPTION]... FILE1 FILE2", "For each pair of input lines with identical join fields, "
@@ -69,11 +69,7 @@ class Join:
         self.autocount = [0, 0]
         self.sep = text(self.tab) if self.tab not in (None, b"\n") else " "
         self.end = "\0" if opts.has("z") else "\n"
-        mode = CHECK_DEFAULT
-        for flag in opts.flags:
-            if flag in ("check-order", "nocheck-order"):
-                mode = CHECK_ON if flag == "check-order" else CHECK_OFF
-        self.check = OrderCheck(ctx, "join", mode)
+        self.check = OrderCheck(ctx, "join", order_check_mode(opts))
         self.ctx = ctx
         self.out: list[str] = []
 
