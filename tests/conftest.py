@@ -3,11 +3,12 @@ import random
 import shutil
 import signal
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from scripted_kernel import ScriptedTool
+from scripted_kernel import BashTool, ScriptedTool
 
 BASH = shutil.which("bash")
 
@@ -57,6 +58,25 @@ def run_bash(script: str, stdin: str = "", tmp_path=None):
     p = subprocess.run([BASH, "--norc", "--noprofile", "-c", script], input=stdin.encode(),
                        capture_output=True, env=env, timeout=20, cwd=tmp_path, preexec_fn=default_signals)
     return p.stdout.decode("utf-8", "surrogateescape"), p.returncode
+
+
+def real_with_files(script: str, files: dict, stdin: str = "", timeout: float = 60) -> tuple:
+    """(stdout, stderr, status) of real bash run in a new empty directory holding `files`
+    (name -> text or bytes): the oracle of the differential command tests."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, content in files.items():
+            (Path(tmp) / name).write_bytes(content if isinstance(content, bytes) else content.encode())
+        p = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], input=stdin.encode(),
+                           capture_output=True, cwd=tmp, timeout=timeout,
+                           env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": tmp})
+    return (p.stdout.decode("utf-8", "surrogateescape"), p.stderr.decode("utf-8", "surrogateescape"),
+            p.returncode)
+
+
+def ours_with_files(script: str, files: dict, stdin: str = "") -> tuple:
+    """(stdout, stderr, status) of a BashTool over a MemoryFs holding `files`."""
+    r = BashTool.builder().files(dict(files)).build().execute(script, stdin=stdin)
+    return r.stdout, r.stderr, r.exit_code
 
 
 def script_corpus(skip: str = "") -> list[str]:

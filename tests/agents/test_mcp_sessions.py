@@ -49,7 +49,8 @@ def test_the_sessions_files_together_stay_within_max_bytes():
     async def scenario():
         sessions = pool(max_bytes=24 * MIB)
         a, b = McpSession(), McpSession()
-        r = await sessions.execute(a, "printf '%10000000s' > /tmp/big1; printf '%10000000s' > /tmp/big2 && echo written")
+        r = await sessions.execute(a, "printf '%10000000s' > /tmp/big1; "
+                                      "printf '%10000000s' > /tmp/big2 && echo written")
         assert r.stdout == "written\n", r.stderr
         # b may write only what a leaves (24 MiB - 19.1), less a shell state's reserve (1 MiB)
         r = await sessions.execute(b, "printf '%10000000s' > /tmp/big && echo written")

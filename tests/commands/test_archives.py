@@ -43,7 +43,8 @@ def same(script: str, tmp_path, files=None, tools=("tar",), stderr=True):
             pytest.skip(f"{tool} is not installed")
     files = files or {}
     real, ours = _real(script, files, tmp_path), _ours(script, files)
-    assert ours[0] == real[0], f"stdout differs\nours:\n{ours[0]}\nreal:\n{real[0]}\nstderr ours:\n{ours[1]}\nreal:\n{real[1]}"
+    assert ours[0] == real[0], (f"stdout differs\nours:\n{ours[0]}\nreal:\n{real[0]}\n"
+                                f"stderr ours:\n{ours[1]}\nreal:\n{real[1]}")
     assert ours[2] == real[2], f"status {ours[2]} != {real[2]}\nstderr ours:\n{ours[1]}\nreal:\n{real[1]}"
     if stderr:
         assert ours[1] == real[1], f"stderr differs\nours:\n{ours[1]}\nreal:\n{real[1]}"
@@ -68,7 +69,8 @@ TAR_CASES = [
     FILES + f"tar cjf t.tbz {OWN} d; tar tjf t.tbz; tar tf t.tbz; tar cJf t.txz {OWN} d; tar tvf t.txz",
     FILES + f"tar -czf t.tgz {OWN} d && mkdir out && tar xzf t.tgz -C out && find out | sort && "
             "cat out/d/a.txt && stat -c '%a %Y %n' out/d/a.txt out/d/sub/n.txt out/d/sub out/d",
-    FILES + f"tar czf x.tgz {OWN} d; mkdir o; tar -xvzf x.tgz -C o; tar xf x.tgz -C o --strip-components=1 -v; find o | sort",
+    FILES + f"tar czf x.tgz {OWN} d; mkdir o; tar -xvzf x.tgz -C o; "
+            "tar xf x.tgz -C o --strip-components=1 -v; find o | sort",
     FILES + f"tar cf - {OWN} d | tar tvf -; tar czf - {OWN} d | tar xzf - -O d/a.txt",
     FILES + f"tar czf x.tgz {OWN} d; cat x.tgz | tar tf -; echo rc=$?",
     FILES + f"tar cvf x.tar {OWN} --exclude='*.txt' d; echo; tar tf x.tar --exclude=sub",
@@ -136,10 +138,13 @@ GZIP_CASES = [
     "mkdir -p d/e; echo y > d/y; echo z > d/e/z; gzip -r d; find d | sort; gunzip -r d; find d | sort",
     "seq 100 > n; gzip -9 n; gzip -t n.gz; echo rc=$?; gzip -1 -c n.gz | gunzip | gunzip | tail -1",
     "echo a > a; echo b > b; gzip a b; zcat a.gz b.gz; cat a.gz b.gz > ab.gz; zcat ab.gz; gzip -l a.gz b.gz",
-    "echo hello > a; touch -d '2024-01-02 03:04:05' a; chmod 600 a; gzip a; stat -c '%a %Y' a.gz; gunzip a.gz; stat -c '%a %Y' a",
+    "echo hello > a; touch -d '2024-01-02 03:04:05' a; chmod 600 a; gzip a; stat -c '%a %Y' a.gz; "
+    "gunzip a.gz; stat -c '%a %Y' a",
     "echo hi > a; gzip a; echo again > a; gzip a; echo rc=$?; gzip -f a; echo rc=$?; zcat a.gz",
     "echo x > t.tar; gzip t.tar; mv t.tar.gz t.tgz; gunzip t.tgz; ls",
     "echo x | gzip -n > x.gz; printf 'garbage' >> x.gz; zcat x.gz; echo rc=$?",
+    # an empty -S would name the output after the input (gunzip failed with an internal error)
+    "echo hi | gzip > a; gunzip -S '' a; echo rc=$?; echo hi > b; gzip -S '' b; echo rc=$?; ls",
 ]
 
 
@@ -165,6 +170,10 @@ def test_bzip2_and_xz(script, z, s, un, cat, tmp_path):
     same(script.format(z=z, s=s, un=un, cat=cat), tmp_path, tools=(z,))
 
 
+def test_xz_refuses_an_empty_suffix(tmp_path):
+    same("echo hi | xz > a; unxz -S '' a; echo rc=$?; xz -S '' -k a; echo rc=$?; ls", tmp_path, tools=("xz",))
+
+
 # ---------------------------------------------------------------------------- zip, unzip
 
 ZIP_FILES = FILES + "touch -d '2024-01-02 03:04:05' d/sub/b\n"
@@ -176,7 +185,8 @@ ZIP_CASES = [
     ZIP_FILES + "zip -q x.zip d/a.txt d/sub/n.txt; mkdir o; cd o; unzip ../x.zip; echo rc=$?; "
                 "cat d/a.txt; stat -c '%a %Y' d/a.txt; unzip ../x.zip; echo rc=$?; unzip -o ../x.zip; "
                 "unzip -n ../x.zip; echo rc=$?",
-    ZIP_FILES + "zip -qr x.zip d; unzip -q x.zip -d out; echo rc=$?; find out | sort; unzip -p x.zip d/a.txt; unzip -p x.zip d/sub/b",
+    ZIP_FILES + "zip -qr x.zip d; unzip -q x.zip -d out; echo rc=$?; find out | sort; unzip -p x.zip d/a.txt; "
+                "unzip -p x.zip d/sub/b",
     ZIP_FILES + "zip -q x.zip d/a.txt d/sub/b; unzip -o x.zip d/a.txt -d o2; unzip -l x.zip nosuch; echo rc=$?",
     ZIP_FILES + "unzip nosuch.zip; echo rc=$?; echo junk > bad.zip; unzip bad.zip; echo rc=$?",
     ZIP_FILES + "zip -q x.zip d/a.txt d/sub/n.txt; unzip -j -q x.zip -d flat; ls flat",

@@ -111,6 +111,11 @@ for c in "xxd h" "xxd a" "xxd -p a" "xxd -i h" "xxd -c 8 -g 4 a" "xxd -l 5 -s 3 
         r"""printf 'hello world, hello od\n' > f; hexdump -e '"%08_ax: " 8/1 "%02x " "\n"' f; hexdump -e '"%_Ad\n"' -e '4/1 "%3d" "\n"' -n 9 f; hexdump -e '1/4 "%08x" "\n"' f; od -An -w4 -tx1 -v f | head -3; cat f | od -c -N 5 -j 6""",
         r"""printf 'b 2\na 1\n' > u; sort u > s1; printf 'a x\nb y\nc z\n' > s2; join s1 s2; sort -k1,1 s2 | join - s1; comm -12 s1 s2; comm -3 s1 - < s2""",
     ]),
+    # file names in messages: bare or quoted as the shell needs (quotef), or always quoted (quoteaf)
+    'quoting': (['comm', 'join', 'md5sum', 'sha256sum', 'pr', 'od', 'expand', 'tsort', 'shuf', 'dd',
+                 'truncate', 'fmt', 'split', 'csplit'], [
+        r"""for n in 'a b' "it's" é '#x' 'x#' '~x' 'a=b' 'a:b' '{' 'a{' $'a\tb' $'\x01' "it's \"q\"" 'a\b' "it's:x" $'\u2028'; do comm "$n" /dev/null; join /dev/null "$n"; md5sum "$n"; sha256sum -c "$n"; pr "$n"; od "$n"; expand "$n"; tsort "$n"; shuf "$n"; dd if="$n" status=none; truncate -s +1 -r "$n" x; fmt "$n"; split "$n"; csplit "$n" 1; done; echo st=$?""",
+    ]),
 }
 
 # numfmt ARGS; echo st=$? for each of these

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import ours_with_files as ours, real_with_files as real
 from scripted_kernel import BashTool
 
 SQLITE3 = shutil.which("sqlite3")
@@ -22,23 +23,6 @@ FILES = {"people.csv": PEOPLE, "ragged.csv": RAGGED, "dup.csv": "a,a\n1,2\n",
 
 SETUP = ("sqlite3 t.db \"create table t(a integer primary key, b text, c real); "
          "insert into t(b, c) values ('x', 1.5), (NULL, 0.1), ('it''s', -2.0), ('ünï', 1e20);\"; ")
-
-
-def real(script: str, files: dict, stdin: str = ""):
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, content in files.items():
-            path = Path(tmp) / name
-            path.write_bytes(content if isinstance(content, bytes) else content.encode())
-        p = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], input=stdin.encode(),
-                           capture_output=True, cwd=tmp, timeout=30,
-                           env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": tmp})
-    return (p.stdout.decode("utf-8", "surrogateescape"), p.stderr.decode("utf-8", "surrogateescape"),
-            p.returncode)
-
-
-def ours(script: str, files: dict, stdin: str = ""):
-    r = BashTool.builder().files(dict(files)).build().execute(script, stdin=stdin)
-    return r.stdout, r.stderr, r.exit_code
 
 
 CASES = {
@@ -215,3 +199,18 @@ def test_absent_in_logic_mode():
     from scripted_kernel import ScriptedTool
     r = ScriptedTool.builder("t").build().execute("sqlite3 :memory: 'select 1'")
     assert r.exit_code == 127
+
+
+def test_absent_before_python_3_11(monkeypatch):
+    """The database is loaded and saved with Connection.deserialize and serialize and bounded
+    with setlimit, all new in Python 3.11: on 3.10 every run failed with an AttributeError, so
+    the command is not registered there (as tomlq is not)."""
+    import importlib
+    import sys
+
+    from scripted_kernel.commands import registry
+    from scripted_kernel.commands.sqlite3 import command as registration
+    monkeypatch.delitem(registry.COMMANDS, "sqlite3")
+    monkeypatch.setattr(sys, "version_info", (3, 10, 14, "final", 0))
+    importlib.reload(registration)
+    assert "sqlite3" not in registry.COMMANDS

@@ -3,12 +3,10 @@ bash in an empty temporary directory and in a BashTool over a MemoryFs with the 
 stdout, the exit status and stderr must match. The filters avoid what differs between the
 jq 1.6 that Debian's yq runs and our libjq 1.8 (error wording, number formatting)."""
 import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 
+from conftest import ours_with_files as ours, real_with_files as real
 from scripted_kernel import BashTool
 
 pytest.importorskip("yaml")
@@ -74,7 +72,8 @@ CASES = {
     "error after a document": "yq -c . half.yaml | cat; echo rc=${PIPESTATUS[0]}; yq -y . half.yaml; echo rc=$?",
     "recursive node": "yq . recursive.yaml; echo rc=$?",
     "unhashable key": "yq -c . keys.yaml; echo rc=$?",
-    "in place": "cp a.yaml e.yaml; yq -i -y '.a = 5' e.yaml; cat e.yaml; yq -yi '.b = 1' e.yaml b.yaml; cat e.yaml b.yaml",
+    "in place": "cp a.yaml e.yaml; yq -i -y '.a = 5' e.yaml; cat e.yaml; yq -yi '.b = 1' e.yaml b.yaml; "
+                "cat e.yaml b.yaml",
     "in place without yaml": "cp a.yaml e.yaml; yq -i .a e.yaml; echo rc=$?; cat e.yaml",
     "in place on stdin": "echo 'x: 1' | yq -i -y .; echo rc=$?",
     "jq error status": "yq '.a | error(\"boom\")' a.yaml; echo rc=$?",
@@ -82,22 +81,6 @@ CASES = {
     "from file": "echo '.a' > prog.jq; yq -f prog.jq a.yaml",
     "args": "yq -n -c '$ARGS.positional' --args x y",
 }
-
-
-def real(script: str, files: dict, stdin: str = ""):
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, content in files.items():
-            (Path(tmp) / name).write_text(content)
-        p = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], input=stdin.encode(),
-                           capture_output=True, cwd=tmp, timeout=60,
-                           env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": tmp})
-    return (p.stdout.decode("utf-8", "surrogateescape"), p.stderr.decode("utf-8", "surrogateescape"),
-            p.returncode)
-
-
-def ours(script: str, files: dict, stdin: str = ""):
-    r = BashTool.builder().files(dict(files)).build().execute(script, stdin=stdin)
-    return r.stdout, r.stderr, r.exit_code
 
 
 @needs_yq

@@ -111,7 +111,8 @@ def test_a_database_cannot_outgrow_a_file():
 
 
 def test_import_of_a_huge_file_ends_at_the_bounds():
-    make = "awk 'BEGIN { for (i = 0; i < 200000; i++) print i \",aaaaaaaaaaaaaaaaaaaa,bbbbbbbbbbbbbbbbbbbb\" }' > huge.csv; "
+    make = ("awk 'BEGIN { for (i = 0; i < 200000; i++) print i \",aaaaaaaaaaaaaaaaaaaa,bbbbbbbbbbbbbbbbbbbb\" }' "
+            "> huge.csv; ")
     r = run(make + "sqlite3 h.db 'create table t(a, b, c)' '.import --csv huge.csv t'; echo rc=$?; "
             "sqlite3 h.db 'select count(*) < 200000 from t'; wc -c < h.db",
             ExecutionLimits(max_file_bytes=4 << 20))

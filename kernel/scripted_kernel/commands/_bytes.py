@@ -4,6 +4,8 @@ GNU's size suffixes, and the two quoting styles of GNU's messages."""
 from __future__ import annotations
 
 import re
+import unicodedata
+from typing import Callable, Iterator
 
 from ..fs import FsError, access
 
@@ -20,17 +22,37 @@ def read_bytes(ctx, name: str) -> bytes:
     return ctx.fs.read_bytes(ctx.path(name))
 
 
-def read_all_bytes(ctx, cmd: str, operands: list) -> tuple[list, int]:
+class ByteInputs:
+    """The file operands of a byte-oriented command (`-` or none: standard input), read one at
+    a time: the bytes twin of _options.Inputs. An operand that cannot be read is reported in
+    the command's words (`message`, with {cmd}, {name} as `quote` quotes it, and {reason}) and
+    `status` becomes 1."""
+
+    def __init__(self, ctx, cmd: str, operands: list, message: str = "{cmd}: {name}: {reason}",
+                 quote: Callable[[str], str] | None = None):
+        self.ctx, self.cmd, self.message = ctx, cmd, message
+        self.operands = operands or ["-"]
+        self.quote = quote or shell_quote
+        self.status = 0
+
+    def __iter__(self) -> Iterator[tuple[str, bytes]]:
+        """(name, bytes) of each operand that could be read, in order."""
+        for name in self.operands:
+            try:
+                data = read_bytes(self.ctx, name)
+            except FsError as e:
+                self.status = 1
+                self.ctx.err(self.message.format(cmd=self.cmd, name=self.quote(name),
+                                                 reason=e.strerror) + "\n")
+                continue
+            yield name, data
+
+
+def read_all_bytes(ctx, cmd: str, operands: list) -> tuple[list[tuple[str, bytes]], int]:
     """[(name, bytes)] of the operands that could be read (none: standard input), and 1 if one
     could not (reported as `cmd: name: reason`, as GNU reports it), else 0."""
-    found, status = [], 0
-    for name in operands or ["-"]:
-        try:
-            found.append((name, read_bytes(ctx, name)))
-        except FsError as e:
-            ctx.err(f"{cmd}: {shell_quote(name)}: {e.strerror}\n")
-            status = 1
-    return found, status
+    inputs = ByteInputs(ctx, cmd, operands)
+    return list(inputs), inputs.status
 
 
 def lines_of(data: bytes, delim: bytes = b"\n") -> list:
@@ -53,16 +75,64 @@ def locale_quote(value: str) -> str:
     return f"‘{value}’"
 
 
-_SAFE = re.compile(r"[A-Za-z0-9_./:,+@%=-]+")
+# gnulib quotearg's shell-escape styles, as coreutils prints file names in its messages
+_SHELL_SPECIAL = frozenset(" !\"$&'()*;<=>?[\\^`|")       # any of these: the name is quoted
+_C_ESCAPES = {"\a": "a", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t", "\v": "v"}
+_PLAIN = frozenset("%+,-./0123456789:ABCDEFGHIJKLMNOPQRSTUVWXYZ]_abcdefghijklmnopqrstuvwxyz")
+
+
+def _printable(c: str) -> bool:
+    """iswprint in a UTF-8 locale (a byte that is not UTF-8 is a lone surrogate here)."""
+    return unicodedata.category(c) not in ("Cc", "Cs", "Cn", "Zl", "Zp")
+
+
+def _bare(name: str) -> bool:
+    """Whether quotef leaves the name as it is: no shell special character, no `#` or `~`
+    at the start, no lone brace, no colon, nothing unprintable."""
+    if not name or name in ("{", "}") or name[0] in "#~":
+        return False
+    return not any(c in _SHELL_SPECIAL or c == ":" or not _printable(c) for c in name)
+
+
+def _double_quotable(name: str) -> bool:
+    """quotearg's `c_and_shell_quote_compat` for every character: the name reads the same
+    between double quotes, which quote_always prefers for a name with a single quote."""
+    for i, c in enumerate(name):
+        if c in _PLAIN or c in " '" or (c in "#~" and i == 0) or (c in "{}" and len(name) == 1):
+            continue
+        if c in _SHELL_SPECIAL or c in "#~{}\\" or not _printable(c):
+            return False
+    return True
+
+
+def quote_always(name: str) -> str:
+    """GNU quoteaf() (shell-escape-always): a file name always quoted, `'a b'`, "it's",
+    unprintable characters as $'\\t' or octal bytes: 'a'$'\\t''b'."""
+    if "'" in name and _double_quotable(name):
+        return f'"{name}"'
+    out, escaping = ["'"], False
+    for c in name:
+        if _printable(c) and c not in _C_ESCAPES:
+            if escaping:
+                out.append("''" if c != "'" else "")
+                escaping = False
+            out.append("'\\''" if c == "'" else c)
+            continue
+        if not escaping:
+            out.append("'$'")
+            escaping = True
+        if c in _C_ESCAPES:
+            out.append("\\" + _C_ESCAPES[c])
+        else:
+            out.extend(f"\\{byte:03o}" for byte in c.encode("utf-8", "surrogateescape"))
+    out.append("'")
+    return "".join(out)
 
 
 def shell_quote(name: str) -> str:
-    """GNU quotef(): a file name as the shell would need it, bare when nothing needs quoting."""
-    if _SAFE.fullmatch(name):
-        return name
-    if "'" not in name:
-        return f"'{name}'"
-    return "'" + name.replace("'", "'\\''") + "'"
+    """GNU quotef(): a file name as the shell would need it, bare when nothing needs quoting
+    (quoted as quote_always quotes it otherwise)."""
+    return name if _bare(name) else quote_always(name)
 
 
 _SUFFIXES = "KMGTPEZYRQ"
@@ -96,5 +166,5 @@ def parse_size(text_value: str, allow_b: bool = True, extra: dict | None = None)
     return number * base ** power
 
 
-__all__ = ["read_bytes", "read_all_bytes", "lines_of", "text", "locale_quote", "shell_quote",
-           "parse_size", "FsError"]
+__all__ = ["read_bytes", "ByteInputs", "read_all_bytes", "lines_of", "text", "locale_quote", "shell_quote",
+           "quote_always", "parse_size", "FsError"]

@@ -8,8 +8,9 @@ import zlib
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ..fs import FsError, access
+from ..fs import FsError
 from ..shell.limits import check_clock
+from ._bytes import read_bytes, shell_quote
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
 
@@ -115,19 +116,6 @@ PROGRAMS = {"md5sum": "md5", "sha1sum": "sha1", "sha224sum": "sha224", "sha256su
 
 
 # ------------------------------------------------------------------ names as coreutils prints them
-
-_SHELL_SPECIAL = set(" \t\n!\"$&'()*;<>?[\\]^`{|}")
-
-
-def quote(name: str) -> str:
-    """A file name in an error message, as coreutils' quotef (shell-escape style) prints it:
-    bare when the shell would take it as one word, else quoted."""
-    if name and not (set(name) & _SHELL_SPECIAL) and name[0] not in "#~":
-        return name
-    if "'" in name and not (set(name) & set("\"$`\\\n\t")):
-        return f'"{name}"'
-    return "'" + name.replace("'", "'\\''") + "'"
-
 
 def _escaped(name: str) -> tuple[str, str]:
     """(prefix, name) for an output line: a name with a backslash or newline is written with
@@ -245,12 +233,6 @@ def _check_combinations(program: str, opts, s: Settings, is_cksum: bool):
 
 # ------------------------------------------------------------------ printing sums
 
-def _read(ctx, name: str) -> bytes:
-    if name == "-":
-        return ctx.read_stdin_bytes()
-    return access.read_text(ctx, name).encode("utf-8", "surrogateescape")
-
-
 def _sum_line(s: Settings, data: bytes, name: Optional[str]) -> str:
     """One output line (without its terminator). `name` None: standard input read without an
     operand, which cksum's own sums print without a name."""
@@ -260,6 +242,8 @@ def _sum_line(s: Settings, data: bytes, name: Optional[str]) -> str:
         return f"{sysv_sum(data)} {-(-len(data) // 512)}" + (f" {name}" if name is not None else "")
     if s.algorithm == "bsd":
         return f"{bsd_sum(data):05d} {-(-len(data) // 1024):5d}" + (f" {name}" if name is not None else "")
+    # only cksum -c without -a has no digest (each line names its own), and it prints no sums
+    assert s.digest is not None
     shown = "-" if name is None else name
     prefix, shown = ("", shown) if s.zero else _escaped(shown)
     hexdigest = s.digest.hexdigest(data)
@@ -273,9 +257,9 @@ def _print_sums(ctx, s: Settings, operands: list) -> int:
     end = "\0" if s.zero else "\n"
     for name in operands or [None]:
         try:
-            data = _read(ctx, "-" if name is None else name)
+            data = read_bytes(ctx, "-" if name is None else name)
         except FsError as e:
-            ctx.err(f"{s.program}: {quote(name)}: {e.strerror}\n")
+            ctx.err(f"{s.program}: {shell_quote(name)}: {e.strerror}\n")
             status = 1
             continue
         ctx.out(_sum_line(s, data, name) + end)
@@ -416,9 +400,9 @@ def _check_file(ctx, s: Settings, list_name: str) -> bool:
     """Verify the sums listed in one file; True when it passes."""
     shown_list = "standard input" if list_name == "-" else list_name
     try:
-        text = _read(ctx, list_name).decode("utf-8", "surrogateescape")
+        text = read_bytes(ctx, list_name).decode("utf-8", "surrogateescape")
     except FsError as e:
-        ctx.err(f"{s.program}: {quote(list_name)}: {e.strerror}\n")
+        ctx.err(f"{s.program}: {shell_quote(list_name)}: {e.strerror}\n")
         return False
     reader, tally, properly_formatted = LineReader(s), Tally(), 0
     lines = text.split("\n")
@@ -432,13 +416,13 @@ def _check_file(ctx, s: Settings, list_name: str) -> bool:
             tally.misformatted += 1
             if s.warn:
                 tag = s.digest.tag if s.digest else "checksum"
-                ctx.err(f"{s.program}: {quote(shown_list)}: {number}: improperly formatted "
+                ctx.err(f"{s.program}: {shell_quote(shown_list)}: {number}: improperly formatted "
                         f"{tag} checksum line\n")
             continue
         properly_formatted += 1
         _verify(ctx, s, entry, tally)
     if not properly_formatted:
-        ctx.err(f"{s.program}: {quote(shown_list)}: no properly formatted checksum lines found\n")
+        ctx.err(f"{s.program}: {shell_quote(shown_list)}: no properly formatted checksum lines found\n")
         return False
     if not s.status_only:
         if tally.misformatted:
@@ -453,7 +437,7 @@ def _check_file(ctx, s: Settings, list_name: str) -> bool:
                     f" did NOT match\n")
     if s.ignore_missing and not tally.verified:
         if not s.status_only:
-            ctx.err(f"{s.program}: {quote(shown_list)}: no file was verified\n")
+            ctx.err(f"{s.program}: {shell_quote(shown_list)}: no file was verified\n")
         return False
     return not (tally.mismatched or tally.unreadable or (s.strict and tally.misformatted))
 
@@ -462,12 +446,12 @@ def _verify(ctx, s: Settings, entry: CheckLine, tally: Tally):
     # -c's report escapes a name only for a newline (a backslash alone is printed as it is)
     prefix, shown = _escaped(entry.name) if "\n" in entry.name else ("", entry.name)
     try:
-        data = _read(ctx, entry.name)
+        data = read_bytes(ctx, entry.name)
     except FsError as e:
         if s.ignore_missing and e.strerror == "No such file or directory":
             return
         tally.unreadable += 1
-        ctx.err(f"{s.program}: {quote(entry.name)}: {e.strerror}\n")
+        ctx.err(f"{s.program}: {shell_quote(entry.name)}: {e.strerror}\n")
         if not s.status_only:
             ctx.out(f"{prefix}{shown}: FAILED open or read\n")
         return

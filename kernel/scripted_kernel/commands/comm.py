@@ -39,6 +39,15 @@ def read_two(ctx, cmd: str, ops: list) -> list:
     return contents
 
 
+def order_check_mode(opts) -> str:
+    """CHECK_ON or CHECK_OFF by the last of --check-order and --nocheck-order, else the default."""
+    mode = CHECK_DEFAULT
+    for flag in opts.flags:
+        if flag in ("check-order", "nocheck-order"):
+            mode = CHECK_ON if flag == "check-order" else CHECK_OFF
+    return mode
+
+
 class OrderCheck:
     """GNU's disorder warning: by default only once an unpairable line has been seen and only
     a warning (the status becomes 1 at the end); with --check-order, fatal at once."""
@@ -77,10 +86,7 @@ def run(ctx, argv):
         "check-order": "check-order", "nocheck-order": "nocheck-order", "total": "total",
         "zero-terminated": "z"}, long_values={"output-delimiter": "output-delimiter"})
     two_operands("comm", ops)
-    mode = CHECK_DEFAULT
-    for flag in opts.flags:
-        if flag in ("check-order", "nocheck-order"):
-            mode = CHECK_ON if flag == "check-order" else CHECK_OFF
+    mode = order_check_mode(opts)
     sep = opts.get("output-delimiter", "\t") or "\0"
     delim = b"\0" if opts.has("z") else b"\n"
     show = [not opts.has("1"), not opts.has("2"), not opts.has("3")]
@@ -112,7 +118,9 @@ def _merge(files: list, show: list, sep: str, end: str, check: OrderCheck, out: 
             check.seen_unpairable = True
         totals[column] += 1
         if show[column]:
-            out.append(prefix[column] + text(a if order <= 0 else b) + end)
+            line = a if order <= 0 else b
+            assert line is not None         # order <= 0 only when a is there, > 0 only when b is
+            out.append(prefix[column] + text(line) + end)
         for which in (0, 1):
             if (which == 0 and order <= 0) or (which == 1 and order >= 0):
                 _step(files, pos, which, check)

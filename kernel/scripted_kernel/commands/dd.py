@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Optional
 
 from ..fs import FsError, access
-from ._bytes import locale_quote, read_bytes, shell_quote
+from ._bytes import locale_quote, quote_always, read_bytes, shell_quote
 from ._options import UsageError
 from .registry import Usage, command
 
@@ -47,16 +48,17 @@ class Job:
     """The operands of one dd."""
 
     def __init__(self):
-        self.input = self.output = None
+        self.input: Optional[str] = None
+        self.output: Optional[str] = None
         self.ibs = self.obs = 512
         self.bs_given = False
-        self.count = None
+        self.count: Optional[int] = None
         self.skip = self.seek = 0
-        self.conv: set = set()
-        self.iflag: set = set()
-        self.oflag: set = set()
+        self.conv: set[str] = set()
+        self.iflag: set[str] = set()
+        self.oflag: set[str] = set()
         self.status = "default"
-        self.warnings: list = []
+        self.warnings: list[str] = []
         self.old = b""                  # of='s contents when it was opened
 
 
@@ -132,10 +134,6 @@ def _parse(argv: list) -> Job:
     return job
 
 
-def _quote(name: str) -> str:
-    return "'" + name.replace("'", "'\\''") + "'"
-
-
 @command("dd", usage=USAGE, needs_files=True)
 def dd(ctx, argv):
     job = _parse(argv)
@@ -146,11 +144,7 @@ def dd(ctx, argv):
     started = time.monotonic()
     skip_bytes = job.skip if "skip_bytes" in job.iflag else job.skip * job.ibs
     limit = _output_limit(ctx, job)
-    try:
-        data = _input(ctx, job, skip_bytes, limit)
-    except FsError as e:
-        ctx.err(f"dd: failed to open {_quote(job.input)}: {e.strerror}\n")
-        return 1
+    data = _input(ctx, job, skip_bytes, limit)
     if data is None:
         return 1
     blocks_in = _records(len(data), job.ibs)
@@ -178,7 +172,7 @@ def _output_limit(ctx, job: Job) -> int:
     return ctx.limits.max_file_bytes + 1
 
 
-def _input(ctx, job: Job, skip: int, limit: int):
+def _input(ctx, job: Job, skip: int, limit: int) -> Optional[bytes]:
     """The input bytes after skip, up to count; None when it cannot be had (reported)."""
     wanted = None
     if job.count is not None:
@@ -193,7 +187,14 @@ def _input(ctx, job: Job, skip: int, limit: int):
         if job.input == "/dev/zero":
             return bytes(size)
         return ctx.random.randbytes(size)
-    data = read_bytes(ctx, job.input) if job.input is not None else ctx.read_stdin_bytes()
+    if job.input is None:
+        data = ctx.read_stdin_bytes()
+    else:
+        try:
+            data = read_bytes(ctx, job.input)
+        except FsError as e:
+            ctx.err(f"dd: failed to open {quote_always(job.input)}: {e.strerror}\n")
+            return None
     if skip > len(data):
         if job.input is not None:
             ctx.err(f"dd: {shell_quote(job.input)}: cannot skip to specified offset\n")
@@ -221,6 +222,7 @@ def _convert(data: bytes, job: Job) -> bytes:
 def _open_output(ctx, job: Job) -> bool:
     """Open of= as GNU does before copying (created if absent); False when it cannot be
     (reported, no summary)."""
+    assert job.output is not None           # called for of= only
     exists = ctx.fs.exists(ctx.path(job.output))
     problem = ("File exists" if "excl" in job.conv and exists else
                "No such file or directory" if "nocreat" in job.conv and not exists else None)
@@ -232,7 +234,7 @@ def _open_output(ctx, job: Job) -> bool:
         except FsError as e:
             problem = e.strerror
     if problem is not None:
-        ctx.err(f"dd: failed to open {_quote(job.output)}: {problem}\n")
+        ctx.err(f"dd: failed to open {quote_always(job.output)}: {problem}\n")
         return False
     return True
 
@@ -246,7 +248,7 @@ def _write(ctx, job: Job, data: bytes):
     keep = seek or "notrunc" in job.conv
     old = job.old if keep else b""
     if seek + len(data) > ctx.limits.max_file_bytes:
-        ctx.err(f"dd: error writing {_quote(job.output)}: File too large\n")
+        ctx.err(f"dd: error writing {quote_always(job.output)}: File too large\n")
         return 1
     if "append" in job.oflag:
         content = (job.old if "notrunc" in job.conv else b"") + data
@@ -258,7 +260,7 @@ def _write(ctx, job: Job, data: bytes):
         writer = access.writer(ctx, job.output)
         writer(content.decode("utf-8", "surrogateescape"))
     except FsError as e:
-        ctx.err(f"dd: error writing {_quote(job.output)}: {e.strerror}\n")
+        ctx.err(f"dd: error writing {quote_always(job.output)}: {e.strerror}\n")
         return 1
     return None
 

@@ -3,8 +3,7 @@ paragraphs, the same cost function (short lines, raggedness, sentence ends, wido
 orphans), so the same line breaks."""
 from __future__ import annotations
 
-from ..fs import FsError
-from ._bytes import locale_quote, read_bytes
+from ._bytes import ByteInputs, locale_quote, quote_always
 from ._options import UsageError, parse
 from .registry import Usage, command
 
@@ -362,15 +361,9 @@ def run(ctx, argv):
             width = goal + 10
     else:
         goal = width * (2 * (100 - LEEWAY) + 1) // 200
-    status = 0
-    for name in ops or ["-"]:
-        try:
-            data = read_bytes(ctx, name)
-        except FsError as e:
-            ctx.err(f"fmt: cannot open '{name}' for reading: {e.strerror}\n")
-            status = 1
-            continue
+    inputs = ByteInputs(ctx, "fmt", ops, "{cmd}: cannot open {name} for reading: {reason}", quote_always)
+    for _, data in inputs:
         job = Fmt(width, goal, opts.has("c"), opts.has("t"), opts.has("s"), opts.has("u"),
                   opts.get("p", ""))
         ctx.write_bytes(job.run(data))
-    return status
+    return inputs.status

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 import struct
+from typing import Literal, Optional
 
 from ..shell.limits import check_clock, check_length
-from ._bytes import FsError, locale_quote, parse_size, read_bytes, shell_quote
+from ._bytes import ByteInputs, FsError, locale_quote, parse_size, read_bytes
 from ._options import UsageError, parse
 from .registry import Usage, command
 
@@ -42,19 +43,14 @@ class Sink:
         return 0
 
 
-def concatenated(ctx, cmd: str, operands: list, message: str = "{cmd}: {name}: {reason}"):
+def concatenated(ctx, cmd: str, operands: list) -> tuple[bytes, Optional[bool]]:
     """The operands' bytes one after the other (none: standard input), and whether one failed
     (None when none could be read)."""
-    pieces, failed = [], False
-    for name in operands or ["-"]:
-        try:
-            pieces.append(read_bytes(ctx, name))
-        except FsError as e:
-            ctx.err(message.format(cmd=cmd, name=shell_quote(name), reason=e.strerror) + "\n")
-            failed = True
-    if failed and not pieces:
+    inputs = ByteInputs(ctx, cmd, operands)
+    pieces = [data for _, data in inputs]
+    if inputs.status and not pieces:
         return b"", None
-    return b"".join(pieces), failed
+    return b"".join(pieces), bool(inputs.status)
 
 
 def _printable(byte: int) -> bool:
@@ -103,7 +99,7 @@ class OdType:
         if self.kind == "c":
             c = chunk[0]
             return _C_ESCAPES.get(c) or (chr(c) if _printable(c) else f"{c:03o}")
-        order = "big" if big_endian else "little"
+        order: Literal["big", "little"] = "big" if big_endian else "little"
         if self.kind == "f":
             value = struct.unpack((">" if big_endian else "<") + ("f" if self.size == 4 else "d"), chunk)[0]
             return _shortest_float(value, self.size)
@@ -129,7 +125,7 @@ def _shortest_float(value: float, size: int) -> str:
     return "%.17g" % value
 
 
-def _od_types(spec: str, errors: list) -> list:
+def _od_types(spec: str, errors: list[str]) -> list[OdType]:
     """The types of one -t argument (GNU decode_format_string)."""
     types, s = [], spec
     while s:
@@ -140,20 +136,22 @@ def _od_types(spec: str, errors: list) -> list:
                 size, s = _SIZE_LETTERS[s[0]], s[1:]
             else:
                 m = re.match(r"\d*", s)
+                assert m is not None                # \d* matches the empty string
                 size = int(m.group()) if m.group() else 4
                 s = s[m.end():]
                 if size not in (1, 2, 4, 8):
                     errors.append(f"od: invalid type string {locale_quote(spec)};\nthis system "
                                   f"doesn't provide a {size}-byte integral type")
                     return []
-            width = {"d": _SIGNED_DIGITS, "o": _OCT_DIGITS, "u": _UNSIGNED_DIGITS}.get(kind, None)
-            width = width[size] if width else 2 * size
+            digits = {"d": _SIGNED_DIGITS, "o": _OCT_DIGITS, "u": _UNSIGNED_DIGITS}.get(kind)
+            width = digits[size] if digits else 2 * size
         elif kind == "f":
             s = s[1:]
             if s[:1] in _FLOAT_LETTERS:
                 size, s = _FLOAT_LETTERS[s[0]], s[1:]
             else:
                 m = re.match(r"\d*", s)
+                assert m is not None                # \d* matches the empty string
                 size = int(m.group()) if m.group() else 8
                 s = s[m.end():]
                 if size not in (4, 8):
@@ -179,7 +177,8 @@ def _od_number(text: str, option: str, long_name: str) -> int:
     value = None
     if m:
         digits = m.group(1)
-        base = int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 8) if digits.startswith("0") else int(digits)
+        base = (int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 8) if digits.startswith("0")
+                else int(digits))
         scale = parse_size("1" + m.group(2)) if m.group(2) else 1
         value = base * scale if scale is not None else None
     if value is None:
@@ -206,7 +205,8 @@ def _parse_od(argv: list):
 @command("od", usage=_OD_USAGE)
 def od(ctx, argv):
     opts, ops = _parse_od(argv)
-    errors, types = [], []
+    errors: list[str] = []
+    types: list[OdType] = []
     radix, skip, limit, width, big = "o", 0, None, None, False
     for flag in opts.flags:
         if flag in _OLD_FORMATS:
@@ -386,7 +386,8 @@ class Unit:
 
 def _hexdump_units(text: str) -> list:
     """util-linux add_fmt + rewrite_rules: a format string as format units of print units."""
-    units, p = [], 0
+    units: list[Unit] = []
+    p = 0
     while True:
         while p < len(text) and text[p].isspace():
             p += 1
@@ -469,9 +470,11 @@ def _conversion(prefix: str, flags: str, conv: str, unit: Unit) -> Conversion:
         return Conversion("float", f"{prefix}%{flags}{conv}", count or 8)
     if conv == "s":
         precision = re.search(r"\.(\d+)", flags)
-        if not count and not precision:
-            raise HexdumpError("%s requires a precision or a byte count")
-        return Conversion("str", f"{prefix}%{flags}s", count or int(precision.group(1)))
+        if not count:
+            if not precision:
+                raise HexdumpError("%s requires a precision or a byte count")
+            count = int(precision.group(1))
+        return Conversion("str", f"{prefix}%{flags}s", count)
     if conv[:2] in ("_a", "_A"):
         if conv[1] == "A":
             unit.is_end = True
@@ -595,7 +598,8 @@ def _hexdump_number(text: str, what: str) -> int:
     m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([A-Za-z]*)", text.strip())
     if m:
         digits = m.group(1)
-        value = int(digits, 0) if digits[:2].lower() == "0x" else int(digits, 8) if digits.startswith("0") and len(digits) > 1 else int(digits)
+        value = (int(digits, 0) if digits[:2].lower() == "0x"
+                 else int(digits, 8) if digits.startswith("0") and len(digits) > 1 else int(digits))
         scale = parse_size("1" + m.group(2), allow_b=False) if m.group(2) else 1
         if scale is not None:
             return value * scale
@@ -673,6 +677,7 @@ _NORMAL, _PLAIN, _INCLUDE, _BITS, _LITTLE = 0, 1, 2, 4, 8
 def _strtol(text: str) -> int:
     """C strtol(s, NULL, 0): the longest number at the start, 0 when there is none."""
     m = re.match(r"\s*([-+]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)?", text)
+    assert m is not None                    # every part is optional: it always matches
     digits = m.group(2)
     if not digits:
         return 0
@@ -700,41 +705,35 @@ def _xxd_usage() -> UsageError:
     return UsageError(_XXD_USAGE_TEXT.rstrip("\n"), 1)
 
 
+# the options that only set one field: (field, value)
+_XXD_SETTINGS = {"-b": ("kind", _BITS), "-e": ("kind", _LITTLE), "-u": ("upper", True),
+                 "-p": ("kind", _PLAIN), "-i": ("kind", _INCLUDE), "-C": ("capitalize", True),
+                 "-d": ("decimal", True), "-r": ("revert", True)}
+
+
+def _xxd_value(args: list, rest: str, long_tail: str) -> str:
+    """The value of the option args[0]: glued on (`rest`), unless the rest spells the long name,
+    else the next argument (taken from `args`)."""
+    if rest and rest[:len(long_tail)] != long_tail:
+        return rest
+    if len(args) < 2:
+        raise _xxd_usage()
+    return args.pop(1)
+
+
 def _parse_xxd(argv: list) -> XxdOptions:
     o, args = XxdOptions(), list(argv[1:])
     while args:
         arg = args[0]
         pp = arg[1:] if arg.startswith("--") and len(arg) > 2 else arg
         letter, rest = pp[:2], pp[2:]
-
-        def value(long_tail: str):
-            """The option's value: glued on, unless the rest spells the long name."""
-            if rest and rest[:len(long_tail)] != long_tail:
-                return rest
-            if len(args) < 2:
-                raise _xxd_usage()
-            return args.pop(1)
         if pp == "--":
             args.pop(0)
             break
         if letter == "-a":
             o.autoskip = not o.autoskip
-        elif letter == "-b":
-            o.kind = _BITS
-        elif letter == "-e":
-            o.kind = _LITTLE
-        elif letter == "-u":
-            o.upper = True
-        elif letter == "-p":
-            o.kind = _PLAIN
-        elif letter == "-i":
-            o.kind = _INCLUDE
-        elif letter == "-C":
-            o.capitalize = True
-        elif letter == "-d":
-            o.decimal = True
-        elif letter == "-r":
-            o.revert = True
+        elif letter in _XXD_SETTINGS:
+            setattr(o, *_XXD_SETTINGS[letter])
         elif letter == "-E":
             pass                            # EBCDIC: not supported, shown as ASCII
         elif letter == "-v":
@@ -743,24 +742,24 @@ def _parse_xxd(argv: list) -> XxdOptions:
             if rest and rest[:9] == "apitalize":
                 o.capitalize = True
             else:
-                o.cols, o.cols_given = _strtol(value("ols")), True
+                o.cols, o.cols_given = _strtol(_xxd_value(args, rest, "ols")), True
         elif letter == "-g":
-            o.group = _strtol(value("roup"))
+            o.group = _strtol(_xxd_value(args, rest, "roup"))
         elif letter == "-o":
-            o.display_offset = _strtol(value("ffset"))
+            o.display_offset = _strtol(_xxd_value(args, rest, "ffset"))
         elif letter == "-s":
-            text = value("eek") if not rest[:3] == "kip" else value("kip")
+            text = _xxd_value(args, rest, "kip" if rest[:3] == "kip" else "eek")
             o.relative = text.startswith("+")
             text = text[1:] if o.relative else text
             o.negative = text.startswith("-")
             o.seek = _strtol(text[1:] if o.negative else text)
         elif letter == "-l":
-            o.length = _strtol(value("en"))
+            o.length = _strtol(_xxd_value(args, rest, "en"))
         elif letter == "-n":
-            o.name = value("ame")
+            o.name = _xxd_value(args, rest, "ame")
         elif letter == "-R":
             if not rest:
-                value("when")               # colours: never, output is not a terminal
+                _xxd_value(args, rest, "when")      # colours: never, output is not a terminal
         elif pp.startswith("-") and len(pp) > 1:
             raise _xxd_usage()
         else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import unicodedata
+from typing import Optional
 from encodings.aliases import aliases
 
 from ..fs import FsError, access
@@ -27,11 +28,11 @@ TRANSLIT = {"€": "EUR", "“": '"', "”": '"', "„": '"', "‟": '"', "«": 
             "¢": "c", "°": "?", "±": "+/-", "¼": " 1/4", "½": " 1/2", "¾": " 3/4"}
 
 
-def codec_for(name: str):
+def codec_for(name: str) -> tuple[Optional[str], set[str]]:
     """(Python codec name, suffixes) for an iconv charset name like `ASCII//TRANSLIT`; the codec
     is None when the standard library has none of that name."""
-    base, *suffixes = name.split("//")
-    suffixes = {s.upper() for s in suffixes if s}
+    base, *parts = name.split("//")
+    suffixes = {s.upper() for s in parts if s}
     base = base.strip() or "UTF-8"
     candidate = GLIBC_NAMES.get(base.upper(), base)
     try:
@@ -73,8 +74,9 @@ def convert(data: bytes, source: str, target: str, omit: bool, translit: bool, i
     except UnicodeDecodeError as e:
         converted = data[:e.start].decode(source, "ignore").encode(target, "ignore")
         if e.reason.startswith("unexpected end"):
-            raise ConversionError("incomplete character or shift sequence at end of buffer", converted)
-        raise ConversionError(f"illegal input sequence at position {e.start}", converted)
+            raise ConversionError("incomplete character or shift sequence at end of buffer",
+                                  converted) from None
+        raise ConversionError(f"illegal input sequence at position {e.start}", converted) from None
     encoder = codecs.getincrementalencoder(target)()   # one byte-order mark, at the start
     out, skipped, at = [], False, 0
     while at < len(text):

@@ -4,11 +4,12 @@ where GNU puts them."""
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from ..shell.limits import check_clock
 from ._bytes import lines_of, locale_quote, text
 from ._options import UsageError, parse
-from .comm import CHECK_DEFAULT, CHECK_OFF, CHECK_ON, Disordered, OrderCheck, read_two, two_operands
+from .comm import CHECK_OFF, Disordered, OrderCheck, order_check_mode, read_two, two_operands
 from .registry import Usage, command
 
 USAGE = Usage("[OPTION]... FILE1 FILE2", "For each pair of input lines with identical join fields, "
@@ -68,11 +69,7 @@ class Join:
         self.autocount = [0, 0]
         self.sep = text(self.tab) if self.tab not in (None, b"\n") else " "
         self.end = "\0" if opts.has("z") else "\n"
-        mode = CHECK_DEFAULT
-        for flag in opts.flags:
-            if flag in ("check-order", "nocheck-order"):
-                mode = CHECK_ON if flag == "check-order" else CHECK_OFF
-        self.check = OrderCheck(ctx, "join", mode)
+        self.check = OrderCheck(ctx, "join", order_check_mode(opts))
         self.ctx = ctx
         self.out: list[str] = []
 
@@ -129,9 +126,9 @@ class Reader:
     def __init__(self, job: Join, lines: list, which: int):
         self.job, self.lines, self.which = job, lines, which
         self.pos = 0
-        self.prev = None
+        self.prev: Optional[Line] = None
 
-    def get(self):
+    def get(self) -> Optional[Line]:
         if self.pos >= len(self.lines):
             return None
         line = Line(self.lines[self.pos], self.job.tab)
@@ -222,7 +219,7 @@ def run(ctx, argv):
 
 def _join(job: Join, readers: list, header: bool):
     """GNU join(): walk both files; runs of equal keys make their cross product."""
-    seqs = [[], []]
+    seqs: list[list[Line]] = [[], []]
     for k in (0, 1):
         line = readers[k].get()
         if line is not None:

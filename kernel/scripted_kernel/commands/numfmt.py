@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Callable, Optional
 
 from ..shell.limits import check_length
 from ._options import Inputs, UsageError, parse, split_lines
@@ -29,9 +30,10 @@ USAGE = Usage("[OPTION]... [NUMBER]...", "Reformat NUMBER(s), or the numbers fro
 
 _POWERS = "KMGTPEZY"
 _UNITS = ("none", "si", "iec", "iec-i")
-_ROUNDING = {"up": math.ceil, "down": math.floor, "towards-zero": math.trunc,
-             "from-zero": lambda v: math.ceil(v) if v > 0 else math.floor(v),
-             "nearest": lambda v: math.floor(v + 0.5) if v >= 0 else math.ceil(v - 0.5)}
+_ROUNDING: dict[str, Callable[[float], int]] = {
+    "up": math.ceil, "down": math.floor, "towards-zero": math.trunc,
+    "from-zero": lambda v: math.ceil(v) if v > 0 else math.floor(v),
+    "nearest": lambda v: math.floor(v + 0.5) if v >= 0 else math.ceil(v - 0.5)}
 
 
 class Invalid(Exception):
@@ -183,7 +185,7 @@ def convert(field: str, s: Settings) -> str:
 
 def _fields(spec: str):
     """A --field list as a predicate on 1-based field numbers."""
-    ranges = []
+    ranges: list[tuple[int, Optional[int]]] = []
     for part in spec.split(","):
         m = re.fullmatch(r"(\d*)(-?)(\d*)", part)
         if not m or part in ("", "-"):

@@ -9,7 +9,7 @@ import time
 
 from ..fs import FsError
 from ..shell.limits import check_length
-from ._bytes import lines_of, locale_quote, read_bytes, text
+from ._bytes import ByteInputs, lines_of, locale_quote, text
 from ._options import UsageError, parse
 from .registry import Usage, command
 
@@ -107,19 +107,13 @@ def run(ctx, argv):
     if columns < 1:
         raise UsageError("pr: invalid number of columns: ‘0’")
     page = Page(opts, columns)
-    status = 0
-    for name in ops or ["-"]:
-        try:
-            data = read_bytes(ctx, name)
-        except FsError as e:
-            ctx.err(f"pr: {name}: {e.strerror}\n")
-            status = 1
-            continue
+    inputs = ByteInputs(ctx, "pr", ops)
+    for name, data in inputs:
         lines = [text(line) for line in lines_of(data)]
         stamp = _date(ctx, name)
         title = page.header if page.header is not None else ("" if name == "-" else name)
         ctx.out(_paginate(lines, page, stamp, title))
-    return status
+    return inputs.status
 
 
 def _date(ctx, name: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import re
+from typing import Union
 
 from ..fs import FsError, access
 from ..shell.limits import check_clock
@@ -51,7 +52,7 @@ def run(ctx, argv):
         if ops:
             raise bad_usage("shuf", f"extra operand {locale_quote(ops[0])}")
         lo, hi = _range(opts.get("i"))
-        items = _RangeItems(lo, hi)
+        items: Union[_RangeItems, list[str]] = _RangeItems(lo, hi)
     elif opts.has("e"):
         items = list(ops)
     else:

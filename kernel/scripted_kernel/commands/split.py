@@ -7,11 +7,12 @@ the disk is full, and the budget is checked between files.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..fs import FsError, access
 from ..shell.limits import check_clock
 from ..shell.regexes import RegexError, compile_posix, search
-from ._bytes import lines_of, locale_quote, parse_size, read_bytes, shell_quote
+from ._bytes import lines_of, locale_quote, parse_size, quote_always, read_bytes, shell_quote
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
 
@@ -82,17 +83,13 @@ class Writer:
             raise UsageError(f"{self.cmd}: output file suffixes exhausted") from None
         self.count += 1
         if self.verbose:
-            self.ctx.out(f"creating file {_quote_name(name)}\n")
+            self.ctx.out(f"creating file {quote_always(name)}\n")
         try:
             access.writer(self.ctx, name)(data.decode("utf-8", "surrogateescape"))
         except FsError as e:
             raise UsageError(f"{self.cmd}: {shell_quote(name)}: {e.strerror}") from None
         if not self.count & 255:
             check_clock()
-
-
-def _quote_name(name: str) -> str:
-    return "'" + name.replace("'", "'\\''") + "'"
 
 
 # ----------------------------------------------------------------------------------- split
@@ -181,7 +178,7 @@ def split(ctx, argv):
     try:
         data = read_bytes(ctx, source)
     except FsError as e:
-        raise UsageError(f"split: cannot open {_quote_name(source)} for reading: {e.strerror}") from None
+        raise UsageError(f"split: cannot open {quote_always(source)} for reading: {e.strerror}") from None
     if mode == "n":
         return _split_chunks(ctx, writer, data, opts.get("n"), sep_byte)
     if mode == "l":
@@ -308,9 +305,14 @@ class CsplitError(Exception):
     pass
 
 
-def _csplit_patterns(args: list) -> list:
+# (kind, target, offset, repeat): kind "line" with a line number as target, or "/" or "%" with
+# (compiled regex, its source)
+_CsplitPattern = tuple[str, Any, int, int]
+
+
+def _csplit_patterns(args: list) -> list[_CsplitPattern]:
     """[(kind, regex or line, offset, repeat)] from the PATTERN operands."""
-    patterns = []
+    patterns: list[_CsplitPattern] = []
     for arg in args:
         m = re.fullmatch(r"\{(\d+|\*)\}", arg)
         if m:
@@ -356,7 +358,7 @@ def csplit(ctx, argv):
     try:
         data = read_bytes(ctx, ops[0])
     except FsError as e:
-        raise UsageError(f"csplit: cannot open {_quote_name(ops[0])} for reading: {e.strerror}") from None
+        raise UsageError(f"csplit: cannot open {quote_always(ops[0])} for reading: {e.strerror}") from None
     lines = [line + b"\n" for line in lines_of(data)]
     if data and not data.endswith(b"\n"):
         lines[-1] = lines[-1][:-1]

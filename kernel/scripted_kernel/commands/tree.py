@@ -159,7 +159,7 @@ class Walker:
     def matches(self, pattern: str, name: str) -> bool:
         return any(glob_match(alt, name, self.o.ignore_case) for alt in pattern.split("|"))
 
-    def entry(self, directory: str, name: str) -> Entry:
+    def entry(self, directory: Optional[str], name: str) -> Entry:
         shown = name if directory is None else (directory + name if directory.endswith("/")
                                                 else f"{directory}/{name}")
         full = self.ctx.path(shown)

@@ -3,9 +3,10 @@ largest file is refused before anything is built, with the error the kernel give
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from ..fs import FsError, access
-from ._bytes import locale_quote, parse_size, read_bytes
+from ._bytes import locale_quote, parse_size, quote_always, read_bytes
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
 
@@ -18,15 +19,11 @@ USAGE = Usage("OPTION... FILE...", "Shrink or extend the size of each FILE to th
 _IO_BLOCK = 4096
 
 
-def _quote(name: str) -> str:
-    return "'" + name.replace("'", "'\\''") + "'"
-
-
-def _size(text: str):
+def _size(text: str) -> tuple[str, int]:
     """(operator, bytes) of a --size value: [+-<>/%]N[suffix]."""
     m = re.fullmatch(r"\s*([-+<>/%]?)\s*(\d+[A-Za-z]*)", text)
     value = parse_size(m.group(2), allow_b=False) if m else None
-    if value is None:
+    if m is None or value is None:
         raise UsageError(f"truncate: Invalid number: {locale_quote(text)}")
     return m.group(1), value
 
@@ -58,19 +55,23 @@ def run(ctx, argv):
         raise bad_usage("truncate", "you must specify either ‘--size’ or ‘--reference’")
     if not ops:
         raise bad_usage("truncate", "missing file operand")
-    operator, amount = _size(opts.get("s")) if opts.has("s") else ("", None)
+    amount: Optional[int] = None
+    operator = ""
+    if opts.has("s"):
+        operator, amount = _size(opts.get("s"))
     if opts.has("o") and amount is not None:
         amount *= _IO_BLOCK
     if opts.has("r"):
         try:
             reference = ctx.fs.stat(ctx.path(opts.get("r"))).size
         except FsError as e:
-            raise UsageError(f"truncate: cannot stat {_quote(opts.get('r'))}: {e.strerror}") from None
+            raise UsageError(f"truncate: cannot stat {quote_always(opts.get('r'))}: {e.strerror}") from None
         if amount is None:
             operator, amount = "", reference
         elif operator:
             amount = _new_size(operator, amount, reference)
             operator = ""
+    assert amount is not None               # --size or --reference, checked above
     status = 0
     for name in ops:
         status |= _truncate(ctx, name, operator, amount, opts.has("c"))
@@ -85,13 +86,13 @@ def _truncate(ctx, name: str, operator: str, amount: int, no_create: bool) -> in
     try:
         old = read_bytes(ctx, name) if exists else b""
     except FsError as e:
-        ctx.err(f"truncate: cannot open {_quote(name)} for writing: {e.strerror}\n")
+        ctx.err(f"truncate: cannot open {quote_always(name)} for writing: {e.strerror}\n")
         return 1
     size = _new_size(operator, amount, len(old))
     if size > ctx.limits.max_file_bytes:
         if not exists:
             _create(ctx, name)
-        ctx.err(f"truncate: failed to truncate {_quote(name)} at {size} bytes: File too large\n")
+        ctx.err(f"truncate: failed to truncate {quote_always(name)} at {size} bytes: File too large\n")
         return 1
     if size == len(old) and exists:
         return 0
@@ -99,7 +100,7 @@ def _truncate(ctx, name: str, operator: str, amount: int, no_create: bool) -> in
         access.writer(ctx, name)((old[:size] + bytes(max(0, size - len(old))))
                                  .decode("utf-8", "surrogateescape"))
     except FsError as e:
-        ctx.err(f"truncate: cannot open {_quote(name)} for writing: {e.strerror}\n")
+        ctx.err(f"truncate: cannot open {quote_always(name)} for writing: {e.strerror}\n")
         return 1
     return 0
 

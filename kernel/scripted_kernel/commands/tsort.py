@@ -3,6 +3,8 @@ of the output and the loops it reports are GNU's: items are visited in byte orde
 them in a search tree), each item's successors most recent first."""
 from __future__ import annotations
 
+from typing import Optional
+
 from ..fs import FsError
 from ..shell.limits import check_clock
 from ._bytes import read_bytes, shell_quote, text
@@ -17,7 +19,9 @@ class Item:
     __slots__ = ("name", "count", "successors", "qlink", "done")
 
     def __init__(self, name: bytes):
-        self.name, self.count, self.successors, self.qlink, self.done = name, 0, [], None, False
+        self.name, self.count, self.done = name, 0, False
+        self.successors: list[Item] = []
+        self.qlink: Optional[Item] = None
 
 
 @command("tsort", usage=USAGE)
@@ -73,7 +77,7 @@ def _sort(ctx, ordered: list, out: list, name: str) -> int:
 
 def _break_loop(ctx, ordered: list):
     """GNU detect_loop, walked over the items until one relation of a loop is removed."""
-    loop = [None]
+    loop: list[Optional[Item]] = [None]
     while True:
         for item in ordered:
             if _detect(ctx, item, loop):
@@ -82,7 +86,7 @@ def _break_loop(ctx, ordered: list):
             return
 
 
-def _detect(ctx, k: Item, loop: list) -> bool:
+def _detect(ctx, k: Item, loop: list[Optional[Item]]) -> bool:
     if k.count <= 0 or k.done:
         return False
     if loop[0] is None:
@@ -95,7 +99,7 @@ def _detect(ctx, k: Item, loop: list) -> bool:
             k.qlink = loop[0]
             loop[0] = k
             return False
-        member = loop[0]
+        member: Optional[Item] = loop[0]
         while member is not None:
             following = member.qlink
             ctx.err(f"tsort: {text(member.name)}\n")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import struct
 
 from ...fs import FsError
-from .._options import parse
+from .._bytes import read_bytes
+from .._options import UsageError, parse
 from ..registry import Usage, command
 from .codecs import BZIP2, GZIP, XZ, Ceiling, Codec, Corrupt, inflate
-from .members import read_operand_bytes
 
 
 class Tool:
@@ -62,6 +62,9 @@ class Tool:
         self.complain(f"{name}: unknown suffix -- ignored", 2)
         return None
 
+    def invalid_suffix(self, suffix: str) -> UsageError:
+        return UsageError(f"{self.speaker}: invalid suffix '{suffix}'", 1)
+
     def exists(self, out: str):
         self.complain(f"{out} already exists;\tnot overwritten", 2)
 
@@ -95,6 +98,8 @@ class Tool:
         level = int(opts.get("L", levels[-1] if levels else self.default_level))
         self.level = max(level, 1) if self.codec is not XZ else level
         if opts.has("S"):
+            if not opts.get("S"):               # it would name the output after the input
+                raise self.invalid_suffix(opts.get("S"))
             self.suffixes = {opts.get("S"): ""}
         return operands or ["-"]
 
@@ -162,14 +167,20 @@ class Tool:
                 return suffix
         return None
 
+    def read(self, name: str, path: str) -> bytes | None:
+        """The input file's bytes; None when it cannot be read (reported)."""
+        try:
+            return self.ctx.fs.read_bytes(path)
+        except FsError as e:
+            self.missing(name, e.strerror)
+            return None
+
     def pack(self, name: str, path: str, st):
         if self.known_suffix(name) is not None and not (self.opts.has("f") or self.to_stdout):
             self.has_suffix(name)
             return
-        try:
-            data = self.ctx.fs.read_bytes(path)
-        except FsError as e:
-            self.missing(name, e.strerror)
+        data = self.read(name, path)
+        if data is None:
             return
         keep_name = "" if self.opts.has("n") else name.rsplit("/", 1)[-1]
         packed = self.codec.compress(data, self.level, keep_name,
@@ -184,22 +195,22 @@ class Tool:
             self.corrupt(name, "format")
             return
         suffix = self.known_suffix(name)
-        if suffix is None and not (self.to_stdout or self.test):
+        out: str | None = None
+        if suffix is not None:
+            out = name[:len(name) - len(suffix)] + self.suffixes[suffix]
+        elif not (self.to_stdout or self.test):
             out = self.unknown_suffix(name)
             if out is None:
                 return
-        else:
-            out = name[:len(name) - len(suffix)] + self.suffixes[suffix] if suffix else None
-        try:
-            data = self.ctx.fs.read_bytes(path)
-        except FsError as e:
-            self.missing(name, e.strerror)
+        data = self.read(name, path)
+        if data is None:
             return
         if self.test:
             self.expand(data, name, False)
         elif self.to_stdout:
             self.expand(data, name, True)
         else:
+            assert out is not None              # named by its suffix, or by unknown_suffix
             self.replace(name, path, st, out, self.checked(data, name))
 
     def checked(self, data: bytes, name: str):
@@ -265,7 +276,7 @@ class Tool:
         count = 0
         for name in operands:
             try:
-                data = read_operand_bytes(self.ctx, name)
+                data = read_bytes(self.ctx, name)
             except FsError as e:
                 self.missing(self.missing_name(name), e.strerror)
                 continue
@@ -371,9 +382,6 @@ class Xz(Tool):
             self.level |= 0x80000000          # lzma.PRESET_EXTREME
         return operands
 
-    def missing(self, name, reason):
-        self.complain(f"{name}: {reason}", 1)
-
     def is_directory(self, name):
         self.complain(f"{name}: Is a directory, skipping", 2)
 
@@ -383,6 +391,9 @@ class Xz(Tool):
     def unknown_suffix(self, name):
         self.complain(f"{name}: Filename has an unknown suffix, skipping", 2)
         return None
+
+    def invalid_suffix(self, suffix):
+        return UsageError(f"{self.speaker}: {suffix}: Invalid filename suffix", 1)
 
     def exists(self, out):
         self.complain(f"{out}: File exists", 1)

@@ -9,7 +9,7 @@ inside it, and the member itself is replaced, never written through if it is a l
 """
 from __future__ import annotations
 
-from ...fs import FsError, access
+from ...fs import FsError
 from ...fs.base import EEXIST, ENOTDIR
 
 OUTSIDE = "Path leads outside the extraction directory"
@@ -123,12 +123,3 @@ class Destination:
         out = self.fs.open_write(path, mode=mode)
         for chunk in chunks:
             out.write_bytes(chunk)
-
-
-def read_operand_bytes(ctx, name: str) -> bytes:
-    """A file operand's bytes (`-` and /dev/stdin: standard input). Raises FsError."""
-    if name == "-":
-        return ctx.read_stdin_bytes()
-    if name.startswith("/dev/"):
-        return access.read_text(ctx, name).encode("utf-8", "surrogateescape")
-    return ctx.fs.read_bytes(ctx.path(name))

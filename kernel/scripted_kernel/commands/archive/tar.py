@@ -19,10 +19,11 @@ from ...fs import FsError, absolute
 from ...fs.base import EFBIG, ENOSPC
 from ...shell.limits import check_clock
 from ...shell.patterns import glob_match
+from .._bytes import read_bytes
 from .._options import UsageError
 from ..registry import Usage, command
 from .codecs import BZIP2, CHUNK, GZIP, XZ, Ceiling, ChunkReader, Corrupt, inflate, sniff
-from .members import Destination, has_dotdot, read_operand_bytes, unsafe_prefix
+from .members import Destination, has_dotdot, unsafe_prefix
 
 TRY = "Try 'tar --help' or 'tar --usage' for more information."
 FLAGS = {"c": "create", "x": "extract", "t": "list", "z": "gzip", "j": "bzip2", "J": "xz",
@@ -89,7 +90,7 @@ class Command:
                     value, i = args[i], i + 1
                 elif eq and not takes:
                     raise _bad(f"option '--{key}' doesn't allow an argument")
-                self.set(LONG_VALUES.get(key) if takes else LONG_FLAGS[key], value)
+                self.set(LONG_VALUES[key] if takes else LONG_FLAGS[key], value)
             elif a.startswith("-") and len(a) > 1:
                 for j, c in enumerate(a[1:], 1):
                     if c in VALUES:
@@ -209,9 +210,10 @@ class Tar:
                 writer = self.fs.open_write(self.ctx.path(name), mode=0o666 & ~self.ctx.umask)
                 archive_ino = self.fs.stat(self.ctx.path(name)).ino
             except FsError as e:
-                raise Fatal(f"{name}: Cannot open: {e.strerror}")
+                raise Fatal(f"{name}: Cannot open: {e.strerror}") from None
         buffer = io.BytesIO()
-        self.archive_ino, self.links = archive_ino, {}
+        self.archive_ino = archive_ino
+        self.links: dict[int, str] = {}     # inode -> the member it was first stored as (hard links)
         with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as archive:
             for operand, directory in operands:
                 self.add(archive, operand, absolute(self.ctx.cwd, directory))
@@ -224,7 +226,7 @@ class Tar:
             try:
                 writer.write_bytes(data)
             except FsError as e:
-                raise Fatal(f"{name}: Cannot write: {e.strerror}")
+                raise Fatal(f"{name}: Cannot write: {e.strerror}") from None
         return self.status()
 
     def codec_for_create(self):
@@ -242,9 +244,9 @@ class Tar:
         names = []
         for source in self.cmd.lists["files-from"]:
             try:
-                text = read_operand_bytes(self.ctx, source).decode("utf-8", "surrogateescape")
+                text = read_bytes(self.ctx, source).decode("utf-8", "surrogateescape")
             except FsError as e:
-                raise Fatal(f"{source}: Cannot open: {e.strerror}")
+                raise Fatal(f"{source}: Cannot open: {e.strerror}") from None
             names += [line for line in text.split("\n") if line]
         return names
 
@@ -330,9 +332,9 @@ class Tar:
         """(tarfile in stream mode over the archive's expanded bytes, name for messages)."""
         name = self.archive_name()
         try:
-            data = read_operand_bytes(self.ctx, name)
+            data = read_bytes(self.ctx, name)
         except FsError as e:
-            raise Fatal(f"{name}: Cannot open: {e.strerror}")
+            raise Fatal(f"{name}: Cannot open: {e.strerror}") from None
         codec = next((c for flag, c in CODEC_FLAGS.items() if self.opts.get(flag)), None)
         found = sniff(data)
         if codec is None and found is not None:
@@ -361,7 +363,8 @@ class Tar:
                 raise Fatal("Unexpected EOF in archive") from None
             if member is None:
                 return
-            archive.members.clear()
+            # tarfile keeps every member it reads in `members`, which typeshed does not declare
+            archive.members.clear()  # type: ignore[attr-defined]
             count += 1
             if count % 256 == 0:
                 check_clock()
@@ -447,7 +450,7 @@ class Tar:
                 raise FsError("Not a directory")
             self.dest = Destination(self.ctx, self.ctx.path(base))
         except FsError as e:
-            raise Fatal(f"{base}: Cannot open: {e.strerror}")
+            raise Fatal(f"{base}: Cannot open: {e.strerror}") from None
         self.strip = _strip_count(self.opts.get("strip-components"))
         self.directories: list = []
         self.placeholders: list = []
@@ -486,7 +489,7 @@ class Tar:
             self.place(archive, member, rel, shown)
         except FsError as e:
             if e.strerror in (ENOSPC, EFBIG):
-                raise Fatal(f"{shown}: Cannot write: {e.strerror}")
+                raise Fatal(f"{shown}: Cannot write: {e.strerror}") from None
             verb = "Cannot mkdir" if member.isdir() else "Cannot open"
             self.fail(f"{shown}: {verb}: {e.strerror}")
 

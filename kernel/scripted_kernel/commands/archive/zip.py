@@ -14,15 +14,17 @@ import struct
 import time
 import zipfile
 import zlib
+from typing import Optional
 
 from ...fs import FsError
 from ...shell.errors import LimitExceeded
 from ...shell.limits import check_clock
 from ...shell.patterns import glob_match
+from .._bytes import read_bytes
 from .._options import UsageError
 from ..registry import Usage, command
 from .codecs import CHUNK, Ceiling
-from .members import Destination, drop_dotdot, read_operand_bytes
+from .members import Destination, drop_dotdot
 
 ZIP_FLAGS = set("rqjyDT0123456789gm")
 UNZIP_FLAGS = set("lovnqjpt")
@@ -62,6 +64,35 @@ def _percent(size: int, packed: int) -> int:
 # ====================================================================== zip
 
 
+def _command_line(args: list, excludes: list, valued: str = "") -> tuple[list[tuple[str, str]], list]:
+    """Info-ZIP's command line: (the option letters in order, each with its value, and the
+    operands). Letters are grouped after `-`; one in `valued` takes the rest of its word or the
+    next word; -x takes the words up to the next option, into `excludes`."""
+    letters: list[tuple[str, str]] = []
+    operands, i = [], 0
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if not (a.startswith("-") and len(a) > 1):
+            operands.append(a)
+            continue
+        for j, c in enumerate(a[1:], 1):
+            if c in valued:
+                value = a[j + 1:] or (args[i] if i < len(args) else "")
+                if not a[j + 1:]:
+                    i += 1
+                letters.append((c, value))
+                break
+            if c == "x":
+                while i < len(args) and not args[i].startswith("-"):
+                    excludes.append(args[i])
+                    i += 1
+            else:
+                letters.append((c, ""))
+    return letters, operands
+
+
+
 class Zip:
     def __init__(self, ctx, argv: list):
         self.ctx, self.fs = ctx, ctx.fs
@@ -77,24 +108,13 @@ class Zip:
         self.inputs = operands[1:]
 
     def parse(self, args: list) -> list:
-        operands, i = [], 0
-        while i < len(args):
-            a = args[i]
-            i += 1
-            if a.startswith("-") and len(a) > 1:
-                for c in a[1:]:
-                    if c == "x":
-                        while i < len(args) and not args[i].startswith("-"):
-                            self.excludes.append(args[i])
-                            i += 1
-                    elif c in ZIP_FLAGS:
-                        self.flags.add(c)
-                        if c.isdigit():
-                            self.level = int(c)
-                    else:
-                        raise UsageError(f"zip error: Invalid command arguments (no such option: {c})", 16)
-            else:
-                operands.append(a)
+        letters, operands = _command_line(args, self.excludes)
+        for c, _ in letters:
+            if c not in ZIP_FLAGS:
+                raise UsageError(f"zip error: Invalid command arguments (no such option: {c})", 16)
+            self.flags.add(c)
+            if c.isdigit():
+                self.level = int(c)
         return operands
 
     def say(self, text: str, always: bool = False):
@@ -232,7 +252,7 @@ class Unzip:
     def __init__(self, ctx, argv: list):
         self.ctx, self.fs = ctx, ctx.fs
         self.flags: set = set()
-        self.exdir = None
+        self.exdir: Optional[str] = None
         self.excludes: list = []
         self.status = 0
         operands = self.parse(argv[1:])
@@ -244,28 +264,14 @@ class Unzip:
         self.quiet = "q" in self.flags or "p" in self.flags
 
     def parse(self, args: list) -> list:
-        operands, i = [], 0
-        while i < len(args):
-            a = args[i]
-            i += 1
-            if a.startswith("-") and len(a) > 1:
-                for j, c in enumerate(a[1:], 1):
-                    if c == "d":
-                        value = a[j + 1:] or (args[i] if i < len(args) else "")
-                        if not a[j + 1:]:
-                            i += 1
-                        self.exdir = value
-                        break
-                    if c == "x":
-                        while i < len(args) and not args[i].startswith("-"):
-                            self.excludes.append(args[i])
-                            i += 1
-                    elif c in UNZIP_FLAGS:
-                        self.flags.add(c)
-                    else:
-                        raise UsageError(f"unzip:  unrecognized option -- {c}", 10)
+        letters, operands = _command_line(args, self.excludes, valued="d")
+        for c, value in letters:
+            if c == "d":
+                self.exdir = value
+            elif c in UNZIP_FLAGS:
+                self.flags.add(c)
             else:
-                operands.append(a)
+                raise UsageError(f"unzip:  unrecognized option -- {c}", 10)
         return operands
 
     def say(self, text: str):
@@ -279,7 +285,7 @@ class Unzip:
         name = self.archive
         for candidate in (name, name + ".zip", name + ".ZIP"):
             try:
-                data = read_operand_bytes(self.ctx, candidate)
+                data = read_bytes(self.ctx, candidate)
                 break
             except FsError:
                 continue
@@ -302,7 +308,7 @@ class Unzip:
         self.matched: set = set()
         entries = [i for i in archive.infolist() if self.selected(i.filename)]
         if "l" in self.flags:
-            self.list(entries)
+            self.list_entries(entries)
         elif "p" in self.flags:
             self.pipe(archive, entries)
         else:
@@ -323,7 +329,7 @@ class Unzip:
         self.matched.update(hits)
         return bool(hits)
 
-    def list(self, entries: list):
+    def list_entries(self, entries: list[zipfile.ZipInfo]):
         out = self.ctx.out
         out("  Length      Date    Time    Name\n---------  ---------- -----   ----\n")
         total = 0
@@ -337,7 +343,7 @@ class Unzip:
         out(f"---------                     -------\n{total:9d}                     "
             f"{n} file{'s' if n != 1 else ''}\n")
 
-    def pipe(self, archive, entries: list):
+    def pipe(self, archive, entries: list[zipfile.ZipInfo]):
         ceiling = Ceiling(self.ctx.limits.max_string_length, "max_string_length", "unzip")
         for info in entries:
             if info.is_dir():
@@ -356,7 +362,7 @@ class Unzip:
                     return
                 yield chunk
 
-    def extract(self, archive, entries: list):
+    def extract(self, archive, entries: list[zipfile.ZipInfo]):
         limit = self.ctx.limits.max_file_count
         if len(entries) > limit:
             raise LimitExceeded("max_file_count", f"unzip: {self.archive}: {len(entries)} entries, "
@@ -369,7 +375,8 @@ class Unzip:
         dest = Destination(self.ctx, base)
         self.replace_all = "o" in self.flags
         self.refuse_all = "n" in self.flags
-        deferred, directories = [], []
+        deferred: list[tuple[str, str, str]] = []             # (path, shown, target) of symlinks
+        directories: list[tuple[str, zipfile.ZipInfo]] = []
         for count, info in enumerate(entries, 1):
             if count % 256 == 0:
                 check_clock()
@@ -450,7 +457,7 @@ class Unzip:
         exact = _extra_mtime(info)
         return exact if exact is not None else time.mktime(info.date_time + (0, 0, -1))
 
-    def finish(self, deferred: list, directories: list):
+    def finish(self, deferred: list[tuple[str, str, str]], directories: list[tuple[str, zipfile.ZipInfo]]):
         if deferred:
             self.say("finishing deferred symbolic links:")
         for path, shown, target in deferred:

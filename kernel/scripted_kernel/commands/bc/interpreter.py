@@ -6,7 +6,7 @@ Loops look at the clock, calls are bounded by max_function_depth, numbers by the
 (numbers.check_digits): a script cannot make bc run or grow past the execution's budget."""
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable
 
 from ...shell.errors import LimitExceeded
 from . import numbers as N
@@ -36,7 +36,7 @@ class Halt(Exception):
     pass
 
 
-def _truth(x: Num) -> Num:
+def _truth(x: int) -> Num:
     return ONE if x else ZERO
 
 

@@ -264,9 +264,9 @@ class Parser:
             return True
         return False
 
-    def statement_list(self) -> list:
+    def statement_list(self) -> list[tuple]:
         """Statements up to a closing brace, separated by newlines or semicolons."""
-        found = []
+        found: list[tuple] = []
         while True:
             while self.at("nl") or self.at_op(";"):
                 self.advance()

@@ -35,7 +35,9 @@ _MODES = {
 def _split_command_line(argv: list) -> tuple[list, list, list]:
     """shell.c's first pass: (options with their values, in order; the file name, if any,
     as a one-element list; the SQL and dot-command arguments)."""
-    options, database, commands = [], [], []
+    options: list[tuple[str, str, list[str]]] = []
+    database: list[str] = []
+    commands: list[str] = []
     i = 1
     while i < len(argv):
         word = argv[i]
@@ -70,7 +72,7 @@ def run(ctx, argv):
 
 
 def _run(session: Session, options: list, commands: list) -> int:
-    for name, word, values in options:
+    for name, _word, values in options:
         if name == "init":
             _run_init(session, values[0])
     for name, word, values in options:

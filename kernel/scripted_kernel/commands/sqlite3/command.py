@@ -2,6 +2,8 @@
 sqlite3 module) is imported when a script first runs it, not when the commands are loaded."""
 from __future__ import annotations
 
+import sys
+
 from ..registry import Usage, command
 
 USAGE = Usage("[OPTIONS] FILENAME [SQL]", "SQLite's command-line shell over a database file "
@@ -19,7 +21,10 @@ USAGE = Usage("[OPTIONS] FILENAME [SQL]", "SQLite's command-line shell over a da
                   "-version             show SQLite version"))
 
 
-@command("sqlite3", usage=USAGE, needs_files=True)
-def run(ctx, argv):
-    from . import cli
-    return cli.run(ctx, argv)
+# The database is loaded and saved with Connection.deserialize and serialize, and bounded with
+# setlimit, all new in Python 3.11: before it there is no sqlite3 command (as there is no tomlq).
+if sys.version_info >= (3, 11):
+    @command("sqlite3", usage=USAGE, needs_files=True)
+    def run(ctx, argv):
+        from . import cli
+        return cli.run(ctx, argv)

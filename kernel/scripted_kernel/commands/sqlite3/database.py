@@ -17,10 +17,12 @@ The guards live here, on the connection, so they hold for everything the command
 from __future__ import annotations
 
 import sqlite3
+import sys
 from typing import Optional
 
 from ...fs import FsError
 
+_NEEDS = "sqlite3 needs Python 3.11 (Connection.serialize, deserialize and setlimit)"
 PROGRESS_STEPS = 20_000        # VM instructions between checks of the deadline (about 0.1 ms)
 MEMORY_EVERY = 16              # progress calls between checks of the memory budget
 
@@ -63,6 +65,8 @@ class Database:
         return self.conn
 
     def _open(self) -> sqlite3.Connection:
+        if sys.version_info < (3, 11):      # command.py registers sqlite3 from 3.11 on only
+            raise RuntimeError(_NEEDS)
         data = self._load() if self.path is not None else b""
         conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         conn.text_factory = _text
@@ -160,6 +164,8 @@ class Database:
         conn, self.conn = self.conn, None
         if conn is None:
             return None
+        if sys.version_info < (3, 11):      # never opened (see _open)
+            raise RuntimeError(_NEEDS)
         try:
             if self.path is None or self.readonly:
                 return None

@@ -7,7 +7,7 @@ Each returns the shell's status for the line: 0, 1 for an error, 2 for .quit.
 from __future__ import annotations
 
 import sqlite3
-from typing import Callable
+from typing import Callable, Optional
 
 from ...fs import FsError, access
 from ...shell.limits import check_clock
@@ -437,7 +437,7 @@ def _dump_table(s: Session, name: str, sql: str) -> None:
         s.write(schema_line(sql, ";\n"))
     target, reals = quote_name(name), s.printer.reals
     out = []
-    for n, row in enumerate(s.db.execute(f"SELECT * FROM {quote_name(name)}")):
+    for row in s.db.execute(f"SELECT * FROM {quote_name(name)}"):
         values = ",".join(quoted_sql(v, reals, escape_newlines=True) for v in row)
         out.append(f"INSERT INTO {target} VALUES({values});\n")
         if len(out) >= 1024:
@@ -448,7 +448,7 @@ def _dump_table(s: Session, name: str, sql: str) -> None:
 
 
 def _databases(s: Session, args) -> int:
-    for _, name, path in s.db.execute("PRAGMA database_list").fetchall():
+    for _, name, _path in s.db.execute("PRAGMA database_list").fetchall():
         shown = s.db.path if name == "main" and s.db.path else '""'
         s.write(f"{name}: {shown} {'r/o' if s.db.readonly else 'r/w'}\n")
     return 0
@@ -476,7 +476,8 @@ _IMPORT_USAGE = """\
 def _import(s: Session, args) -> int:
     from .importer import import_file    # the CSV reader is only needed here
     file = table = schema = None
-    skip, col_sep, row_sep, verbose = 0, None, None, False
+    skip, verbose = 0, False
+    separators: Optional[tuple[str, str]] = None        # (column, row) of --csv or --ascii
     words = iter(args[1:])
     for word in words:
         option = word[1:] if word.startswith("--") else word
@@ -485,9 +486,9 @@ def _import(s: Session, args) -> int:
         elif option == "-schema":
             schema = next(words, None)
         elif option == "-csv":
-            col_sep, row_sep = ",", "\n"
+            separators = (",", "\n")
         elif option == "-ascii":
-            col_sep, row_sep = "\x1f", "\x1e"
+            separators = ("\x1f", "\x1e")
         elif option == "-v":
             verbose = True
         elif word.startswith("-"):
@@ -503,10 +504,11 @@ def _import(s: Session, args) -> int:
     if table is None:
         raise UsageOnOutput(f"ERROR: missing TABLE argument. Usage:\n{_IMPORT_USAGE}")
     settings = s.settings
-    if col_sep is None:
+    if separators is None:
         if settings.mode == "csv" and settings.row_sep == "\r\n":
             settings.row_sep = SEP_ROW        # shell.c changes the output's separator too
-        col_sep, row_sep = settings.col_sep, settings.row_sep
+        separators = (settings.col_sep, settings.row_sep)
+    col_sep, row_sep = separators
     if len(col_sep) != 1:
         s.error("Error: multi-character column separators not allowed for import")
         return 1

@@ -83,7 +83,8 @@ def _column_names(s: Session, file: str, header: list) -> list:
         seen[n] = seen.get(n, 0) + 1
     if all(count == 1 for count in seen.values()):
         return names
-    renamed, counters, notes = [], {}, []
+    renamed, notes = [], []
+    counters: dict[str, int] = {}
     for n in names:
         if seen[n] == 1:
             renamed.append(n)

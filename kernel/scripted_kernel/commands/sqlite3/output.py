@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 from ...shell.limits import check_clock, note_allocation
 
@@ -219,6 +219,7 @@ def display_line(z: str, width: int, wordwrap: bool) -> tuple[str, Optional[str]
             while i < length and z[i] == " ":
                 i += 1
     at = z[i] if i < length else "\0"
+    tail: Optional[str]
     if n >= width and at >= " ":
         tail = z[i:]
     elif at == "\r" and i + 1 < length and z[i + 1] == "\n":
@@ -277,6 +278,11 @@ class Printer:
             return self.reals.shown(value)
         return blob_text(value)
 
+    def cell(self, value) -> str:
+        """A value as the row modes print it (NULL as the null value)."""
+        text = self.shown(value)
+        return self.settings.null_value if text is None else text
+
     def result(self, names: list, rows) -> None:
         """Print one statement's result: `rows` is an iterator of tuples."""
         mode = self.settings.mode
@@ -321,7 +327,7 @@ class Printer:
     def _row_list(self, names, row, n) -> str:
         s = self.settings
         head = self._header_line(names) if n == 0 and s.headers else ""
-        cells = [s.null_value if v is None else self.shown(v) for v in row]
+        cells = [self.cell(v) for v in row]
         return head + s.col_sep.join(cells) + s.row_sep
 
     def _csv_cell(self, text: Optional[str]) -> str:
@@ -345,13 +351,13 @@ class Printer:
         head = ""
         if n == 0 and s.headers:
             head = s.col_sep.join(_tcl_string(x) for x in names) + s.row_sep
-        cells = [_tcl_string(s.null_value if v is None else self.shown(v)) for v in row]
+        cells = [_tcl_string(self.cell(v)) for v in row]
         return head + s.col_sep.join(cells) + s.row_sep
 
     def _row_line(self, names, row, n) -> str:
         s = self.settings
         width = max([5] + [len(name) for name in names])
-        lines = [f"{name:>{width}} = {s.null_value if v is None else self.shown(v)}{s.row_sep}"
+        lines = [f"{name:>{width}} = {self.cell(v)}{s.row_sep}"
                  for name, v in zip(names, row)]
         return (s.row_sep if n else "") + "".join(lines)
 
@@ -386,7 +392,7 @@ class Printer:
         head = ""
         if n == 0 and s.headers:
             head = "<TR>" + "".join(f"<TH>{_html_escape(x)}</TH>\n" for x in names) + "</TR>\n"
-        cells = "".join(f"<TD>{_html_escape(s.null_value if v is None else self.shown(v))}</TD>\n"
+        cells = "".join(f"<TD>{_html_escape(self.cell(v))}</TD>\n"
                         for v in row)
         return head + "<TR>" + cells + "</TR>\n"
 
@@ -398,6 +404,7 @@ class Printer:
         s = self.settings
         count = len(names)
         limits = [(s.widths[k] if k < len(s.widths) and s.widths[k] else s.wrap) for k in range(count)]
+        shown: Callable[[Any], Optional[str]]
         if s.quote_cells:
             shown = lambda v: quoted_sql(v, self.reals)
         else:

@@ -127,7 +127,8 @@ class Session:
     def run_input(self, text: str) -> int:
         """shell.c's process_input: lines gathered into complete statements, dot-commands
         on lines of their own. Returns 1 if something failed, 2 for .quit, else 0."""
-        errors, buffer, start_line = 0, [], 0
+        errors, start_line = 0, 0
+        buffer: list[str] = []
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()
@@ -167,12 +168,11 @@ class Session:
         if failure is None:
             return 0
         _, message = failure
-        for prefix, kind in (("in prepare, ", "Parse error"), ("stepping, ", "Runtime error")):
+        kind = "Error"
+        for prefix, prefixed_kind in (("in prepare, ", "Parse error"), ("stepping, ", "Runtime error")):
             if message.startswith(prefix):
-                message = message[len(prefix):]
+                message, kind = message[len(prefix):], prefixed_kind
                 break
-        else:
-            kind = "Error"
         self.error(f"{kind} near line {line}: {message}")
         return 1
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -104,7 +105,8 @@ def parse_arguments(argv: list, program: str = "yq") -> Parsed:
         _parse_into(parsed, argv)
     except UsageError as e:
         if program != "yq":
-            e.message = e.message.replace("usage: yq", f"usage: {program}").replace("\nyq: error:", f"\n{program}: error:")
+            e.message = (e.message.replace("usage: yq", f"usage: {program}")
+                         .replace("\nyq: error:", f"\n{program}: error:"))
         raise
     return parsed
 
@@ -254,9 +256,10 @@ def _post_process(parsed: Parsed, extras: list) -> None:
 
 # ---- running
 
-def _open_errors(ctx, parsed: Parsed) -> list:
-    """argparse.FileType opens every file first: (name, text) of each, or a usage error."""
-    inputs = []
+def _open_errors(ctx, parsed: Parsed) -> list[tuple[str, Optional[str]]]:
+    """argparse.FileType opens every file first: (name, text) of each (standard input's text
+    None: read later), or a usage error."""
+    inputs: list[tuple[str, Optional[str]]] = []
     for name in parsed.files:
         if name == "-":
             inputs.append(("<stdin>", None))
@@ -388,6 +391,7 @@ def _fail(ctx, message: str) -> int:
 
 def toml_documents(text: str, name: str, annotations: bool, max_length: int):
     """tomlq: a TOML file is one document (read with the standard library's tomllib)."""
-    import tomllib
     from .documents import json_text
-    yield json_text(tomllib.loads(text), max_length)
+    if sys.version_info >= (3, 11):         # tomlq is registered only where tomllib exists
+        import tomllib
+        yield json_text(tomllib.loads(text), max_length)

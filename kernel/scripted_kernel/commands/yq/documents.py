@@ -20,6 +20,7 @@ import json
 import re
 from base64 import b64encode
 from hashlib import sha224
+from typing import Any
 
 import yaml
 
@@ -297,7 +298,9 @@ def dumper_class(annotations: bool, indentless: bool, grammar: str):
     """A dumper writing as python-yq's get_dumper."""
 
     def represent_dict(dumper, data):
-        pairs, styles, tags = [], {}, {}
+        pairs: list[tuple] = []
+        styles: dict[str, Any] = {}
+        tags: dict[str, Any] = {}
         for k, v in data.items():
             if annotations and isinstance(k, str):
                 if k == "__yq_alias__":
@@ -315,7 +318,9 @@ def dumper_class(annotations: bool, indentless: bool, grammar: str):
         return mapping
 
     def represent_list(dumper, data):
-        items, styles, tags = [], {}, {}
+        items: list = []
+        styles: dict[str, str] = {}
+        tags: dict[str, str] = {}
         for v in data:
             if annotations and isinstance(v, str):
                 found = _ITEM_ANNOTATION.match(v)
@@ -330,17 +335,17 @@ def dumper_class(annotations: bool, indentless: bool, grammar: str):
                 _annotate(node, styles.get(str(i)), tags.get(str(i)))
         return sequence
 
-    if indentless:
-        class Dumper(yaml.SafeDumper):
-            pass
-    else:
-        class Dumper(yaml.SafeDumper):
-            def increase_indent(self, flow=False, indentless=False):
-                return super().increase_indent(flow, False)
+    class IndentlessDumper(yaml.SafeDumper):
+        pass
 
-            def ignore_aliases(self, data):
-                return True
+    class IndentingDumper(yaml.SafeDumper):
+        def increase_indent(self, flow=False, indentless=False):
+            return super().increase_indent(flow, False)
 
+        def ignore_aliases(self, data):
+            return True
+
+    Dumper = IndentlessDumper if indentless else IndentingDumper
     Dumper.add_representer(dict, represent_dict)
     Dumper.add_representer(list, represent_list)
     _set_grammar(Dumper, grammar)
