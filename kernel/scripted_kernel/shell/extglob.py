@@ -182,8 +182,7 @@ def parse(p: str, i: int = 0, end: "int | None" = None) -> tuple:
 
 
 def _group(op: str, p: str, start: int, close: int):
-    """A group whose body is p[start:close - 1], split at its own `|`s. `@(x)` of fixed-width
-    items is those items (a regex then serves it)."""
+    """A group whose body is p[start:close - 1], split at its own `|`s."""
     alts = []
     psub = start
     while True:
@@ -192,8 +191,6 @@ def _group(op: str, p: str, start: int, close: int):
         if pnext >= close:
             break
         psub = pnext
-    if op == "@" and len(alts) == 1 and alts[0] and all(type(x) is Seg for x in alts[0]):
-        return alts[0]
     return Group(op, alts)
 
 
@@ -224,6 +221,14 @@ class Pattern:
             found = self._empty[key] = bool(Run(self, "").ends(items, k, 1, top) & 1)
         return found
 
+    def item_matches_empty(self, item) -> bool:
+        if type(item) is not Group:
+            return False
+        if item.op in "?*":
+            return True
+        some = any(self.matches_empty(alt, 0, False) for alt in item.alts)
+        return some if item.op in "@+" else not some
+
     def reversed(self) -> "Pattern":
         """The pattern that matches the reversed strings (for a pattern without groups, whose
         language is regular: what bash does with groups has no mirror image)."""
@@ -249,19 +254,28 @@ class Pattern:
 
 
 def compile_pattern(pattern: str, nocase: bool = False) -> Pattern:
-    return Pattern(_normalise(parse(pattern)), nocase)
+    items = parse(pattern)
+    plain = _inline_fixed_groups(items)
+    return Pattern(items if plain is None else plain, nocase)
 
 
-def _normalise(items: tuple) -> tuple:
-    """Groups' alternatives flattened too (a one-alternative group inlined as its segments),
-    neighbouring segments kept apart (each is one regex)."""
-    out = []
+def _inline_fixed_groups(items: tuple):
+    """The items with each one-alternative `@(x)` written as x, when then no group is left
+    (None otherwise): such a pattern is regular and a regex serves it. Where other groups
+    remain, bash's `*` rules tell `@(?)` from `?`, so the groups stay; and x must match at
+    least a character (after a `*`, `@()` never matches, `` always does)."""
+    out: list = []
     for item in items:
         if type(item) is Group:
-            item.alts = [_normalise(alt) for alt in item.alts]
-            out.append(item)
-        elif type(item) is tuple:
-            out.extend(_normalise(item))
+            alt = item.alts[0]
+            if item.op != "@" or len(item.alts) > 1:
+                return None
+            alt = _inline_fixed_groups(alt)
+            if alt is None or all(x is STAR for x in alt):
+                return None
+            out.extend(alt)
+        elif type(item) is Unclosed:
+            return None
         else:
             out.append(item)
     return tuple(out)
@@ -332,22 +346,24 @@ class Run:
             reached |= frontier
         return reached
 
-    def negation(self, group: Group, starts: int) -> int:
-        """!(…): from each start, every end its alternatives do not reach."""
+    def negation(self, group: Group, starts: int, skip: int = 0) -> int:
+        """!(…): from each start, every end its alternatives do not reach (those `skip`
+        characters or more past the start)."""
         found = 0
         for i in _bits(starts):
             key = (id(group), i)
             matched = self.negated.get(key)
             if matched is None:
                 matched = self.negated[key] = self.alternatives(group, 1 << i)
-            found |= self.from_here(1 << i) & ~matched
+            found |= self.from_here(1 << (i + skip)) & ~matched
         return found
 
-    def star_run(self, items: tuple, k: int, starts: int, top: bool) -> int:
+    def star_run(self, items: tuple, k: int, starts: int, top: bool, nonempty: bool = False) -> int:
         """A `*` and what follows it, as GMATCH's `*` case does: the `*`s, `?`s, `?(…)` and
         `*(…)` after it are tried in turn, then the rest is tried at every later position but
-        the end of the string."""
+        the end of the string. `nonempty`: only ends past the start."""
         found = 0
+        moved = not nonempty        # whether every end is past its start already
         k += 1
         while k < len(items):
             item = items[k]
@@ -356,19 +372,20 @@ class Run:
                 pass
             elif kind is Seg and item.anything:
                 starts = (starts & self.mask(item)) << item.width
+                moved = True
                 if not starts:
                     return found
             elif kind is Group and item.op == "?":
-                found |= self.ends(items, k, starts, top)
+                found |= (self.ends if moved else self.nonempty)(items, k, starts, top)
             elif kind is Group and item.op == "*":
                 found |= self.nonempty(items, k, self.from_here(starts), top)
             elif kind is Unclosed and item.op in "?*":
-                return found | self.from_here(starts)
+                return found | self.from_here(starts if moved else starts << 1)
             else:
                 break
             k += 1
         if k == len(items):
-            return found | self.from_here(starts)
+            return found | self.from_here(starts if moved else starts << 1)
         after = _block_end(items, k)
         if after > k and after < len(items) and items[after] is STAR:
             # fixed text up to the next `*`: bash takes its first place and never comes
@@ -377,7 +394,7 @@ class Run:
             return found | self.star_run(items, after, self.earliest(block, starts) << width, top)
         found |= self.nonempty(items, k, self.from_here(starts), top)
         rest = items[k]
-        if top and type(rest) is not Seg and rest.op == "!":
+        if top and moved and type(rest) is not Seg and rest.op == "!":
             found |= starts          # bash: the `*` at the end of the string, then `!(`: a match
         return found
 
@@ -404,14 +421,31 @@ class Run:
         return found
 
     def nonempty(self, items: tuple, k: int, starts: int, top: bool) -> int:
-        """Where items[k:] end having matched at least one character from their start."""
+        """Where items[k:] end having matched at least one character from their start: the
+        first item matches some, or it matches none and the rest do."""
         if not self.pattern.matches_empty(items, k, top):
             return self.ends(items, k, starts, top)
-        found = 0
-        for i in _bits(starts):
-            self.tick()
-            found |= self.ends(items, k, 1 << i, top) & ~(1 << i)
+        if k == len(items) or not starts:
+            return 0
+        self.tick()
+        item = items[k]
+        if item is STAR:
+            return self.star_run(items, k, starts, top, nonempty=True)
+        found = self.ends(items, k + 1, self.step_nonempty(item, starts), top)
+        if self.pattern.item_matches_empty(item):
+            found |= self.nonempty(items, k + 1, starts, top)
         return found
+
+    def step_nonempty(self, item, starts: int) -> int:
+        """`step` for the ends past their start only."""
+        if type(item) is not Group:
+            return self.step(item, starts)
+        if item.op == "!":
+            return self.negation(item, starts, skip=1)
+        found = 0
+        for alt in item.alts:
+            found |= self.nonempty(alt, 0, starts, False)
+        return self.repeated(item, found) if item.op in "*+" else found
 
     def mask(self, seg: Seg) -> int:
         """The positions where the segment matches (bit i: text[i:i+width] matches)."""

@@ -218,7 +218,7 @@ def replace(value: str, pattern: str, replacement, mode: str, nocase: bool = Fal
 def _suffix_start(glob: _Glob, value: str, longest: bool):
     """Where the longest (or shortest) suffix of value that the pattern matches starts, or
     None. Without groups: the mirror-image pattern over the reversed value, whose ends are
-    the suffixes' lengths; with groups, each start in turn."""
+    the suffixes' lengths; with groups, a search over the starts."""
     n = len(value)
     if glob.matcher.regular:
         backward = glob.backward()
@@ -227,10 +227,8 @@ def _suffix_start(glob: _Glob, value: str, longest: bool):
             return None
         return n - (_highest(lengths) if longest else _lowest(lengths))
     run = glob.matcher.run(value)
-    for i in _tried(range(0, n + 1) if longest else range(n, -1, -1)):
-        if run.ends(glob.matcher.items, 0, 1 << i) >> n & 1:
-            return i
-    return None
+    return _nearest_start(run, 0, n, lambda ends: ends >> n & 1) if longest else \
+        _nearest_start(run, n, 0, lambda ends: ends >> n & 1)
 
 
 def _screen(pattern: str, mode: str, nocase: bool):
@@ -312,11 +310,38 @@ def _leftmost_longest(glob: _Glob, value: str, pos: int, anchored: bool = False,
             return None
         start = n - _highest(reversed_starts)
         return start, _highest(run.ends(items, 0, 1 << start))
-    for start in _tried(range(pos, pos + 1 if anchored else n + 1)):
-        ends = run.ends(items, 0, 1 << start)
-        if ends:
-            return start, _highest(ends)
-    return None
+    start = _nearest_start(run, pos, pos if anchored else n, bool)
+    return None if start is None else (start, _highest(run.ends(items, 0, 1 << start)))
+
+
+def _nearest_start(run, near: int, far: int, accept):
+    """The start nearest to `near`, between it and `far`, whose set of ends `accept` takes,
+    or None. The ends from a set of starts are the union of each one's, so windows of starts
+    doubling in size find the window that holds it, and halving finds it there: O(log n)
+    runs of the matcher, not one a start."""
+    step = 1 if far >= near else -1
+    width = 1
+    while True:
+        end = near + step * (width - 1)
+        end = min(end, far) if step > 0 else max(end, far)
+        if accept(run.ends(run.pattern.items, 0, _between(near, end))):
+            break
+        if end == far:
+            return None
+        near, width = end + step, width * 2
+    while near != end:
+        middle = near + step * (abs(end - near) // 2)
+        if accept(run.ends(run.pattern.items, 0, _between(near, middle))):
+            end = middle
+        else:
+            near = middle + step
+    return near
+
+
+def _between(a: int, b: int) -> int:
+    """The bit set of the positions from a to b (either way round)."""
+    low, high = min(a, b), max(a, b)
+    return ((2 << high) - 1) ^ ((1 << low) - 1)
 
 
 def _highest(bits: int) -> int:
@@ -325,14 +350,6 @@ def _highest(bits: int) -> int:
 
 def _lowest(bits: int) -> int:
     return (bits & -bits).bit_length() - 1
-
-
-def _tried(positions):
-    """The positions, checking the clock every so often."""
-    for k, i in enumerate(positions):
-        if not k & 255:
-            check_clock()
-        yield i
 
 
 # ---------------------------------------------------------------- [[ =~ ]]
