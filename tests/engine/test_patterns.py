@@ -157,6 +157,21 @@ def test_star_patterns_match_as_their_regex_does():
     assert checked > 1000
 
 
+def test_one_star_removal_cuts_where_the_pattern_matches():
+    """${v#h*t} ${v##h*t} ${v%h*t} ${v%%h*t} by string search, against their definition:
+    the shortest or longest prefix (suffix) that the pattern matches."""
+    texts = list(words("ab", 5))
+    for pattern in (p for p in words("ab*", 4) if p.count("*") == 1):
+        for text in texts:
+            prefixes = [j for j in range(len(text) + 1) if patterns.glob_match(pattern, text[:j])]
+            suffixes = [i for i in range(len(text) + 1) if patterns.glob_match(pattern, text[i:])]
+            for longest in (False, True):
+                cut = (max if longest else min)(prefixes, default=0)
+                assert patterns.remove_prefix(text, pattern, longest) == text[cut:], (pattern, text)
+                cut = (min if longest else max)(suffixes, default=len(text))
+                assert patterns.remove_suffix(text, pattern, longest) == text[:cut], (pattern, text)
+
+
 def test_patterns_with_other_wildcards_still_match():
     assert patterns.glob_match("a?*", "abc") and not patterns.glob_match("a?*", "a")
     assert patterns.glob_match("*(ab)", "abab") and not patterns.glob_match("*(ab)", "aba")

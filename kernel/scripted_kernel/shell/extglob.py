@@ -204,7 +204,7 @@ class Pattern:
     def __init__(self, items: tuple, nocase: bool = False):
         self.items = items
         self.flags = re.S | (re.I if nocase else 0)
-        self.regular = not any(type(x) in (Group, Unclosed) for x in items)
+        self.regular = _regular(items)
         self._empty: dict = {}
 
     def run(self, text: str) -> "Run":
@@ -230,20 +230,22 @@ class Pattern:
         return some if item.op in "@+" else not some
 
     def reversed(self) -> "Pattern":
-        """The pattern that matches the reversed strings (for a pattern without groups, whose
-        language is regular: what bash does with groups has no mirror image)."""
-        items = tuple(x if x is STAR else Seg(x.atoms[::-1], x.anything, x.exact)
-                      for x in reversed(self.items))
-        return Pattern(items, bool(self.flags & re.I))
+        """The pattern that matches the reversed strings (for a regular pattern: what bash
+        does with other groups has no mirror image)."""
+        return Pattern(_reversed(self.items), bool(self.flags & re.I))
 
     def regex_text(self) -> str:
-        """For a pattern without groups: a regex that matches the same strings and cannot
-        backtrack more than linearly. Between two `*`s a fixed-width segment's first place
-        is always a right one, so each is an atomic lazy search; only the last `*` backtracks."""
+        """For a regular pattern: a regex that matches the same strings and cannot backtrack
+        more than linearly in the text. Between two `*`s a fixed-width segment's first place
+        is always a right one, so each is an atomic lazy search; only the last `*`
+        backtracks (with groups there is one `*` at most)."""
         parts = [[]]
         for item in self.items:
             if item is STAR:
                 parts.append([])
+            elif type(item) is Group:
+                alts = ("".join(seg.regex_text() for seg in alt) for alt in item.alts)
+                parts[-1].append("(?:" + "|".join(alts) + ")")
             else:
                 parts[-1].append(item.regex_text())
         texts = ["".join(part) for part in parts]
@@ -251,6 +253,38 @@ class Pattern:
             return texts[0]
         middle = "".join(f"(?>.*?{t})" for t in texts[1:-1] if t)
         return texts[0] + middle + ".*" + texts[-1]
+
+
+_MAX_CHOICES = 64
+
+
+def _regular(items: tuple) -> bool:
+    """Whether bash matches the pattern as the regular language it reads as, and a regex
+    for it backtracks at most linearly: no group, or only `@(…)` groups of fixed-width
+    alternatives (none empty, so bash's `*` rules change nothing), one `*` at most, and few
+    combinations of alternatives."""
+    groups = [x for x in items if type(x) is not Seg and x is not STAR]
+    if not groups:
+        return True
+    choices = 1
+    for group in groups:
+        if type(group) is not Group or group.op != "@":
+            return False
+        if not all(alt and all(type(x) is Seg for x in alt) for alt in group.alts):
+            return False
+        choices *= len(group.alts)
+    return choices <= _MAX_CHOICES and sum(x is STAR for x in items) <= 1
+
+
+def _reversed(items: tuple) -> tuple:
+    out = []
+    for item in reversed(items):
+        if type(item) is Seg:
+            item = Seg(item.atoms[::-1], item.anything, item.exact)
+        elif type(item) is Group:
+            item = Group(item.op, [_reversed(alt) for alt in item.alts])
+        out.append(item)
+    return tuple(out)
 
 
 def compile_pattern(pattern: str, nocase: bool = False) -> Pattern:

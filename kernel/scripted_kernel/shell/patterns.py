@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import regex as re
 
-from .extglob import STAR, compile_pattern
+from .extglob import Seg, compile_pattern
 from .limits import check_clock, check_length, string_limit
 from .regexes import compile_posix
 
@@ -48,9 +48,10 @@ def group_end(p: str, i: int) -> int:
 
 
 class _Glob:
-    """A pattern ready for every use: `fullmatch` (a regex for a pattern without groups, else
-    the extglob matcher), the matcher for removal and replacement, and for a pattern of
-    fixed width (no `*`, no group) the regex whose first match is bash's."""
+    """A pattern ready for every use: `fullmatch` (a regex for a regular pattern, see
+    extglob.Pattern.regular, else the extglob matcher), the matcher for removal and
+    replacement, and for a pattern of fixed width (no `*`, no group) the regex whose first
+    match is bash's."""
     __slots__ = ("matcher", "fullmatch", "fixed", "_backward")
 
     def __init__(self, pattern: str, nocase: bool):
@@ -61,11 +62,11 @@ class _Glob:
         if self.matcher.regular:
             rx = _regex(self.matcher.regex_text(), self.matcher.flags)
             self.fullmatch = rx.fullmatch
-            if STAR not in self.matcher.items:
+            if all(type(x) is Seg for x in self.matcher.items):
                 self.fixed = rx
 
     def backward(self):
-        """The mirror-image matcher (patterns without groups only)."""
+        """The mirror-image matcher (regular patterns only)."""
         if self._backward is None:
             self._backward = self.matcher.reversed()
         return self._backward
@@ -139,6 +140,9 @@ def _is_literal(pattern: str) -> bool:
 def remove_prefix(value: str, pattern: str, longest: bool) -> str:
     if _is_literal(pattern):
         return value[len(pattern):] if value.startswith(pattern) else value
+    if _one_star(pattern):
+        end = _star_cut(value, pattern, True, longest)
+        return value if end is None else value[end:]
     glob = _glob(pattern)
     if glob.fixed is not None:
         m = glob.fixed.match(value)
@@ -152,8 +156,32 @@ def remove_prefix(value: str, pattern: str, longest: bool) -> str:
 def remove_suffix(value: str, pattern: str, longest: bool) -> str:
     if _is_literal(pattern):
         return value[:len(value) - len(pattern)] if pattern and value.endswith(pattern) else value
-    start = _suffix_start(_glob(pattern), value, longest)
+    if _one_star(pattern):
+        start = _star_cut(value, pattern, False, longest)
+    else:
+        start = _suffix_start(_glob(pattern), value, longest)
     return value if start is None else value[:start]
+
+
+def _one_star(pattern: str) -> bool:
+    """Literal text around one `*` (`*/`, `.*`, `*=`): ${v##*/} and its kind, by string search."""
+    return pattern.count("*") == 1 and _NOT_STARS_ONLY.search(pattern) is None
+
+
+def _star_cut(value: str, pattern: str, prefix: bool, longest: bool):
+    """Where ${v#head*tail} (prefix) or ${v%head*tail} cuts value, or None: the prefix ends at
+    the first (longest: last) tail after the head; the suffix starts at the last (longest:
+    first) head before the tail."""
+    head, _, tail = pattern.partition("*")
+    if prefix:
+        if not value.startswith(head):
+            return None
+        found = (value.rfind if longest else value.find)(tail, len(head))
+        return None if found < 0 else found + len(tail)
+    if not value.endswith(tail):
+        return None
+    found = (value.find if longest else value.rfind)(head, 0, len(value) - len(tail))
+    return None if found < 0 else found
 
 
 def replace(value: str, pattern: str, replacement, mode: str, nocase: bool = False) -> str:
@@ -217,7 +245,7 @@ def replace(value: str, pattern: str, replacement, mode: str, nocase: bool = Fal
 
 def _suffix_start(glob: _Glob, value: str, longest: bool):
     """Where the longest (or shortest) suffix of value that the pattern matches starts, or
-    None. Without groups: the mirror-image pattern over the reversed value, whose ends are
+    None. A regular pattern: the mirror-image pattern over the reversed value, whose ends are
     the suffixes' lengths; with groups, a search over the starts."""
     n = len(value)
     if glob.matcher.regular:
@@ -234,7 +262,7 @@ def _suffix_start(glob: _Glob, value: str, longest: bool):
 def _screen(pattern: str, mode: str, nocase: bool):
     """What bash matches against the whole rest of the value before it looks for the pattern
     in it (match_upattern): `*pat*`, `pat*` for /#, `*pat` for /%; where that fails there is
-    no match. For a pattern without groups the search finds the same; with groups bash's `*`
+    no match. For a regular pattern the search finds the same; with other groups bash's `*`
     rules can refuse what a search finds, so the screen is applied (None: not needed)."""
     if _glob(pattern, nocase).matcher.regular:
         return None
@@ -262,7 +290,7 @@ def _passes(screen, value: str, pos: int, run=None) -> bool:
 
 class _Finder:
     """The leftmost place from a position where the pattern matches, and its longest extent
-    there, over one value: the sets of ends (and for a pattern without groups the set of
+    there, over one value: the sets of ends (and for a regular pattern the set of
     places where a match starts, found once) are computed on one run of the matcher."""
     __slots__ = ("glob", "value", "screen", "run", "screen_run", "starts")
 
@@ -288,7 +316,7 @@ class _Finder:
 
 
 def _match_starts(glob: _Glob, value: str) -> int:
-    """For a pattern without groups, the places where a match starts, as a bit set of
+    """For a regular pattern, the places where a match starts, as a bit set of
     n - start: the mirror-image pattern run from every place of the reversed value."""
     backward = glob.backward()
     n = len(value)
