@@ -3,7 +3,6 @@ at once, with bash's answer: the matcher's work is counted in steps (a step is o
 item applied to a set of positions) and bounded, so a loaded machine cannot fail these tests.
 What is still long (a large value) ends at the deadline, not later."""
 import pytest
-
 from scripted_kernel import ExecutionLimits, ScriptedTool
 from scripted_kernel.shell import extglob, limits, patterns
 

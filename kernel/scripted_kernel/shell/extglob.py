@@ -123,7 +123,7 @@ def _subbracket_end(p: str, i: int) -> int:
     return -1
 
 
-def parse(p: str, i: int = 0, end: "int | None" = None) -> tuple:
+def parse(p: str, i: int = 0, end: int | None = None) -> tuple:
     """The items of p[i:end] as a tuple of Star, Seg, Group and (last) Unclosed."""
     end = len(p) if end is None else end
     items: list = []
@@ -207,7 +207,7 @@ class Pattern:
         self.regular = _regular(items)
         self._empty: dict = {}
 
-    def run(self, text: str) -> "Run":
+    def run(self, text: str) -> Run:
         return Run(self, text)
 
     def fullmatch(self, text: str) -> bool:
@@ -229,7 +229,7 @@ class Pattern:
         some = any(self.matches_empty(alt, 0, False) for alt in item.alts)
         return some if item.op in "@+" else not some
 
-    def reversed(self) -> "Pattern":
+    def reversed(self) -> Pattern:
         """The pattern that matches the reversed strings (for a regular pattern: what bash
         does with other groups has no mirror image)."""
         return Pattern(_reversed(self.items), bool(self.flags & re.I))
