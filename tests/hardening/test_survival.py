@@ -27,9 +27,10 @@ REPRODUCERS = {
     "jq -n 'def f: f; f'": ("error", "timeout"),
     # loops that used to ignore the clock
     "printf '%.0s' {1..100000}; echo done": ("stdout", "done\n"),
-    f"shopt -s extglob; s={A62}; case $s in +(a|aa)+(a|aa)b) echo m;; esac": ("error", "timeout"),
-    f"shopt -s extglob; s={A62[:38]}; [[ $s == +(a|aa)+(a|aa)b ]]": ("error", "timeout"),
-    f"shopt -s extglob; x={A62}{A62}; y=${{x//+(a|aa)b/}}; echo ${{#y}}": ("error", "timeout"),
+    # extglob bombs: bash's answer (the matcher is polynomial; bash itself never answers)
+    f"shopt -s extglob; s={A62}; case $s in +(a|aa)+(a|aa)b) echo m;; esac; echo no": ("stdout", "no\n"),
+    f"shopt -s extglob; s={A62[:38]}; [[ $s == +(a|aa)+(a|aa)b ]]": ("status", 1),
+    f"shopt -s extglob; x={A62}{A62}; y=${{x//+(a|aa)b/}}; echo ${{#y}}": ("stdout", "124\n"),
     "shopt -s extglob; x=$(printf 'a%.0s' {1..100000}); y=${x//@(a)/b}; echo ${#y} ${y:0:3}":
         ("stdout", "100000 bbb\n"),
     "echo $(( $(printf '(%.0s' {1..100000}) 1 ))": ("status", 1),

@@ -942,7 +942,8 @@ class WordCompiler:
                 pattern = pat(sh)
                 template = rep(sh)
                 fn = _replacement_fn(template)
-                return _map(v, lambda s: patterns.replace(s, pattern, fn, op))
+                nocase = sh.shopts["nocasematch"]
+                return _map(v, lambda s: patterns.replace(s, pattern, fn, op, nocase))
             return substitute
         if op in ("~", "~~"):
             toggle_all = op == "~~"

@@ -1,21 +1,20 @@
-"""Shell patterns (glob with extglob) and `=~` regular expressions, translated to Python regex.
+"""Shell patterns (glob with extglob) for `case`, `[[ == ]]`, `${x#pat}`, `${x/pat/}` and
+globbing, and `=~` regular expressions.
 
 A pattern arrives as text in which a backslash quotes the next character (the expander escapes
-quoted parts that way), so one translation serves `case`, `[[ == ]]`, `${x#pat}` and `${x/pat/}`.
-
-Every match runs with the time left before the script's deadline (the regex engine stops
-there), and the loops that try one position after another check the clock: an extglob that
-backtracks exponentially ends the script at its deadline instead of hanging it.
+quoted parts that way). Matching is polynomial in the text whatever the pattern (extglob.py);
+literal text, `*` and fixed-width patterns without groups take faster routes to the same
+answer. The loops over places in the value check the clock.
 """
 from __future__ import annotations
 
 import regex as re
 
-from .limits import check_clock, check_length, string_limit, time_left, timed_out
-from .regexes import bracket, compile_posix, risky
+from .extglob import Seg, compile_pattern
+from .limits import check_clock, check_length, string_limit
+from .regexes import compile_posix
 
 GLOB_CHARS = frozenset("*?[\\")
-EXTGLOB_CHARS = frozenset("?*+@!")
 
 
 def escape_glob(text: str) -> str:
@@ -28,58 +27,6 @@ def escape_glob(text: str) -> str:
 
 def has_glob(text: str) -> bool:
     return any(c in GLOB_CHARS for c in text)
-
-
-def glob_to_regex(p: str, extglob: bool = True) -> str:
-    out = []
-    i, n = 0, len(p)
-    while i < n:
-        c = p[i]
-        if extglob and c in EXTGLOB_CHARS and p.startswith("(", i + 1):
-            end = group_end(p, i + 2)
-            if end > 0:
-                alts = [glob_to_regex(a, extglob) for a in _split_alternatives(p[i + 2:end - 1])]
-                group = "(?:" + "|".join(alts) + ")"
-                if c == "?":
-                    out.append(group + "?")
-                elif c == "*":
-                    out.append(group + "*")
-                elif c == "+":
-                    out.append(group + "+")
-                elif c == "@":
-                    out.append(group)
-                else:
-                    rest = glob_to_regex(p[end:], extglob)
-                    out.append(f"(?:(?!{group}(?:{rest})\\Z).*?)")
-                    out.append(rest)
-                    return "".join(out)
-                i = end
-                continue
-        if c == "*":
-            # ** is one *, but not the * that starts a *(...) group
-            while i + 1 < n and p[i + 1] == "*" and not (extglob and p.startswith("(", i + 2)):
-                i += 1
-            out.append(".*")
-        elif c == "?":
-            out.append(".")
-        elif c == "[":
-            found = bracket(p, i + 1, glob=True)
-            if found is None:
-                out.append(r"\[")
-            else:
-                out.append(found[0])
-                i = found[1]
-                continue
-        elif c == "\\":
-            if i + 1 < n:
-                out.append(re.escape(p[i + 1]))
-                i += 1
-            else:
-                out.append(r"\\")
-        else:
-            out.append(re.escape(c))
-        i += 1
-    return "".join(out)
 
 
 def group_end(p: str, i: int) -> int:
@@ -100,43 +47,57 @@ def group_end(p: str, i: int) -> int:
     return -1
 
 
-def _split_alternatives(body: str) -> list[str]:
-    alts, depth, start, i = [], 0, 0, 0
-    while i < len(body):
-        c = body[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            alts.append(body[start:i])
-            start = i + 1
-        i += 1
-    alts.append(body[start:])
-    return alts
+class _Glob:
+    """A pattern ready for every use: `fullmatch` (a regex for a regular pattern, see
+    extglob.Pattern.regular, else the extglob matcher), the matcher for removal and
+    replacement, and for a pattern of fixed width (no `*`, no group) the regex whose first
+    match is bash's."""
+    __slots__ = ("matcher", "fullmatch", "fixed", "_backward")
+
+    def __init__(self, pattern: str, nocase: bool):
+        self.matcher = compile_pattern(pattern, nocase)
+        self.fullmatch = self.matcher.fullmatch
+        self.fixed = None
+        self._backward = None
+        if self.matcher.regular:
+            rx = _regex(self.matcher.regex_text(), self.matcher.flags)
+            self.fullmatch = rx.fullmatch
+            if all(type(x) is Seg for x in self.matcher.items):
+                self.fixed = rx
+
+    def backward(self):
+        """The mirror-image matcher (regular patterns only)."""
+        if self._backward is None:
+            self._backward = self.matcher.reversed()
+        return self._backward
+
+
+def _regex(text: str, flags: int):
+    try:
+        return re.compile(text, flags)
+    except re.error:          # e.g. [z-a]: bash's pattern then matches nothing
+        return re.compile(r"(?!)")
 
 
 _compiled: dict = {}
 
 
-def compile_glob(pattern: str, nocase: bool = False) -> re.Pattern:
+def _glob(pattern: str, nocase: bool = False) -> _Glob:
     key = (pattern, nocase)
-    rx = _compiled.get(key)
-    if rx is None:
+    found = _compiled.get(key)
+    if found is None:
         if len(_compiled) > 4096:
             _compiled.clear()
-        try:
-            rx = re.compile(glob_to_regex(pattern), re.S | (re.I if nocase else 0))
-        except re.error:          # e.g. [z-a]: bash's pattern then matches nothing
-            rx = re.compile(r"(?!)")
-        _compiled[key] = rx
-    return rx
+        found = _compiled[key] = _Glob(pattern, nocase)
+    return found
 
 
-# what makes a pattern more than literal text and `*` (then it is matched as a regex)
+def compile_glob(pattern: str, nocase: bool = False):
+    """An object whose `fullmatch(name)` is true when the pattern matches all of name."""
+    return _glob(pattern, nocase)
+
+
+# what makes a pattern more than literal text and `*`
 _NOT_STARS_ONLY = re.compile(r"[?\[\\+@!(]")
 
 
@@ -145,12 +106,12 @@ def glob_match(pattern: str, text: str, nocase: bool = False) -> bool:
         if "*" not in pattern:
             return pattern == text
         return _stars_match(pattern.split("*"), text)
-    return _fullmatch(compile_glob(pattern, nocase), text) is not None
+    return bool(_glob(pattern, nocase).fullmatch(text))
 
 
 def _stars_match(pieces: list, text: str) -> bool:
     """Whether text matches the literal pieces with `*` between them (`ITEM-*`, `*.json`):
-    a pattern new to the process costs no regex compilation, about 100 µs."""
+    a pattern new to the process costs no compilation, about 100 µs."""
     first, last = pieces[0], pieces[-1]
     start, end = len(first), len(text) - len(last)
     if end < start or not text.startswith(first) or not text.endswith(last):
@@ -164,114 +125,101 @@ def _stars_match(pieces: list, text: str) -> bool:
     return True
 
 
-def _timed(method, *args):
-    """A regex method's result, given the time left before the deadline when the pattern can
-    backtrack badly (a timeout costs ~1.6 µs a call, several times a plain match)."""
-    if not _needs_timeout(method.__self__):
-        return method(*args)
-    try:
-        return method(*args, timeout=time_left())
-    except TimeoutError:
-        raise timed_out() from None
-
-
-_QUANTIFIED_GROUP = re.compile(r"\)[*+?{]")
-_risk: dict = {}
-
-
-def _needs_timeout(rx) -> bool:
-    """Extglob repetitions (a quantified group) and what regexes.risky flags can backtrack."""
-    found = _risk.get(rx.pattern)
-    if found is None:
-        if len(_risk) > 4096:
-            _risk.clear()
-        found = _risk[rx.pattern] = bool(_QUANTIFIED_GROUP.search(rx.pattern)) or risky(rx)
-    return found
-
-
-def _fullmatch(rx, text, start=0, end=None):
-    return _timed(rx.fullmatch, text, start, len(text) if end is None else end)
-
-
-def _tried(positions):
-    """The positions, checking the clock every so often."""
-    for k, i in enumerate(positions):
-        if not k & 255:
-            check_clock()
-        yield i
-
-
 def unescape_glob(pattern: str) -> str:
     return re.sub(r"\\(.)", r"\1", pattern, flags=re.S)
 
 
+def _is_literal(pattern: str) -> bool:
+    return not has_glob(pattern) and not any(c in pattern for c in "+@!")
+
+
 # ---------------------------------------------------------------- removal and replacement
+# Each is the longest or shortest match at each place, found from sets of ends: polynomial
+# in the value's length whatever the pattern, with the clock looked at as the sets are built.
 
 def remove_prefix(value: str, pattern: str, longest: bool) -> str:
-    if not has_glob(pattern) and not any(c in pattern for c in "+@!"):
+    if _is_literal(pattern):
         return value[len(pattern):] if value.startswith(pattern) else value
-    rx = compile_glob(pattern)
-    if longest and "(?!" not in rx.pattern:
-        m = _timed(_posix(rx.pattern).match, value)
+    if _one_star(pattern):
+        end = _star_cut(value, pattern, True, longest)
+        return value if end is None else value[end:]
+    glob = _glob(pattern)
+    if glob.fixed is not None:
+        m = glob.fixed.match(value)
         return value[m.end():] if m else value
-    rng = range(len(value), -1, -1) if longest else range(0, len(value) + 1)
-    for i in _tried(rng):
-        if _fullmatch(rx, value, 0, i):
-            return value[i:]
-    return value
+    ends = glob.matcher.run(value).ends(glob.matcher.items, 0, 1)
+    if not ends:
+        return value
+    return value[_highest(ends) if longest else _lowest(ends):]
 
 
 def remove_suffix(value: str, pattern: str, longest: bool) -> str:
-    if not has_glob(pattern) and not any(c in pattern for c in "+@!"):
+    if _is_literal(pattern):
         return value[:len(value) - len(pattern)] if pattern and value.endswith(pattern) else value
-    rx = compile_glob(pattern)
-    n = len(value)
-    rng = range(0, n + 1) if longest else range(n, -1, -1)
-    for i in _tried(rng):
-        if _fullmatch(rx, value, i, n):
-            return value[:i]
-    return value
+    if _one_star(pattern):
+        start = _star_cut(value, pattern, False, longest)
+    else:
+        start = _suffix_start(_glob(pattern), value, longest)
+    return value if start is None else value[:start]
 
 
-def replace(value: str, pattern: str, replacement, mode: str) -> str:
+def _one_star(pattern: str) -> bool:
+    """Literal text around one `*` (`*/`, `.*`, `*=`): ${v##*/} and its kind, by string search."""
+    return pattern.count("*") == 1 and _NOT_STARS_ONLY.search(pattern) is None
+
+
+def _star_cut(value: str, pattern: str, prefix: bool, longest: bool):
+    """Where ${v#head*tail} (prefix) or ${v%head*tail} cuts value, or None: the prefix ends at
+    the first (longest: last) tail after the head; the suffix starts at the last (longest:
+    first) head before the tail."""
+    head, _, tail = pattern.partition("*")
+    if prefix:
+        if not value.startswith(head):
+            return None
+        found = (value.rfind if longest else value.find)(tail, len(head))
+        return None if found < 0 else found + len(tail)
+    if not value.endswith(tail):
+        return None
+    found = (value.find if longest else value.rfind)(head, 0, len(value) - len(tail))
+    return None if found < 0 else found
+
+
+def replace(value: str, pattern: str, replacement, mode: str, nocase: bool = False) -> str:
     """${v/p/r} (mode '/'), ${v//p/r} ('//'), ${v/#p/r} ('/#'), ${v/%p/r} ('/%').
 
-    `replacement` is a function of the matched text (bash 5.2 puts the match in for `&`)."""
+    `replacement` is a function of the matched text (bash 5.2 puts the match in for `&`);
+    nocasematch applies (bash 5.2)."""
     if not value and mode != "/%" and pattern and not pattern.startswith("*"):
         # bash tries a match only where the pattern's first character could match the
         # string's (match_pattern_char); at the end of the string only `*` can
         return value
-    rx_text = glob_to_regex(pattern)
-    try:
-        re.compile(rx_text)
-    except re.error:
-        return value
+    glob = _glob(pattern, nocase)
+    screen = _screen(pattern, mode, nocase)
     if mode == "/#":
-        found = _leftmost_longest(re.compile(rx_text, re.S), rx_text, value, 0, anchored=True)
-        if found is None:
+        found = _leftmost_longest(glob, value, 0, anchored=True)
+        if found is None or not _passes(screen, value, 0):
             return value
         return replacement(value[:found[1]]) + value[found[1]:]
     if mode == "/%":
-        rx = re.compile(rx_text, re.S)
-        for i in _tried(range(0, len(value) + 1)):
-            if _fullmatch(rx, value, i):
-                return value[:i] + replacement(value[i:])
-        return value
+        start = _suffix_start(glob, value, longest=True)
+        if start is None or not _passes(screen, value, 0):
+            return value
+        return value[:start] + replacement(value[start:])
     if pattern == "":
         return value
-    rx = re.compile(rx_text, re.S)
     out = []
     pos = 0
     n = len(value)
     rounds = size = 0
     limit = string_limit()
+    finder = _Finder(glob, value, screen)
     while pos <= n:
         rounds += 1
         if not rounds & 255:
             check_clock()
         if size > limit:
             check_length(size, "${parameter//pattern/string}")
-        found = _leftmost_longest(rx, rx_text, value, pos)
+        found = finder.next(pos)
         if found is None:
             break
         start, end = found
@@ -295,49 +243,141 @@ def replace(value: str, pattern: str, replacement, mode: str) -> str:
     return "".join(out)
 
 
-def _leftmost_longest(rx, rx_text: str, value: str, pos: int, anchored: bool = False):
+def _suffix_start(glob: _Glob, value: str, longest: bool):
+    """Where the longest (or shortest) suffix of value that the pattern matches starts, or
+    None. A regular pattern: the mirror-image pattern over the reversed value, whose ends are
+    the suffixes' lengths; with groups, a search over the starts."""
+    n = len(value)
+    if glob.matcher.regular:
+        backward = glob.backward()
+        lengths = backward.run(value[::-1]).ends(backward.items, 0, 1)
+        if not lengths:
+            return None
+        return n - (_highest(lengths) if longest else _lowest(lengths))
+    run = glob.matcher.run(value)
+    return _nearest_start(run, 0, n, lambda ends: ends >> n & 1) if longest else \
+        _nearest_start(run, n, 0, lambda ends: ends >> n & 1)
+
+
+def _screen(pattern: str, mode: str, nocase: bool):
+    """What bash matches against the whole rest of the value before it looks for the pattern
+    in it (match_upattern): `*pat*`, `pat*` for /#, `*pat` for /%; where that fails there is
+    no match. For a regular pattern the search finds the same; with other groups bash's `*`
+    rules can refuse what a search finds, so the screen is applied (None: not needed)."""
+    if _glob(pattern, nocase).matcher.regular:
+        return None
+    if not pattern.startswith("*") or pattern.startswith("*(") or not _ends_with_star(pattern):
+        if mode != "/#" and (not pattern.startswith("*") or pattern.startswith("*(")):
+            pattern = "*" + pattern
+        if mode != "/%" and not _ends_with_star(pattern):
+            pattern += "*"
+    return _glob(pattern, nocase)
+
+
+def _ends_with_star(pattern: str) -> bool:
+    """Whether the pattern ends with a `*` that no backslash quotes."""
+    body = pattern[:-1]
+    return pattern.endswith("*") and (len(body) - len(body.rstrip("\\"))) % 2 == 0
+
+
+def _passes(screen, value: str, pos: int, run=None) -> bool:
+    """Whether the screen matches value[pos:] (True without a screen)."""
+    if screen is None:
+        return True
+    run = run or screen.matcher.run(value)
+    return bool(run.ends(screen.matcher.items, 0, 1 << pos) >> len(value) & 1)
+
+
+class _Finder:
+    """The leftmost place from a position where the pattern matches, and its longest extent
+    there, over one value: the sets of ends (and for a regular pattern the set of
+    places where a match starts, found once) are computed on one run of the matcher."""
+    __slots__ = ("glob", "value", "screen", "run", "screen_run", "starts")
+
+    def __init__(self, glob: _Glob, value: str, screen):
+        self.glob, self.value, self.screen = glob, value, screen
+        self.run = self.screen_run = self.starts = None
+
+    def next(self, pos: int):
+        glob, value = self.glob, self.value
+        if glob.fixed is not None:
+            m = glob.fixed.search(value, pos)
+            return None if m is None else m.span()
+        if self.run is None:
+            self.run = glob.matcher.run(value)
+            if glob.matcher.regular:
+                self.starts = _match_starts(glob, value)
+            elif self.screen is not None:
+                self.screen_run = self.screen.matcher.run(value)
+        found = _leftmost_longest(glob, value, pos, run=self.run, starts=self.starts)
+        if found is None or not _passes(self.screen, value, pos, self.screen_run):
+            return None
+        return found
+
+
+def _match_starts(glob: _Glob, value: str) -> int:
+    """For a regular pattern, the places where a match starts, as a bit set of
+    n - start: the mirror-image pattern run from every place of the reversed value."""
+    backward = glob.backward()
+    n = len(value)
+    return backward.run(value[::-1]).ends(backward.items, 0, (1 << (n + 1)) - 1)
+
+
+def _leftmost_longest(glob: _Glob, value: str, pos: int, anchored: bool = False,
+                      run=None, starts=None):
     """(start, end) of the first place from pos (only pos itself if anchored) where the
-    pattern matches, and its longest extent there; None when it matches nowhere. A !(...)
-    group limits the matched text itself, which a regex search (whose look-ahead sees the
-    whole rest) cannot express: those patterns try each start and end."""
-    if "(?!" not in rx_text:
-        m = _timed(rx.match if anchored else rx.search, value, pos)
-        return None if m is None else (m.start(), _longest_end(rx_text, value, m.start()))
-    for start in _tried(range(pos, pos + 1 if anchored else len(value) + 1)):
-        for end in _tried(range(len(value), start - 1, -1)):
-            if _fullmatch(rx, value, start, end):
-                return start, end
-    return None
+    pattern matches, and its longest extent there; None when it matches nowhere."""
+    n = len(value)
+    if run is None:
+        run = glob.matcher.run(value)
+    items = glob.matcher.items
+    if starts is not None:
+        # the highest n - start at or below n - pos is the leftmost start from pos
+        reversed_starts = starts & ((1 << (n - pos + 1)) - 1)
+        if not reversed_starts:
+            return None
+        start = n - _highest(reversed_starts)
+        return start, _highest(run.ends(items, 0, 1 << start))
+    start = _nearest_start(run, pos, pos if anchored else n, bool)
+    return None if start is None else (start, _highest(run.ends(items, 0, 1 << start)))
 
 
-def _longest_end(rx_text: str, value: str, start: int) -> int:
-    """The end of the longest match of the pattern starting at `start` (glob semantics).
-    Greedy backtracking finds it for plain globs; alternations need the POSIX
-    (leftmost-longest) mode, which is slower, so only they use it."""
-    rx = _posix(rx_text) if "(?:" in rx_text else _plain(rx_text)
-    m = _timed(rx.match, value, start)
-    return m.end() if m else start
+def _nearest_start(run, near: int, far: int, accept):
+    """The start nearest to `near`, between it and `far`, whose set of ends `accept` takes,
+    or None. The ends from a set of starts are the union of each one's, so windows of starts
+    doubling in size find the window that holds it, and halving finds it there: O(log n)
+    runs of the matcher, not one a start."""
+    step = 1 if far >= near else -1
+    width = 1
+    while True:
+        end = near + step * (width - 1)
+        end = min(end, far) if step > 0 else max(end, far)
+        if accept(run.ends(run.pattern.items, 0, _between(near, end))):
+            break
+        if end == far:
+            return None
+        near, width = end + step, width * 2
+    while near != end:
+        middle = near + step * (abs(end - near) // 2)
+        if accept(run.ends(run.pattern.items, 0, _between(near, middle))):
+            end = middle
+        else:
+            near = middle + step
+    return near
 
 
-_by_text: dict = {}
+def _between(a: int, b: int) -> int:
+    """The bit set of the positions from a to b (either way round)."""
+    low, high = min(a, b), max(a, b)
+    return ((2 << high) - 1) ^ ((1 << low) - 1)
 
 
-def _compiled_text(rx_text: str, flags: int):
-    key = (rx_text, flags)
-    rx = _by_text.get(key)
-    if rx is None:
-        if len(_by_text) > 4096:
-            _by_text.clear()
-        rx = _by_text[key] = re.compile(rx_text, flags)
-    return rx
+def _highest(bits: int) -> int:
+    return bits.bit_length() - 1
 
 
-def _plain(rx_text: str):
-    return _compiled_text(rx_text, re.S)
-
-
-def _posix(rx_text: str):
-    return _compiled_text(rx_text, re.S | re.POSIX)
+def _lowest(bits: int) -> int:
+    return (bits & -bits).bit_length() - 1
 
 
 # ---------------------------------------------------------------- [[ =~ ]]
