@@ -404,12 +404,12 @@ class _State:
 
     def _carry_parameters(self):
         tool = self.tools.tool
-        if not self._parameters._shell:
+        if self._parameters.shell is None:
             return
         fresh = tool.session()
         fresh.execute("")
-        preset = set(fresh._shell[0].globals) - set(tool.parameters)
-        tool.parameters = {name: var.copy() for name, var in self._parameters._shell[0].globals.items()
+        preset = set(fresh.shell.globals) - set(tool.parameters)
+        tool.parameters = {name: var.copy() for name, var in self._parameters.shell.globals.items()
                            if name not in preset}
 
 

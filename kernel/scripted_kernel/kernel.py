@@ -131,8 +131,8 @@ class ScriptedKernel(IPythonKernel):
         from scripted_magic.magics import shell_state
         state = shell_state(self.shell)
         cwd = None
-        if state.session is not None and state.session._shell:
-            cwd = getattr(state.session._shell[0], "cwd", None)
+        if state.session is not None and state.session.shell is not None:
+            cwd = state.session.shell.cwd
         return state.fs, cwd or getattr(state.fs, "home", "/home/user")
 
     async def do_inspect(self, code, cursor_pos, detail_level=0, omit_sections=()):

@@ -98,3 +98,8 @@ def test_streaming_callback_sees_output_as_it_is_produced():
     ScriptedTool.builder("t").build().execute("echo a; echo b >&2; echo c",
                                                on_output=lambda s, t: chunks.append((s, t)))
     assert chunks == [("stdout", "a\n"), ("stderr", "b\n"), ("stdout", "c\n")]
+
+
+def test_the_string_limit_outside_an_execution_is_the_default_number():
+    from scripted_kernel.shell.limits import string_limit
+    assert string_limit() == ExecutionLimits().max_string_length

@@ -25,7 +25,7 @@ def bash_tool(**limits) -> BashTool:
 
 
 def kept(tool) -> int:
-    return tool._shell[0].state_bytes
+    return tool._shell.shell.state_bytes
 
 
 def test_the_default_budget():
@@ -55,7 +55,7 @@ def test_state_grown_call_by_call_stops_at_the_budget(how):
     assert r.error == "limit:max_shell_state_bytes", (how, r)
     assert r.exit_code == 1 and "(max_shell_state_bytes)" in r.stderr
     assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
-    assert kept(tool) <= BUDGET and kept(tool) == measure(tool._shell[0])
+    assert kept(tool) <= BUDGET and kept(tool) == measure(tool._shell.shell)
     assert tool.execute("echo next").stdout == "next\n"
 
 
@@ -92,7 +92,7 @@ def test_every_kind_of_change_is_measured_as_a_fresh_count_would():
              "c=()", ""]
     for step in steps:
         assert tool.execute(step).exit_code == 0, step
-        assert kept(tool) == measure(tool._shell[0]), step
+        assert kept(tool) == measure(tool._shell.shell), step
 
 
 def test_how_things_are_counted():

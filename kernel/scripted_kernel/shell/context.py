@@ -26,7 +26,7 @@ Writer = Callable[[str], None]
 
 class CommandContext:
     """What one running command may use. Made by the dispatcher for each command it runs."""
-    __slots__ = ("stdin", "out", "err", "fs", "cwd", "umask", "budget", "hostname", "network",
+    __slots__ = ("stdin", "out", "err", "fs", "cwd", "umask", "budget", "hostname", "execution", "network",
                  "extra_fds", "isolate_tools", "_shell", "_run_program")
 
     def __init__(self, sh: "Shell", run_program: Callable):
@@ -38,7 +38,8 @@ class CommandContext:
         self.umask: int = sh.umask
         self.budget: "Budget" = sh.budget
         self.hostname: str = sh.hostname
-        self.network: tuple = sh.network_allow     # URL prefixes curl may fetch
+        self.execution = sh.run                    # the execution's state (shell/run.py)
+        self.network: tuple = sh.run.network       # the allowlist curl may fetch
         self.extra_fds: dict = sh.extra_fds        # descriptors opened with exec N> (/dev/fd/N)
         self.isolate_tools: bool = sh.isolate_tools  # under `timeout`: a callback on its own thread
         self._shell = sh

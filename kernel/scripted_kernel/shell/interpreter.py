@@ -21,8 +21,9 @@ from .errors import (Cancelled, ErrexitSignal, ExitSignal, FatalError, LimitExce
                      ShellSyntaxError, BreakLoop, ContinueLoop, ReturnSignal)
 from .expand import Disabled
 from .lexer import Source
-from .limits import Budget, CancelToken, ExecutionLimits, activate
+from .limits import CancelToken, ExecutionLimits, activate
 from .parser import Parser
+from .run import OutputSink, Run, ShellSlot
 from .runtime import InputStream, Shell
 from .session_state import Checkpoint, keep_within_budget
 from .state import Var
@@ -41,52 +42,6 @@ class ExecResult:
     exit_code: int
     error: Optional[str] = None          # None, or what stopped the script: a limit, timeout, cancel
     stdout_truncated: bool = False
-
-
-class OutputSink:
-    """The top-level stdout or stderr: keeps the text, streams it, enforces the output limit."""
-    __slots__ = ("chunks", "size", "limit", "truncated", "stream", "on_output", "shared")
-
-    def __init__(self, stream: str, limit: int, on_output: Optional[Callable], shared: list):
-        self.chunks: list[str] = []
-        self.size = 0
-        self.limit = limit
-        self.truncated = False
-        self.stream = stream
-        self.on_output = on_output
-        self.shared = shared          # [total bytes of stdout and stderr]
-
-    def write(self, text: str):
-        if not text:
-            return
-        n = len(text)
-        if n > 256 or not text.isascii():
-            n = len(text.encode("utf-8", "surrogateescape"))
-        total = self.shared[0] + n
-        if total > self.limit:
-            room = max(0, self.limit - self.shared[0])
-            cut = text.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore")
-            if cut:
-                self._emit(cut)
-            self.shared[0] = self.limit
-            self.truncated = True
-            raise LimitExceeded("max_output_bytes",
-                                f"output limit exceeded: more than {self.limit} bytes "
-                                f"(max_output_bytes); output truncated")
-        self.shared[0] = total
-        self._emit(text)
-
-    def force(self, text: str):
-        """A final diagnostic: kept even when the output limit has been reached."""
-        self._emit(text)
-
-    def _emit(self, text: str):
-        self.chunks.append(text)
-        if self.on_output is not None:
-            self.on_output(self.stream, text)
-
-    def text(self) -> str:
-        return "".join(self.chunks)
 
 
 @contextlib.contextmanager
@@ -249,63 +204,62 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
             limits: Optional[ExecutionLimits] = None, stdin: str = "",
             cancel: Optional[CancelToken] = None, on_output: Optional[Callable] = None,
             builtins: Optional[dict] = None, shell_setup: Optional[Callable] = None,
-            session: Optional[list] = None, fs=None) -> ExecResult:
-    """Run `script` in a fresh shell. `commands` maps names to `fn(sh, argv) -> status`.
+            session: Optional[ShellSlot] = None, fs=None, network: tuple = (),
+            run: Optional[Run] = None) -> ExecResult:
+    """Run `script` in a fresh shell. `commands` maps names to `fn(ctx, argv) -> status`.
 
-    `session`: a one-element list holding the shell of earlier calls (or empty): variables and
-    functions then carry over between calls, within max_shell_state_bytes."""
-    limits = limits or ExecutionLimits()
-    cancel = cancel or CancelToken()
-    shared = [0]
-    out = OutputSink("stdout", limits.max_output_bytes, on_output, shared)
-    err = OutputSink("stderr", limits.max_output_bytes, on_output, shared)
+    `run`: the execution's state (shell/run.py), when the caller keeps it (to read the output
+    of a run it stopped waiting for, or to reach its own state from commands); otherwise it is
+    made from `limits`, `cancel`, `on_output`, `fs` and `network`.
+    `session`: the ShellSlot holding the shell of earlier calls (or an empty one): variables
+    and functions then carry over between calls, within max_shell_state_bytes."""
+    if run is None:
+        run = Run(limits or ExecutionLimits(), cancel or CancelToken(), on_output, fs, network)
+    limits = run.limits
     if len(script) > limits.max_script_bytes or (
             not script.isascii() and len(script.encode("utf-8", "surrogateescape")) > limits.max_script_bytes):
-        err.chunks.append(f"bash: script too large: more than {limits.max_script_bytes} bytes "
-                          f"(max_script_bytes)\n")
-        return ExecResult("", err.text(), 2, "limit:max_script_bytes")
-    budget = Budget(limits, cancel)       # from here: parsing is under the deadline too
-    budget.watch()
+        return _stopped_before_running(run, f"script too large: more than {limits.max_script_bytes} bytes "
+                                            f"(max_script_bytes)", 2, "limit:max_script_bytes")
+    run.budget.watch()            # from here: parsing is under the deadline too
     try:
-        return _execute(script, budget, out, err, commands, env, stdin, builtins, shell_setup,
-                        session, fs)
+        return _execute(script, run, commands, env, stdin, builtins, shell_setup, session)
     finally:
-        budget.unwatch()
+        run.budget.unwatch()
 
 
-def _execute(script, budget, out, err, commands, env, stdin, builtins, shell_setup, session, fs):
-    limits = budget.limits
-    outer_budget = activate(budget)
+def _stopped_before_running(run: Run, message: str, status: int, error: str) -> ExecResult:
+    run.err.chunks.append(f"bash: {message}\n")
+    return ExecResult("", run.err.text(), status, error)
+
+
+def _execute(script, run: Run, commands, env, stdin, builtins, shell_setup, session):
+    limits, out, err = run.limits, run.out, run.err
+    outer_budget = activate(run.budget)
     try:
         fn = SCRIPT_CACHE.get(script, limits.max_parser_depth)
     except RecursionError:
-        err.chunks.append("bash: syntax error: nesting too deep\n")
-        return ExecResult("", err.text(), 2, "limit:max_parser_depth")
+        return _stopped_before_running(run, "syntax error: nesting too deep", 2, "limit:max_parser_depth")
     except Cancelled as e:
-        err.chunks.append(f"bash: {e.message}\n")
-        return ExecResult("", err.text(), e.status, _stop_kind(e))
+        return _stopped_before_running(run, e.message, e.status, _stop_kind(e))
     except Exception as e:        # an engine defect: reported as run_shell reports one
         if DEBUG:
             raise
-        err.chunks.append(f"bash: internal error ({type(e).__name__})\n")
-        return ExecResult("", err.text(), 1, "internal")
+        return _stopped_before_running(run, f"internal error ({type(e).__name__})", 1, "internal")
     finally:
         activate(outer_budget)
 
     checkpoint = None
     if session:
-        sh = session[0]
-        sh.budget, sh.limits = budget, limits
-        sh.out, sh.err, sh.stdin = out.write, err.write, InputStream(stdin)
-        sh.commands = commands if commands is not None else {}
+        sh = session.shell
+        sh.attach(run, InputStream(stdin), commands if commands is not None else {})
         checkpoint = Checkpoint(sh)
     else:
-        sh = Shell(budget, commands if commands is not None else {}, builtins or BUILTINS, env,
-                   out=out.write, err=err.write, stdin=InputStream(stdin),
+        sh = Shell(run, commands if commands is not None else {}, builtins or BUILTINS, env,
+                   stdin=InputStream(stdin),
                    compile_script=lambda text: SCRIPT_CACHE.get(text, limits.max_parser_depth),
-                   fs=fs, compiler=COMPILER)
+                   compiler=COMPILER)
         if session is not None:
-            session.append(sh)
+            session.shell = sh
     if not session:
         sh.globals["BASH_EXECUTION_STRING"] = Var(script)
     if shell_setup is not None:
@@ -316,10 +270,10 @@ def _execute(script, budget, out, err, commands, env, stdin, builtins, shell_set
     return ExecResult(out.text(), err.text(), status, error, out.truncated)
 
 
-def _keep_session_state(session: list, checkpoint, status: int, error, err: OutputSink):
+def _keep_session_state(session: ShellSlot, checkpoint, status: int, error, err: OutputSink):
     """A persistent shell keeps its state only within max_shell_state_bytes (the call fails
     otherwise, its changes to the state undone; a shell made by this call is dropped)."""
-    sh = session[0]
+    sh = session.shell
     over = keep_within_budget(sh, checkpoint, sh.limits.max_shell_state_bytes)
     if over is None:
         return status, error

@@ -324,9 +324,12 @@ def note_allocation(size: int):
         budget.note(size)
 
 
+_DEFAULTS = ExecutionLimits()      # (a slots dataclass's class attribute is a descriptor, not the default)
+
+
 def string_limit() -> int:
     budget = active_budget()
-    return budget.limits.max_string_length if budget is not None else ExecutionLimits.max_string_length
+    return budget.limits.max_string_length if budget is not None else _DEFAULTS.max_string_length
 
 
 def check_length(size: int, what: str):

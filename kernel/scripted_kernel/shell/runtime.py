@@ -208,17 +208,18 @@ def _default_variables(home: str) -> dict:
 class Shell:
     """One shell: the top level of a script, or a subshell copied from its parent."""
 
-    def __init__(self, budget, commands: dict, builtins: dict, env: Optional[dict] = None,
-                 out: Callable = discard, err: Callable = discard, stdin: InputStream = EMPTY_INPUT,
-                 compile_script: Optional[Callable] = None, fs=None, compiler=None):
-        self.budget = budget
+    def __init__(self, run, commands: dict, builtins: dict, env: Optional[dict] = None,
+                 stdin: InputStream = EMPTY_INPUT, compile_script: Optional[Callable] = None,
+                 compiler=None, out: Optional[Callable] = None, err: Optional[Callable] = None, fs=None):
+        self.run = run                      # the execution's state (shell/run.py): owner of the budget
+        self.budget = run.budget            # (kept here too: the command loop reads it on every command)
+        self.limits = run.limits
+        fs = fs if fs is not None else run.fs
         self.fs = fs if fs is not None else NO_FS
         self.cwd = self.fs.home if self.fs.enabled else HOME
         self.umask = 0o022
         self.hostname = "sandbox"
-        self.network_allow: tuple = ()       # URL prefixes curl may fetch (none: no network)
         self.dirstack: list[str] = []        # pushd's saved directories (below the current one)
-        self.limits = budget.limits
         self.commands = commands
         self.builtins = builtins
         self.compile_script = compile_script     # text -> a compiled script (cached)
@@ -232,8 +233,8 @@ class Shell:
         self.positional: list[str] = []
         self.status = 0
         self.lineno = 0
-        self.out = out
-        self.err = err
+        self.out = out if out is not None else run.out.write
+        self.err = err if err is not None else run.err.write
         self.stdin = stdin
         self.extra_fds: dict[int, Callable] = {}
         self.errexit = self.nounset = self.xtrace = self.pipefail = False
@@ -332,12 +333,18 @@ class Shell:
     def script_shell(self) -> "Shell":
         """A fresh shell as bash starts one for a script file or `bash -c`: it inherits the
         exported variables, the working directory, the descriptors and the filesystem."""
-        child = Shell(self.budget, self.commands, self.builtins, self.exported_env(), out=self.out,
-                      err=self.err, stdin=self.stdin, compile_script=self.compile_script, fs=self.fs,
-                      compiler=self.compiler)
+        child = Shell(self.run, self.commands, self.builtins, self.exported_env(), stdin=self.stdin,
+                      compile_script=self.compile_script, compiler=self.compiler, out=self.out,
+                      err=self.err, fs=self.fs)
         child.cwd, child.umask, child.extra_fds = self.cwd, self.umask, dict(self.extra_fds)
-        child.hostname, child.network_allow = self.hostname, self.network_allow
+        child.hostname = self.hostname
         return child
+
+    def attach(self, run, stdin: InputStream, commands: dict):
+        """A persistent shell's next call: its run, input and commands."""
+        self.run, self.budget, self.limits = run, run.budget, run.limits
+        self.out, self.err, self.stdin = run.out.write, run.err.write, stdin
+        self.commands = commands
 
     def run_subshell(self, fn: Callable, command: bool = False) -> int:
         """Run fn in this (sub)shell; exit, errexit and fatal errors end only this shell

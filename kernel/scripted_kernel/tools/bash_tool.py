@@ -22,6 +22,7 @@ from ..commands import COMMANDS
 from ..fs import MemoryFs
 from ..shell.builtins import load as load_builtins
 from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
+from ..shell.run import ShellSlot
 from .containment import WAIT_SLICE, failure_message, result_text
 from .definitions import is_async_callable
 from .scripted_tool import GRACE, ScriptedTool, ToolResponse
@@ -53,7 +54,7 @@ class BashTool(ScriptedTool):
         self.hostname = hostname
         self.custom_builtins = dict(builtins or {})
         self.fresh = fresh_shell
-        self._shell: list = []           # the persistent shell (one element once created)
+        self._shell = ShellSlot()        # the persistent shell, once a call has made it
         self._lock = threading.Lock()    # one call at a time uses the shell
 
     @staticmethod
@@ -175,7 +176,7 @@ class BashTool(ScriptedTool):
         self._last.trace = response.trace
         return response
 
-    def _session(self) -> Optional[list]:
+    def _session(self) -> Optional[ShellSlot]:
         return None if self.fresh else self._shell
 
     def _nested_call(self) -> Optional[ToolResponse]:
@@ -243,7 +244,7 @@ class BashTool(ScriptedTool):
                                   f"cannot print the result: {failure_message(e)}", "builtin")
             sh.out(out)
             sh.err(err)
-            self._trace(name, "builtin", argv, None, status, started, len(out), len(err))
+            self._trace(sh, name, "builtin", argv, None, status, started, len(out), len(err))
             return status
         return run
 
@@ -268,6 +269,12 @@ class BashTool(ScriptedTool):
         sh.hostname = self.hostname
         if sh.fs is not self.filesystem:          # a shell made before: keep it on our files
             sh.fs = self.filesystem
+
+    def kept_bytes(self) -> int:
+        """What this tool keeps between calls: its files' bytes and its shell's state, as the
+        budgets count them (max_fs_bytes, max_shell_state_bytes)."""
+        shell = self._shell.shell
+        return self.filesystem.used_bytes + (shell.state_bytes if shell is not None else 0)
 
     def reset(self):
         """Forget the shell's state (variables, functions, directory); the files stay."""

@@ -211,9 +211,7 @@ class SessionPool:
 
 def kept_bytes(tool) -> int:
     """What a BashTool keeps: its files' bytes and its shell's state."""
-    files = getattr(tool.filesystem, "used_bytes", 0) or 0
-    shell = getattr(tool, "_shell", None)
-    return files + (shell[0].state_bytes if shell else 0)
+    return tool.kept_bytes()
 
 
 def _log_calls_to_stderr():

@@ -23,6 +23,7 @@ from ..shell.builtins import load as load_builtins
 from ..shell.errors import Cancelled, LimitExceeded
 from ..shell.interpreter import execute as run_script
 from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
+from ..shell.run import Run, ShellSlot
 from . import catalog
 from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, failure_message, result_text,
                           run_coroutine, sanitize)
@@ -91,7 +92,6 @@ class RegisteredTool:
 GRACE = 0.25        # seconds past the deadline (or a cancel) before the caller stops waiting
 _LEFT_BEHIND = CancelToken()    # a left run's budget gets this one: the caller's token stays theirs
 _LEFT_BEHIND.cancel("abandoned")
-_ACTIVE = threading.local()     # .run: the _Run a runner thread is executing
 
 
 class _Run:
@@ -104,17 +104,15 @@ class _Run:
         self.script = ""
         self.limits = limits
         self.cancel = cancel or CancelToken()
-        self.budget = None         # the script's, once it runs
+        self.execution: Optional[Run] = None    # the interpreter's state of the run: budget, output
         self.on_output = on_output
         self.caller_loop = caller_loop
-        self.out: list[str] = []
-        self.err: list[str] = []
         self.trace: list[TraceEntry] = []
         self.calling: Optional[str] = None      # the callback running now
         self.in_flight: set = set()     # futures of async callbacks running on caller_loop
         self.closed = False
         self.errand: Optional[Errand] = None    # the runner thread's work, which the caller may leave
-        self.shell_slot: Optional[list] = None     # the session's shell as this run sees it
+        self.shell_slot: Optional[ShellSlot] = None     # the session's shell as this run sees it
         self.notify: Optional[Callable] = None     # wakes an async waiter
         self.result = None
         self.failure: Optional[BaseException] = None
@@ -129,13 +127,11 @@ class _Run:
         errand = self.errand = Errand()
 
         def body():
-            _ACTIVE.run = self
             try:
-                self.result = work(self.relay)
+                self.result = work()
             except BaseException as e:
                 self.failure = e
             finally:
-                _ACTIVE.run = None
                 errand.finish()
                 if self.notify is not None:
                     try:
@@ -148,19 +144,14 @@ class _Run:
         """Run the script on the caller's thread (no hand-over to a runner, ~45 µs less): for
         scripts that name no tool. A callback called anyway runs on a thread of its own."""
         self.inline = True
-        outer = getattr(_ACTIVE, "run", None)
-        _ACTIVE.run = self
-        try:
-            self.result = work(self.relay)
-        finally:
-            _ACTIVE.run = outer
+        self.result = work()
         return self.response()
 
     def relay(self, stream: str, text: str):
-        with self._lock:
-            if self.closed:
-                raise Cancelled("execution abandoned")
-            (self.out if stream == "stdout" else self.err).append(text)
+        """The output sinks' listener: streams to the caller; once the caller has stopped
+        waiting, the script's next write ends it."""
+        if self.closed:
+            raise Cancelled("execution abandoned")
         if self.on_output is not None:
             self.on_output(stream, text)
 
@@ -225,22 +216,23 @@ class _Run:
         r = self.result
         if r is None:                          # an engine defect let an exception through
             name = type(self.failure).__name__ if self.failure is not None else "unknown"
-            return ToolResponse("".join(self.out), "".join(self.err) + f"bash: internal error ({name})\n",
+            out, err = self.output_so_far()
+            return ToolResponse(out, err + f"bash: internal error ({name})\n",
                                 1, "internal", trace=self.trace)
         return ToolResponse(r.stdout, r.stderr, r.exit_code, r.error, r.stdout_truncated, self.trace)
 
     def abandon(self, reason: str) -> ToolResponse:
         with self._lock:
             self.closed = True
-            out, err = "".join(self.out), "".join(self.err)
+            out, err = self.output_so_far()
         self._errand_running().leave()
         stuck = self.calling
         if reason == "timeout":
             stop = timeout_error(self.limits)
         else:
             stop = Cancelled(f"execution {self.cancel.reason}")
-        if self.budget is not None:         # the script stops at its next command, if it gets there
-            self.budget.cancel = _LEFT_BEHIND
+        if self.execution is not None:      # the script stops at its next command, if it gets there
+            self.execution.budget.cancel = _LEFT_BEHIND
         message, status = stop.message, stop.status
         if stuck:
             message += f"; tool '{stuck}' did not return and was left running"
@@ -248,14 +240,29 @@ class _Run:
 
     def refuse(self, message: str, status: int, error: str) -> ToolResponse:
         """The response of a run that could not start (or failed outside the script)."""
-        return ToolResponse("".join(self.out), "".join(self.err) + f"bash: {message}\n", status, error,
+        out, err = self.output_so_far()
+        return ToolResponse(out, err + f"bash: {message}\n", status, error,
                             trace=list(self.trace))
 
-    def settle(self, session: Optional[list]):
+    def output_so_far(self) -> tuple[str, str]:
+        """What the script has written (the interpreter's sinks are the one copy)."""
+        if self.execution is None:
+            return "", ""
+        return self.execution.out.text(), self.execution.err.text()
+
+    def settle(self, session: Optional[ShellSlot]):
         """The session's shell after the run: the run's own, unless the run was left running
         (its thread may still be using that shell): then the next call starts a new one."""
         if session is not None:
-            session[:] = [] if self.errand is not None and self.errand.left else (self.shell_slot or [])
+            left = self.errand is not None and self.errand.left
+            session.shell = None if left or self.shell_slot is None else self.shell_slot.shell
+
+
+def _tool_run(ctx) -> Optional[_Run]:
+    """The tool layer's state of the run a command belongs to (None for a script run through
+    the interpreter directly)."""
+    host = ctx.execution.host
+    return host if isinstance(host, _Run) else None
 
 
 class ScriptedTool:
@@ -402,7 +409,7 @@ class ScriptedTool:
         return self._commands
 
     def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
-                on_output: Optional[Callable] = None, _session: Optional[list] = None) -> ToolResponse:
+                on_output: Optional[Callable] = None, _session: Optional[ShellSlot] = None) -> ToolResponse:
         """Run a script (or `{"commands": script}`) in a fresh interpreter. Whatever the script
         and the callbacks do, this returns a response; only the caller's own KeyboardInterrupt
         (its user interrupting it) is raised again, once the run is cancelled."""
@@ -453,18 +460,14 @@ class ScriptedTool:
             raise TypeError("commands must be a string (a bash script)")
         run = _Run(self.limits, cancel, on_output, caller_loop)
         run.script = commands
-        table, env, limits = self.commands(), self.env, self.limits
+        table, env = self.commands(), self.env
         fs = self._filesystem_for_call() if not session else None
-        slot = run.shell_slot = list(session) if session is not None else None
+        slot = run.shell_slot = ShellSlot(session.shell) if session is not None else None
+        execution = run.execution = Run(self.limits, run.cancel, run.relay, fs, self.network_allow, host=run)
 
-        def setup(sh):
-            run.budget = sh.budget
-            self._setup_shell(sh)
-
-        def work(relay):
-            return run_script(commands, commands=table, env=env, limits=limits, stdin=stdin,
-                              cancel=run.cancel, on_output=relay, session=slot, fs=fs,
-                              shell_setup=setup, builtins=self._builtins())
+        def work():
+            return run_script(commands, commands=table, env=env, stdin=stdin, session=slot,
+                              shell_setup=self._setup_shell, builtins=self._builtins(), run=execution)
         return run, work
 
     def _filesystem_for_call(self):
@@ -479,7 +482,6 @@ class ScriptedTool:
 
     def _setup_shell(self, sh):
         """Before a script runs: what the tool's configuration gives its shell."""
-        sh.network_allow = self.network_allow
 
     def _callback_names(self):
         """The commands that call host code."""
@@ -552,7 +554,7 @@ class ScriptedTool:
                     sh.out(_dry_run_report(name, params, str(e)))
                     return 1
                 sh.err(f"{name}: {e}\n")
-                self._trace(name, "tool", argv, params, 2, started)
+                self._trace(sh, name, "tool", argv, params, 2, started)
                 return 2
             if dry_run:
                 sh.out(_dry_run_report(name, params))
@@ -567,7 +569,7 @@ class ScriptedTool:
                 return self._fail(sh, name, argv, params, started,
                                   f"cannot print the result: {failure_message(e)}")
             sh.out(out)
-            self._trace(name, "tool", argv, params, 0, started, len(out))
+            self._trace(sh, name, "tool", argv, params, 0, started, len(out))
             return 0
         return run
 
@@ -576,7 +578,7 @@ class ScriptedTool:
         """What host code, call(), returned, or the exception it raised or returned; the run
         knows meanwhile which callback it waits for. Only Cancelled and LimitExceeded are
         raised: the execution stops, not just this command."""
-        run = getattr(_ACTIVE, "run", None)
+        run = _tool_run(sh)
         if run is not None:
             run.calling = name
         try:
@@ -611,12 +613,12 @@ class ScriptedTool:
 
     def _fail(self, sh, name, argv, params, started, message: str, kind: str = "tool") -> int:
         sh.err(f"{name}: {sanitize(message) if self.sanitize_errors_enabled else message}\n")
-        self._trace(name, kind, argv, params, 1, started)
+        self._trace(sh, name, kind, argv, params, 1, started)
         return 1
 
     @staticmethod
-    def _trace(name, kind, argv, params, status, started, out_bytes=0, err_bytes=0):
-        run = getattr(_ACTIVE, "run", None)
+    def _trace(ctx, name, kind, argv, params, status, started, out_bytes=0, err_bytes=0):
+        run = _tool_run(ctx)
         if run is not None:
             run.trace.append(TraceEntry(name, kind, list(argv), params, status,
                                         (time.perf_counter() - started) * 1000, out_bytes, err_bytes))
@@ -639,7 +641,7 @@ class ScriptedTool:
                 if not args:
                     sh.out(("\n" if defs else "") + "Shell builtins and keywords (help NAME; "
                            "text commands: NAME --help):\n" + manual.names_list() + "\n")
-            self._trace("help", "help", argv, None, 0, started)
+            self._trace(sh, "help", "help", argv, None, 0, started)
             return 0
         status = 0
         for name in args:
@@ -665,7 +667,7 @@ class ScriptedTool:
                 sh.out(f"{d.name} - {d.description}\n")
             else:
                 sh.out(catalog.tool_help_text(d))
-        self._trace("help", "help", argv, None, status, started)
+        self._trace(sh, "help", "help", argv, None, status, started)
         return status
 
     def _discover_command(self, sh, argv):
@@ -683,7 +685,7 @@ class ScriptedTool:
                 sh.out(json.dumps([{"category": c, "tools": n} for c, n in sorted(counts.items())]) + "\n")
             else:
                 sh.out("".join(f"{c} ({n})\n" for c, n in sorted(counts.items())))
-            self._trace("discover", "discover", argv, None, 0, started)
+            self._trace(sh, "discover", "discover", argv, None, 0, started)
             return 0
         if len(args) == 2 and args[0] in ("--category", "--tag", "--search"):
             key, value = args
@@ -697,7 +699,7 @@ class ScriptedTool:
                 sh.out(json.dumps([catalog.tool_json(t) for t in found]) + "\n")
             else:
                 sh.out(catalog.list_text(found))
-            self._trace("discover", "discover", argv, None, 0 if found else 1, started)
+            self._trace(sh, "discover", "discover", argv, None, 0 if found else 1, started)
             return 0 if found else 1
         sh.err("discover: usage: discover --categories | --category NAME | --tag TAG | --search TEXT [--json]\n")
         return 2
@@ -718,11 +720,16 @@ class Session:
 
     def __init__(self, tool: ScriptedTool):
         self.tool = tool
-        self._shell: list = []
+        self._shell = ShellSlot()
 
     def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
                 on_output: Optional[Callable] = None) -> ToolResponse:
         return self.tool.execute(commands, stdin, cancel, on_output, _session=self._shell)
+
+    @property
+    def shell(self):
+        """The session's shell, once a call has made it (None before)."""
+        return self._shell.shell
 
 
 class Execution:
