@@ -35,7 +35,7 @@ class TestProtocol(jkt.KernelTests):
     file_extension = ".sh"
     code_hello_world = "echo hello, world"
     code_stderr = "echo oops >&2"
-    completion_samples = [{"text": "ech", "matches": {"echo"}}, {"text": "whi", "matches": {"while"}},
+    completion_samples = [{"text": "ech", "matches": {"echo"}}, {"text": "whil", "matches": {"while"}},
                           {"text": "sort --num", "matches": {"--numeric-sort"}},
                           {"text": "%%python\nimport itertoo", "matches": {"itertools"}}]
     complete_code_samples = ["echo hi", "%%python\nx = 1", "for i in 1 2; do echo $i; done", "cat <<EOF\nabc\nEOF"]

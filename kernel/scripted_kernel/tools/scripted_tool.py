@@ -426,7 +426,7 @@ class ScriptedTool:
         self._last.trace = response.trace
         return response
 
-    def _run_and_wait(self, run: _Run, work: Callable, session: Optional[list]) -> ToolResponse:
+    def _run_and_wait(self, run: _Run, work: Callable, session: Optional[ShellSlot]) -> ToolResponse:
         """The run's response: on a runner thread if the script names a tool, else here."""
         try:
             if not self._names_a_tool(run.script):
@@ -442,7 +442,7 @@ class ScriptedTool:
         finally:
             run.settle(session)
 
-    async def _run_and_await(self, run: _Run, work: Callable, session: Optional[list]) -> ToolResponse:
+    async def _run_and_await(self, run: _Run, work: Callable, session: Optional[ShellSlot]) -> ToolResponse:
         """The run's response, the script on a runner thread, the caller's loop free meanwhile."""
         try:
             run.start(work)
