@@ -15,7 +15,9 @@ from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, FatalEr
                      LimitExceeded)
 from .builtins.test import binary_test, unary_test
 from .dispatch import dispatch
+from .braces import brace_expand, has_braces
 from .expand import Disabled, WordCompiler
+from .quoting import quote_for_reuse
 from .regexes import RegexError, RegexTimeout, search
 from .lexer import Source
 from .parser import Parser
@@ -33,7 +35,6 @@ def xtrace_quote(arg: str) -> str:
         return arg
     if "'" not in arg and not any(ord(c) < 32 for c in arg):
         return "'" + arg + "'"
-    from .expand import quote_for_reuse
     return quote_for_reuse(arg)
 
 
@@ -1237,5 +1238,4 @@ COMPILER = Compiler()
 
 
 def _brace_expands(word: A.Word) -> bool:
-    from .expand import brace_expand, has_braces
     return has_braces(word) and len(brace_expand(word, 2)) > 1

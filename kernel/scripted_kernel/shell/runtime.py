@@ -8,7 +8,7 @@ import time
 from typing import Callable, Optional
 
 from . import arith as arith_mod
-from .expand import quote_for_reuse
+from .quoting import quote_for_reuse
 from .lexer import decode_ansi_c
 from .errors import (unbound, ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
                      LimitExceeded, ReturnSignal)

@@ -6,7 +6,7 @@ import time
 
 from .registry import builtin
 from ..escapes import StopOutput, decode
-from ..expand import printf_q
+from ..quoting import printf_q
 from ..limits import MAX_FIELD_WIDTH
 
 _SPEC = re.compile(r"%([-+ #0']*)(\*|[0-9]+)?(?:\.(\*|[0-9]*))?(?:hh|h|ll|l|L|q|j|z|t)?"

@@ -5,7 +5,7 @@ import re
 
 from .registry import builtin
 from ..errors import FatalError
-from ..expand import ansi_c_escape, needs_ansi_c, quote_for_reuse
+from ..quoting import ansi_c_escape, needs_ansi_c, quote_for_reuse
 from ..runtime import DeclarationArg, TempScope, attribute_letters
 from ..state import (assoc_order, CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray,
                      Var)
