@@ -724,6 +724,16 @@ class Session:
                 on_output: Optional[Callable] = None) -> ToolResponse:
         return self.tool.execute(commands, stdin, cancel, on_output, _session=self._shell)
 
+    def snapshot(self, key=None, compress: bool = False) -> bytes:
+        """The session's shell state and files as bytes (tools/snapshot.py)."""
+        from .snapshot import snapshot_of_session
+        return snapshot_of_session(self, key, compress)
+
+    def restore(self, data: bytes, key=None):
+        """Bring the session back to a snapshot (SnapshotError, and nothing changed, if refused)."""
+        from .snapshot import restore_session
+        restore_session(self, data, key)
+
 
 class Execution:
     """A validated, single-use execution (ToolExecution in the seed's contract)."""
