@@ -58,12 +58,11 @@ class History:
 
     def add(self, manifest: dict, blobs: dict, message: Optional[str] = None) -> Commit:
         """Record a captured state as a commit on top of the head; its id."""
-        manifest = dict(manifest)
-        manifest.pop("counts", None)
         meta = dict(manifest.get("meta") or {})
         meta.pop("created", None)
         meta.pop("message", None)
-        body = dict(manifest, meta=meta)
+        body = {k: v for k, v in manifest.items() if k != "counts"}
+        body["meta"] = meta
         if body.get("shell"):        # SECONDS moves on by itself: not a change to commit
             body["shell"] = dict(body["shell"], seconds=0)
         text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
