@@ -27,6 +27,7 @@ from scripted_kernel.tools.scripted_tool import Session
 from . import frontend
 from .jsonview import json_bundle, json_result
 from .limits import hint as limit_hint, notebook_limits
+from .session_history import NotebookHistory
 from .tracebacks import FailureRecorder, format_exception
 from .widgets import rich_bundle, tool_page
 
@@ -379,6 +380,7 @@ class _State:
         self.sanitize = False        # `%scripted sanitize on`: tool errors as a model sees them
         self.session: Optional[Session] = None      # `%scripted session on`
         self._parameters: Optional[Session] = None
+        self.history = NotebookHistory(self)        # a commit per cell that changes something
 
     def reset_files(self):
         self.fs = MemoryFs(limits=self.tools.tool.limits)
@@ -390,7 +392,24 @@ class _State:
     def set_session(self, on: bool):
         self.session = self.tools.tool.session() if on else None
 
+    def committed(self, shell, run):
+        """run(), then the session committed if the cell changed it (`%scripted history`)."""
+        try:
+            self.history.before_cell()
+        except Exception as e:                    # the history never stops a cell
+            print(f"scripted: history: {e}", file=sys.stderr)
+        try:
+            return run()
+        finally:
+            try:
+                self.history.after_cell(f"In [{getattr(shell, 'execution_count', '?')}]")
+            except Exception as e:
+                print(f"scripted: history: {e}", file=sys.stderr)
+
     def run_cell(self, shell, cell: str) -> ScriptResult:
+        return self.committed(shell, lambda: self._run_cell(shell, cell))
+
+    def _run_cell(self, shell, cell: str) -> ScriptResult:
         """A notebook cell with no options: in the session when it is on; a parameters cell
         in the parameters' own shell, whose new variables are then carried."""
         if self.session is not None or not _PARAMETERS_CELL.match(cell):
@@ -452,10 +471,15 @@ class ScriptedMagics(Magics):
             tool = self.shell.user_ns.get(args.tool)
             if not isinstance(tool, ScriptedTool):
                 raise MagicUsageError(f"{args.tool} is not a ScriptedTool in the namespace")
-        session = shell_state(self.shell).session if tool is None else None
-        result = run_script(self.shell, cell, tool, trace=args.trace, env=self._env(args.env) or None,
-                            no_raise=True, stdout="capture" if args.out or args.json else "",
-                            session=session, result_value=True)
+        state = shell_state(self.shell)
+        session = state.session if tool is None else None
+        env = self._env(args.env) or None
+
+        def run():
+            return run_script(self.shell, cell, tool, trace=args.trace, env=env, no_raise=True,
+                              stdout="capture" if args.out or args.json else "", session=session,
+                              result_value=True)
+        result = run() if tool is not None else state.committed(self.shell, run)
         failed = result.exit_code and not args.no_raise
         if args.result:
             self.shell.user_ns[args.result] = result
@@ -506,7 +530,8 @@ class ScriptedMagics(Magics):
     def scripted_line(self, line):
         """%scripted help|discover ... | prompt [TOOL] | trace on|off | session on|off
         | limits [--timeout SECONDS --max-output SIZE ... | --reset] | sanitize on|off | files
-        | mount HOST_DIR [AT] | fs reset | SCRIPT"""
+        | mount HOST_DIR [AT] | fs reset | undo | history | checkout N | save FILE | load FILE
+        | SCRIPT"""
         words = line.split()
         state = shell_state(self.shell)
         if not words:
@@ -532,6 +557,9 @@ class ScriptedMagics(Magics):
             return
         if words[0] in ("files", "mount", "fs"):
             self._files_command(state, words)
+            return
+        if words[0] in ("undo", "history", "checkout", "save", "load"):
+            self._history_command(state, words)
             return
         tool = state.tools.current()
         if len(words) > 1 and words[0] == "prompt":
@@ -573,6 +601,35 @@ class ScriptedMagics(Magics):
         else:
             display(bundle, raw=True)
 
+    def _history_command(self, state: _State, words: list):
+        """undo | history | checkout N | save FILE | load FILE"""
+        from scripted_kernel.tools.snapshot import SnapshotError
+        verb, rest = words[0], words[1:]
+        try:
+            if verb == "undo" and not rest:
+                done = state.history.undo()
+                print("undone: the session is back before the last cell that changed it" if done
+                      else "nothing to undo")
+            elif verb == "history" and not rest:
+                display(state.history.bundle(), raw=True)
+            elif verb == "checkout" and len(rest) == 1:
+                ref = int(rest[0]) if rest[0].lstrip("-").isdigit() else rest[0]
+                print(f"the session is at commit {state.history.checkout(ref)[:8]}")
+            elif verb == "save" and len(rest) == 1:
+                size = state.history.save(os.path.expanduser(rest[0]))
+                print(f"session saved to {rest[0]} ({size} bytes)")
+            elif verb == "load" and len(rest) == 1:
+                state.history.load(os.path.expanduser(rest[0]))
+                state.history.after_cell(f"load {os.path.basename(rest[0])}")
+                print(f"session loaded from {rest[0]}" +
+                      ("; session on: its shell state is back" if state.session is not None else ""))
+            else:
+                raise MagicUsageError("usage: %scripted undo | history | checkout N | save FILE | load FILE")
+        except KeyError as e:
+            raise MagicUsageError(f"%scripted {verb}: {e.args[0]}") from None
+        except (SnapshotError, OSError) as e:
+            raise MagicUsageError(f"%scripted {verb}: {e}") from None
+
     def _files_command(self, state: _State, words: list):
         """The session's files: list them, mount a host folder read-only, or empty them."""
         if words[0] == "files":
@@ -601,6 +658,7 @@ _LINE_USAGE = """usage: %scripted help [--list] | discover --search TEXT | promp
        %scripted trace on|off | session on|off | sanitize on|off
        %scripted limits [--timeout SECONDS] [--max-output SIZE] [--max-commands N] ... | --reset
        %scripted files | mount HOST_DIR [AT] | fs reset
+       %scripted undo | history | checkout N | save FILE | load FILE
        %scripted SCRIPT                      (one line of script)
        %%scripted --help                     (the cell magic's options)"""
 

@@ -132,7 +132,8 @@ def run_notebook(argv) -> int:
 def serve_mcp(argv) -> int:
     """python -m scripted_kernel mcp --tools MODULE:OBJECT [--tools-dir DIR] [--discovery]
     [--http [--host H] [--port P] [--workers N] [--token T]]
-    [--bash [--max-sessions N] [--max-sessions-bytes B] [--session-idle-seconds S]]"""
+    [--bash [--max-sessions N] [--max-sessions-bytes B] [--session-idle-seconds S]
+            [--session-store URL [--session-max-bytes B]]]"""
     import os
     from .tools.mcp import serve
     from .tools.mcp_service import ServiceConfig
@@ -159,12 +160,21 @@ def serve_mcp(argv) -> int:
                         help="--bash over HTTP: bytes of files and shell state of all sessions together")
     parser.add_argument("--session-idle-seconds", type=float, default=ServiceConfig.session_idle_seconds,
                         help="--bash over HTTP: a session unused this long is dropped (0: never)")
+    parser.add_argument("--session-store", default=os.environ.get("SCRIPTED_MCP_SESSION_STORE", ""),
+                        metavar="URL", help="--bash over HTTP: keep sessions in file:///path or "
+                        "redis://host:port/db, so that any worker serves any session (key: "
+                        "$SCRIPTED_MCP_SESSION_KEY)")
+    parser.add_argument("--session-max-bytes", type=int, default=ServiceConfig.session_max_bytes,
+                        help="--session-store: a session's snapshot past this is not kept (0: the limits')")
     args = parser.parse_args(argv)
     config = ServiceConfig(tools=args.tools or "", tools_dir=args.tools_dir or "", discovery=args.discovery,
                            bash=args.bash, fs=args.fs, token=args.token, host=args.host,
                            max_request_bytes=args.max_request_bytes, max_sessions=args.max_sessions,
                            max_sessions_bytes=args.max_sessions_bytes,
-                           session_idle_seconds=args.session_idle_seconds)
+                           session_idle_seconds=args.session_idle_seconds,
+                           session_store=args.session_store,
+                           session_key=os.environ.get("SCRIPTED_MCP_SESSION_KEY", ""),
+                           session_max_bytes=args.session_max_bytes)
     if args.http:
         return _serve_http(config, args.port, args.workers)
     if args.bash:

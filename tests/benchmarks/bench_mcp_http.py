@@ -3,6 +3,12 @@
 each call a new script text that calls a tool and pipes it through jq.
 
     python tests/benchmarks/bench_mcp_http.py [--clients 50] [--seconds 30] [--workers 1 2]
+    python tests/benchmarks/bench_mcp_http.py --redis        # BashTool sessions in Redis
+
+`--redis` (or `--session-store URL`) serves `--bash` with that session store instead: each
+client opens its own MCP session and every call appends to a file of the session and counts a
+variable, so each call loads, runs and saves the session's snapshot; `--redis` starts a
+`redis-server` on a free loopback port for the run.
 
 Prints calls per second, p50/p95/p99 latency and errors per configuration, and the ratio of
 each to the first. The client is plain asyncio sockets so that it takes little of the CPU the
@@ -33,11 +39,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(workers: int):
+def start(workers: int, store: str = ""):
     port = free_port()
+    served = (["--bash", "--session-store", store] if store else
+              ["--tools", f"{ROOT / 'examples' / 'ecommerce.py'}:api"])
     proc = subprocess.Popen([sys.executable, "-m", "scripted_kernel", "mcp", "--http", "--port", str(port),
-                             "--workers", str(workers), "--token", TOKEN,
-                             "--tools", f"{ROOT / 'examples' / 'ecommerce.py'}:api"],
+                             "--workers", str(workers), "--token", TOKEN, *served],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -50,43 +57,77 @@ def start(workers: int):
     raise SystemExit("the service did not start")
 
 
-def request_bytes(port: int, n: int, client: int) -> bytes:
-    script = (f"# client {client} call {n}\n"
-              f"name=$(get_user --id {n % 3 + 1} | jq -r .name)\n"
-              f"orders=$(list_orders --user_id {n % 3 + 1} | jq length)\n"
-              f'echo "$name $orders"')
+def request_bytes(port: int, n: int, client: int, sid: str = "") -> bytes:
+    if sid:
+        script = f"# client {client} call {n}\necho {n} >> /tmp/log; calls=$((calls+1)); wc -l < /tmp/log"
+        tool = "bash"
+    else:
+        script = (f"# client {client} call {n}\n"
+                  f"name=$(get_user --id {n % 3 + 1} | jq -r .name)\n"
+                  f"orders=$(list_orders --user_id {n % 3 + 1} | jq length)\n"
+                  f'echo "$name $orders"')
+        tool = "ecommerce"
     body = json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call",
-                       "params": {"name": "ecommerce", "arguments": {"commands": script}}}).encode()
+                       "params": {"name": tool, "arguments": {"commands": script}}}).encode()
+    return _post(port, body, sid)
+
+
+def _post(port: int, body: bytes, sid: str = "") -> bytes:
+    session = f"Mcp-Session-Id: {sid}\r\n" if sid else ""
     head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\n"
-            f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+            f"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{session}"
             f"Content-Length: {len(body)}\r\n\r\n").encode()
     return head + body
 
 
-async def one_client(port: int, client: int, stop_at: float, latencies: list, errors: list):
+async def _exchange(reader, writer, data: bytes) -> tuple:
+    writer.write(data)
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                      if line.lower().startswith(b"content-length")))
+    return head, await reader.readexactly(length)
+
+
+async def one_client(port: int, client: int, stop_at: float, latencies: list, errors: list, bash: bool):
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     n = 0
+    sid = ""
     try:
+        if bash:
+            init = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                          "clientInfo": {"name": "bench", "version": "1"}}}).encode()
+            head, _ = await _exchange(reader, writer, _post(port, init))
+            sid = next(line.split(b":")[1].strip().decode() for line in head.split(b"\r\n")
+                       if line.lower().startswith(b"mcp-session-id"))
         while time.perf_counter() < stop_at:
             n += 1
             started = time.perf_counter()
-            writer.write(request_bytes(port, n, client))
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
-                              if line.lower().startswith(b"content-length")))
-            body = await reader.readexactly(length)
+            head, body = await _exchange(reader, writer, request_bytes(port, n, client, sid))
             ok = head.startswith(b"HTTP/1.1 200") and b'"exit_code":0' in body
             (latencies if ok else errors).append(time.perf_counter() - started)
     finally:
         writer.close()
 
 
-async def drive(port: int, clients: int, seconds: float):
+async def drive(port: int, clients: int, seconds: float, bash: bool = False):
     latencies, errors = [], []
     stop_at = time.perf_counter() + seconds
     started = time.perf_counter()
-    await asyncio.gather(*(one_client(port, c, stop_at, latencies, errors) for c in range(clients)))
+    await asyncio.gather(*(one_client(port, c, stop_at, latencies, errors, bash) for c in range(clients)))
     return latencies, errors, time.perf_counter() - started
+
+
+def start_redis():
+    import shutil
+    server = shutil.which("redis-server")
+    if server is None:
+        raise SystemExit("--redis needs redis-server (Debian package redis-server)")
+    port = free_port()
+    proc = subprocess.Popen([server, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    return proc, f"redis://127.0.0.1:{port}/0"
 
 
 def percentile(values: list, q: float) -> float:
@@ -98,18 +139,30 @@ def main(argv=None) -> int:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--session-store", default="", help="serve --bash with this session store")
+    parser.add_argument("--redis", action="store_true", help="serve --bash with a Redis store started here")
     args = parser.parse_args(argv)
+    redis = None
+    if args.redis:
+        redis, args.session_store = start_redis()
+    bash = bool(args.session_store)
     rows = []
-    for workers in args.workers:
-        proc, port = start(workers)
-        try:
-            asyncio.run(drive(port, 4, 2))                       # warm every worker up
-            latencies, errors, elapsed = asyncio.run(drive(port, args.clients, args.seconds))
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(60)
-        rows.append((workers, len(latencies) / elapsed, latencies, errors))
-    print(f"{args.clients} clients, {args.seconds:g} s each, {os.cpu_count()} CPUs")
+    try:
+        for workers in args.workers:
+            proc, port = start(workers, args.session_store)
+            try:
+                asyncio.run(drive(port, 4, 2, bash))                 # warm every worker up
+                latencies, errors, elapsed = asyncio.run(drive(port, args.clients, args.seconds, bash))
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(60)
+            rows.append((workers, len(latencies) / elapsed, latencies, errors))
+    finally:
+        if redis is not None:
+            redis.terminate()
+            redis.wait(30)
+    served = f"BashTool sessions in {args.session_store}" if bash else "ScriptedTool (stateless)"
+    print(f"{served}: {args.clients} clients, {args.seconds:g} s each, {os.cpu_count()} CPUs")
     print("| workers | calls/s | p50 ms | p95 ms | p99 ms | errors | throughput / 1st |")
     print("|---|---|---|---|---|---|---|")
     for workers, rate, latencies, errors in rows:

@@ -592,3 +592,33 @@ class MemoryFs(FileSystem):
             return node.size
         except (FsError, OSError):
             return 0
+
+    # ------------------------------------------------------------ for snapshots (tools/snapshot.py)
+
+    def snapshot_parts(self) -> tuple:
+        """(root, the directories the filesystem starts with, /dev, the clock, the next inode
+        number): what a snapshot walks and records. Read-only: a snapshot never changes them."""
+        return self.root, frozenset(self._system), self._dev, self._clock, self._next_ino
+
+    def restore_name(self, parent: Inode, name: str, node: Inode, first: bool = True, data: bytes = b""):
+        """A snapshot's restore gives `node` the name `name` in `parent` (`first`: its first
+        name; a regular file's `data` then with it), checked and charged as a name a script
+        makes: NAME_MAX, depth, PATH_MAX, max_file_count, max_fs_bytes, max_file_bytes."""
+        extra = 0
+        if first and node.kind == "l":
+            if not node.target or _nbytes(node.target) >= PATH_MAX:
+                raise FsError(ENAMETOOLONG if node.target else ENOENT)
+            extra = _nbytes(node.target)
+        if first and data:
+            if len(data) > self.limits.max_file_bytes:
+                raise FsError(EFBIG)
+            self._charge(len(data))
+            node.data = bytearray(data)
+        self._attach(parent, name, node, extra)
+        if not first:
+            node.nlink += 1
+
+    def restore_counters(self, clock: float, next_ino: int):
+        """After a restore: the clock and the next inode number as the snapshot had them."""
+        self._clock = clock
+        self._next_ino = next_ino

@@ -51,11 +51,11 @@ class CommandContext:
 
     @property
     def random(self) -> "random.Random":
-        """The generator behind $RANDOM, shared by every shell of the process. Commands that
-        draw random numbers (shuf, dd if=/dev/urandom) seed their own generator from it, so
-        that seeding it (as a test does) makes them reproducible, as $RANDOM is."""
-        from .runtime import _RANDOM
-        return _RANDOM
+        """The generator behind $RANDOM: shared by every shell of the process, unless the shell
+        has its own (a snapshot gives it one). Commands that draw random numbers (shuf, dd
+        if=/dev/urandom) seed their own generator from it, so that seeding it (as a test does)
+        makes them reproducible, as $RANDOM is."""
+        return self._shell.random
 
     def path(self, name: str) -> str:
         """A path operand made absolute against the working directory."""

@@ -207,6 +207,7 @@ def _default_variables(home: str) -> dict:
 
 class Shell:
     """One shell: the top level of a script, or a subshell copied from its parent."""
+    random: "random.Random"        # $RANDOM's generator: the shared one (set below) or its own
 
     def __init__(self, run, commands: dict, builtins: dict, env: Optional[dict] = None,
                  stdin: InputStream = EMPTY_INPUT, compile_script: Optional[Callable] = None,
@@ -338,6 +339,7 @@ class Shell:
                       err=self.err, fs=self.fs)
         child.cwd, child.umask, child.extra_fds = self.cwd, self.umask, dict(self.extra_fds)
         child.hostname = self.hostname
+        child.random = self.random
         return child
 
     def attach(self, run, stdin: InputStream, commands: dict):
@@ -1066,9 +1068,12 @@ _DOLLAR_DASH = (("a", "allexport"), ("e", "errexit"), ("f", "noglob"), ("h", Non
 # One generator for $RANDOM in every shell: seeding one per shell read 2.5 KB from os.urandom
 # for every script, used or not.
 _RANDOM = random.Random()
+# A shell draws $RANDOM from `sh.random`: the shared generator, unless the shell was given one of
+# its own (a snapshot does, so that a restored shell draws the same numbers as the original).
+Shell.random = _RANDOM
 
 DYNAMIC_VARS: dict[str, Callable[[Shell], Optional[Var]]] = {
-    "RANDOM": lambda sh: Var(str(_RANDOM.randrange(32768))),
+    "RANDOM": lambda sh: Var(str(sh.random.randrange(32768))),
     "LINENO": lambda sh: Var(str(sh.lineno)),
     "BASH_COMMAND": lambda sh: Var(command_text(sh.bash_command)),
     "SECONDS": lambda sh: Var(str(int(time.time() - sh.started))),

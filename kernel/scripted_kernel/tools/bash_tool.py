@@ -25,6 +25,8 @@ from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
 from ..shell.run import ShellSlot
 from .containment import WAIT_SLICE, failure_message, result_text
 from .definitions import is_async_callable
+from . import snapshot
+from .history import History, diff as history_diff
 from .scripted_tool import GRACE, ScriptedTool, ToolResponse
 
 DESCRIPTION = "Virtual bash interpreter with a virtual filesystem"
@@ -56,6 +58,9 @@ class BashTool(ScriptedTool):
         self.fresh = fresh_shell
         self._shell = ShellSlot()        # the persistent shell, once a call has made it
         self._lock = threading.Lock()    # one call at a time uses the shell
+        self.snapshot_key: Optional[bytes] = None      # signs snapshots, and is required of them
+        self.max_history_bytes: Optional[int] = None   # None: max_fs_bytes + max_shell_state_bytes
+        self._history: Optional[History] = None
 
     @staticmethod
     def builder() -> "BashToolBuilder":  # type: ignore[override]  # the seed's API: a BashTool has no name to give
@@ -270,16 +275,92 @@ class BashTool(ScriptedTool):
         if sh.fs is not self.filesystem:          # a shell made before: keep it on our files
             sh.fs = self.filesystem
 
-    def kept_bytes(self) -> int:
-        """What this tool keeps between calls: its files' bytes and its shell's state, as the
-        budgets count them (max_fs_bytes, max_shell_state_bytes)."""
-        shell = self._shell.shell
-        return self.filesystem.used_bytes + (shell.state_bytes if shell is not None else 0)
-
     def reset(self):
         """Forget the shell's state (variables, functions, directory); the files stay."""
         with self._lock:
             self._shell.clear()
+
+    # -------------------------------------------------------- snapshots and history
+
+    def snapshot(self, at=None, key=None, compress: bool = False) -> bytes:
+        """The session (files and shell state) as bytes (format: tools/snapshot.py); `at`: a
+        commit of its history instead. Signed with `key` (or the builder's snapshot_key)."""
+        key = key if key is not None else self.snapshot_key
+        if at is not None:
+            commit = self.history.find(at)
+            return snapshot.encode(commit.manifest, self.history.blobs_of(commit), key, compress)
+        with self._lock:
+            manifest, blobs = self._capture()
+            return snapshot.encode(manifest, blobs, key, compress)
+
+    def restore(self, data: bytes, key=None):
+        """Bring the session back to a snapshot: its files and shell state replace this tool's
+        (its configured host mounts are attached at their mount points). SnapshotError, and
+        nothing changed, for a snapshot that is damaged, forged, too large for this tool's limits
+        or not signed with the key."""
+        key = key if key is not None else self.snapshot_key
+        with self._lock:
+            _, fs, shell = snapshot.load_session(data, self.limits, key, snapshot.host_mounts(self.filesystem),
+                                                 expect_user=self.username)
+            self._install(fs, shell)
+
+    def commit(self, message: Optional[str] = None) -> str:
+        """Record the session in its history; the commit's id (HistoryFull past the budget)."""
+        with self._lock:
+            manifest, blobs = self._capture(known=self.history.blobs)
+            return self.history.add(manifest, blobs, message).id
+
+    def checkout(self, ref) -> str:
+        """Bring the session back to a commit (an id, a prefix of one, or its number); the next
+        commit follows it. Returns the commit's id."""
+        commit = self.history.find(ref)
+        with self._lock:
+            _, fs, shell = snapshot.rebuild(commit.manifest, self.history.blobs_of(commit), self.limits,
+                                            snapshot.host_mounts(self.filesystem), self.username)
+            self._install(fs, shell)
+            self.history.head = commit.id
+        return commit.id
+
+    def log(self) -> list:
+        """The commits, newest first: dicts of id, parent, message, time, files, variables, head."""
+        return self.history.log()
+
+    def diff(self, a=None, b=None) -> dict:
+        """What changed from commit `a` to commit `b` (None: the session as it is now): files,
+        variables and functions added, removed and changed."""
+        return history_diff(self._manifest_of(a), self._manifest_of(b))
+
+    def prune(self, keep: int) -> int:
+        """Keep the newest `keep` commits of the history; the bytes freed."""
+        return self.history.prune(keep)
+
+    def _manifest_of(self, ref) -> dict:
+        if ref is None:
+            with self._lock:
+                return self._capture(known=self.history.blobs)[0]
+        return self.history.find(ref).manifest
+
+    def _capture(self, known=None) -> tuple:
+        shell = None if self.fresh else self._shell.shell
+        return snapshot.capture(self.filesystem, shell, self.username, self.hostname, known=known)
+
+    def _install(self, fs, shell):
+        self.filesystem = fs if fs is not None else MemoryFs(user=self.username, limits=self.limits)
+        self._shell.shell = shell if not self.fresh else None
+
+    @property
+    def history(self) -> History:
+        """The session's commits (made on first use; bounded by max_history_bytes)."""
+        if self._history is None:
+            self._history = History(self.max_history_bytes if self.max_history_bytes is not None
+                                    else self.limits.max_fs_bytes + self.limits.max_shell_state_bytes)
+        return self._history
+
+    def kept_bytes(self) -> int:
+        """What the session keeps: its files, its shell's state and its history."""
+        shell = self._shell.shell
+        state = shell.state_bytes if shell is not None else 0
+        return self.filesystem.used_bytes + state + (self._history.used_bytes if self._history is not None else 0)
 
 
 # The BashTools whose builtin is running in this context (on the builtin's thread, and on the
@@ -321,6 +402,9 @@ class BashToolBuilder:
     _name: str = "bash"
     _network: tuple = ()
     _sanitize: bool = True
+    _snapshot: Optional[bytes] = None
+    _snapshot_key: Optional[bytes] = None
+    _history_bytes: Optional[int] = None
 
     def username(self, name: str) -> "BashToolBuilder":
         self._username = name
@@ -374,10 +458,45 @@ class BashToolBuilder:
         self._sanitize = enabled
         return self
 
+    def from_snapshot(self, data: bytes, key=None) -> "BashToolBuilder":
+        """Start from a snapshot (tool.snapshot()): its files, shell state, user and host name;
+        checked at build() against the builder's limits (and key: `key` here, or
+        snapshot_key()). Files and mounts given to the builder are added over it."""
+        self._snapshot = data
+        if key is not None:
+            self._snapshot_key = key
+        return self
+
+    def snapshot_key(self, key) -> "BashToolBuilder":
+        """Sign this tool's snapshots with HMAC-SHA256 under `key`, and refuse to restore any
+        snapshot not signed with it."""
+        self._snapshot_key = key
+        return self
+
+    def max_history_bytes(self, limit: int) -> "BashToolBuilder":
+        """The most the tool's history (commit) may keep; by default as much as its files and
+        shell state may (max_fs_bytes + max_shell_state_bytes)."""
+        self._history_bytes = limit
+        return self
+
     def build(self) -> BashTool:
-        tool = BashTool(self._username, self._hostname, self._limits, self._env, self._files,
+        restored = None
+        if self._snapshot is not None:
+            limits = self._limits or ExecutionLimits()
+            loaded = snapshot.decode(self._snapshot, snapshot.SnapshotLimits.of(limits), self._snapshot_key)
+            restored = snapshot.rebuild(loaded.manifest, loaded.blobs, limits)
+            self._username = restored[0]["username"]
+            self._hostname = restored[0]["hostname"]
+            self._limits = limits
+        tool = BashTool(self._username, self._hostname, self._limits, self._env, None,
                         self._filesystem, self._builtins, self._fresh, self._name, self._sanitize)
+        if restored is not None:
+            tool._install(restored[1], restored[2])
+        for path, content in self._files.items():
+            tool.filesystem.add_file(path, content)
         for at, host_dir, read_only in self._mounts:
             tool.filesystem.mount(at, host_dir, read_only)
         tool.network_allow = self._network
+        tool.snapshot_key = self._snapshot_key
+        tool.max_history_bytes = self._history_bytes
         return tool

@@ -33,12 +33,13 @@ _CALLS = logging.getLogger("scripted_kernel.mcp")
 
 def build_server(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, host: str = "127.0.0.1",
                  port: int = 8000, *, stateless: bool = False, session_tools=None, check_host: bool = True,
-                 session_limits: Optional["SessionLimits"] = None):
+                 session_limits: Optional["SessionLimits"] = None, stored_sessions: Optional["StoredSessions"] = None):
     """A FastMCP server offering `tool` (and its discover tool). `stateless`: MCP's stateless
     streamable-HTTP mode with JSON responses; `session_tools`: a factory of one tool per MCP
     session (a BashTool's shell and files are a session's own), bounded by `session_limits`;
     `check_host`: refuse Host headers other than loopback (DNS rebinding protection; off when
-    a token guards the server)."""
+    a token guards the server); `stored_sessions`: BashTool sessions kept in a session store,
+    named by the request's Mcp-Session-Id (mcp_service mints and checks it), served statelessly."""
     from mcp.server.fastmcp import FastMCP
     from mcp.server.transport_security import TransportSecuritySettings
     offered = ScriptingToolSet(tool, mode).tools()
@@ -56,7 +57,11 @@ def build_server(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, ho
 
     async def run_script(commands: str):
         started = time.perf_counter()
-        if sessions is not None:
+        if stored_sessions is not None:
+            request = server.get_context().request_context.request
+            sid = request.headers.get("mcp-session-id", "") if request is not None else ""
+            response = await stored_sessions.execute(sid, commands)
+        elif sessions is not None:
             response = await sessions.execute(server.get_context().session, commands)
         else:
             # each request runs on a runner thread of its own: a hung tool never blocks the others
@@ -209,8 +214,83 @@ class SessionPool:
             self._arm_sweeper()
 
 
+class StoredSessions:
+    """BashTool sessions kept in a SessionStore (tools/session_store.py), so that any worker
+    process serves any session: each call loads the session's latest snapshot, runs in a
+    BashTool rebuilt from it, and saves the new snapshot only if no other call of the session
+    saved one meanwhile (compare and set). On a conflict the call runs again on the newer
+    state, up to `retries` times, then fails with a clear error; its changes are not kept.
+    Calls of one session in one process take turns (a lock), so conflicts come only from
+    other processes. A snapshot over the store's per-session limit is not kept: the call
+    fails, saying so. `key`: snapshots are signed (HMAC) and unsigned or forged ones refused."""
+
+    def __init__(self, store, key: Optional[bytes] = None, retries: int = 2, limits=None,
+                 max_workers: int = 16):
+        from concurrent.futures import ThreadPoolExecutor
+        self.store = store
+        self.key = key or None
+        self.retries = retries
+        self.limits = limits
+        self.locks: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self.executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="scripted-mcp-stored")
+
+    async def execute(self, sid: str, commands: str):
+        lock = self.locks.get(sid)
+        if lock is None:
+            lock = self.locks[sid] = asyncio.Lock()
+        loop = asyncio.get_running_loop()
+        async with lock:
+            for _ in range(self.retries + 1):
+                response, saved = await loop.run_in_executor(self.executor, self._run, sid, commands)
+                if saved:
+                    return response
+        from .scripted_tool import ToolResponse
+        return ToolResponse("", "bash: another request of this session changed it at the same time, "
+                            f"{self.retries + 1} times; this call's changes were not kept: try again\n",
+                            1, "conflict")
+
+    def _tool(self, data: Optional[bytes]):
+        from .bash_tool import BashTool
+        builder = BashTool.builder().snapshot_key(self.key)
+        if self.limits is not None:
+            from dataclasses import replace
+            builder = builder.limits(replace(self.limits))
+        if data:
+            builder = builder.from_snapshot(data)
+        return builder.build()
+
+    def _run(self, sid: str, commands: str) -> tuple:
+        """(response, whether it may stand: saved, or a failure that changed nothing)."""
+        from .scripted_tool import ToolResponse
+        from .session_store import SessionTooLarge, StoreError
+        from .snapshot import SnapshotError
+        try:
+            record = self.store.load(sid)
+        except (StoreError, OSError) as e:
+            return ToolResponse("", f"bash: the session store cannot be read: {e}\n", 1, "store"), True
+        if record is None:
+            return ToolResponse("", "bash: this session is unknown or expired: start a new one\n", 1,
+                                "session"), True
+        version, data = record
+        try:
+            tool = self._tool(data)
+        except SnapshotError as e:
+            return ToolResponse("", f"bash: the stored session cannot be restored: {e}\n", 1, "session"), True
+        response = tool.execute(commands)
+        try:
+            return response, self.store.save(sid, version, tool.snapshot())
+        except SessionTooLarge as e:
+            response.stderr += f"bash: {e}; this call's changes were not kept\n"
+            response.exit_code, response.error = 1, "limit:session_max_bytes"
+            return response, True
+        except (StoreError, OSError) as e:
+            response.stderr += f"bash: the session store cannot be written: {e}; this call's changes were not kept\n"
+            response.exit_code, response.error = 1, "store"
+            return response, True
+
+
 def kept_bytes(tool) -> int:
-    """What a BashTool keeps: its files' bytes and its shell's state."""
+    """What a BashTool keeps: its files' bytes, its shell's state and its history."""
     return tool.kept_bytes()
 
 

@@ -12,6 +12,10 @@ per MCP session, which live in one worker: run it in one worker or behind a load
 pins a session (the `Mcp-Session-Id` header) to a worker. Each worker keeps at most
 `max_sessions` sessions and `max_sessions_bytes` of their files and shell state, and drops a
 session idle for `session_idle_seconds`; a session it cannot open is a tool error saying why.
+With a session store (`session_store`: file:///path or redis://host:port/db, see
+tools/session_store.py) the sessions live in the store instead: the service mints the
+`Mcp-Session-Id` itself and every worker honours it, each call loads the session's snapshot,
+runs and saves it back (compare and set), so any worker serves any session.
 
 A bearer token is required whenever the bind address is not loopback; bodies over
 `max_request_bytes` are refused with 413; `/healthz` answers without a token; each tool call
@@ -57,6 +61,10 @@ class ServiceConfig:
     max_sessions: int = 16
     max_sessions_bytes: int = 512 * 1024 * 1024
     session_idle_seconds: float = 900.0
+    # --bash: where sessions live so that any worker serves them ("": in each worker's memory)
+    session_store: str = ""
+    session_key: str = ""            # signs the stored snapshots (HMAC): the store cannot forge one
+    session_max_bytes: int = 0       # a session's snapshot past this is not kept (0: the limits')
 
     @classmethod
     def from_env(cls, environ=None) -> "ServiceConfig":
@@ -99,7 +107,9 @@ def create_app(config: Optional[ServiceConfig] = None):
     config = config or ServiceConfig.from_env()
     config.check()
     mode = DiscoveryMode.WITH_DISCOVERY if config.discovery else DiscoveryMode.ALL
-    if config.bash:
+    if config.bash and config.session_store:
+        server, store = _stored_bash_server(config, mode)
+    elif config.bash:
         from .bash_tool import BashTool
         from .mcp_server import SessionLimits
         limits = SessionLimits(config.max_sessions, config.max_sessions_bytes, config.session_idle_seconds)
@@ -112,7 +122,99 @@ def create_app(config: Optional[ServiceConfig] = None):
     async def healthz(request: Request):
         return JSONResponse({"status": "ok", "pid": os.getpid()})
 
-    return _Guard(server.streamable_http_app(), config.token, config.max_request_bytes)
+    app = server.streamable_http_app()
+    if config.bash and config.session_store:
+        app = _SessionIds(app, store)
+    return _Guard(app, config.token, config.max_request_bytes)
+
+
+def _stored_bash_server(config: ServiceConfig, mode):
+    """A stateless server whose BashTool sessions live in the configured store."""
+    from .bash_tool import BashTool
+    from .mcp_server import StoredSessions, build_server
+    from .session_store import StoreError, open_store
+    from .snapshot import SnapshotLimits
+    from ..shell.limits import ExecutionLimits
+    limit = config.session_max_bytes or SnapshotLimits.of(ExecutionLimits()).max_bytes
+    try:
+        store = open_store(config.session_store, config.session_idle_seconds, limit)
+    except StoreError as e:
+        raise SystemExit(f"scripted_kernel mcp: {e}") from None
+    stored = StoredSessions(store, config.session_key.encode() or None, max_workers=max(1, config.max_sessions))
+    server = build_server(BashTool(), mode, stateless=True, check_host=not config.token,
+                          stored_sessions=stored)
+    return server, store
+
+
+class _SessionIds:
+    """ASGI middleware in front of the stateless MCP app when sessions live in a store: an
+    `initialize` without a session gets a new id (minted here, recorded in the store, sent back
+    in `Mcp-Session-Id`); any other request must carry an id the store knows (else 404, as MCP
+    says for an expired session); DELETE ends the session; GET (a server-to-client stream) is
+    not offered (405)."""
+
+    def __init__(self, app, store):
+        self.app = app
+        self.store = store
+
+    async def __call__(self, scope, receive, send):
+        import asyncio
+        if scope["type"] != "http" or not scope["path"].rstrip("/").endswith("/mcp"):
+            return await self.app(scope, receive, send)
+        headers = dict(scope.get("headers") or ())
+        raw = headers.get(b"mcp-session-id")
+        method = scope["method"]
+        if raw is not None:
+            sid = raw.decode("latin-1")
+            if not await asyncio.to_thread(self.store.exists, sid):
+                return await _refuse(send, 404, "Session not found")
+            if method == "DELETE":
+                await asyncio.to_thread(self.store.delete, sid)
+                await send({"type": "http.response.start", "status": 200,
+                            "headers": [(b"content-length", b"0")]})
+                return await send({"type": "http.response.body", "body": b""})
+            if method != "POST":
+                return await _refuse(send, 405, "Method Not Allowed")
+            return await self.app(scope, receive, send)
+        if method != "POST":
+            return await _refuse(send, 405, "Method Not Allowed")
+        body, receive = await _read_body(receive)
+        try:
+            message = json.loads(body)
+        except ValueError:
+            message = None
+        if not (isinstance(message, dict) and message.get("method") == "initialize"):
+            return await _refuse(send, 400, "Bad Request: Missing session ID")
+        from .session_store import new_session_id
+        sid = new_session_id()
+        await asyncio.to_thread(self.store.create, sid)
+
+        async def send_with_id(event):
+            if event["type"] == "http.response.start":
+                event = dict(event, headers=[*event.get("headers", []), (b"mcp-session-id", sid.encode())])
+            await send(event)
+        return await self.app(scope, receive, send_with_id)
+
+
+async def _read_body(receive):
+    """The whole request body, and a receive() that gives it again to the app."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    body = b"".join(chunks)
+    replayed: list = []
+
+    async def again():
+        if not replayed:
+            replayed.append(True)
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+    return body, again
 
 
 def scripted_tool(config: ServiceConfig):

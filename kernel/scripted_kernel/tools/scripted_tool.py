@@ -731,6 +731,16 @@ class Session:
         """The session's shell, once a call has made it (None before)."""
         return self._shell.shell
 
+    def snapshot(self, key=None, compress: bool = False) -> bytes:
+        """The session's shell state and files as bytes (tools/snapshot.py)."""
+        from .snapshot import snapshot_of_session
+        return snapshot_of_session(self, key, compress)
+
+    def restore(self, data: bytes, key=None):
+        """Bring the session back to a snapshot (SnapshotError, and nothing changed, if refused)."""
+        from .snapshot import restore_session
+        restore_session(self, data, key)
+
 
 class Execution:
     """A validated, single-use execution (ToolExecution in the seed's contract)."""
