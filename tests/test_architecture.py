@@ -19,7 +19,7 @@ PACKAGES = {"scripted_kernel": ROOT / "kernel" / "scripted_kernel",
 # The libraries every layer may use: the budget and its errors, regular expressions and glob
 # patterns. They import nothing but each other (checked below).
 BASE = ("scripted_kernel.shell.errors", "scripted_kernel.shell.limits", "scripted_kernel.shell.regexes",
-        "scripted_kernel.shell.patterns")
+        "scripted_kernel.shell.patterns", "scripted_kernel.shell.extglob")
 
 LAYERS = [  # (module-name prefix, layer): the longest matching prefix decides
     *((name, -1) for name in BASE),

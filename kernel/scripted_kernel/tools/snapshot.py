@@ -72,7 +72,8 @@ from ..fs import MemoryFs
 from ..fs.base import FsError
 from ..fs.inode import Inode
 from ..fs.memory import NAME_MAX, PATH_MAX
-from ..shell.limits import Budget, CancelToken, ExecutionLimits
+from ..shell.limits import CancelToken, ExecutionLimits
+from ..shell.run import Run
 from ..shell.session_state import ENTRY_BYTES, FUNCTION_WEIGHT, measure
 from ..shell.state import IndexedArray, Var
 
@@ -692,10 +693,9 @@ def restore_shell(spec, blobs: dict, limits: ExecutionLimits, fs, env: Optional[
     slimits = SnapshotLimits.of(limits)
     maxima = slimits.max_records()
     texts = _Texts(blobs, slimits)
-    budget = Budget(limits, CancelToken())
     depth = limits.max_parser_depth
-    sh = Shell(budget, {}, BUILTINS, env or {}, compile_script=lambda text: SCRIPT_CACHE.get(text, depth),
-               fs=fs, compiler=COMPILER)
+    sh = Shell(Run(limits, CancelToken(), fs=fs), {}, BUILTINS, env or {},
+               compile_script=lambda text: SCRIPT_CACHE.get(text, depth), compiler=COMPILER)
     sh.cwd = _path(spec.get("cwd"), "working directory")
     sh.dirstack = [_path(p, "directory stack") for p in _list(spec.get("dirstack"), "dirstack", 4096)]
     sh.umask = _int(spec.get("umask"), "umask", 0, 0o777)
