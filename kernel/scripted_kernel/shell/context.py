@@ -27,7 +27,7 @@ Writer = Callable[[str], None]
 class CommandContext:
     """What one running command may use. Made by the dispatcher for each command it runs."""
     __slots__ = ("stdin", "out", "err", "fs", "cwd", "umask", "budget", "hostname", "network",
-                 "extra_fds", "isolate_tools", "_shell", "_run_program")
+                 "extra_fds", "isolate_tools", "observer", "_shell", "_run_program")
 
     def __init__(self, sh: "Shell", run_program: Callable):
         self.stdin: "InputStream" = sh.stdin
@@ -41,6 +41,8 @@ class CommandContext:
         self.network: tuple = sh.network_allow     # URL prefixes curl may fetch
         self.extra_fds: dict = sh.extra_fds        # descriptors opened with exec N> (/dev/fd/N)
         self.isolate_tools: bool = sh.isolate_tools  # under `timeout`: a callback on its own thread
+        # tracing (tools/telemetry.py Observer; None when off): `with ctx.observer.span(name, attrs)`
+        self.observer = sh.observer
         self._shell = sh
         self._run_program = run_program           # dispatch.run_program (which imports this module)
 

@@ -217,6 +217,7 @@ class Shell:
         self.umask = 0o022
         self.hostname = "sandbox"
         self.network_allow: tuple = ()       # URL prefixes curl may fetch (none: no network)
+        self.observer = None                 # the host's tracing hook for commands (None: off)
         self.dirstack: list[str] = []        # pushd's saved directories (below the current one)
         self.limits = budget.limits
         self.commands = commands
@@ -336,7 +337,7 @@ class Shell:
                       err=self.err, stdin=self.stdin, compile_script=self.compile_script, fs=self.fs,
                       compiler=self.compiler)
         child.cwd, child.umask, child.extra_fds = self.cwd, self.umask, dict(self.extra_fds)
-        child.hostname, child.network_allow = self.hostname, self.network_allow
+        child.hostname, child.network_allow, child.observer = self.hostname, self.network_allow, self.observer
         return child
 
     def run_subshell(self, fn: Callable, command: bool = False) -> int:

@@ -19,12 +19,16 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..commands import COMMANDS
+from ..commands.urlpolicy import NetworkPolicy
 from ..fs import MemoryFs
 from ..shell.builtins import load as load_builtins
 from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
 from .containment import WAIT_SLICE, failure_message, result_text
 from .definitions import is_async_callable
-from .scripted_tool import GRACE, ScriptedTool, ToolResponse
+from .flags import FlagError
+from .hooks import Hooks, ToolCall, pending_stdin
+from .telemetry import TelemetryConfig
+from .scripted_tool import _ACTIVE, GRACE, ScriptedTool, ToolResponse
 
 DESCRIPTION = "Virtual bash interpreter with a virtual filesystem"
 _FILE_COMMANDS = "ls mkdir rm rmdir cp mv touch chmod ln find du stat realpath readlink mktemp diff cmp"
@@ -169,11 +173,15 @@ class BashTool(ScriptedTool):
         try:
             session = self._session()
             run, work = self._prepare(commands, stdin, cancel, on_output, session, asyncio.get_running_loop())
-            response = await self._run_and_await(run, work, session)
+            response = await self._traced_await(run, work, session)
         finally:
             self._lock.release()
         self._last.trace = response.trace
         return response
+
+    def plan(self, commands, stdin: str = "") -> list:
+        raise NotImplementedError("BashTool has no plan mode: its scripts change its files, and its "
+                                  "builtins have no dry run; use before_tool to approve each call")
 
     def _session(self) -> Optional[list]:
         return None if self.fresh else self._shell
@@ -232,19 +240,27 @@ class BashTool(ScriptedTool):
 
         def run(sh, argv):
             started = time.perf_counter()
-            args, stdin = list(argv[1:]), sh.stdin.read_all()
+            active = getattr(_ACTIVE, "run", None)
+            if self.hooks or (active is not None and active.tracer is not None):
+                call = ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(sh.stdin), "builtin")
+                return self._guarded(sh, active, call, lambda c: invoke(sh, argv, c.params["args"], started),
+                                     _builtin_params)
+            return invoke(sh, argv, list(argv[1:]), started)[0]
+
+        def invoke(sh, argv, args, started) -> tuple:
+            stdin = sh.stdin.read_all()
             value = self._contained(sh, name, lambda: self._call_builtin(fn, args, stdin, is_async), is_async)
             if isinstance(value, BaseException):
-                return self._fail(sh, name, argv, None, started, self._failure_text(value), "builtin")
+                return self._fail(sh, name, argv, None, started, self._failure_text(value), "builtin"), 0, 0
             try:
                 out, err, status = _builtin_result(value)
             except BaseException as e:    # the wrong shape, a cycle, an object whose __str__ raises
                 return self._fail(sh, name, argv, None, started,
-                                  f"cannot print the result: {failure_message(e)}", "builtin")
+                                  f"cannot print the result: {failure_message(e)}", "builtin"), 0, 0
             sh.out(out)
             sh.err(err)
             self._trace(name, "builtin", argv, None, status, started, len(out), len(err))
-            return status
+            return status, len(out), len(err)
         return run
 
     def _call_builtin(self, fn: Callable, args: list, stdin: str, is_async: bool):
@@ -284,6 +300,14 @@ def _refusal(message: str, status: int, error: str) -> ToolResponse:
     return ToolResponse("", f"bash: {message}\n", status, error)
 
 
+def _builtin_params(params: dict) -> dict:
+    """A before_tool hook's replacement for a builtin's call: {"args": [str, ...]}."""
+    args = params.get("args")
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise FlagError('a builtin\'s parameters are {"args": [strings]}')
+    return {"args": list(args)}
+
+
 def _builtin_result(value) -> tuple:
     """A builtin's return value as (stdout, stderr, status); ValueError for a tuple of another
     shape (result_text raises for a value with no text form)."""
@@ -313,7 +337,10 @@ class BashToolBuilder:
     _fresh: bool = False
     _name: str = "bash"
     _network: tuple = ()
+    _network_policy: object = None
     _sanitize: bool = True
+    _hooks: Hooks = field(default_factory=Hooks)
+    _telemetry: Optional[TelemetryConfig] = None
 
     def username(self, name: str) -> "BashToolBuilder":
         self._username = name
@@ -352,10 +379,15 @@ class BashToolBuilder:
         self._filesystem = fs
         return self
 
-    def network(self, allow: list) -> "BashToolBuilder":
-        """Let `curl` fetch URLs under these entries (`scheme://host[:port][/path]`; the exact
-        rule is in SECURITY.md, "Network"), nothing else."""
-        self._network = tuple(allow)
+    def network(self, allow: list, credentials: Optional[dict] = None, max_requests: Optional[int] = None,
+                max_bytes: Optional[int] = None) -> "BashToolBuilder":
+        """Let `curl` fetch URLs under these entries (`scheme://host[:port][/path]`, GET and
+        HEAD; `(entry, ["POST", ...])` for more methods), nothing else. `credentials`
+        ({origin: {header: value}}) are added to requests at the boundary, never shown to the
+        script; non-public addresses only when an entry names them; `max_requests` and
+        `max_bytes` bound one execution. SECURITY.md, "Network", has the exact rules."""
+        self._network_policy = NetworkPolicy(allow, credentials, max_requests, max_bytes)
+        self._network = self._network_policy.urls
         return self
 
     def fresh_shell(self, fresh: bool = True) -> "BashToolBuilder":
@@ -367,10 +399,28 @@ class BashToolBuilder:
         self._sanitize = enabled
         return self
 
+    def before_tool(self, fn: Callable) -> "BashToolBuilder":
+        """fn(call: ToolCall) -> None | Deny | {"args": [...]}, before every custom builtin's
+        call (hooks.py); the builtin's arguments are `call.params["args"]`."""
+        self._hooks.before.append((fn, is_async_callable(fn)))
+        return self
+
+    def after_tool(self, fn: Callable) -> "BashToolBuilder":
+        self._hooks.after.append((fn, is_async_callable(fn)))
+        return self
+
+    def telemetry(self, tracer_provider=None, record_script: bool = False, enabled: bool = True) -> "BashToolBuilder":
+        """OpenTelemetry spans (see ScriptedToolBuilder.telemetry)."""
+        self._telemetry = TelemetryConfig(tracer_provider, record_script, enabled)
+        return self
+
     def build(self) -> BashTool:
         tool = BashTool(self._username, self._hostname, self._limits, self._env, self._files,
                         self._filesystem, self._builtins, self._fresh, self._name, self._sanitize)
         for at, host_dir, read_only in self._mounts:
             tool.filesystem.mount(at, host_dir, read_only)
         tool.network_allow = self._network
+        tool.network_policy = self._network_policy
+        tool.hooks = self._hooks.copy()
+        tool.telemetry = self._telemetry
         return tool
