@@ -592,6 +592,7 @@ class ScriptedTool:
         parser = registered.parser
 
         def revalidate(params: dict) -> dict:       # a before_tool hook's replacement params
+            parser.from_json = True                 # checked as JSON values are: types included
             parser.validate(params)
             return params
 
@@ -622,7 +623,7 @@ class ScriptedTool:
                     active.plan.append(ToolCall(name, params, list(argv), pending_stdin(sh.stdin)))
                 sh.out(_dry_run_report(name, params))
                 return 0
-            if self.hooks or (active is not None and active.tracer is not None):
+            if self.hooks.before or self.hooks.after or (active is not None and active.tracer is not None):
                 call = ToolCall(name, params, list(argv), pending_stdin(sh.stdin))
                 return self._guarded(sh, active, call, lambda c: invoke(sh, argv, c.params, started, active),
                                      revalidate)
