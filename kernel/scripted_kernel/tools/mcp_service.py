@@ -57,6 +57,7 @@ class ServiceConfig:
     max_sessions: int = 16
     max_sessions_bytes: int = 512 * 1024 * 1024
     session_idle_seconds: float = 900.0
+    approve: bool = False            # ask the client's user before each tool call (elicitation)
 
     @classmethod
     def from_env(cls, environ=None) -> "ServiceConfig":
@@ -104,9 +105,11 @@ def create_app(config: Optional[ServiceConfig] = None):
         from .mcp_server import SessionLimits
         limits = SessionLimits(config.max_sessions, config.max_sessions_bytes, config.session_idle_seconds)
         server = build_server(BashTool(), mode, stateless=False, session_tools=BashTool,
-                              check_host=not config.token, session_limits=limits)
+                              check_host=not config.token, session_limits=limits, approve=config.approve)
     else:
-        server = build_server(scripted_tool(config), mode, stateless=True, check_host=not config.token)
+        # asking the client mid-call needs a session's stream: with --approve, not stateless
+        server = build_server(scripted_tool(config), mode, stateless=not config.approve, check_host=not config.token,
+                              approve=config.approve)
 
     @server.custom_route("/healthz", methods=["GET"])
     async def healthz(request: Request):
@@ -185,7 +188,7 @@ def graceful_seconds() -> int:
     return int(ExecutionLimits().timeout_seconds) + 5
 
 
-def run_workers(host: str, port: int, workers: int) -> int:
+def run_workers(host: str, port: int, workers: int, token_required: bool = False) -> int:
     """uvicorn in `workers` processes, each listening on its own SO_REUSEPORT socket, so that
     the kernel spreads connections evenly (uvicorn's own workers share one socket, and with
     keep-alive clients one worker can end up with most of the connections). SIGTERM/SIGINT
@@ -194,6 +197,7 @@ def run_workers(host: str, port: int, workers: int) -> int:
     import multiprocessing
     from multiprocessing.connection import wait
     _listening_socket(host, port).close()          # the address is usable: fail here, not N times
+    log_startup(host, port, workers, token_required)
     if workers <= 1:
         # uvicorn re-raises the signal that stopped it; after a graceful stop that is success.
         for signum in (signal.SIGTERM, signal.SIGINT):
@@ -220,6 +224,19 @@ def run_workers(host: str, port: int, workers: int) -> int:
     for proc in procs:
         proc.join()
     return 0 if stopping else 1
+
+
+def log_startup(host: str, port: int, workers: int, token_required: bool):
+    """One line on stderr (logger scripted_kernel.mcp) as the service starts: where it listens,
+    how many workers, and whether clients need the bearer token."""
+    import json
+    import logging
+    from .mcp_server import _log_calls_to_stderr
+    _log_calls_to_stderr()
+    shown = f"[{host.strip('[]')}]" if ":" in host else host
+    logging.getLogger("scripted_kernel.mcp").info(json.dumps({
+        "event": "start", "url": f"http://{shown}:{port}/mcp", "host": host, "port": port,
+        "workers": workers, "token_required": token_required, "pid": os.getpid()}))
 
 
 def _listening_socket(host: str, port: int) -> socket.socket:
