@@ -81,7 +81,19 @@ def _subshell_router(kernel) -> Optional[Callable]:
     try:
         if not getattr(kernel, "_supports_kernel_subshells", False):
             return None
-        subshell_id = kernel.shell_channel_thread.manager._create_subshell()
+        channel = kernel.shell_channel_thread      # subshells are made on its thread
+        made: dict = {}
+        ready = threading.Event()
+
+        def make():
+            try:
+                made["id"] = channel.manager._create_subshell()
+            finally:
+                ready.set()
+        channel.io_loop.add_callback(make)
+        if not ready.wait(5) or "id" not in made:
+            return None
+        subshell_id = made["id"]
     except Exception:                    # another ipykernel: no routing, ask with input()
         return None
 
