@@ -5,5 +5,6 @@ from .tools import (BashTool, Deny, DiscoveryMode, ScriptedTool, ScriptingToolSe
                     ToolCallResult, ToolDef, ToolResponse, ToolStatus, tool)
 
 __version__ = "0.1.0"
-__all__ = ["BashTool", "Deny", "MemoryFs", "NoFs", "CancelToken", "DiscoveryMode", "ScriptingToolSet", "ExecutionLimits",
-           "ScriptedTool", "ToolArgs", "ToolCall", "ToolCallResult", "ToolDef", "ToolResponse", "ToolStatus", "__version__", "tool"]
+__all__ = ["BashTool", "Deny", "MemoryFs", "NoFs", "CancelToken", "DiscoveryMode", "ScriptingToolSet",
+           "ExecutionLimits", "ScriptedTool", "ToolArgs", "ToolCall", "ToolCallResult", "ToolDef", "ToolResponse",
+           "ToolStatus", "__version__", "tool"]

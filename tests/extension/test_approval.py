@@ -100,7 +100,7 @@ def add(a: int, b: int) -> int:
 def test_input_answers():
     class Call:
         name, argv, params = "t", ["t", "--x", "1"], {"x": 1}
-    assert [ask_with_input(Call(), lambda p: r) for r in ("y", "YES", "a", "", "n", "whatever")] == \
+    assert [ask_with_input(Call(), lambda p, r=r: r) for r in ("y", "YES", "a", "", "n", "whatever")] == \
         [ALLOW, ALLOW, ALLOW_ALL, DENY, DENY, DENY]
 
     def eof(prompt):

@@ -140,7 +140,8 @@ curl -s -o /dev/null -w '%{{url_effective}}\\n' 'HTTP://127.0.0.1:{port}/api/a/.
 
 
 def test_redirect_methods_heads_and_credentials(server, other_server):
-    bash = BashTool.builder().network(allow=[(f"{server}/api/", ["GET", "HEAD", "POST"]), f"{other_server}/api/"]).build()
+    posts = (f"{server}/api/", ["GET", "HEAD", "POST"])
+    bash = BashTool.builder().network(allow=[posts, f"{other_server}/api/"]).build()
     to = urllib.parse.quote
     other_headers = to(other_server + "/api/headers", safe="")
     r = bash.execute(f"""

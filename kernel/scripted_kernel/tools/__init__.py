@@ -6,5 +6,5 @@ from .scripted_tool import ScriptedTool, ScriptedToolBuilder, ToolResponse, Tool
 from .toolset import DiscoveryMode, DiscoverTool, ScriptingToolSet
 
 __all__ = ["BashTool", "BashToolBuilder", "Deny", "DiscoverTool", "DiscoveryMode", "REGISTRY", "ScriptingToolSet",
-           "ScriptedTool", "ScriptedToolBuilder", "ToolArgs", "ToolCall", "ToolCallResult", "ToolDef", "ToolResponse", "ToolStatus", "TraceEntry",
-           "tool"]
+           "ScriptedTool", "ScriptedToolBuilder", "ToolArgs", "ToolCall", "ToolCallResult", "ToolDef", "ToolResponse",
+           "ToolStatus", "TraceEntry", "tool"]

@@ -337,7 +337,7 @@ class BashToolBuilder:
     _fresh: bool = False
     _name: str = "bash"
     _network: tuple = ()
-    _network_policy: object = None
+    _network_policy: Optional[NetworkPolicy] = None
     _sanitize: bool = True
     _hooks: Hooks = field(default_factory=Hooks)
     _telemetry: Optional[TelemetryConfig] = None

@@ -662,7 +662,7 @@ class ScriptedTool:
     def _hooked(self, sh, call: ToolCall, invoke: Callable, revalidate: Callable, tracer) -> ToolCallResult:
         started = time.perf_counter()
         for fn, is_async in self.hooks.before:
-            value = self._run_hook(sh, call.name, lambda fn=fn: fn(call), is_async, tracer)
+            value = self._run_hook(sh, call.name, lambda fn=fn, call=call: fn(call), is_async, tracer)
             if isinstance(value, BaseException):
                 reason: Optional[str] = f"before_tool failed: {self._shown(failure_message(value))}"
             else:
@@ -881,7 +881,7 @@ class ScriptedToolBuilder:
     _context: list = field(default_factory=list)
     _filesystem: object = None
     _network: tuple = ()
-    _network_policy: object = None
+    _network_policy: Optional[NetworkPolicy] = None
     _hooks: Hooks = field(default_factory=Hooks)
     _telemetry: Optional[telemetry.TelemetryConfig] = None
 
