@@ -241,7 +241,7 @@ class BashTool(ScriptedTool):
         def run(sh, argv):
             started = time.perf_counter()
             active = getattr(_ACTIVE, "run", None)
-            if self.hooks.before or self.hooks.after or (active is not None and active.tracer is not None):
+            if self.hooks.before or self.hooks.after or (active is not None and active.watched):
                 call = ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(sh.stdin), "builtin")
                 return self._guarded(sh, active, call, lambda c: invoke(sh, argv, c.params["args"], started),
                                      _builtin_params)

@@ -125,6 +125,7 @@ class _Run:
         self._cancel_seen: Optional[float] = None
         self.tracer = None         # an OpenTelemetry tracer while tracing is on (telemetry.py)
         self.plan: Optional[list] = None     # tool.plan(): the ToolCalls, every tool a dry run
+        self.watched = False       # a plan or a tracer: tool calls take the slower, observed path
 
     def start(self, work: Callable):
         """Run the script on a runner thread; `wait` for it. LimitExceeded when no thread
@@ -498,6 +499,7 @@ class ScriptedTool:
         run.tracer = telemetry.tracer_for(self.telemetry)
         table, env, limits = self.commands(), self.env, self.limits
         fs = self._filesystem_for_call() if not session else None
+        run.watched = run.tracer is not None or plan
         if plan:
             run.plan = []
             if isinstance(fs, FileSystem):      # a plan changes no file of the tool's own
@@ -599,7 +601,8 @@ class ScriptedTool:
         def run(sh, argv):
             args = argv[1:]
             active = getattr(_ACTIVE, "run", None)
-            dry_run = active is not None and active.plan is not None      # tool.plan(): all dry runs
+            watched = active is not None and active.watched           # a plan, or tracing
+            dry_run = watched and active.plan is not None              # tool.plan(): all dry runs
             if "--help" in args or "--dry-run" in args or args == ["-h"]:
                 if "--help" in args or args == ["-h"]:      # whatever else is there: help only
                     sh.out(catalog.tool_help_text(registered.tool_def))
@@ -619,11 +622,11 @@ class ScriptedTool:
                 self._trace(name, "tool", argv, params, 2, started)
                 return 2
             if dry_run:
-                if active is not None and active.plan is not None:
+                if watched and active.plan is not None:
                     active.plan.append(ToolCall(name, params, list(argv), pending_stdin(sh.stdin)))
                 sh.out(_dry_run_report(name, params))
                 return 0
-            if self.hooks.before or self.hooks.after or (active is not None and active.tracer is not None):
+            if watched or self.hooks.before or self.hooks.after:
                 call = ToolCall(name, params, list(argv), pending_stdin(sh.stdin))
                 return self._guarded(sh, active, call, lambda c: invoke(sh, argv, c.params, started, active),
                                      revalidate)
