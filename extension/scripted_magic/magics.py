@@ -25,6 +25,7 @@ from scripted_kernel.tools.definitions import REGISTRY
 from scripted_kernel.tools.scripted_tool import Session
 
 from . import frontend
+from .approval import Approval
 from .jsonview import json_bundle, json_result
 from .limits import hint as limit_hint, notebook_limits
 from .session_history import NotebookHistory
@@ -282,6 +283,10 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
     saved_env = tool.env
     if env:
         tool.env = {**tool.env, **env}
+    hook = (state.approval.hook, False)
+    borrowed = state.approval.on and hook not in tool.hooks.before     # a tool named in the cell asks too
+    if borrowed:
+        tool.hooks.before.append(hook)
     output = _CellOutput(stdout or ("json" if in_kernel else "stream"), in_kernel)
     colours = _colours(shell)
     recorder = None
@@ -298,6 +303,8 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
         raise ScriptInterrupted() from None
     finally:
         tool.env = saved_env
+        if borrowed:
+            tool.hooks.before.remove(hook)
     if recorder is not None:
         recorder.finish()
     # no explicit flush: the kernel flushes the streams before display() and before its reply
@@ -373,9 +380,11 @@ class _State:
     one cell are there for the next (one MemoryFs per session), the variables of `# Parameters`
     cells reach every later cell, and `%scripted session on` carries the whole shell over."""
 
-    def __init__(self):
+    def __init__(self, shell=None):
         self.fs = MemoryFs(limits=notebook_limits())     # one limits object: the files' and the tool's
         self.tools = NotebookTools(self.fs)
+        self.approval = Approval(shell)      # `%scripted approve on`: asked before each tool call
+        self.tools.tool.before_tool(self.approval.hook)
         self.trace = False
         self.sanitize = False        # `%scripted sanitize on`: tool errors as a model sees them
         self.session: Optional[Session] = None      # `%scripted session on`
@@ -435,7 +444,7 @@ class _State:
 def shell_state(shell) -> _State:
     state = getattr(shell, "_scripted_state", None)
     if state is None:
-        state = _State()
+        state = _State(shell)
         shell._scripted_state = state
     return state
 
@@ -528,7 +537,7 @@ class ScriptedMagics(Magics):
 
     @line_magic("scripted")
     def scripted_line(self, line):
-        """%scripted help|discover ... | prompt [TOOL] | trace on|off | session on|off
+        """%scripted help|discover ... | prompt [TOOL] | trace on|off | session on|off | approve on|off
         | limits [--timeout SECONDS --max-output SIZE ... | --reset] | sanitize on|off | files
         | mount HOST_DIR [AT] | fs reset | undo | history | checkout N | save FILE | load FILE
         | SCRIPT"""
@@ -557,6 +566,14 @@ class ScriptedMagics(Magics):
             return
         if words[0] in ("files", "mount", "fs"):
             self._files_command(state, words)
+            return
+        if words[0] == "approve":
+            if words[1:] not in (["on"], ["off"]):
+                raise MagicUsageError("usage: %scripted approve on|off")
+            state.approval.on = words[1] == "on"
+            state.approval.allowed_all.clear()
+            print("approve on: each tool call is asked before it runs (Allow / Allow all of the tool / Deny)"
+                  if state.approval.on else "approve off: tool calls run without asking")
             return
         if words[0] in ("undo", "history", "checkout", "save", "load"):
             self._history_command(state, words)
@@ -655,7 +672,7 @@ class ScriptedMagics(Magics):
 
 
 _LINE_USAGE = """usage: %scripted help [--list] | discover --search TEXT | prompt [TOOL]
-       %scripted trace on|off | session on|off | sanitize on|off
+       %scripted trace on|off | session on|off | sanitize on|off | approve on|off
        %scripted limits [--timeout SECONDS] [--max-output SIZE] [--max-commands N] ... | --reset
        %scripted files | mount HOST_DIR [AT] | fs reset
        %scripted undo | history | checkout N | save FILE | load FILE

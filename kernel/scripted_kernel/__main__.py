@@ -131,7 +131,7 @@ def run_notebook(argv) -> int:
 
 def serve_mcp(argv) -> int:
     """python -m scripted_kernel mcp --tools MODULE:OBJECT [--tools-dir DIR] [--discovery]
-    [--http [--host H] [--port P] [--workers N] [--token T]]
+    [--http [--host H] [--port P] [--workers N] [--token T]] [--approve]
     [--bash [--max-sessions N] [--max-sessions-bytes B] [--session-idle-seconds S]
             [--session-store URL [--session-max-bytes B]]]"""
     import os
@@ -166,6 +166,9 @@ def serve_mcp(argv) -> int:
                         "$SCRIPTED_MCP_SESSION_KEY)")
     parser.add_argument("--session-max-bytes", type=int, default=ServiceConfig.session_max_bytes,
                         help="--session-store: a session's snapshot past this is not kept (0: the limits')")
+    parser.add_argument("--approve", action="store_true",
+                        help="ask the client's user before each tool call (MCP elicitation; clients without "
+                             "it are refused every call); over HTTP the service keeps sessions")
     args = parser.parse_args(argv)
     config = ServiceConfig(tools=args.tools or "", tools_dir=args.tools_dir or "", discovery=args.discovery,
                            bash=args.bash, fs=args.fs, token=args.token, host=args.host,
@@ -174,15 +177,16 @@ def serve_mcp(argv) -> int:
                            session_idle_seconds=args.session_idle_seconds,
                            session_store=args.session_store,
                            session_key=os.environ.get("SCRIPTED_MCP_SESSION_KEY", ""),
-                           session_max_bytes=args.session_max_bytes)
+                           session_max_bytes=args.session_max_bytes, approve=args.approve)
     if args.http:
         return _serve_http(config, args.port, args.workers)
     if args.bash:
         from .tools import BashTool
-        serve(BashTool(), DiscoveryMode.ALL)
+        serve(BashTool(), DiscoveryMode.ALL, approve=args.approve)
         return 0
     from .tools.mcp_service import scripted_tool
-    serve(scripted_tool(config), DiscoveryMode.WITH_DISCOVERY if args.discovery else DiscoveryMode.ALL)
+    serve(scripted_tool(config), DiscoveryMode.WITH_DISCOVERY if args.discovery else DiscoveryMode.ALL,
+          approve=args.approve)
     return 0
 
 
@@ -196,7 +200,7 @@ def _serve_http(config, port: int, workers: int) -> int:
         print(f"scripted_kernel mcp: {e}", file=sys.stderr)
         return 2
     os.environ.update(config.to_env())
-    return mcp_service.run_workers(config.host, port, workers)
+    return mcp_service.run_workers(config.host, port, workers, token_required=bool(config.token))
 
 
 def main(argv=None) -> int:

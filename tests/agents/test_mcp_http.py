@@ -126,7 +126,11 @@ def test_any_process_answers_a_stateless_client():
             [(200, f"2\n{i}\n") for i in range(6)]
     finally:
         logs = first.stop() + second.stop()
-    calls = [json.loads(line) for line in logs.splitlines() if line.startswith("{")]
+    lines = [json.loads(line) for line in logs.splitlines() if line.startswith("{")]
+    starts = [line for line in lines if line["event"] == "start"]
+    assert [(s["workers"], s["token_required"], s["url"]) for s in starts] == \
+        [(1, True, first.url + "/mcp"), (1, True, second.url + "/mcp")]
+    calls = [line for line in lines if line["event"] == "call"]
     assert len(calls) == 6 and {c["tool"] for c in calls} == {"ecommerce"}
     assert {c["exit_code"] for c in calls} == {0} and all(c["bytes_out"] == 4 for c in calls)
     assert "Processing request" not in logs

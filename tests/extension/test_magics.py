@@ -15,7 +15,7 @@ _SHELL = []
 @pytest.fixture
 def ip():
     if not _SHELL:
-        _SHELL.append(start_ipython())     # IPython's test shell: a singleton, started once
+        _SHELL.append(start_ipython() or IPython.get_ipython())    # a singleton: started once, by any module
     shell = _SHELL[0]
     shell.run_line_magic("load_ext", "scripted_magic")
     REGISTRY.clear()

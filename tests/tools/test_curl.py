@@ -81,7 +81,7 @@ def test_no_allowlist_contacts_nothing(server):
 
 
 def test_allowed_prefix_get_post_headers_and_write_out(server):
-    bash = BashTool.builder().network(allow=[f"{server}/api/"]).build()
+    bash = BashTool.builder().network(allow=[(f"{server}/api/", ["GET", "HEAD", "POST"])]).build()
     r = bash.execute(f"""
 curl -s -H 'Authorization: Bearer t' {server}/api/items?a=1 | jq -r '.path, .auth, .ua'
 curl -s -X POST -d 'x=1' -d 'y=2' {server}/api/items | jq -r '.got, .type'
@@ -140,7 +140,8 @@ curl -s -o /dev/null -w '%{{url_effective}}\\n' 'HTTP://127.0.0.1:{port}/api/a/.
 
 
 def test_redirect_methods_heads_and_credentials(server, other_server):
-    bash = BashTool.builder().network(allow=[f"{server}/api/", f"{other_server}/api/"]).build()
+    posts = (f"{server}/api/", ["GET", "HEAD", "POST"])
+    bash = BashTool.builder().network(allow=[posts, f"{other_server}/api/"]).build()
     to = urllib.parse.quote
     other_headers = to(other_server + "/api/headers", safe="")
     r = bash.execute(f"""

@@ -15,7 +15,7 @@ from urllib.parse import quote, unquote
 from ..fs import FsError, access
 from . import http_wire
 from ._options import UsageError, parse
-from .urlpolicy import CurlError, allowed, parse_url, resolve
+from .urlpolicy import CurlError, parse_url, resolve, run_network
 from .registry import Usage, command
 
 MAX_REDIRECTS = 10
@@ -59,22 +59,23 @@ def _fetch(ctx, opts, text: str) -> int:
         data = quote(body.decode("utf-8", "surrogateescape"), safe="&=+%/:,;@!*()~-._")
         url = url.with_query(f"{url.query}&{data}" if url.query else f"?{data}")
         body = None
-    allow = ctx.network
-    if not allowed(allow, url):
-        raise CurlError(6, f"Could not resolve host: {url.host}")
+    network = run_network(ctx.network)
     secure = not opts.has("k")
     credentials = _credentials(opts, url)
     heads = []
     for _ in range(MAX_REDIRECTS + 1):
-        response = http_wire.exchange(clock, url, method, _with_auth(credentials, headers), body,
-                                      ctx.limits.max_output_bytes, secure)
+        grant = network.start_request(url, method)        # every hop judged again (6: not admitted)
+        sent = _with_auth(credentials, headers)
+        if opts.has("v"):
+            _verbose_request(ctx, method, url, sent, body)
+        response = _exchange(ctx, clock, network, grant, url, method, sent, body, secure)
+        if opts.has("v"):
+            ctx.err("".join(f"< {line}\n" for line in response.head.rstrip("\r\n").split("\r\n")) + "<\n")
         heads.append(response.head)
         target = response.location if opts.has("L") and response.status in (301, 302, 303, 307, 308) else None
         if target is None:
             return _deliver(ctx, opts, url, response, heads)
         following = resolve(url, target)
-        if not allowed(allow, following):
-            raise CurlError(6, f"Could not resolve host: {following.host}")
         if response.status == 303 and method != "HEAD" or response.status in (301, 302) and method == "POST":
             method, body = "GET", None
         if following.origin != url.origin:   # as curl: credentials are not sent to another host
@@ -82,6 +83,55 @@ def _fetch(ctx, opts, text: str) -> int:
             credentials = None
         url = following
     raise CurlError(47, f"Maximum ({MAX_REDIRECTS}) redirects followed")
+
+
+def _exchange(ctx, clock, network, grant, url, method: str, headers: list, body, secure: bool):
+    """One request within the output limit and the execution's network byte budget, in a
+    client span when the host traces. The grant's injected headers are added by http_wire
+    alone: they are in no list, message or span a script can see."""
+    limit = ctx.limits.max_output_bytes
+    left = network.bytes_left()
+    budget_cut = left is not None and left < limit
+    if budget_cut:
+        limit = left
+    try:
+        if ctx.observer is None:
+            response = http_wire.exchange(clock, url, method, headers, body, limit, secure, grant)
+        else:
+            response = _traced_exchange(ctx, clock, url, method, headers, body, limit, secure, grant)
+    except CurlError as e:
+        if e.status == 63 and budget_cut:
+            raise CurlError(63, f"this execution's network byte budget is spent ({network.policy.max_bytes} "
+                                f"bytes, max_bytes)") from None
+        raise
+    network.note_received(len(response.body) + len(response.head))
+    return response
+
+
+def _traced_exchange(ctx, clock, url, method, headers, body, limit, secure, grant):
+    attributes = {"http.request.method": method, "server.address": url.host, "server.port": url.port,
+                  "url.full": str(url), "url.scheme": url.scheme}
+    with ctx.observer.span(method, attributes, client=True) as span:
+        try:
+            response = http_wire.exchange(clock, url, method, headers, body, limit, secure, grant)
+        except CurlError as e:
+            span.set("scripted.exit_code", e.status)
+            span.fail(f"curl_{e.status}", e.message)
+            raise
+        span.set("http.response.status_code", response.status)
+        span.set("http.response.body.size", len(response.body))
+        if response.status >= 400:
+            span.fail(str(response.status))
+        return response
+
+
+def _verbose_request(ctx, method: str, url, headers: list, body):
+    """-v: the request as the script asked for it (headers the host injects are not shown)."""
+    lines = [f"> {method} {url.target} HTTP/1.1", f"> Host: {url.authority}"]
+    lines += [f"> {name}: {value}" for name, value in headers]
+    if body is not None:
+        lines.append(f"> Content-Length: {len(body)}")
+    ctx.err("\n".join(lines) + "\n>\n")
 
 
 def _seconds(opts, key: str, name: str) -> "float | None":

@@ -10,6 +10,7 @@ every malformed reply is curl's own status and message and the head is bounded a
 from __future__ import annotations
 
 import errno
+import ipaddress
 import math
 import os
 import re
@@ -19,7 +20,7 @@ import ssl
 import threading
 import time
 
-from .urlpolicy import CurlError, Url
+from .urlpolicy import CurlError, Url, is_public
 
 SLICE = 0.1                       # seconds between checks of the cancel flag and the clock
 MAX_HEADER_LINE = 100 * 1024      # curl's CURL_MAX_HTTP_HEADER
@@ -86,15 +87,20 @@ class Response:
 
 
 def exchange(clock: Clock, url, method: str, headers: list, body: "bytes | None", limit: int,
-             verify: bool) -> Response:
+             verify: bool, grant=None) -> Response:
     """Send one request to `url` (a urlpolicy.Url) and read its response, whose body may have
-    at most `limit` bytes (63 beyond)."""
+    at most `limit` bytes (63 beyond). `grant` (urlpolicy.Grant): whether non-public addresses
+    may be reached, and the headers the host injects (they replace the script's of the same
+    name, and appear nowhere else)."""
     clock.url = url
-    sock = _connect(clock, url)
+    sock = _connect(clock, url, grant.private_ok if grant is not None else True)
     try:
         if url.scheme == "https":
             sock = _tls(clock, sock, url, verify)
         wire = _Wire(clock, sock)
+        if grant is not None and grant.inject:
+            names = {name.lower() for name, _ in grant.inject}
+            headers = [h for h in headers if h[0].lower() not in names] + list(grant.inject)
         wire.send(_request_bytes(method, url, headers, body))
         status, head, fields = _read_head(wire)
         wire.start_body()
@@ -138,8 +144,17 @@ def _resolve(clock: Clock, host: str, port: int) -> list:
     return result[0]
 
 
-def _connect(clock: Clock, url) -> socket.socket:
-    for family, kind, proto, _, address in _resolve(clock, url.host, url.port):
+def _connect(clock: Clock, url, private_ok: bool = True) -> socket.socket:
+    """A socket connected to one of the host's addresses; only public ones unless
+    `private_ok` (the allowlist names the private host itself)."""
+    found = _resolve(clock, url.host, url.port)
+    if not private_ok:
+        found = [a for a in found if is_public(ipaddress.ip_address(a[4][0].split("%", 1)[0]))]
+        if not found:
+            raise CurlError(7, f"Failed to connect to {url.host} port {url.port}: the network policy refuses "
+                               f"private, loopback and link-local addresses (name the address in the allowlist "
+                               f"to allow it)")
+    for family, kind, proto, _, address in found:
         sock = None
         try:
             sock = socket.socket(family, kind, proto)

@@ -237,3 +237,146 @@ def _entries(allow: tuple) -> tuple:
 def allowed(allow, url: Url) -> bool:
     """Whether an entry of the allowlist `allow` admits `url`."""
     return any(entry.admits(url) for entry in _entries(tuple(allow or ())))
+
+
+# ------------------------------------------------------------------ the whole network policy
+
+DEFAULT_METHODS = frozenset({"GET", "HEAD"})
+
+
+def _explicit_private(origin: tuple) -> bool:
+    """Whether an entry names a non-public host itself: `localhost` (or a name under it) or a
+    literal private, loopback or link-local address. Such an entry may reach that address;
+    any other entry may reach public addresses only."""
+    host = origin[1]
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return not is_public(ipaddress.ip_address(host))
+    except ValueError:
+        return False
+
+
+def is_public(address) -> bool:
+    """A globally routable unicast address (not private, loopback, link-local, shared,
+    reserved, documentation, multicast or unspecified; an IPv4-mapped IPv6 address is judged
+    as its IPv4 address)."""
+    mapped = getattr(address, "ipv4_mapped", None)
+    if mapped is not None:
+        address = mapped
+    return address.is_global and not address.is_multicast
+
+
+class Grant:
+    """What the policy allows for one URL: whether it may reach a non-public address, and the
+    headers the host injects for its origin."""
+    __slots__ = ("private_ok", "inject")
+
+    def __init__(self, private_ok: bool, inject: tuple):
+        self.private_ok = private_ok
+        self.inject = inject        # ((name, value), ...): sent, never shown to the script
+
+
+class NetworkPolicy:
+    """A builder's `.network(allow=[...], credentials={...}, max_requests=N, max_bytes=N)`.
+
+    `allow`: entries `scheme://host[:port][/path]` (GET and HEAD), or `(entry, methods)` /
+    `{"url": entry, "methods": [...]}` for an entry that admits more methods. `credentials`:
+    `{origin: {header: value}}`, added to every request to that origin at the boundary (the
+    script never sees them, and a script's header of the same name is replaced). Requests go
+    only to public addresses, checked after name resolution on every request and redirect,
+    unless the entry that admits the URL names a private address or `localhost` itself.
+    `max_requests` and `max_bytes` (response bytes) bound one execution."""
+
+    def __init__(self, allow=(), credentials: "dict | None" = None, max_requests: "int | None" = None,
+                 max_bytes: "int | None" = None):
+        self.urls: tuple = ()               # the entries' URLs, as given (for prompts and help)
+        entries = []
+        for item in allow or ():
+            url, methods = _entry_and_methods(item)
+            self.urls += (url,)
+            entry = parse_entry(url)
+            if entry is not None:
+                entries.append((entry, methods, _explicit_private(entry.origin)))
+        self.entries = tuple(entries)
+        self.credentials: dict = {}
+        for origin_text, headers in (credentials or {}).items():
+            entry = parse_entry(origin_text)
+            if entry is None or entry.prefix:
+                raise ValueError(f"credentials are per origin (scheme://host[:port]), not {origin_text!r}")
+            pairs = tuple((str(k), str(v)) for k, v in dict(headers).items())
+            for name, value in pairs:
+                if not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name) or re.search(r"[\r\n\0]", value):
+                    raise ValueError(f"not a header for {origin_text!r}: {name!r}")
+            self.credentials[entry.origin] = pairs
+        self.max_requests = max_requests
+        self.max_bytes = max_bytes
+
+    def __bool__(self) -> bool:
+        return bool(self.urls)
+
+    def for_run(self) -> "RunNetwork":
+        return RunNetwork(self)
+
+    def grant(self, url: Url, method: str) -> Grant:
+        """The grant for a request, or CurlError: 6 (as an unknown host) when no entry admits
+        the URL, 3 when the admitting entries do not allow the method."""
+        admitting = [(methods, explicit) for entry, methods, explicit in self.entries if entry.admits(url)]
+        if not admitting:
+            raise CurlError(6, f"Could not resolve host: {url.host}")
+        allowed_here = [(methods, explicit) for methods, explicit in admitting if method.upper() in methods]
+        if not allowed_here:
+            names = ", ".join(sorted(set().union(*(m for m, _ in admitting))))
+            raise CurlError(3, f"the network policy does not allow {method} to {url} (allowed: {names})")
+        return Grant(any(explicit for _, explicit in allowed_here), self.credentials.get(url.origin, ()))
+
+
+def _entry_and_methods(item) -> tuple:
+    if isinstance(item, str):
+        return item, DEFAULT_METHODS
+    if isinstance(item, dict):
+        url, methods = item.get("url"), item.get("methods", DEFAULT_METHODS)
+    elif isinstance(item, (tuple, list)) and len(item) == 2:
+        url, methods = item
+    else:
+        raise ValueError(f"a network entry is a URL, (URL, methods) or {{'url': ..., 'methods': [...]}}: {item!r}")
+    if not isinstance(url, str) or isinstance(methods, str):
+        raise ValueError(f"a network entry is a URL, (URL, methods) or {{'url': ..., 'methods': [...]}}: {item!r}")
+    return url, frozenset(str(m).upper() for m in methods)
+
+
+class RunNetwork:
+    """The policy as one execution uses it: with its own request and byte counts."""
+    __slots__ = ("policy", "requests", "received")
+
+    def __init__(self, policy: NetworkPolicy):
+        self.policy = policy
+        self.requests = 0
+        self.received = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.policy)
+
+    def start_request(self, url: Url, method: str) -> Grant:
+        """Judge one request (each redirect is one) and count it."""
+        grant = self.policy.grant(url, method)
+        limit = self.policy.max_requests
+        if limit is not None and self.requests >= limit:
+            raise CurlError(7, f"Failed to connect to {url.host} port {url.port}: this execution's "
+                               f"network request budget is spent ({limit} requests, max_requests)")
+        self.requests += 1
+        return grant
+
+    def bytes_left(self) -> "int | None":
+        limit = self.policy.max_bytes
+        return None if limit is None else max(0, limit - self.received)
+
+    def note_received(self, size: int):
+        self.received += size
+
+
+def run_network(network) -> RunNetwork:
+    """A command context's `network` as a RunNetwork (a bare tuple of entries: GET and HEAD)."""
+    if isinstance(network, RunNetwork):
+        return network
+    return NetworkPolicy(tuple(network or ())).for_run()

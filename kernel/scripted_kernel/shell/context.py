@@ -27,7 +27,7 @@ Writer = Callable[[str], None]
 class CommandContext:
     """What one running command may use. Made by the dispatcher for each command it runs."""
     __slots__ = ("stdin", "out", "err", "fs", "cwd", "umask", "budget", "hostname", "execution", "network",
-                 "extra_fds", "isolate_tools", "_shell", "_run_program")
+                 "extra_fds", "isolate_tools", "observer", "_shell", "_run_program")
 
     def __init__(self, sh: "Shell", run_program: Callable):
         self.stdin: "InputStream" = sh.stdin
@@ -42,6 +42,8 @@ class CommandContext:
         self.network: tuple = sh.run.network       # the allowlist curl may fetch
         self.extra_fds: dict = sh.extra_fds        # descriptors opened with exec N> (/dev/fd/N)
         self.isolate_tools: bool = sh.isolate_tools  # under `timeout`: a callback on its own thread
+        # tracing (tools/telemetry.py Observer; None when off): `with ctx.observer.span(name, attrs)`
+        self.observer = sh.run.observer
         self._shell = sh
         self._run_program = run_program           # dispatch.run_program (which imports this module)
 

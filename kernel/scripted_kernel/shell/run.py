@@ -62,17 +62,18 @@ class OutputSink:
 class Run:
     """One execution's state. `host`: whatever the caller of execute() keeps for the run (the
     tool layer's waiting and tracing state), reached by commands as `ctx.execution.host`."""
-    __slots__ = ("limits", "budget", "out", "err", "fs", "network", "host")
+    __slots__ = ("limits", "budget", "out", "err", "fs", "network", "observer", "host")
 
     def __init__(self, limits: ExecutionLimits, cancel: CancelToken, on_output: Optional[Callable] = None,
-                 fs=None, network: tuple = (), host: Any = None):
+                 fs=None, network: Any = (), host: Any = None, observer: Any = None):
         self.limits = limits
         self.budget = Budget(limits, cancel)
         shared = [0]                  # bytes of stdout and stderr together, for max_output_bytes
         self.out = OutputSink("stdout", limits.max_output_bytes, on_output, shared)
         self.err = OutputSink("stderr", limits.max_output_bytes, on_output, shared)
         self.fs = fs
-        self.network = network        # the allowlist entries curl may fetch (none: no network)
+        self.network = network        # curl's network policy for this run (empty: no network)
+        self.observer = observer      # the host's tracing hook for commands (None: tracing off)
         self.host = host
 
 

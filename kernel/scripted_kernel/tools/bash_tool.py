@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..commands import COMMANDS
+from ..commands.urlpolicy import NetworkPolicy
 from ..fs import MemoryFs
 from ..shell.builtins import load as load_builtins
 from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
@@ -26,8 +27,11 @@ from ..shell.run import ShellSlot
 from .containment import WAIT_SLICE, failure_message, result_text
 from .definitions import is_async_callable
 from . import snapshot
+from .flags import FlagError
 from .history import History, diff as history_diff
-from .scripted_tool import GRACE, ScriptedTool, ToolResponse
+from .hooks import Hooks, ToolCall, pending_stdin
+from .scripted_tool import GRACE, ScriptedTool, ToolResponse, _tool_run
+from .telemetry import TelemetryConfig
 
 DESCRIPTION = "Virtual bash interpreter with a virtual filesystem"
 _FILE_COMMANDS = "ls mkdir rm rmdir cp mv touch chmod ln find du stat realpath readlink mktemp diff cmp"
@@ -175,11 +179,15 @@ class BashTool(ScriptedTool):
         try:
             session = self._session()
             run, work = self._prepare(commands, stdin, cancel, on_output, session, asyncio.get_running_loop())
-            response = await self._run_and_await(run, work, session)
+            response = await self._traced_await(run, work, session)
         finally:
             self._lock.release()
         self._last.trace = response.trace
         return response
+
+    def plan(self, commands, stdin: str = "") -> list:
+        raise NotImplementedError("BashTool has no plan mode: its scripts change its files, and its "
+                                  "builtins have no dry run; use before_tool to approve each call")
 
     def _session(self) -> Optional[ShellSlot]:
         return None if self.fresh else self._shell
@@ -238,19 +246,27 @@ class BashTool(ScriptedTool):
 
         def run(sh, argv):
             started = time.perf_counter()
-            args, stdin = list(argv[1:]), sh.stdin.read_all()
+            active = _tool_run(sh)
+            if self.hooks.before or self.hooks.after or (active is not None and active.watched):
+                call = ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(sh.stdin), "builtin")
+                return self._guarded(sh, active, call, lambda c: invoke(sh, argv, c.params["args"], started),
+                                     _builtin_params)
+            return invoke(sh, argv, list(argv[1:]), started)[0]
+
+        def invoke(sh, argv, args, started) -> tuple:
+            stdin = sh.stdin.read_all()
             value = self._contained(sh, name, lambda: self._call_builtin(fn, args, stdin, is_async), is_async)
             if isinstance(value, BaseException):
-                return self._fail(sh, name, argv, None, started, self._failure_text(value), "builtin")
+                return self._fail(sh, name, argv, None, started, self._failure_text(value), "builtin"), 0, 0
             try:
                 out, err, status = _builtin_result(value)
             except BaseException as e:    # the wrong shape, a cycle, an object whose __str__ raises
                 return self._fail(sh, name, argv, None, started,
-                                  f"cannot print the result: {failure_message(e)}", "builtin")
+                                  f"cannot print the result: {failure_message(e)}", "builtin"), 0, 0
             sh.out(out)
             sh.err(err)
             self._trace(sh, name, "builtin", argv, None, status, started, len(out), len(err))
-            return status
+            return status, len(out), len(err)
         return run
 
     def _call_builtin(self, fn: Callable, args: list, stdin: str, is_async: bool):
@@ -372,6 +388,14 @@ def _refusal(message: str, status: int, error: str) -> ToolResponse:
     return ToolResponse("", f"bash: {message}\n", status, error)
 
 
+def _builtin_params(params: dict) -> dict:
+    """A before_tool hook's replacement for a builtin's call: {"args": [str, ...]}."""
+    args = params.get("args")
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise FlagError('a builtin\'s parameters are {"args": [strings]}')
+    return {"args": list(args)}
+
+
 def _builtin_result(value) -> tuple:
     """A builtin's return value as (stdout, stderr, status); ValueError for a tuple of another
     shape (result_text raises for a value with no text form)."""
@@ -401,10 +425,13 @@ class BashToolBuilder:
     _fresh: bool = False
     _name: str = "bash"
     _network: tuple = ()
+    _network_policy: Optional[NetworkPolicy] = None
     _sanitize: bool = True
     _snapshot: Optional[bytes] = None
     _snapshot_key: Optional[bytes] = None
     _history_bytes: Optional[int] = None
+    _hooks: Hooks = field(default_factory=Hooks)
+    _telemetry: Optional[TelemetryConfig] = None
 
     def username(self, name: str) -> "BashToolBuilder":
         self._username = name
@@ -443,10 +470,15 @@ class BashToolBuilder:
         self._filesystem = fs
         return self
 
-    def network(self, allow: list) -> "BashToolBuilder":
-        """Let `curl` fetch URLs under these entries (`scheme://host[:port][/path]`; the exact
-        rule is in SECURITY.md, "Network"), nothing else."""
-        self._network = tuple(allow)
+    def network(self, allow: list, credentials: Optional[dict] = None, max_requests: Optional[int] = None,
+                max_bytes: Optional[int] = None) -> "BashToolBuilder":
+        """Let `curl` fetch URLs under these entries (`scheme://host[:port][/path]`, GET and
+        HEAD; `(entry, ["POST", ...])` for more methods), nothing else. `credentials`
+        ({origin: {header: value}}) are added to requests at the boundary, never shown to the
+        script; non-public addresses only when an entry names them; `max_requests` and
+        `max_bytes` bound one execution. SECURITY.md, "Network", has the exact rules."""
+        self._network_policy = NetworkPolicy(allow, credentials, max_requests, max_bytes)
+        self._network = self._network_policy.urls
         return self
 
     def fresh_shell(self, fresh: bool = True) -> "BashToolBuilder":
@@ -479,6 +511,21 @@ class BashToolBuilder:
         self._history_bytes = limit
         return self
 
+    def before_tool(self, fn: Callable) -> "BashToolBuilder":
+        """fn(call: ToolCall) -> None | Deny | {"args": [...]}, before every custom builtin's
+        call (hooks.py); the builtin's arguments are `call.params["args"]`."""
+        self._hooks.before.append((fn, is_async_callable(fn)))
+        return self
+
+    def after_tool(self, fn: Callable) -> "BashToolBuilder":
+        self._hooks.after.append((fn, is_async_callable(fn)))
+        return self
+
+    def telemetry(self, tracer_provider=None, record_script: bool = False, enabled: bool = True) -> "BashToolBuilder":
+        """OpenTelemetry spans (see ScriptedToolBuilder.telemetry)."""
+        self._telemetry = TelemetryConfig(tracer_provider, record_script, enabled)
+        return self
+
     def build(self) -> BashTool:
         restored = None
         if self._snapshot is not None:
@@ -499,4 +546,7 @@ class BashToolBuilder:
         tool.network_allow = self._network
         tool.snapshot_key = self._snapshot_key
         tool.max_history_bytes = self._history_bytes
+        tool.network_policy = self._network_policy
+        tool.hooks = self._hooks.copy()
+        tool.telemetry = self._telemetry
         return tool

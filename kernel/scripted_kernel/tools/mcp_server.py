@@ -4,6 +4,7 @@ DiscoveryMode.WITH_DISCOVERY; BashTool sessions kept per MCP session within limi
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 import os
@@ -33,15 +34,22 @@ _CALLS = logging.getLogger("scripted_kernel.mcp")
 
 def build_server(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, host: str = "127.0.0.1",
                  port: int = 8000, *, stateless: bool = False, session_tools=None, check_host: bool = True,
-                 session_limits: Optional["SessionLimits"] = None, stored_sessions: Optional["StoredSessions"] = None):
+                 session_limits: Optional["SessionLimits"] = None,
+                 stored_sessions: Optional["StoredSessions"] = None, approve: bool = False):
     """A FastMCP server offering `tool` (and its discover tool). `stateless`: MCP's stateless
     streamable-HTTP mode with JSON responses; `session_tools`: a factory of one tool per MCP
     session (a BashTool's shell and files are a session's own), bounded by `session_limits`;
     `check_host`: refuse Host headers other than loopback (DNS rebinding protection; off when
     a token guards the server); `stored_sessions`: BashTool sessions kept in a session store,
-    named by the request's Mcp-Session-Id (mcp_service mints and checks it), served statelessly."""
+    named by the request's Mcp-Session-Id (mcp_service mints and checks it), served statelessly;
+    `approve`: every tool call is first put to the client's user as an elicitation (Allow /
+    Allow all of this tool / Deny; see ask_client)."""
     from mcp.server.fastmcp import FastMCP
     from mcp.server.transport_security import TransportSecuritySettings
+    if approve:
+        tool.before_tool(ask_client)
+        if session_tools is not None:
+            session_tools = _with_approval(session_tools)
     offered = ScriptingToolSet(tool, mode).tools()
     tool = offered[0]
     security = None if check_host else TransportSecuritySettings(enable_dns_rebinding_protection=False)
@@ -57,6 +65,7 @@ def build_server(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, ho
 
     async def run_script(commands: str):
         started = time.perf_counter()
+        _REQUEST.set((server.get_context(), asyncio.get_running_loop()))     # for ask_client
         if stored_sessions is not None:
             request = server.get_context().request_context.request
             sid = request.headers.get("mcp-session-id", "") if request is not None else ""
@@ -145,8 +154,8 @@ class SessionPool:
         async with session.lock:
             self._grant(session)
             try:
-                response = await asyncio.get_running_loop().run_in_executor(
-                    self.executor, session.tool.execute, commands)
+                response = await asyncio.get_running_loop().run_in_executor(     # the request's context
+                    self.executor, contextvars.copy_context().run, session.tool.execute, commands)
             finally:
                 session.busy = False
                 session.last_used = time.monotonic()
@@ -315,12 +324,73 @@ def _result(name: str, started: float, response):
                             "exit_code": response.exit_code,
                             "bytes_out": len(output["stdout"]) + len(output["stderr"]),
                             "error": response.error}))
+    # A failing script is an error result (isError: true), with stdout, stderr and the exit code
+    # still in it: a client that only looks at isError knows the call failed, and a model that
+    # reads the result sees why.
     return CallToolResult(content=[TextContent(type="text", text=json.dumps(output, indent=2))],
-                          structuredContent=dict(output), isError=False)
+                          structuredContent=dict(output), isError=response.exit_code != 0)
 
 
-def serve(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL):
+# ---------------------------------------------------------------- approval over MCP
+
+# The MCP request a script runs for, and the server's loop: the runner thread sees it (the
+# run copies the caller's context), and the approval hook asks that request's client.
+_REQUEST: contextvars.ContextVar = contextvars.ContextVar("scripted_mcp_request", default=None)
+APPROVAL_SCHEMA = {"type": "object", "required": ["decision"], "properties": {
+    "decision": {"type": "string", "title": "Decision", "enum": ["allow", "allow_all", "deny"],
+                 "enumNames": ["Allow", "Allow all calls of this tool", "Deny"]}}}
+_ALLOWED_ALL: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()    # MCP session -> tool names
+
+
+def ask_client(call):
+    """A before_tool hook that asks the MCP client's user about each call (an elicitation
+    request). Clients without elicitation, a declined or cancelled request, and a call made
+    outside an MCP request are denied: approval was asked for, so nothing runs unapproved."""
+    from .hooks import Deny
+    request = _REQUEST.get()
+    if request is None:
+        return Deny("approval required, and no MCP client to ask")
+    context, loop = request
+    session = context.session
+    params = getattr(session, "client_params", None)
+    capabilities = getattr(params, "capabilities", None)
+    if capabilities is None or getattr(capabilities, "elicitation", None) is None:
+        return Deny("approval required, and this MCP client cannot be asked (no elicitation support)")
+    if call.name in _ALLOWED_ALL.get(session, ()):
+        return None
+    message = (f"The script wants to run `{' '.join(call.argv)}`"
+               f" ({call.name} with {json.dumps(call.params, default=str)}). Allow it?")
+    future = asyncio.run_coroutine_threadsafe(
+        session.elicit_form(message, APPROVAL_SCHEMA, related_request_id=context.request_id), loop)
+    from ..shell.limits import check_stop
+    while True:                        # within the script's deadline and cancel flag
+        try:
+            answer = future.result(timeout=0.05)
+            break
+        except TimeoutError:
+            try:
+                check_stop()
+            except BaseException:
+                future.cancel()
+                raise
+    decision = (answer.content or {}).get("decision") if answer.action == "accept" else None
+    if decision == "allow_all":
+        _ALLOWED_ALL.setdefault(session, set()).add(call.name)
+    if decision in ("allow", "allow_all"):
+        return None
+    return Deny("the user declined" if decision == "deny" or answer.action != "cancel" else "the user cancelled")
+
+
+def _with_approval(factory):
+    def make():
+        made = factory()
+        made.before_tool(ask_client)
+        return made
+    return make
+
+
+def serve(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, approve: bool = False):
     """Serve over stdio until the client goes away (HTTP: mcp_service.create_app)."""
-    build_server(tool, mode).run("stdio")
+    build_server(tool, mode, approve=approve).run("stdio")
 
 

@@ -65,6 +65,7 @@ class ServiceConfig:
     session_store: str = ""
     session_key: str = ""            # signs the stored snapshots (HMAC): the store cannot forge one
     session_max_bytes: int = 0       # a session's snapshot past this is not kept (0: the limits')
+    approve: bool = False            # ask the client's user before each tool call (elicitation)
 
     @classmethod
     def from_env(cls, environ=None) -> "ServiceConfig":
@@ -114,9 +115,11 @@ def create_app(config: Optional[ServiceConfig] = None):
         from .mcp_server import SessionLimits
         limits = SessionLimits(config.max_sessions, config.max_sessions_bytes, config.session_idle_seconds)
         server = build_server(BashTool(), mode, stateless=False, session_tools=BashTool,
-                              check_host=not config.token, session_limits=limits)
+                              check_host=not config.token, session_limits=limits, approve=config.approve)
     else:
-        server = build_server(scripted_tool(config), mode, stateless=True, check_host=not config.token)
+        # asking the client mid-call needs a session's stream: with --approve, not stateless
+        server = build_server(scripted_tool(config), mode, stateless=not config.approve, check_host=not config.token,
+                              approve=config.approve)
 
     @server.custom_route("/healthz", methods=["GET"])
     async def healthz(request: Request):
@@ -287,7 +290,7 @@ def graceful_seconds() -> int:
     return int(ExecutionLimits().timeout_seconds) + 5
 
 
-def run_workers(host: str, port: int, workers: int) -> int:
+def run_workers(host: str, port: int, workers: int, token_required: bool = False) -> int:
     """uvicorn in `workers` processes, each listening on its own SO_REUSEPORT socket, so that
     the kernel spreads connections evenly (uvicorn's own workers share one socket, and with
     keep-alive clients one worker can end up with most of the connections). SIGTERM/SIGINT
@@ -296,6 +299,7 @@ def run_workers(host: str, port: int, workers: int) -> int:
     import multiprocessing
     from multiprocessing.connection import wait
     _listening_socket(host, port).close()          # the address is usable: fail here, not N times
+    log_startup(host, port, workers, token_required)
     if workers <= 1:
         # uvicorn re-raises the signal that stopped it; after a graceful stop that is success.
         for signum in (signal.SIGTERM, signal.SIGINT):
@@ -322,6 +326,19 @@ def run_workers(host: str, port: int, workers: int) -> int:
     for proc in procs:
         proc.join()
     return 0 if stopping else 1
+
+
+def log_startup(host: str, port: int, workers: int, token_required: bool):
+    """One line on stderr (logger scripted_kernel.mcp) as the service starts: where it listens,
+    how many workers, and whether clients need the bearer token."""
+    import json
+    import logging
+    from .mcp_server import _log_calls_to_stderr
+    _log_calls_to_stderr()
+    shown = f"[{host.strip('[]')}]" if ":" in host else host
+    logging.getLogger("scripted_kernel.mcp").info(json.dumps({
+        "event": "start", "url": f"http://{shown}:{port}/mcp", "host": host, "port": port,
+        "workers": workers, "token_required": token_required, "pid": os.getpid()}))
 
 
 def _listening_socket(host: str, port: int) -> socket.socket:

@@ -18,18 +18,20 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..commands import COMMANDS, FILE_COMMANDS
+from ..commands.urlpolicy import NetworkPolicy
 from ..fs import FileSystem, MemoryFs
 from ..shell.builtins import load as load_builtins
 from ..shell.errors import Cancelled, LimitExceeded
 from ..shell.interpreter import execute as run_script
 from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
 from ..shell.run import Run, ShellSlot
-from . import catalog
+from . import catalog, telemetry
 from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, failure_message, result_text,
                           run_coroutine, sanitize)
 from .definitions import (DecoratedTool, ToolArgs, ToolDef, callback_from_function, is_async_callable,
                           tool_def_from_function)
 from .flags import FlagError, FlagParser
+from .hooks import DENIED, Hooks, ToolCall, ToolCallResult, decide, pending_stdin
 
 RESERVED_NAMES = {"help", "discover"}
 
@@ -119,6 +121,9 @@ class _Run:
         self._lock = threading.Lock()
         self._started = time.monotonic()
         self._cancel_seen: Optional[float] = None
+        self.tracer = None         # an OpenTelemetry tracer while tracing is on (telemetry.py)
+        self.plan: Optional[list] = None     # tool.plan(): the ToolCalls, every tool a dry run
+        self.watched = False       # a plan or a tracer: tool calls take the slower, observed path
 
     def start(self, work: Callable):
         """Run the script on a runner thread; `wait` for it. LimitExceeded when no thread
@@ -277,6 +282,7 @@ class ScriptedTool:
         self.name = name
         self._filesystem = filesystem
         self.network_allow: tuple = ()      # URL prefixes curl may fetch; none by default
+        self.network_policy: Optional[NetworkPolicy] = None     # the builder's .network(...), in full
         self.short_description = short_description or f"ScriptedTool: {name}"
         self.env = dict(env or {})
         self.limits = limits or ExecutionLimits()
@@ -287,6 +293,8 @@ class ScriptedTool:
         self._commands: Optional[dict] = None
         self._tool_names: "re.Pattern[str] | bool | None" = None   # a pattern of the tool names, once asked
         self._last = threading.local()
+        self.hooks = Hooks()                # before_tool / after_tool (hooks.py)
+        self.telemetry: Optional[telemetry.TelemetryConfig] = None    # None: the global tracer provider
 
     @property
     def filesystem(self):
@@ -414,7 +422,12 @@ class ScriptedTool:
         and the callbacks do, this returns a response; only the caller's own KeyboardInterrupt
         (its user interrupting it) is raised again, once the run is cancelled."""
         run, work = self._prepare(commands, stdin, cancel, on_output, _session)
-        response = self._run_and_wait(run, work, _session)
+        if run.tracer is None:
+            response = self._run_and_wait(run, work, _session)
+        else:
+            with telemetry.script_span(run.tracer, self, run.script, self.telemetry) as span:
+                response = self._run_and_wait(run, work, _session)
+                telemetry.end_script(span, response)
         self._last.trace = response.trace
         return response
 
@@ -422,9 +435,39 @@ class ScriptedTool:
                             on_output: Optional[Callable] = None) -> ToolResponse:
         """Run the script off the loop; async callbacks run on this (the caller's) loop."""
         run, work = self._prepare(commands, stdin, cancel, on_output, None, asyncio.get_running_loop())
-        response = await self._run_and_await(run, work, None)
+        response = await self._traced_await(run, work, None)
         self._last.trace = response.trace
         return response
+
+    async def _traced_await(self, run: "_Run", work: Callable, session: Optional[ShellSlot]) -> ToolResponse:
+        """_run_and_await, in the script's span when tracing is on."""
+        if run.tracer is None:
+            return await self._run_and_await(run, work, session)
+        with telemetry.script_span(run.tracer, self, run.script, self.telemetry) as span:
+            response = await self._run_and_await(run, work, session)
+            telemetry.end_script(span, response)
+        return response
+
+    def plan(self, commands, stdin: str = "") -> list:
+        """The tool calls the script makes when every tool answers as `TOOL --dry-run` does, in
+        order (a list of ToolCall): what to show a user before running it for real. A plan is
+        not a guarantee: the real run may branch differently on the tools' real answers (the
+        before_tool hook is the guarantee). Hooks are not called; a shared MemoryFs is replaced
+        by an empty scratch one, so a plan changes no file."""
+        run, work = self._prepare(commands, stdin, None, None, None, plan=True)
+        self._run_and_wait(run, work, None)
+        return list(run.plan or ())
+
+    def before_tool(self, fn: Callable) -> "ScriptedTool":
+        """fn(call: ToolCall) -> None | Deny | dict, sync or async, before every tool call
+        (hooks.py): allow, refuse (status 126), or replace the parameters."""
+        self.hooks.before.append((fn, is_async_callable(fn)))
+        return self
+
+    def after_tool(self, fn: Callable) -> "ScriptedTool":
+        """fn(call: ToolCall, result: ToolCallResult), sync or async, after every tool call."""
+        self.hooks.after.append((fn, is_async_callable(fn)))
+        return self
 
     def _run_and_wait(self, run: _Run, work: Callable, session: Optional[ShellSlot]) -> ToolResponse:
         """The run's response: on a runner thread if the script names a tool, else here."""
@@ -452,7 +495,7 @@ class ScriptedTool:
         finally:
             run.settle(session)
 
-    def _prepare(self, commands, stdin, cancel, on_output, session, caller_loop=None):
+    def _prepare(self, commands, stdin, cancel, on_output, session, caller_loop=None, plan=False):
         """The run's state, and the work that runs the script given an output relay."""
         if isinstance(commands, dict):
             commands = commands.get("commands", "")
@@ -460,10 +503,18 @@ class ScriptedTool:
             raise TypeError("commands must be a string (a bash script)")
         run = _Run(self.limits, cancel, on_output, caller_loop)
         run.script = commands
-        table, env = self.commands(), self.env
+        run.tracer = telemetry.tracer_for(self.telemetry)
+        table, env, limits = self.commands(), self.env, self.limits
         fs = self._filesystem_for_call() if not session else None
+        run.watched = run.tracer is not None or plan
+        if plan:
+            run.plan = []
+            if isinstance(fs, FileSystem):      # a plan changes no file of the tool's own
+                fs = MemoryFs(limits=limits)
         slot = run.shell_slot = ShellSlot(session.shell) if session is not None else None
-        execution = run.execution = Run(self.limits, run.cancel, run.relay, fs, self.network_allow, host=run)
+        observer = telemetry.Observer(run.tracer) if run.tracer is not None else None
+        execution = run.execution = Run(limits, run.cancel, run.relay, fs, self._network_for_run(),
+                                        host=run, observer=observer)
 
         def work():
             return run_script(commands, commands=table, env=env, stdin=stdin, session=slot,
@@ -482,6 +533,15 @@ class ScriptedTool:
 
     def _setup_shell(self, sh):
         """Before a script runs: what the tool's configuration gives its shell."""
+
+    def _network_for_run(self):
+        """The network policy with this execution's own request and byte counts (() for none)."""
+        policy = self.network_policy
+        if policy is None or policy.urls != tuple(self.network_allow):    # network_allow set directly
+            if not self.network_allow:
+                return ()
+            policy = self.network_policy = NetworkPolicy(self.network_allow)
+        return policy.for_run()
 
     def _callback_names(self):
         """The commands that call host code."""
@@ -535,9 +595,17 @@ class ScriptedTool:
         name = registered.tool_def.name
         parser = registered.parser
 
+        def revalidate(params: dict) -> dict:       # a before_tool hook's replacement params
+            parser.from_json = True                 # checked as JSON values are: types included
+            parser.validate(params)
+            return params
+
         def run(sh, argv):
             args = argv[1:]
-            dry_run = False
+            active = _tool_run(sh)
+            watched = active is not None and active.watched           # a plan, or tracing
+            plan = active.plan if active is not None else None        # tool.plan(): all dry runs
+            dry_run = plan is not None
             if "--help" in args or "--dry-run" in args or args == ["-h"]:
                 if "--help" in args or args == ["-h"]:      # whatever else is there: help only
                     sh.out(catalog.tool_help_text(registered.tool_def))
@@ -557,21 +625,83 @@ class ScriptedTool:
                 self._trace(sh, name, "tool", argv, params, 2, started)
                 return 2
             if dry_run:
+                if plan is not None:
+                    plan.append(ToolCall(name, params, list(argv), pending_stdin(sh.stdin)))
                 sh.out(_dry_run_report(name, params))
                 return 0
+            if watched or self.hooks.before or self.hooks.after:
+                call = ToolCall(name, params, list(argv), pending_stdin(sh.stdin))
+                return self._guarded(sh, active, call, lambda c: invoke(sh, argv, c.params, started, active),
+                                     revalidate)
+            return invoke(sh, argv, params, started, active)[0]
+
+        def invoke(sh, argv, params, started, active) -> tuple:
+            """Call the callback: (status, stdout bytes, stderr bytes)."""
             tool_args = ToolArgs(params, source=sh.stdin.read_all)
-            value = self._contained(sh, name, lambda: registered.callback(tool_args), registered.is_async)
+            call: Callable = lambda: registered.callback(tool_args)      # noqa: E731
+            if registered.is_async and active is not None and active.tracer is not None:
+                call = telemetry.carry_context(call)
+            value = self._contained(sh, name, call, registered.is_async)
             if isinstance(value, BaseException):
-                return self._fail(sh, name, argv, params, started, self._failure_text(value))
+                return self._fail(sh, name, argv, params, started, self._failure_text(value)), 0, 0
             try:
                 out = result_text(value)
             except BaseException as e:    # a cycle, a non-string key, an unprintable object
                 return self._fail(sh, name, argv, params, started,
-                                  f"cannot print the result: {failure_message(e)}")
+                                  f"cannot print the result: {failure_message(e)}"), 0, 0
             sh.out(out)
             self._trace(sh, name, "tool", argv, params, 0, started, len(out))
-            return 0
+            return 0, len(out), 0
         return run
+
+    def _guarded(self, sh, active: Optional[_Run], call: ToolCall, invoke: Callable, revalidate: Callable) -> int:
+        """A tool call with its hooks and its span: invoke(call) -> (status, out bytes, err
+        bytes) runs only if every before_tool hook allows it."""
+        tracer = active.tracer if active is not None else None
+        if tracer is None:
+            return self._hooked(sh, call, invoke, revalidate, None).exit_code
+        with telemetry.tool_span(tracer, call) as span:
+            result = self._hooked(sh, call, invoke, revalidate, tracer)
+            telemetry.end_tool(span, result)
+        return result.exit_code
+
+    def _hooked(self, sh, call: ToolCall, invoke: Callable, revalidate: Callable, tracer) -> ToolCallResult:
+        started = time.perf_counter()
+        for fn, is_async in self.hooks.before:
+            value = self._run_hook(sh, call.name, lambda fn=fn, call=call: fn(call), is_async, tracer)
+            if isinstance(value, BaseException):
+                reason: Optional[str] = f"before_tool failed: {self._shown(failure_message(value))}"
+            else:
+                try:
+                    reason, call = decide(value, call, revalidate)
+                except FlagError as e:
+                    reason = f"before_tool gave invalid parameters: {e}"
+            if reason is not None:
+                message = f"{call.name}: denied: {reason}\n"
+                sh.err(message)
+                self._trace(sh, call.name, call.kind, call.argv, call.params, DENIED, started, 0, len(message))
+                result = ToolCallResult(DENIED, 0, len(message), (time.perf_counter() - started) * 1000, reason)
+                self._after(sh, call, result, tracer)
+                return result
+        status, out_bytes, err_bytes = invoke(call)
+        result = ToolCallResult(status, out_bytes, err_bytes, (time.perf_counter() - started) * 1000)
+        self._after(sh, call, result, tracer)
+        return result
+
+    def _after(self, sh, call: ToolCall, result: ToolCallResult, tracer):
+        for fn, is_async in self.hooks.after:
+            value = self._run_hook(sh, call.name, lambda fn=fn: fn(call, result), is_async, tracer)
+            if isinstance(value, BaseException):
+                sh.err(f"{call.name}: after_tool failed: {self._shown(failure_message(value))}\n")
+
+    def _run_hook(self, sh, name: str, call: Callable, is_async: bool, tracer):
+        """A hook's value, or the exception it raised; contained as a callback is."""
+        if is_async and tracer is not None:
+            call = telemetry.carry_context(call)
+        return self._contained(sh, name, call, is_async)
+
+    def _shown(self, message: str) -> str:
+        return sanitize(message) if self.sanitize_errors_enabled else message
 
     @classmethod
     def _contained(cls, sh, name: str, call: Callable, is_async: bool = False):
@@ -772,6 +902,9 @@ class ScriptedToolBuilder:
     _context: list = field(default_factory=list)
     _filesystem: object = None
     _network: tuple = ()
+    _network_policy: Optional[NetworkPolicy] = None
+    _hooks: Hooks = field(default_factory=Hooks)
+    _telemetry: Optional[telemetry.TelemetryConfig] = None
 
     def short_description(self, text: str) -> "ScriptedToolBuilder":
         self._short_description = text
@@ -847,16 +980,43 @@ class ScriptedToolBuilder:
         self._filesystem = fs
         return self
 
-    def network(self, allow: list) -> "ScriptedToolBuilder":
-        """Let `curl` fetch URLs under these entries (`scheme://host[:port][/path]`; the exact
-        rule is in SECURITY.md, "Network"), nothing else."""
-        self._network = tuple(allow)
+    def network(self, allow: list, credentials: Optional[dict] = None, max_requests: Optional[int] = None,
+                max_bytes: Optional[int] = None) -> "ScriptedToolBuilder":
+        """Let `curl` fetch URLs under these entries (`scheme://host[:port][/path]`, GET and
+        HEAD; `(entry, ["POST", ...])` for more methods), nothing else. `credentials`
+        ({origin: {header: value}}) are added to requests at the boundary, never shown to the
+        script; non-public addresses only when an entry names them; `max_requests` and
+        `max_bytes` bound one execution. SECURITY.md, "Network", has the exact rules."""
+        self._network_policy = NetworkPolicy(allow, credentials, max_requests, max_bytes)
+        self._network = self._network_policy.urls
+        return self
+
+    def before_tool(self, fn: Callable) -> "ScriptedToolBuilder":
+        """fn(call: ToolCall) -> None | Deny("reason") | dict of replacement params, sync or
+        async, called before every tool call with the call as dispatched (hooks.py)."""
+        self._hooks.before.append((fn, is_async_callable(fn)))
+        return self
+
+    def after_tool(self, fn: Callable) -> "ScriptedToolBuilder":
+        """fn(call: ToolCall, result: ToolCallResult), sync or async, after every tool call."""
+        self._hooks.after.append((fn, is_async_callable(fn)))
+        return self
+
+    def telemetry(self, tracer_provider=None, record_script: bool = False,
+                  enabled: bool = True) -> "ScriptedToolBuilder":
+        """OpenTelemetry spans (telemetry.py): to `tracer_provider`, or to the global one once
+        the host sets it (the default, without calling this); `record_script` adds the
+        script's text to its span; `enabled=False` records nothing."""
+        self._telemetry = telemetry.TelemetryConfig(tracer_provider, record_script, enabled)
         return self
 
     def build(self) -> ScriptedTool:
         tool = ScriptedTool(self.name, self._short_description, self._env, self._limits,
                             self._compact, self._sanitize, self._context, self._filesystem)
         tool.network_allow = self._network
+        tool.network_policy = self._network_policy
+        tool.hooks = self._hooks.copy()
+        tool.telemetry = self._telemetry
         for tool_def, callback, is_async in self._tools:
             if tool_def == "function":
                 tool.add(callback)

@@ -239,7 +239,20 @@ class _InProcess:
 
 
 def _in_worker(ctx, write, request) -> int:
-    """Run the program in a worker process, within the script's deadline and cancel flag."""
+    """Run the program in a worker process, within the script's deadline and cancel flag; a
+    `jq` span around it when the host traces (ctx.observer)."""
+    if ctx.observer is None:
+        return _worker_call(ctx, write, request)
+    attributes = {"scripted.jq.program.bytes": len(request[0]), "scripted.jq.input.bytes": len(request[5])}
+    with ctx.observer.span("jq", attributes) as span:
+        status = _worker_call(ctx, write, request)
+        span.set("scripted.exit_code", status)
+        if status:
+            span.fail("exit_status", f"exit status {status}")
+        return status
+
+
+def _worker_call(ctx, write, request) -> int:
     budget = ctx.budget
     try:
         _, out, err, status = POOL.run(request, budget.deadline, lambda: budget.cancel.cancelled)
