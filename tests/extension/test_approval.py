@@ -6,33 +6,16 @@ import threading
 import pytest
 
 IPython = pytest.importorskip("IPython")
-from IPython.testing.globalipapp import start_ipython  # noqa: E402
-
-from scripted_kernel.tools.definitions import REGISTRY  # noqa: E402
 from scripted_magic.approval import ALLOW, ALLOW_ALL, DENY, WidgetQuestion, ask_with_input  # noqa: E402
 from scripted_magic.magics import shell_state  # noqa: E402
 
-_SHELL = []
-
-
 @pytest.fixture
-def ip():
-    if not _SHELL:
-        _SHELL.append(start_ipython() or IPython.get_ipython())    # a singleton: started once, by any module
-    shell = _SHELL[0]
-    shell.run_line_magic("load_ext", "scripted_magic")
-    REGISTRY.clear()
-    shell.run_cell('''
-@tool
-def double(x: int) -> int:
-    """Double a number."""
-    return 2 * x
-''')
-    yield shell
-    approval = shell_state(shell).approval
+def ip(ip):
+    """The shared shell (conftest.py), with approval switched off again afterwards."""
+    yield ip
+    approval = shell_state(ip).approval
     approval.on, approval.ask = False, None
     approval.allowed_all.clear()
-    REGISTRY.clear()
 
 
 def test_the_text_question_allows_denies_and_allows_all(ip, capsys, monkeypatch):

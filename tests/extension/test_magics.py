@@ -2,31 +2,9 @@
 import pytest
 
 IPython = pytest.importorskip("IPython")
-from IPython.testing.globalipapp import start_ipython  # noqa: E402
 
 from scripted_kernel import ScriptedTool, ToolDef  # noqa: E402
-from scripted_kernel.tools.definitions import REGISTRY  # noqa: E402
 from scripted_magic.magics import shell_state  # noqa: E402
-
-
-_SHELL = []
-
-
-@pytest.fixture
-def ip():
-    if not _SHELL:
-        _SHELL.append(start_ipython() or IPython.get_ipython())    # a singleton: started once, by any module
-    shell = _SHELL[0]
-    shell.run_line_magic("load_ext", "scripted_magic")
-    REGISTRY.clear()
-    shell.run_cell('''
-@tool
-def double(x: int) -> int:
-    """Double a number."""
-    return 2 * x
-''')
-    yield shell
-    REGISTRY.clear()
 
 
 def test_cell_magic_runs_scripts_against_tool_functions(ip, capsys):

@@ -30,7 +30,7 @@ from . import snapshot
 from .flags import FlagError
 from .history import History, diff as history_diff
 from .hooks import Hooks, ToolCall, pending_stdin
-from .scripted_tool import GRACE, ScriptedTool, ToolResponse, _tool_run
+from .scripted_tool import GRACE, HostPolicyOptions, ScriptedTool, ToolResponse, _tool_run
 from .telemetry import TelemetryConfig
 
 DESCRIPTION = "Virtual bash interpreter with a virtual filesystem"
@@ -411,7 +411,7 @@ def _builtin_result(value) -> tuple:
 
 
 @dataclass
-class BashToolBuilder:
+class BashToolBuilder(HostPolicyOptions):
     """BashTool.builder().username("agent").hostname("box").limits(...).env(k, v)
     .builtin(name, fn).files({...}).mount(at, host_dir).build()"""
     _username: str = "user"
@@ -470,17 +470,6 @@ class BashToolBuilder:
         self._filesystem = fs
         return self
 
-    def network(self, allow: list, credentials: Optional[dict] = None, max_requests: Optional[int] = None,
-                max_bytes: Optional[int] = None) -> "BashToolBuilder":
-        """Let `curl` fetch URLs under these entries (`scheme://host[:port][/path]`, GET and
-        HEAD; `(entry, ["POST", ...])` for more methods), nothing else. `credentials`
-        ({origin: {header: value}}) are added to requests at the boundary, never shown to the
-        script; non-public addresses only when an entry names them; `max_requests` and
-        `max_bytes` bound one execution. SECURITY.md, "Network", has the exact rules."""
-        self._network_policy = NetworkPolicy(allow, credentials, max_requests, max_bytes)
-        self._network = self._network_policy.urls
-        return self
-
     def fresh_shell(self, fresh: bool = True) -> "BashToolBuilder":
         self._fresh = fresh
         return self
@@ -509,21 +498,6 @@ class BashToolBuilder:
         """The most the tool's history (commit) may keep; by default as much as its files and
         shell state may (max_fs_bytes + max_shell_state_bytes)."""
         self._history_bytes = limit
-        return self
-
-    def before_tool(self, fn: Callable) -> "BashToolBuilder":
-        """fn(call: ToolCall) -> None | Deny | {"args": [...]}, before every custom builtin's
-        call (hooks.py); the builtin's arguments are `call.params["args"]`."""
-        self._hooks.before.append((fn, is_async_callable(fn)))
-        return self
-
-    def after_tool(self, fn: Callable) -> "BashToolBuilder":
-        self._hooks.after.append((fn, is_async_callable(fn)))
-        return self
-
-    def telemetry(self, tracer_provider=None, record_script: bool = False, enabled: bool = True) -> "BashToolBuilder":
-        """OpenTelemetry spans (see ScriptedToolBuilder.telemetry)."""
-        self._telemetry = TelemetryConfig(tracer_provider, record_script, enabled)
         return self
 
     def build(self) -> BashTool:

@@ -15,7 +15,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, Optional, TypeVar
 
 from ..commands import COMMANDS, FILE_COMMANDS
 from ..commands.urlpolicy import NetworkPolicy
@@ -889,8 +889,52 @@ class Execution:
     execute = run                    # the seed's name
 
 
+_B = TypeVar("_B", bound="HostPolicyOptions")
+
+
+class HostPolicyOptions:
+    """The builder options both tools share: what the host allows (network, hooks) and how it
+    watches (telemetry). The builders are dataclasses holding these four fields."""
+    _network: tuple
+    _network_policy: Optional[NetworkPolicy]
+    _hooks: Hooks
+    _telemetry: Optional[telemetry.TelemetryConfig]
+
+    def network(self: _B, allow: list, credentials: Optional[dict] = None, max_requests: Optional[int] = None,
+                max_bytes: Optional[int] = None) -> _B:
+        """Let `curl` fetch URLs under these entries (`scheme://host[:port][/path]`, GET and
+        HEAD; `(entry, ["POST", ...])` for more methods), nothing else. `credentials`
+        ({origin: {header: value}}) are added to requests at the boundary, never shown to the
+        script; non-public addresses only when an entry names them; `max_requests` and
+        `max_bytes` bound one execution. SECURITY.md, "Network", has the exact rules."""
+        self._network_policy = NetworkPolicy(allow, credentials, max_requests, max_bytes)
+        self._network = self._network_policy.urls
+        return self
+
+    def before_tool(self: _B, fn: Callable) -> _B:
+        """fn(call: ToolCall) -> None | Deny("reason") | dict of replacement params, sync or
+        async, called before every tool call with the call as dispatched (hooks.py); for a
+        BashTool's custom builtins the arguments are `call.params["args"]`."""
+        self._hooks.before.append((fn, is_async_callable(fn)))
+        return self
+
+    def after_tool(self: _B, fn: Callable) -> _B:
+        """fn(call: ToolCall, result: ToolCallResult), sync or async, after every tool call."""
+        self._hooks.after.append((fn, is_async_callable(fn)))
+        return self
+
+    def telemetry(self: _B, tracer_provider=None, record_script: bool = False,
+                  enabled: bool = True) -> _B:
+        """OpenTelemetry spans (telemetry.py): to `tracer_provider`, or to the global one once
+        the host sets it (the default, without calling this); `record_script` adds the
+        script's text to its span; `enabled=False` records nothing."""
+        self._telemetry = telemetry.TelemetryConfig(tracer_provider, record_script, enabled)
+        return self
+
+
+
 @dataclass
-class ScriptedToolBuilder:
+class ScriptedToolBuilder(HostPolicyOptions):
     """The seed's builder: ScriptedTool.builder("api").short_description(...).tool(def, cb)...build()."""
     name: str
     _short_description: str = ""
@@ -978,36 +1022,6 @@ class ScriptedToolBuilder:
         """Files for scripts: a MemoryFs shared by every call, or a factory such as the MemoryFs
         class itself (a fresh, empty filesystem per call: scratch files in /tmp)."""
         self._filesystem = fs
-        return self
-
-    def network(self, allow: list, credentials: Optional[dict] = None, max_requests: Optional[int] = None,
-                max_bytes: Optional[int] = None) -> "ScriptedToolBuilder":
-        """Let `curl` fetch URLs under these entries (`scheme://host[:port][/path]`, GET and
-        HEAD; `(entry, ["POST", ...])` for more methods), nothing else. `credentials`
-        ({origin: {header: value}}) are added to requests at the boundary, never shown to the
-        script; non-public addresses only when an entry names them; `max_requests` and
-        `max_bytes` bound one execution. SECURITY.md, "Network", has the exact rules."""
-        self._network_policy = NetworkPolicy(allow, credentials, max_requests, max_bytes)
-        self._network = self._network_policy.urls
-        return self
-
-    def before_tool(self, fn: Callable) -> "ScriptedToolBuilder":
-        """fn(call: ToolCall) -> None | Deny("reason") | dict of replacement params, sync or
-        async, called before every tool call with the call as dispatched (hooks.py)."""
-        self._hooks.before.append((fn, is_async_callable(fn)))
-        return self
-
-    def after_tool(self, fn: Callable) -> "ScriptedToolBuilder":
-        """fn(call: ToolCall, result: ToolCallResult), sync or async, after every tool call."""
-        self._hooks.after.append((fn, is_async_callable(fn)))
-        return self
-
-    def telemetry(self, tracer_provider=None, record_script: bool = False,
-                  enabled: bool = True) -> "ScriptedToolBuilder":
-        """OpenTelemetry spans (telemetry.py): to `tracer_provider`, or to the global one once
-        the host sets it (the default, without calling this); `record_script` adds the
-        script's text to its span; `enabled=False` records nothing."""
-        self._telemetry = telemetry.TelemetryConfig(tracer_provider, record_script, enabled)
         return self
 
     def build(self) -> ScriptedTool:
