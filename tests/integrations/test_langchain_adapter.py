@@ -14,9 +14,10 @@ from langchain_core.tools import tool as langchain_tool  # noqa: E402
 from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
 from pydantic import BaseModel, field_validator  # noqa: E402
 
-from scripted_kernel import BashTool, DiscoveryMode, ScriptedTool, ScriptingToolSet, tool  # noqa: E402
+from scripted_kernel import BashTool, DiscoveryMode, ScriptingToolSet  # noqa: E402
 from scripted_kernel.integrations.langchain import (as_langchain_tool, as_langchain_tools,  # noqa: E402
                                                     from_langchain_tools)
+from user_api import API  # noqa: E402
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -70,20 +71,6 @@ async def run_agent_async(model, tools, question="Who are the users?"):
     raise AssertionError("the agent did not finish")
 
 
-@tool(register=False)
-def get_user(id: int) -> dict:
-    """Fetch a user by id."""
-    return {"id": id, "name": ["Ada", "Bob"][id % 2]}
-
-
-@tool(register=False)
-async def get_user_async(id: int) -> dict:
-    """Fetch a user by id, asynchronously."""
-    await asyncio.sleep(0)
-    return {"id": id, "name": ["Ada", "Bob"][id % 2]}
-
-
-API = ScriptedTool.builder("api").short_description("User API").function(get_user).function(get_user_async).build()
 NAMES = "for i in 1 2; do get_user --id $i | jq -r .name; done | sort"
 
 

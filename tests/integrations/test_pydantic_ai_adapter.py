@@ -11,9 +11,10 @@ from pydantic_ai import Agent, ModelRetry, RunContext, Tool, ToolReturn  # noqa:
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart  # noqa: E402
 from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
 
-from scripted_kernel import BashTool, DiscoveryMode, ScriptedTool, ScriptingToolSet, tool  # noqa: E402
+from scripted_kernel import BashTool, DiscoveryMode, ScriptingToolSet  # noqa: E402
 from scripted_kernel.integrations.pydantic_ai import (as_pydantic_ai_tool, as_pydantic_ai_tools,  # noqa: E402
                                                       from_pydantic_ai_tools)
+from user_api import API  # noqa: E402
 
 
 def scripted_model(*calls, seen=None):
@@ -35,20 +36,6 @@ def tool_returns(result) -> list:
             if isinstance(p, ToolReturnPart)]
 
 
-@tool(register=False)
-def get_user(id: int) -> dict:
-    """Fetch a user by id."""
-    return {"id": id, "name": ["Ada", "Bob"][id % 2]}
-
-
-@tool(register=False)
-async def get_user_async(id: int) -> dict:
-    """Fetch a user by id, asynchronously."""
-    await asyncio.sleep(0)
-    return {"id": id, "name": ["Ada", "Bob"][id % 2]}
-
-
-API = ScriptedTool.builder("api").short_description("User API").function(get_user).function(get_user_async).build()
 
 
 def test_an_agent_calls_the_tool_and_reads_its_output():
