@@ -23,6 +23,11 @@ def _fd_number(path: str):
     return {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}.get(path)
 
 
+def is_descriptor(name: str) -> bool:
+    """/dev/stdin, /dev/stdout, /dev/stderr or /dev/fd/N: the shell's own, no file."""
+    return _fd_number(name) is not None
+
+
 def read_text(sh, name: str) -> str:
     """The contents of the file `name` (a text command's operand, `source`, `< name`);
     `-` is not special here. Raises FsError."""

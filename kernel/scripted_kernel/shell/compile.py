@@ -16,6 +16,7 @@ from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, FatalEr
 from .builtins.test import binary_test, unary_test
 from .dispatch import dispatch
 from .expand import Disabled, WordCompiler
+from .jobs import start_job, with_substitutions
 from .regexes import RegexError, RegexTimeout, search
 from .lexer import Source
 from .parser import Parser
@@ -86,6 +87,14 @@ class Compiler:
         method = _COMPILE_METHODS.get(type(node))
         if method is None:
             method = _COMPILE_METHODS[type(node)] = getattr(Compiler, "c_" + type(node).__name__)
+        if type(node) in _FRAMED:
+            # a compound command whose own words may hold process substitutions (`for f in
+            # <(...)`, `case <(...)`, `[[ -p <(...) ]]`): their descriptors close when it ends
+            before = self.words.process_substitutions
+            fn = method(self, node)
+            if self.words.process_substitutions != before:
+                fn = with_substitutions(fn)
+            return fn
         return method(self, node)
 
     # ------------------------------------------------------------ lists
@@ -116,13 +125,18 @@ class Compiler:
         return run
 
     def c_Background(self, node: A.Background) -> Callable:
+        """`cmd &`: a job, run later (shell/jobs.py); the status is 0 at once."""
         line = self.line(node.pos)
+        body = self.compile(node.body)
+        source = self.source
+        text = " ".join(source.text[node.pos:node.end].split()) + " &" if source is not None else "&"
 
         def run(sh):
             sh.lineno = line
-            sh.error("background jobs (&) are disabled in logic mode")
-            sh.status = 1
-            return 1
+            sh.budget.check()
+            start_job(sh, body, text)
+            sh.status = 0
+            return 0
         return run
 
     def c_AndOr(self, node: A.AndOr) -> Callable:
@@ -243,6 +257,13 @@ class Compiler:
     # ------------------------------------------------------------ simple commands
 
     def c_SimpleCommand(self, node: A.SimpleCommand) -> Callable:
+        before = self.words.process_substitutions
+        fn = self._simple_command(node)
+        if self.words.process_substitutions != before:
+            return with_substitutions(fn)
+        return fn
+
+    def _simple_command(self, node: A.SimpleCommand) -> Callable:
         source = self._current.source          # (self.line() would look it up again)
         if source is not None:
             line, command = source.line_of(node.pos), (source.text, node.pos, node.end)
@@ -540,10 +561,13 @@ class Compiler:
     def with_redirects(self, fn: Callable, redirects: list) -> Callable:
         if not redirects:
             return fn
+        before = self.words.process_substitutions
         rs = list(map(self.redirect, redirects))
 
         def run(sh):
             return _with_redirects(sh, rs, fn, sh)
+        if self.words.process_substitutions != before:       # `done < <(cmd)`, `} > >(cmd)`
+            return with_substitutions(run)
         return run
 
     # ------------------------------------------------------------ compound commands
@@ -1234,6 +1258,7 @@ def _redirect_file(sh, path: str, fd: int, op: str):
 
 
 COMPILER = Compiler()
+_FRAMED = frozenset((A.For, A.Case, A.CondCommand))
 
 
 def _brace_expands(word: A.Word) -> bool:

@@ -424,6 +424,9 @@ class WordCompiler:
 
     def __init__(self, compile_command: Callable):
         self.compile_command = compile_command
+        # how many `<( )` / `>( )` were compiled: a command that compiled one is wrapped so
+        # that their descriptors close when it ends (compile.py)
+        self.process_substitutions = 0
 
     # -- public entry points
 
@@ -700,9 +703,11 @@ class WordCompiler:
             user = p.user
             return (lambda sh: sh.tilde(user)), False
         if t is ProcessSub:
-            def refuse(sh):
-                raise Disabled(f"process substitution {p.direction}(...) is disabled")
-            return refuse, False
+            from .jobs import substitute
+            body = self.compile_command(p.body)
+            direction = p.direction
+            self.process_substitutions += 1
+            return (lambda sh: substitute(sh, body, direction)), False
         raise TypeError(f"unknown word part {t.__name__}")
 
     def _double_quoted(self, dq: DoubleQuoted) -> Callable:
@@ -1238,7 +1243,7 @@ def sh_special(name: str) -> Callable:
     if name == "$":
         return lambda sh: str(sh.pid)
     if name == "!":
-        return lambda sh: None
+        return lambda sh: None if sh.last_job_pid is None else str(sh.last_job_pid)
     if name == "-":
         return lambda sh: sh.option_letters()
     k = int(name)

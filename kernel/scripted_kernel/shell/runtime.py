@@ -236,6 +236,10 @@ class Shell:
         self.err = err
         self.stdin = stdin
         self.extra_fds: dict[int, Callable] = {}
+        self.jobs = None                    # the background jobs it started (shell/jobs.py)
+        self.procsub_frame: Optional[list] = None   # open process substitutions (shell/jobs.py)
+        self.last_job_pid: Optional[int] = None     # $!
+        self.pids = [4300]                  # the next job's $!, one count for all the shells
         self.errexit = self.nounset = self.xtrace = self.pipefail = False
         self.noclobber = self.allexport = self.noglob = self.noexec = self.verbose = False
         self.posix = False
@@ -307,6 +311,8 @@ class Shell:
         # (the positional parameters are shared: every change replaces the list)
         child.dirstack = list(self.dirstack)
         child.extra_fds = dict(self.extra_fds)
+        child.jobs = self.jobs.inherited() if self.jobs is not None else None
+        child.procsub_frame = None
         child.funcnames = list(self.funcnames)
         child.call_lines = list(self.call_lines)
         child.traps = {}
@@ -336,13 +342,18 @@ class Shell:
                       err=self.err, stdin=self.stdin, compile_script=self.compile_script, fs=self.fs,
                       compiler=self.compiler)
         child.cwd, child.umask, child.extra_fds = self.cwd, self.umask, dict(self.extra_fds)
+        child.pids = self.pids
         child.hostname, child.network_allow = self.hostname, self.network_allow
         return child
 
     def run_subshell(self, fn: Callable, command: bool = False) -> int:
         """Run fn in this (sub)shell; exit, errexit and fatal errors end only this shell
-        (`command`: see run_contained)."""
-        return self.run_exit_trap(self.run_contained(fn, command))
+        (`command`: see run_contained). Its background jobs run at its end (shell/jobs.py)."""
+        status = self.run_exit_trap(self.run_contained(fn, command))
+        if self.jobs is not None or self.procsub_frame:
+            from .jobs import finish_jobs
+            finish_jobs(self)
+        return status
 
     def run_contained(self, fn: Callable, command: bool = False) -> int:
         """fn's status; exit, errexit and fatal errors end only fn, as they end a subshell.

@@ -418,11 +418,6 @@ def caller(sh, argv):
     return 0
 
 
-@builtin("wait")
-def wait(sh, argv):
-    return 0 if len(argv) == 1 else 127
-
-
 @builtin("exec")
 def exec_builtin(sh, argv):
     if len(argv) == 1:
@@ -437,7 +432,7 @@ def times(sh, argv):
 
 
 @builtin("hash", "ulimit", "enable", "alias", "unalias", "set_prompt",
-         "disown", "suspend", "logout", "history", "fc", "jobs", "bg", "fg", "kill", "compgen",
+         "suspend", "logout", "history", "fc", "compgen",
          "complete", "compopt", "bind", "help_bash")
 def unsupported(sh, argv):
     sh.error(f"{argv[0]}: not available in logic mode")
