@@ -86,10 +86,13 @@ def substitute(sh, body: Callable, direction: str) -> str:
         child = sh.subshell()
         buf = PipeBuffer(sh.budget)
         child.out = buf.write
+        child.xtrace_depth += 1
         child.run_subshell(body)
         stream: object = ProcessInput(buf.text())
     else:
-        stream = ProcessOutput(PipeBuffer(sh.budget), fork(sh), body)
+        child = fork(sh)
+        child.xtrace_depth += 1
+        stream = ProcessOutput(PipeBuffer(sh.budget), child, body)
     fds[fd] = stream
     frame = sh.procsub_frame
     if frame is None:                       # no command to close it: the shell's end does

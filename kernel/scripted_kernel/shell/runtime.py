@@ -245,6 +245,7 @@ class Shell:
         self.posix = False
         self.functrace = self.errtrace = False
         self.trap_depth = 0                 # > 0 while a trap's action runs
+        self.xtrace_depth = 0               # command substitutions and evals around: `set -x`'s ++
         self.bash_command = NO_COMMAND      # $BASH_COMMAND: the simple command running or next
         self.return_trap_depth = 0          # the RETURN trap fires for calls at least this deep
         self.emacs = self.vi = False
@@ -392,6 +393,7 @@ class Shell:
         child = self.subshell()
         buf = SubstitutionBuffer(self.budget)
         child.out = buf.write
+        child.xtrace_depth += 1
         if not self.shopts["inherit_errexit"]:
             child.errexit = False
         child.status = self.status
@@ -427,8 +429,9 @@ class Shell:
         return absolute(self.cwd, name)
 
     def error(self, message: str):
-        """A diagnostic as bash prints it for a script: `bash: line N: message`."""
-        self.err(f"bash: line {self.lineno}: {message}\n")
+        """A diagnostic as bash prints it for a script: `bash: line N: message` (a script run
+        by path or `bash FILE` names its path: `s.sh: line N: message`)."""
+        self.err(f"{self.script_name}: line {self.lineno}: {message}\n")
 
     # ------------------------------------------------------------ variables
 

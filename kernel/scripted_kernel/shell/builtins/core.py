@@ -102,6 +102,7 @@ def eval_builtin(sh, argv):
         return 0
     fn = sh.compile_script(text)
     saved_line = sh.lineno
+    sh.xtrace_depth += 1
     try:
         return fn(sh)
     except FatalError as e:
@@ -111,6 +112,7 @@ def eval_builtin(sh, argv):
         return 1
     finally:
         sh.lineno = saved_line
+        sh.xtrace_depth -= 1
 
 
 @builtin("let")
