@@ -20,7 +20,7 @@ from .jobs import start_job, with_substitutions
 from .regexes import RegexError, RegexTimeout, search
 from .lexer import Source
 from .parser import Parser
-from .runtime import NO_COMMAND, DeclarationArg, Function, InputStream, PipeBuffer, TempScope, discard
+from .runtime import NO_COMMAND, DeclarationArg, seed_random, Function, InputStream, PipeBuffer, TempScope, discard
 from .state import EXPORT, Var
 
 
@@ -470,6 +470,10 @@ class Compiler:
                                      exits=True)
                 sh.set_element(name, index(sh), value(sh), append)
             return assign_element
+        if name == "RANDOM" and not append:            # RANDOM=N seeds the generator
+            def assign_random(sh):
+                seed_random(sh, value(sh))
+            return assign_random
         if not append:
             def assign(sh):
                 sh.set_var(name, value(sh))
@@ -1260,7 +1264,10 @@ def _traced_assignment(fn: Callable, a: A.Assign, words, source) -> Callable:
         def show(sh):
             v = value(sh)
             trace_line(sh, f"{name}{op}{xtrace_quote(v) if v else ''}")
-            sh.set_var(name, v, append)
+            if name == "RANDOM" and not append:
+                seed_random(sh, v)
+            else:
+                sh.set_var(name, v, append)
         traced = show
     traced.target, traced.append = getattr(fn, "target", None), append
     return traced

@@ -53,7 +53,11 @@ class CommandContext:
         """The generator behind $RANDOM, shared by every shell of the process. Commands that
         draw random numbers (shuf, dd if=/dev/urandom) seed their own generator from it, so
         that seeding it (as a test does) makes them reproducible, as $RANDOM is."""
-        from .runtime import _RANDOM
+        from .runtime import _RANDOM, next_random
+        sh = self._shell
+        if sh.random_state is not None:        # RANDOM=N: reproducible from that seed
+            import random
+            return random.Random(next_random(sh) << 15 | next_random(sh))
         return _RANDOM
 
     def path(self, name: str) -> str:

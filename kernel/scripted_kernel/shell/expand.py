@@ -485,7 +485,7 @@ class WordCompiler:
 
     def regex(self, word: Word) -> Callable:
         """fn(sh) -> str for the right of `=~`: quoted characters escaped, but inside a bracket
-        expression, where bash 5.2 passes a quoted character on as itself (`[^\]]` is "not
+        expression, where bash 5.2 passes a quoted character on as itself (`[^\\]]` is "not
         `]`"), which matters for words written out (the common case)."""
         if all(type(p) is Lit or type(p) is SingleQuoted for p in word.parts) and \
                 any(type(p) is Lit and not p.escaped and "[" in p.text for p in word.parts):

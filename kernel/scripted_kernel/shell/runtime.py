@@ -240,6 +240,7 @@ class Shell:
         self.procsub_frame: Optional[list] = None   # open process substitutions (shell/jobs.py)
         self.last_job_pid: Optional[int] = None     # $!
         self.pids = [4300]                  # the next job's $!, one count for all the shells
+        self.random_state: Optional[list] = None    # [seed, last value] once RANDOM=N seeded it
         self.errexit = self.nounset = self.xtrace = self.pipefail = False
         self.noclobber = self.allexport = self.noglob = self.noexec = self.verbose = False
         self.posix = False
@@ -1074,8 +1075,35 @@ _DOLLAR_DASH = (("a", "allexport"), ("e", "errexit"), ("f", "noglob"), ("h", Non
 # for every script, used or not.
 _RANDOM = random.Random()
 
+
+
+def seed_random(sh: Shell, value: str):
+    """`RANDOM=N`: seed $RANDOM as bash does (RANDOM is an integer variable: the value is
+    arithmetic), so that the numbers that follow are bash's for that seed. Subshells draw
+    from the same sequence."""
+    seed = int(value) if value.isascii() and value.isdigit() else sh.arith_eval(value or "0")
+    sh.random_state = [seed & 0xFFFFFFFF, 0]
+
+
+def next_random(sh: Shell) -> int:
+    """The next $RANDOM: bash 5.2's generator (Park and Miller's minimal standard, its two
+    halves folded) once seeded, else the process's own generator."""
+    state = sh.random_state
+    if state is None:
+        return _RANDOM.randrange(32768)
+    while True:
+        last = state[0] or 123459876
+        h, low = divmod(last, 127773)
+        t = 16807 * low - 2836 * h
+        state[0] = t + 0x7FFFFFFF if t < 0 else t
+        value = ((state[0] >> 16) ^ (state[0] & 65535)) & 32767
+        if value != state[1]:
+            state[1] = value
+            return value
+
+
 DYNAMIC_VARS: dict[str, Callable[[Shell], Optional[Var]]] = {
-    "RANDOM": lambda sh: Var(str(_RANDOM.randrange(32768))),
+    "RANDOM": lambda sh: Var(str(next_random(sh))),
     "LINENO": lambda sh: Var(str(sh.lineno)),
     "BASH_COMMAND": lambda sh: Var(command_text(sh.bash_command)),
     "SECONDS": lambda sh: Var(str(int(time.time() - sh.started))),

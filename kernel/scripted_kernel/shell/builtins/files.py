@@ -534,6 +534,47 @@ COMMAND_DIRS = frozenset(("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
+# Where the engine's commands are installed (Debian: /bin is a link to /usr/bin), and the
+# builtins the shell runs itself that Debian also installs as programs (coreutils, bash).
+INSTALLED_IN = ("/usr/bin", "/bin")
+ALSO_PROGRAMS = frozenset(("echo", "printf", "test", "[", "true", "false", "kill", "pwd",
+                           "timeout", "bash", "sh"))
+
+
+def path_entries(path: str) -> list:
+    """$PATH's directories as the script's `IFS=: for ELEMENT in $PATH` splits them once it has
+    doubled a final colon: an empty entry (the current directory) survives at the end."""
+    if not path:
+        return []
+    entries = path.split(":")
+    if path.endswith("::"):
+        entries.pop()
+    return entries
+
+
+def program_locations(sh, name: str, every: bool, path: str, provided) -> list:
+    """Where `name` is as a program, as `which`, `type -a` and `command -v` find it: the first
+    (or, with `every`, each) executable file of that name in a directory of `path` ($PATH),
+    the engine's commands (`provided(name)`) counting as installed in /usr/bin and /bin.
+    `sh` is a shell or a command's context (its `fs` and `path`)."""
+    def executable(candidate: str) -> bool:
+        try:
+            full = sh.path(candidate)
+            return sh.fs.stat(full).is_file and sh.fs.access(full, "x")
+        except FsError:
+            return False
+    if "/" in name:
+        return [name] if executable(name) else []
+    found = []
+    for directory in path_entries(path):
+        candidate = f"{directory or '.'}/{name}"
+        if (directory in INSTALLED_IN and provided(name)) or executable(candidate):
+            found.append(candidate)
+            if not every:
+                break
+    return found
+
+
 def shadowing_program(sh, name: str):
     """An executable file `name` in a $PATH directory listed before the engine's commands."""
     for directory in (sh.get_value("PATH") or "").split(":"):

@@ -49,7 +49,8 @@ def unary_test(sh, op: str, operand: str) -> bool:
 
 def file_test(sh, op: str, operand: str) -> bool:
     """-e -f -d ... on the shell's filesystem (in logic mode no file exists) and its devices."""
-    if operand in ("/dev/stdin", "/dev/stdout", "/dev/stderr"):
+    if operand in ("/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/urandom",
+                   "/dev/random"):
         return op in ("-e", "-a", "-c", "-r", "-w")
     if operand.startswith("/dev/fd/"):
         number = operand[8:]
