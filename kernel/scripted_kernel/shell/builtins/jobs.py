@@ -22,6 +22,10 @@ for _n in range(34, 65):
         ("RTMAX" + (f"-{64 - _n}" if _n < 64 else ""))
 
 
+_KILLED_AS = {1: "Hangup", 2: "Interrupt", 3: "Quit", 9: "Killed", 10: "User defined signal 1",
+              12: "User defined signal 2", 13: "Broken pipe", 14: "Alarm clock", 15: "Terminated"}
+
+
 def _options(sh, args: list, letters: str, with_value: str, usage: str, name: str):
     """Leading options of a job builtin: (set of letters, {letter: value}, operands), or None
     after reporting a bad one (status 2)."""
@@ -122,7 +126,7 @@ def jobs(sh, argv):
         return 2
     flags, _, operands = parsed
     table = jobs_of(sh)
-    listed = list(table.jobs)
+    listed = [j for j in table.jobs if j.state != "Killed"]   # (bash shows no killed job here)
     status = 0
     if operands:
         chosen = []
@@ -151,7 +155,10 @@ def jobs(sh, argv):
             if job.state == "Running":
                 sh.out(f"[{job.number}]{mark}{pid} {'Running':<24}{job.text}\n")
             else:                       # ran already (bash reports a finished job once)
-                state = "Done" if job.status == 0 else f"Exit {job.status}"
+                if job.state == "Killed":
+                    state = _KILLED_AS.get(job.status - 128, f"Signal {job.status - 128}")
+                else:
+                    state = "Done" if job.status == 0 else f"Exit {job.status}"
                 sh.out(f"[{job.number}]{mark}{pid} {state:<24}{job.text[:-2]}\n")
         if job.state != "Running" and not job.foreign:
             table.forget(job)
@@ -231,8 +238,7 @@ def kill(sh, argv):
             continue
         if signal in (18, 28, 17, 23):          # CONT, WINCH, CHLD, URG: nothing happens
             continue
-        table.kill(job, signal)
-        table.jobs.remove(job)
+        table.kill(job, signal)             # (listed once more, and `wait` gives 128 + N)
     return status
 
 
