@@ -48,7 +48,7 @@ FILE_CASES = {
     "jobs_listing": "sleep 0.3 & sleep 0.4 & jobs; jobs -p | wc -l; kill %1; echo k=$?; wait %2; "
                     "echo w=$?; jobs",
     "jobs_limiter_idiom": "for i in 1 2 3 4 5 6; do { echo job $i; } & "
-                          "while [ $(jobs -r | wc -l) -ge 2 ]; do wait -n; done; done; wait; echo done",
+                          "while [ $(jobs -r | wc -l) -ge 1 ]; do wait -n; done; done; wait; echo done",
     "jobs_killed_status": "sleep 5 & kill $!; wait $!; echo $?; sleep 5 & kill -9 %1; wait %1; echo $?",
     "jobs_kill_list": "kill -l 9; kill -l KILL; kill -l 130; kill -0 $$; echo $?; disown; echo $?",
     "bash_with_options": "bash -lc 'echo login'; bash -c 'echo $0 $1' nm one; "

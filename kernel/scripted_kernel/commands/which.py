@@ -6,17 +6,12 @@ of the filesystem earlier on $PATH comes first, as it does when the script runs 
 (dispatch: `shadowing_program`)."""
 from __future__ import annotations
 
-from ..shell.builtins.files import ALSO_PROGRAMS, INSTALLED_IN, program_locations
 from .registry import Usage, command
 
 
 def locations(ctx, name: str, every: bool) -> list:
-    """The paths `which` prints for `name` (shell/builtins/files.py: program_locations)."""
-    return program_locations(ctx, name, every, ctx.getenv("PATH", "") or "",
-                             lambda n: ctx.is_command(n) or n in ALSO_PROGRAMS)
-
-
-__all__ = ["locations", "INSTALLED_IN", "ALSO_PROGRAMS"]
+    """The paths `which` prints for `name` (the lookup `type -a` shares: shell/builtins/files.py)."""
+    return ctx.program_locations(name, every)
 
 
 @command("which", usage=Usage("[-a] args", "Locate a command on $PATH.",

@@ -86,6 +86,14 @@ class CommandContext:
         or tool (what `which` shows as installed in /usr/bin)."""
         return name in self._shell.commands
 
+    def program_locations(self, name: str, every: bool = False) -> list[str]:
+        """Where `name` is as a program on $PATH, as `which` (and `type -a`) print it: the
+        first (with `every`, each) executable file of the filesystem, the engine's commands
+        counting as installed in /usr/bin and /bin (shell/builtins/files.py)."""
+        from .builtins.files import ALSO_PROGRAMS, program_locations
+        return program_locations(self, name, every, self.getenv("PATH", "") or "",
+                                 lambda n: self.is_command(n) or n in ALSO_PROGRAMS)
+
     def run(self, argv: list[str], stdin: Optional[str] = None,
             env: Optional[dict[str, str]] = None) -> Optional[int]:
         """Run argv[0] as a program of this script (a command, a tool, a builtin that is also a

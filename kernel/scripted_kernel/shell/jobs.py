@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from .runtime import EMPTY_INPUT, InputStream, PipeBuffer
+from .streams import EMPTY_INPUT, InputStream, PipeBuffer
 
 MAX_PENDING = 64            # jobs waiting to run; the oldest runs when one more starts
 
