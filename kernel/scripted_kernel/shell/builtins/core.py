@@ -288,7 +288,7 @@ def _type_all(sh, name: str, flags: set) -> int:
     """`type -a NAME`: every meaning, in bash's order: keyword, function, builtin, then each
     program on $PATH."""
     found = []
-    if "P" not in flags and "p" not in flags:
+    if "P" not in flags:            # (-p: found, so status 0, but only files are shown)
         if name in RESERVED:
             found.append(("keyword", f"{name} is a shell keyword"))
         if name in sh.functions and "f" not in flags:
@@ -307,6 +307,8 @@ def _type_all(sh, name: str, flags: set) -> int:
             sh.error(f"type: {name}: not found")
         return 1
     for kind, text in found:
+        if "p" in flags and kind != "file":
+            continue
         sh.out((kind if "t" in flags else text) + "\n")
     return 0
 
