@@ -279,8 +279,7 @@ class Compiler:
         else:
             assigns = list(map(self.assignment, node.assigns))
         redirects = list(map(self.redirect, node.redirects)) if node.redirects else []
-        traced = [_traced_assignment(fn, a, self.words, source) if a.index is None or not node.words
-                  else fn for fn, a in zip(assigns, node.assigns)] if assigns else assigns
+        traced = _LazyTraced(self, assigns, node, source) if assigns else assigns
         if not node.words:
             return self._assignment_only(line, command, assigns, redirects, traced)
         argv_fn = self._argv(node.words)
@@ -751,15 +750,11 @@ class Compiler:
         return run
 
     def c_ArithFor(self, node: A.ArithFor) -> Callable:
-        init = self._arith(node.init) if node.init else None
-        cond = self._arith(node.cond) if node.cond else None
-        step = self._arith(node.step) if node.step else None
-        if init is not None:
-            init = _either(init, self._traced_arith(node.init, True))
-        if cond is not None:
-            cond = _either(cond, self._traced_arith(node.cond, True))
-        if step is not None:
-            step = _either(step, self._traced_arith(node.step, True))
+        plain = (self._arith(node.init) if node.init else None,
+                 self._arith(node.cond) if node.cond else None,
+                 self._arith(node.step) if node.step else None)
+        # under `set -x` (as the loop starts) its parts show themselves: `+ (( i<2 ))`
+        traced = tuple(self._traced_arith(w, True) if w else None for w in (node.init, node.cond, node.step))
         body = self.compile(node.body)
         line = self.line(node.pos)
 
@@ -768,6 +763,7 @@ class Compiler:
             status = 0
             iterations = 0
             max_iter = sh.limits.max_loop_iterations
+            init, cond, step = traced if sh.xtrace else plain
             try:
                 if init:
                     init(sh)
@@ -848,13 +844,13 @@ class Compiler:
             items.append((pats, body, item.terminator))
         line = self.line(node.pos)
         source = self.source
-        written = _word_text(source.text, node.word.pos) if source is not None else ""
+        word_pos = node.word.pos
 
         def run(sh):
             sh.lineno = line
             sh.budget.check()        # (a case that matches nothing runs no other command)
-            if sh.xtrace:
-                trace_line(sh, f"case {written} in")    # bash shows the word as written
+            if sh.xtrace:                               # bash shows the word as written
+                trace_line(sh, f"case {_word_text(source.text, word_pos) if source else ''} in")
             value = subject(sh)
             nocase = sh.shopts["nocasematch"]
             status = 0
@@ -1238,6 +1234,24 @@ def trace_line(sh, text: str):
     sh.err(ps4 + text + "\n")
 
 
+class _LazyTraced:
+    """The assignments of a simple command as `set -x` runs them (each shows itself), compiled
+    the first time they are needed: most scripts never trace."""
+    __slots__ = ("compiler", "assigns", "node", "source", "compiled")
+
+    def __init__(self, compiler, assigns: list, node, source):
+        self.compiler, self.assigns, self.node, self.source = compiler, assigns, node, source
+        self.compiled = None
+
+    def __iter__(self):
+        if self.compiled is None:
+            node, words = self.node, self.compiler.words
+            self.compiled = [_traced_assignment(fn, a, words, self.source)
+                             if a.index is None or not node.words else fn
+                             for fn, a in zip(self.assigns, node.assigns)]
+        return iter(self.compiled)
+
+
 def _traced_assignment(fn: Callable, a: A.Assign, words, source) -> Callable:
     """An assignment that shows itself under `set -x` (`+ name=value`), as bash does: a
     scalar or an element with its value expanded, an array as it is written."""
@@ -1271,10 +1285,6 @@ def _traced_assignment(fn: Callable, a: A.Assign, words, source) -> Callable:
         traced = show
     traced.target, traced.append = getattr(fn, "target", None), append
     return traced
-
-
-def _either(plain: Callable, traced: Callable) -> Callable:
-    return lambda sh: traced(sh) if sh.xtrace else plain(sh)
 
 
 def _word_text(text: str, pos: int) -> str:
