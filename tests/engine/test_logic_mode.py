@@ -11,8 +11,6 @@ import pytest
     ("/bin/ls", 126, "running programs by path is disabled"),
     ("source ~/.bashrc", 1, "reading script files is disabled"),
     (". ./lib.sh", 1, "reading script files is disabled"),
-    ("cat <(echo x)", 1, "process substitution <(...) is disabled"),
-    ("sleep 1 &", 1, "background jobs (&) are disabled"),
     ("cat /etc/passwd", 1, "file access is disabled"),
     ("cd /tmp", 1, "changing directories is disabled"),
     ("ls", 127, "ls: command not found"),

@@ -210,3 +210,10 @@ def test_scripted_tool_session_snapshot():
     other = tool.session()
     other.restore(data)
     assert other.execute("echo $x; f 2").stdout == "5\nf2\n"
+
+
+def test_a_seeded_random_sequence_carries_over():
+    tool = BashTool()
+    tool.execute("RANDOM=5; echo $RANDOM")
+    copy = BashTool.builder().from_snapshot(tool.snapshot()).build()
+    assert copy.execute("echo $RANDOM $RANDOM").stdout == tool.execute("echo $RANDOM $RANDOM").stdout == "29338 982\n"

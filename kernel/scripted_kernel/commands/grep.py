@@ -1,6 +1,8 @@
 """grep, egrep, fgrep: print lines of standard input that match patterns (GNU grep)."""
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
+
 import regex
 
 from ..fs import FsError, access
@@ -69,7 +71,7 @@ def _matching_lines(search, text: str, count: int):
 def run(ctx, argv):
     cmd = argv[0]
 
-    opts, ops = parse(cmd, argv, short_flags="EFGPiyvcnoqswxhHzlLbUaIr", short_values="eABCmfd",
+    opts, ops = parse(cmd, argv, short_flags="EFGPiyvcnoqswxhHzlLbUaIrRZ", short_values="eABCmfd",
                       long_flags={"extended-regexp": "E", "fixed-strings": "F", "basic-regexp": "G",
                                   "perl-regexp": "P", "ignore-case": "i", "invert-match": "v",
                                   "count": "c", "line-number": "n", "only-matching": "o",
@@ -78,11 +80,13 @@ def run(ctx, argv):
                                   "with-filename": "H", "null-data": "z",
                                   "files-with-matches": "l", "files-without-match": "L",
                                   "byte-offset": "b", "text": "a", "recursive": "r",
+                                  "dereference-recursive": "R", "null": "Z",
                                   "no-ignore-case": "no-ignore-case", "line-buffered": "line-buffered"},
                       long_values={"regexp": "e", "after-context": "A", "before-context": "B",
                                    "context": "C", "max-count": "m", "file": "f", "color": "color",
                                    "colour": "color", "label": "label", "devices": "d",
-                                   "binary-files": "binary-files"},
+                                   "binary-files": "binary-files", "include": "include",
+                                   "exclude": "exclude", "exclude-dir": "exclude-dir"},
                       status=2, numeric_short="C")
     mode = "E" if cmd == "egrep" else "F" if cmd == "fgrep" else "G"
     for f in opts.flags:
@@ -103,8 +107,12 @@ def run(ctx, argv):
         patterns.extend(ops[0].split("\n"))
         ops = ops[1:]
     recursive = opts.has("r") or opts.has("R")
-    if recursive and not ops:
+    implicit_dot = recursive and not ops        # names then shown without "./", as GNU does
+    if implicit_dot:
         ops = ["."]
+    chooser = _Chooser(opts.all("include"), opts.all("exclude"), opts.all("exclude-dir"),
+                       opts.has("R"))
+    name_end = "\0" if opts.has("Z") else None
     try:
         context_after = int(opts.get("A", opts.get("C", "0")))
         context_before = int(opts.get("B", opts.get("C", "0")))
@@ -168,10 +176,10 @@ def run(ctx, argv):
             return count
         if opts.has("l") or opts.has("L"):
             if (count > 0) == opts.has("l"):
-                ctx.out(label + sep if not opts.has("z") else label + "\0")
+                ctx.out(label + (name_end or "\n"))
             return count
         if opts.has("c"):
-            ctx.out((label + ":" if with_name else "") + str(count) + "\n")
+            ctx.out((label + (name_end or ":") if with_name else "") + str(count) + "\n")
             return count
         if count and binary and binary_files == "binary":
             ctx.err(f"{cmd}: {label}: binary file matches\n")     # GNU grep 3.5+
@@ -182,7 +190,7 @@ def run(ctx, argv):
         def pre(k: int, mark: str, column: int = 0) -> str:
             """file, line number and byte offset before a line, as GNU grep prints them."""
             return _prefix(label if with_name else None, k, opts.has("n"), mark,
-                           None if offsets is None else offsets[k] + column, color)
+                           None if offsets is None else offsets[k] + column, color, name_end)
 
         def shown(line: str) -> str:
             if not color or invert:
@@ -225,10 +233,12 @@ def run(ctx, argv):
 
     with_name = (opts.has("H") or len(ops) > 1 or recursive) and not opts.has("h")
     total, failed = 0, False
-    for name, text in _inputs(ctx, cmd, ops, recursive, opts.has("s")):
+    for name, text in _inputs(ctx, cmd, ops, recursive, opts.has("s"), chooser):
         if text is None:
             failed = True
             continue
+        if implicit_dot and name.startswith("./"):
+            name = name[2:]
         total += search(text, opts.get("label", STDIN_LABEL) if name == "-" else name, with_name)
         if total and opts.has("q"):
             return 0
@@ -254,11 +264,12 @@ def _highlight(rx, line: str, timeout) -> str:
     return "".join(out)
 
 
-def _prefix(name, index: int, numbered: bool, mark: str, offset=None, color: bool = False) -> str:
+def _prefix(name, index: int, numbered: bool, mark: str, offset=None, color: bool = False,
+            name_end=None) -> str:
     paint = _paint if color else (lambda kind, text: text)
     text = ""
     if name is not None:
-        text += paint("fn", name) + paint("se", mark)
+        text += paint("fn", name) + (name_end or paint("se", mark))
     if numbered:
         text += paint("ln", str(index + 1)) + paint("se", mark)
     if offset is not None:
@@ -275,15 +286,44 @@ def _byte_offsets(lines: list) -> list:
     return offsets
 
 
-def _inputs(ctx, cmd: str, operands: list, recursive: bool, quiet_errors: bool):
+class _Chooser:
+    """Which files and directories a search takes: --include, --exclude (base names, or the
+    operand as given), --exclude-dir; `follow`: -R follows symbolic links met in the walk (-r
+    follows only those named on the command line)."""
+
+    def __init__(self, include: list, exclude: list, exclude_dir: list, follow: bool):
+        self.include, self.exclude, self.exclude_dir = include, exclude, exclude_dir
+        self.follow = follow
+
+    def takes_file(self, path: str, command_line: bool = False) -> bool:
+        names = (path, path.rsplit("/", 1)[-1]) if command_line else (path.rsplit("/", 1)[-1],)
+        if any(fnmatchcase(n, g) for g in self.exclude for n in names):
+            return False
+        if self.include and not any(fnmatchcase(n, g) for g in self.include for n in names):
+            return False
+        return True
+
+    def takes_dir(self, path: str) -> bool:
+        base = path.rstrip("/").rsplit("/", 1)[-1] or path
+        return not any(fnmatchcase(base, g) or fnmatchcase(path, g) for g in self.exclude_dir)
+
+
+def _inputs(ctx, cmd: str, operands: list, recursive: bool, quiet_errors: bool, chooser: _Chooser):
     """(name, text) of each input; text None for one that could not be read (reported unless
-    -s). With -r, directories are searched through, their entries in name order."""
+    -s). With -r, directories are searched through, their entries in name order (GNU grep
+    takes them in the order the directory lists them, which depends on the filesystem)."""
     def report(name, reason):
         if not quiet_errors:
             ctx.err(f"{cmd}: {name}: {reason}\n")
     for name in operands or ["-"]:
-        if recursive and name != "-" and _is_dir(ctx, name):
-            yield from _walk(ctx, cmd, name, report)
+        if name != "-" and _is_dir(ctx, name):
+            if not recursive:
+                report(name, "Is a directory")
+                yield name, None
+            elif name == "." or chooser.takes_dir(name):
+                yield from _walk(ctx, cmd, name, report, chooser)
+            continue
+        if name != "-" and not chooser.takes_file(name, True):
             continue
         yield from access.read_operands(ctx, [name], report)
 
@@ -295,7 +335,7 @@ def _is_dir(ctx, name: str) -> bool:
         return False
 
 
-def _walk(ctx, cmd: str, top: str, report):
+def _walk(ctx, cmd: str, top: str, report, chooser: _Chooser, depth: int = 0):
     try:
         names = sorted(ctx.fs.listdir(ctx.path(top)))
     except FsError as e:
@@ -306,9 +346,14 @@ def _walk(ctx, cmd: str, top: str, report):
         path = (top.rstrip("/") + "/" if top != "/" else "/") + entry
         try:
             st = ctx.fs.stat(ctx.path(path), follow=False)
+            if st.is_link:
+                if not chooser.follow:
+                    continue                    # -r: links met in the walk are skipped
+                st = ctx.fs.stat(ctx.path(path))
         except FsError:
             continue
         if st.is_dir:
-            yield from _walk(ctx, cmd, path, report)
-        elif st.is_file:
+            if chooser.takes_dir(path) and depth < 64:     # (a looping link stops somewhere)
+                yield from _walk(ctx, cmd, path, report, chooser, depth + 1)
+        elif st.is_file and chooser.takes_file(path):
             yield from access.read_operands(ctx, [path], report)

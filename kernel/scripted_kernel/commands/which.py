@@ -6,51 +6,12 @@ of the filesystem earlier on $PATH comes first, as it does when the script runs 
 (dispatch: `shadowing_program`)."""
 from __future__ import annotations
 
-from ..fs import FsError
 from .registry import Usage, command
-
-# Where the engine's commands are installed (Debian: /bin is a link to /usr/bin).
-INSTALLED_IN = ("/usr/bin", "/bin")
-# Builtins the shell runs itself that Debian also installs as programs (coreutils, procps, bash).
-ALSO_PROGRAMS = frozenset(("echo", "printf", "test", "[", "true", "false", "kill", "pwd",
-                           "timeout", "bash", "sh"))
-
-
-def _executable_file(ctx, path: str) -> bool:
-    try:
-        return ctx.fs.stat(ctx.path(path)).is_file and ctx.fs.access(ctx.path(path), "x")
-    except FsError:
-        return False
-
-
-def _provided(ctx, name: str) -> bool:
-    return ctx.is_command(name) or name in ALSO_PROGRAMS
-
-
-def _path_entries(path: str) -> list:
-    """$PATH's directories as the script's `IFS=: for ELEMENT in $PATH` splits them once it has
-    doubled a final colon: an empty entry (the current directory) survives at the end."""
-    if not path:
-        return []
-    entries = path.split(":")
-    if path.endswith("::"):
-        entries.pop()
-    return entries
 
 
 def locations(ctx, name: str, every: bool) -> list:
-    """The paths `which` prints for `name`: the first (or, with -a, every) executable file of
-    that name in a directory of $PATH, the engine's commands included."""
-    if "/" in name:
-        return [name] if _executable_file(ctx, name) else []
-    found = []
-    for directory in _path_entries(ctx.getenv("PATH", "") or ""):
-        candidate = f"{directory or '.'}/{name}"
-        if _executable_file(ctx, candidate) or (directory in INSTALLED_IN and _provided(ctx, name)):
-            found.append(candidate)
-            if not every:
-                break
-    return found
+    """The paths `which` prints for `name` (the lookup `type -a` shares: shell/builtins/files.py)."""
+    return ctx.program_locations(name, every)
 
 
 @command("which", usage=Usage("[-a] args", "Locate a command on $PATH.",

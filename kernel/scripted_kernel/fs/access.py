@@ -23,6 +23,11 @@ def _fd_number(path: str):
     return {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}.get(path)
 
 
+def is_descriptor(name: str) -> bool:
+    """/dev/stdin, /dev/stdout, /dev/stderr or /dev/fd/N: the shell's own, no file."""
+    return _fd_number(name) is not None
+
+
 def read_text(sh, name: str) -> str:
     """The contents of the file `name` (a text command's operand, `source`, `< name`);
     `-` is not special here. Raises FsError."""
@@ -36,7 +41,29 @@ def read_text(sh, name: str) -> str:
         raise FsError("No such device or address" if fd in (1, 2) else "Bad file descriptor")
     if name == "/dev/null":
         return ""
+    if name in ENDLESS_DEVICES:
+        return endless_device(sh, name)
     return sh.fs.read_text(sh.path(name))
+
+
+# Devices that never end. Nothing here streams (a pipeline's stages run one after another), so
+# one read gives DEVICE_CHUNK bytes: enough for what scripts take from them (`head -c 16
+# /dev/urandom`, `tr -dc a-z < /dev/urandom | head -c 8`, `head -c 1M /dev/zero`), bounded where
+# bash would read forever.
+ENDLESS_DEVICES = ("/dev/zero", "/dev/urandom", "/dev/random")
+DEVICE_CHUNK = 1 << 20
+
+
+def endless_device(sh, name: str) -> str:
+    if name == "/dev/zero":
+        return "\0" * DEVICE_CHUNK
+    generator = getattr(sh, "random", None)         # a command's context: $RANDOM's generator
+    if generator is not None:
+        data = generator.randbytes(DEVICE_CHUNK)
+    else:
+        import os
+        data = os.urandom(DEVICE_CHUNK)
+    return data.decode("utf-8", "surrogateescape")
 
 
 def writer(sh, name: str, append: bool = False, exclusive: bool = False):

@@ -11,17 +11,18 @@ from ..fs import FsError, access
 from . import nodes as A
 from . import patterns
 from .arith import compile_arith
-from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, FatalError,
+from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
                      LimitExceeded)
 from .builtins.test import binary_test, unary_test
 from .dispatch import dispatch
 from .braces import brace_expand, has_braces
 from .expand import Disabled, WordCompiler
 from .quoting import quote_for_reuse
+from .jobs import start_job, with_substitutions
 from .regexes import RegexError, RegexTimeout, search
 from .lexer import Source
 from .parser import Parser
-from .runtime import NO_COMMAND, DeclarationArg, Function, InputStream, PipeBuffer, TempScope, discard
+from .runtime import NO_COMMAND, DeclarationArg, seed_random, Function, InputStream, PipeBuffer, TempScope, discard
 from .state import EXPORT, Var
 
 
@@ -87,6 +88,14 @@ class Compiler:
         method = _COMPILE_METHODS.get(type(node))
         if method is None:
             method = _COMPILE_METHODS[type(node)] = getattr(Compiler, "c_" + type(node).__name__)
+        if type(node) in _FRAMED:
+            # a compound command whose own words may hold process substitutions (`for f in
+            # <(...)`, `case <(...)`, `[[ -p <(...) ]]`): their descriptors close when it ends
+            before = self.words.process_substitutions
+            fn = method(self, node)
+            if self.words.process_substitutions != before:
+                fn = with_substitutions(fn)
+            return fn
         return method(self, node)
 
     # ------------------------------------------------------------ lists
@@ -117,13 +126,18 @@ class Compiler:
         return run
 
     def c_Background(self, node: A.Background) -> Callable:
+        """`cmd &`: a job, run later (shell/jobs.py); the status is 0 at once."""
         line = self.line(node.pos)
+        body = self.compile(node.body)
+        source = self.source
+        text = " ".join(source.text[node.pos:node.end].split()) + " &" if source is not None else "&"
 
         def run(sh):
             sh.lineno = line
-            sh.error("background jobs (&) are disabled in logic mode")
-            sh.status = 1
-            return 1
+            sh.budget.check()
+            start_job(sh, body, text)
+            sh.status = 0
+            return 0
         return run
 
     def c_AndOr(self, node: A.AndOr) -> Callable:
@@ -244,6 +258,13 @@ class Compiler:
     # ------------------------------------------------------------ simple commands
 
     def c_SimpleCommand(self, node: A.SimpleCommand) -> Callable:
+        before = self.words.process_substitutions
+        fn = self._simple_command(node)
+        if self.words.process_substitutions != before:
+            return with_substitutions(fn)
+        return fn
+
+    def _simple_command(self, node: A.SimpleCommand) -> Callable:
         source = self._current.source          # (self.line() would look it up again)
         if source is not None:
             line, command = source.line_of(node.pos), (source.text, node.pos, node.end)
@@ -259,8 +280,9 @@ class Compiler:
         else:
             assigns = list(map(self.assignment, node.assigns))
         redirects = list(map(self.redirect, node.redirects)) if node.redirects else []
+        traced = _LazyTraced(self, assigns, node, source) if assigns else assigns
         if not node.words:
-            return self._assignment_only(line, command, assigns, redirects)
+            return self._assignment_only(line, command, assigns, redirects, traced)
         argv_fn = self._argv(node.words)
         is_exec_redirect = len(node.words) == 1 and node.words[0].literal() == "exec"
 
@@ -286,6 +308,13 @@ class Compiler:
                 return status
             sh.last_arg = argv[-1]
             if sh.xtrace:
+                if assigns:                     # `+ v=1` before `+ cmd`, as bash shows them
+                    status = _with_redirects(sh, redirects, _invoke, sh, argv, traced, True) \
+                        if redirects else _invoke(sh, argv, traced, True)
+                    sh.status = status
+                    if status and not sh.errexit_suppressed and (sh.errexit or "ERR" in sh.traps):
+                        command_failed(sh, status)
+                    return status
                 _trace(sh, argv)
             if is_exec_redirect:
                 try:
@@ -336,7 +365,7 @@ class Compiler:
             return [DeclarationArg(name, key, append, value(sh) if value else "", None)]
         return run
 
-    def _assignment_only(self, line, command, assigns, redirects) -> Callable:
+    def _assignment_only(self, line, command, assigns, redirects, traced) -> Callable:
         def run(sh):
             if not sh.trap_depth:     # a trap's commands keep $LINENO and $BASH_COMMAND of the script
                 sh.lineno = line
@@ -347,7 +376,7 @@ class Compiler:
             sh.cmdsub_status = 0
             try:
                 # bash expands the assignments before it performs the redirections
-                status = _apply_assignments(sh, assigns)
+                status = _apply_assignments(sh, traced if sh.xtrace else assigns)
                 if redirects:
                     status = _with_redirects(sh, redirects, _known_status, status)
             except Disabled as e:
@@ -441,6 +470,10 @@ class Compiler:
                                      exits=True)
                 sh.set_element(name, index(sh), value(sh), append)
             return assign_element
+        if name == "RANDOM" and not append:            # RANDOM=N seeds the generator
+            def assign_random(sh):
+                seed_random(sh, value(sh))
+            return assign_random
         if not append:
             def assign(sh):
                 sh.set_var(name, value(sh))
@@ -541,10 +574,13 @@ class Compiler:
     def with_redirects(self, fn: Callable, redirects: list) -> Callable:
         if not redirects:
             return fn
+        before = self.words.process_substitutions
         rs = list(map(self.redirect, redirects))
 
         def run(sh):
             return _with_redirects(sh, rs, fn, sh)
+        if self.words.process_substitutions != before:       # `done < <(cmd)`, `} > >(cmd)`
+            return with_substitutions(run)
         return run
 
     # ------------------------------------------------------------ compound commands
@@ -644,6 +680,8 @@ class Compiler:
             set_var = sh.set_var
             try:
                 for item in items:
+                    if sh.xtrace:
+                        trace_line(sh, f"for {var} in " + " ".join(map(xtrace_quote, items)))
                     set_var(var, item)
                     try:
                         status = body(sh)
@@ -679,6 +717,8 @@ class Compiler:
                     rounds += 1
                     if rounds > sh.limits.max_loop_iterations:
                         raise _loop_limit(sh.limits.max_loop_iterations)
+                    if sh.xtrace:
+                        trace_line(sh, f"select {var} in " + " ".join(map(xtrace_quote, items)))
                     if show_menu:
                         sh.err(select_menu(items, sh.get_value("COLUMNS")))
                     prompt = sh.get_value("PS3")
@@ -711,9 +751,11 @@ class Compiler:
         return run
 
     def c_ArithFor(self, node: A.ArithFor) -> Callable:
-        init = self._arith(node.init) if node.init else None
-        cond = self._arith(node.cond) if node.cond else None
-        step = self._arith(node.step) if node.step else None
+        plain = (self._arith(node.init) if node.init else None,
+                 self._arith(node.cond) if node.cond else None,
+                 self._arith(node.step) if node.step else None)
+        # under `set -x` (as the loop starts) its parts show themselves: `+ (( i<2 ))`
+        traced = tuple(self._traced_arith(w, True) if w else None for w in (node.init, node.cond, node.step))
         body = self.compile(node.body)
         line = self.line(node.pos)
 
@@ -722,6 +764,7 @@ class Compiler:
             status = 0
             iterations = 0
             max_iter = sh.limits.max_loop_iterations
+            init, cond, step = traced if sh.xtrace else plain
             try:
                 if init:
                     init(sh)
@@ -761,15 +804,29 @@ class Compiler:
         text = self.words.string(word)
         return lambda sh: compile_arith(text(sh))(sh)
 
+    def _traced_arith(self, word: A.Word, strip: bool = False) -> Callable:
+        """fn(sh) -> int that shows `(( expression ))` under `set -x` first (the expression
+        expanded once, as bash shows and evaluates it); compiled when first needed."""
+        compiled: list = []
+
+        def shown(sh):
+            if not compiled:
+                compiled.append(self.words.string(word))
+            text = compiled[0](sh)
+            trace_line(sh, f"(( {text.strip() if strip else text} ))")
+            return compile_arith(text)(sh)
+        return shown
+
     def c_ArithCommand(self, node: A.ArithCommand) -> Callable:
         expr = self._arith(node.expr)
         line = self.line(node.pos)
+        shown = self._traced_arith(node.expr)
 
         def run(sh):
             sh.lineno = line
             sh.budget.check()
             try:
-                status = 0 if expr(sh) else 1
+                status = 0 if (shown(sh) if sh.xtrace else expr(sh)) else 1
             except ArithError as e:
                 sh.error(f"((: {e.render()}")
                 status = 1
@@ -787,10 +844,14 @@ class Compiler:
             body = self.compile(item.body) if item.body is not None else (lambda sh: 0)
             items.append((pats, body, item.terminator))
         line = self.line(node.pos)
+        source = self.source
+        word_pos = node.word.pos
 
         def run(sh):
             sh.lineno = line
             sh.budget.check()        # (a case that matches nothing runs no other command)
+            if sh.xtrace:                               # bash shows the word as written
+                trace_line(sh, f"case {_word_text(source.text, word_pos) if source else ''} in")
             value = subject(sh)
             nocase = sh.shopts["nocasematch"]
             status = 0
@@ -816,12 +877,18 @@ class Compiler:
     def c_CondCommand(self, node: A.CondCommand) -> Callable:
         test = self.cond(node.expr)
         line = self.line(node.pos)
+        traced: list = []           # the test compiled to show its steps (`set -x`), once needed
 
         def run(sh):
             sh.lineno = line
             sh.budget.check()
             try:
-                status = 0 if test(sh) else 1
+                if sh.xtrace:
+                    if not traced:
+                        traced.append(self.cond(node.expr, True))
+                    status = 0 if traced[0](sh) else 1
+                else:
+                    status = 0 if test(sh) else 1
             except CondError as e:
                 sh.error(str(e))
                 status = e.status
@@ -831,62 +898,70 @@ class Compiler:
             return status
         return self.with_redirects(run, node.redirects)
 
-    def cond(self, e) -> Callable:
+    def cond(self, e, trace: bool = False, negated: bool = False) -> Callable:
+        """A [[ ]] expression as fn(sh) -> bool. `trace`: each test shows itself as it is
+        made, as `set -x` shows them (`+ [[ 1 == 1 ]]`, `+ [[ ! -z x ]]`)."""
         t = type(e)
         if t is A.CondAndOr:
-            left, right = self.cond(e.left), self.cond(e.right)
+            left, right = self.cond(e.left, trace), self.cond(e.right, trace)
             if e.op == "&&":
                 return lambda sh: left(sh) and right(sh)
             return lambda sh: left(sh) or right(sh)
         if t is A.CondNot:
-            inner = self.cond(e.operand)
+            inner = self.cond(e.operand, trace, not negated)
             return lambda sh: not inner(sh)
+        bang = "! " if negated else ""
         if t is A.CondWord:
             w = self.words.string(e.word)
+            if trace:
+                def shown_word(sh):
+                    value = w(sh)
+                    trace_line(sh, f"[[ {bang}-n {xtrace_quote(value)} ]]")
+                    return value != ""
+                return shown_word
             return lambda sh: w(sh) != ""
         if t is A.CondUnary:
             operand = self.words.string(e.operand)
             op = e.op
+            if trace:
+                def shown_unary(sh):
+                    value = operand(sh)
+                    trace_line(sh, f"[[ {bang}{op} {xtrace_quote(value)} ]]")
+                    return unary_test(sh, op, value)
+                return shown_unary
             return lambda sh: unary_test(sh, op, operand(sh))
         op = e.op
         left = self.words.string(e.left)
         if op in ("==", "=", "!="):
             right = self.words.pattern(e.right)
             negate = op == "!="
+            if trace:
+                def shown_match(sh):
+                    lhs, rhs = left(sh), right(sh)
+                    trace_line(sh, f"[[ {bang}{xtrace_quote(lhs)} {op} {rhs} ]]")
+                    return patterns.glob_match(rhs, lhs, sh.shopts["nocasematch"]) != negate
+                return shown_match
 
             def match(sh):
                 return patterns.glob_match(right(sh), left(sh), sh.shopts["nocasematch"]) != negate
             return match
         if op == "=~":
             right = self.words.regex(e.right)
-
-            def regex(sh):
-                value = left(sh)
-                try:
-                    rx = patterns.compile_ere(right(sh), sh.shopts["nocasematch"])
-                    m = search(rx, value)
-                except (RegexError, RegexTimeout):
-                    raise CondError("=~: invalid or too complex regular expression") from None
-                if m is None:
-                    sh.set_array("BASH_REMATCH", [])
-                    return False
-                groups = [m.group(0)] + [g if g is not None else "" for g in m.groups()]
-                sh.set_array("BASH_REMATCH", [(None, g, False) for g in groups])
-                return True
-            return regex
+            if trace:
+                def shown_regex(sh):
+                    lhs, rhs = left(sh), right(sh)
+                    trace_line(sh, f"[[ {bang}{xtrace_quote(lhs)} =~ {rhs} ]]")
+                    return _regex_test(sh, lhs, rhs)
+                return shown_regex
+            return lambda sh: _regex_test(sh, left(sh), right(sh))
         right = self.words.string(e.right)
-
-        def binary(sh):
-            lhs, rhs = left(sh), right(sh)
-            try:
-                return binary_test(sh, op, lhs, rhs, arith=True)
-            except ValueError as err:
-                raise CondError(str(err)) from None
-            except FatalError as err:       # bash: the test fails (status 1), the line goes on
-                if err.exits:
-                    raise
-                raise CondError(f"[[: {err.message}", status=1) from None
-        return binary
+        if trace:
+            def shown_binary(sh):
+                lhs, rhs = left(sh), right(sh)
+                trace_line(sh, f"[[ {bang}{xtrace_quote(lhs)} {op} {xtrace_quote(rhs)} ]]")
+                return _binary_test(sh, op, lhs, rhs)
+            return shown_binary
+        return lambda sh: _binary_test(sh, op, left(sh), right(sh))
 
     def _lazy(self, node: A.FunctionDef, source: "Source | None") -> Callable:
         """A function body compiled when it is first called: scripts define many functions
@@ -939,19 +1014,75 @@ class CompiledScript:
         self.units = units
         self.syntax_error = None
 
-    def __call__(self, sh) -> int:
-        """Run as `eval` does: errors propagate to the caller's top-level command."""
+    def __call__(self, sh, where: str = "bash: eval") -> int:
+        """Run as `eval` does: errors propagate to the caller's top-level command. A syntax
+        error is reported as bash reports it for `where` (`bash: eval`, `bash: -c`, a
+        script's path): one line for an unexpected end, else also the line's text."""
         status = sh.status
         for unit in self.units:
             status = unit(sh)
         if self.syntax_error is not None:
-            e = self.syntax_error
-            sh.err(f"bash: eval: line {e.line}: {e.message}\n")
-            if e.source_line:
-                sh.err(f"bash: eval: line {e.line}: `{e.source_line}'\n")
-            status = sh.status if e.keeps_status else 2
-            sh.status = status
+            status = self._syntax(sh, where)
         return status
+
+
+    def run_as_script(self, sh, where: str) -> int:
+        """Run as bash runs a script file or `bash -c`: an expansion error abandons its
+        top-level command and the script goes on; one that exits the shell (an unbound
+        variable under `set -u`) ends it with its status (127)."""
+        status = sh.status
+        for unit in self.units:
+            try:
+                status = unit(sh)
+            except FatalError as e:
+                sh.error(e.message)
+                status = sh.status = 1 if (e.exits and sh.errexit) else e.status
+                if e.exits or (sh.errexit and e.ends_errexit_shell):
+                    raise ExitSignal(status) from None
+            except Disabled as e:
+                sh.error(str(e))
+                status = sh.status = 1
+            except (BreakLoop, ContinueLoop):
+                status = sh.status = 0
+        if self.syntax_error is not None:
+            status = self._syntax(sh, where)
+        return status
+
+    def _syntax(self, sh, where: str) -> int:
+        e = self.syntax_error
+        sh.err(f"{where}: line {e.line}: {e.message}\n")
+        if e.source_line and not e.eof:
+            sh.err(f"{where}: line {e.line}: `{e.source_line}'\n")
+        status = sh.status if e.keeps_status else 2
+        sh.status = status
+        return status
+
+
+def _regex_test(sh, value: str, pattern: str) -> bool:
+    """[[ value =~ pattern ]], setting BASH_REMATCH."""
+    try:
+        rx = patterns.compile_ere(pattern, sh.shopts["nocasematch"])
+        m = search(rx, value)
+    except (RegexError, RegexTimeout):
+        raise CondError("=~: invalid or too complex regular expression") from None
+    if m is None:
+        sh.set_array("BASH_REMATCH", [])
+        return False
+    groups = [m.group(0)] + [g if g is not None else "" for g in m.groups()]
+    sh.set_array("BASH_REMATCH", [(None, g, False) for g in groups])
+    return True
+
+
+def _binary_test(sh, op: str, lhs: str, rhs: str) -> bool:
+    """[[ lhs op rhs ]] for the operators other than the pattern ones."""
+    try:
+        return binary_test(sh, op, lhs, rhs, arith=True)
+    except ValueError as err:
+        raise CondError(str(err)) from None
+    except FatalError as err:       # bash: the test fails (status 1), the line goes on
+        if err.exits:
+            raise
+        raise CondError(f"[[: {err.message}", status=1) from None
 
 
 class CondError(Exception):
@@ -1067,15 +1198,150 @@ def _apply_assignments(sh, assigns) -> int:
 
 
 def _trace(sh, argv):
-    prefix = sh.get_value("PS4")
-    prefix = "+ " if prefix is None else prefix
-    sh.err(prefix + " ".join(xtrace_quote(a) for a in argv) + "\n")
+    trace_line(sh, " ".join(xtrace_quote(a if type(a) is str else str(a)) for a in argv))
 
 
-def _invoke(sh, argv: list, assigns: list) -> int:
+_PS4_WORDS: dict = {}
+
+
+def trace_line(sh, text: str):
+    """One line of `set -x`: $PS4 expanded (its first character repeated once per level of
+    command substitution and eval, as bash does; unset: no prefix), then `text`."""
+    ps4 = sh.get_value("PS4")
+    if ps4 is None:
+        sh.err(text + "\n")
+        return
+    if "$" in ps4 or "`" in ps4:
+        fn = _PS4_WORDS.get(ps4)
+        if fn is None:
+            try:
+                fn = sh.compiler.word_text(ps4)
+            except Exception:           # a PS4 that does not parse is shown as it is
+                fn = (lambda text: lambda sh: text)(ps4)
+            if len(_PS4_WORDS) > 64:
+                _PS4_WORDS.clear()
+            _PS4_WORDS[ps4] = fn
+        sh.xtrace = False                # (its expansion is not traced)
+        saved_status = sh.status
+        try:
+            ps4 = fn(sh)
+        except FatalError:
+            pass
+        finally:
+            sh.xtrace = True
+            sh.status = saved_status
+    if ps4:
+        ps4 = ps4[0] * sh.xtrace_depth + ps4
+    sh.err(ps4 + text + "\n")
+
+
+class _LazyTraced:
+    """The assignments of a simple command as `set -x` runs them (each shows itself), compiled
+    the first time they are needed: most scripts never trace."""
+    __slots__ = ("compiler", "assigns", "node", "source", "compiled")
+
+    def __init__(self, compiler, assigns: list, node, source):
+        self.compiler, self.assigns, self.node, self.source = compiler, assigns, node, source
+        self.compiled = None
+
+    def __iter__(self):
+        if self.compiled is None:
+            node, words = self.node, self.compiler.words
+            self.compiled = [_traced_assignment(fn, a, words, self.source)
+                             if a.index is None or not node.words else fn
+                             for fn, a in zip(self.assigns, node.assigns)]
+        return iter(self.compiled)
+
+
+def _traced_assignment(fn: Callable, a: A.Assign, words, source) -> Callable:
+    """An assignment that shows itself under `set -x` (`+ name=value`), as bash does: a
+    scalar or an element with its value expanded, an array as it is written."""
+    name, op, append = a.name, "+=" if a.append else "=", a.append
+    if a.array is not None:
+        shown = _array_text(source.text, a.pos) if source is not None else f"{name}{op}(...)"
+
+        def show_array(sh):
+            trace_line(sh, shown)
+            fn(sh)
+        traced = show_array
+    elif a.index is not None:
+        value = words.string(a.value) if a.value is not None else (lambda sh: "")
+        index = words.string(a.index)
+
+        def show_element(sh):
+            key, v = index(sh), value(sh)
+            trace_line(sh, f"{name}[{key}]{op}{xtrace_quote(v)}")
+            sh.set_element(name, key, v, append)
+        traced = show_element
+    else:
+        value = words.string(a.value) if a.value is not None else (lambda sh: "")
+
+        def show(sh):
+            v = value(sh)
+            trace_line(sh, f"{name}{op}{xtrace_quote(v) if v else ''}")
+            if name == "RANDOM" and not append:
+                seed_random(sh, v)
+            else:
+                sh.set_var(name, v, append)
+        traced = show
+    traced.target, traced.append = getattr(fn, "target", None), append
+    return traced
+
+
+def _word_text(text: str, pos: int) -> str:
+    """The shell word starting at `pos`, as written (up to a blank outside quotes)."""
+    k, depth, quote = pos, 0, ""
+    while k < len(text):
+        c = text[k]
+        if quote:
+            if c == "\\" and quote == '"':
+                k += 1
+            elif c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c == "\\":
+            k += 1
+        elif c in "({":
+            depth += 1
+        elif c in ")}":
+            depth -= 1
+        elif c in " \t\n;" and depth <= 0:
+            break
+        k += 1
+    return text[pos:k]
+
+
+def _array_text(text: str, pos: int) -> str:
+    """`name=(...)` as written, from `pos` to its closing parenthesis."""
+    k = text.find("(", pos)
+    depth, quote = 0, ""
+    while 0 <= k < len(text):
+        c = text[k]
+        if quote:
+            if c == "\\" and quote == '"':
+                k += 1
+            elif c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c == "\\":
+            k += 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return text[pos:k + 1]
+        k += 1
+    return text[pos:]
+
+
+def _invoke(sh, argv: list, assigns: list, trace: bool = False) -> int:
     """Run a command by name: function, builtin, registered command; with prefix assignments
     as a temporary scope (bash's temporary environment). A write past a filesystem limit fails
-    the command as bash reports a write error."""
+    the command as bash reports a write error. `trace`: show the command under `set -x` once
+    the assignments (traced ones) have shown themselves."""
     name = argv[0]
     try:
         if not assigns:
@@ -1089,6 +1355,8 @@ def _invoke(sh, argv: list, assigns: list) -> int:
                     outer = sh.lookup(a.target) if a.append else None
                     scope[a.target] = Var(outer.scalar() if outer else None, EXPORT)
                 a(sh)
+            if trace:
+                _trace(sh, argv)
             return dispatch(sh, name, argv)
         finally:
             sh.scopes.pop()
@@ -1235,6 +1503,7 @@ def _redirect_file(sh, path: str, fd: int, op: str):
 
 
 COMPILER = Compiler()
+_FRAMED = frozenset((A.For, A.Case, A.CondCommand))
 
 
 def _brace_expands(word: A.Word) -> bool:

@@ -12,12 +12,13 @@ itself with other arguments need not copy the context.
 """
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..fs import absolute
+from .runtime import next_random
 
 if TYPE_CHECKING:
-    import random
     from .limits import Budget, ExecutionLimits
     from .runtime import InputStream, Shell
 
@@ -53,11 +54,14 @@ class CommandContext:
 
     @property
     def random(self) -> "random.Random":
-        """The generator behind $RANDOM: shared by every shell of the process, unless the shell
-        has its own (a snapshot gives it one). Commands that draw random numbers (shuf, dd
-        if=/dev/urandom) seed their own generator from it, so that seeding it (as a test does)
-        makes them reproducible, as $RANDOM is."""
-        return self._shell.random
+        """The generator behind $RANDOM: the shell's (shared by every shell of the process
+        unless a snapshot gave it its own), or, once `RANDOM=N` seeded bash's generator, one
+        seeded from it. Commands that draw random numbers (shuf, dd if=/dev/urandom) seed their
+        own generator from it, so that seeding it makes them reproducible, as $RANDOM is."""
+        sh = self._shell
+        if sh.random_state is not None:
+            return random.Random(next_random(sh) << 15 | next_random(sh))
+        return sh.random
 
     def path(self, name: str) -> str:
         """A path operand made absolute against the working directory."""
@@ -84,6 +88,14 @@ class CommandContext:
         """Whether `name` is one of the programs the engine provides itself: a registered command
         or tool (what `which` shows as installed in /usr/bin)."""
         return name in self._shell.commands
+
+    def program_locations(self, name: str, every: bool = False) -> list[str]:
+        """Where `name` is as a program on $PATH, as `which` (and `type -a`) print it: the
+        first (with `every`, each) executable file of the filesystem, the engine's commands
+        counting as installed in /usr/bin and /bin (shell/builtins/files.py)."""
+        from .builtins.files import ALSO_PROGRAMS, program_locations
+        return program_locations(self, name, every, self.getenv("PATH", "") or "",
+                                 lambda n: self.is_command(n) or n in ALSO_PROGRAMS)
 
     def run(self, argv: list[str], stdin: Optional[str] = None,
             env: Optional[dict[str, str]] = None) -> Optional[int]:

@@ -21,6 +21,10 @@ class ShellSyntaxError(Exception):
         self.keeps_status = False   # bash exits with the last status, not 2 ([[ ]] errors)
 
     def render(self, prefix: str = "bash") -> str:
+        """As bash reports it: one line for an unexpected end of the text, else the message
+        (with the column) and the line's text."""
+        if self.eof:
+            return f"{prefix}: line {self.line}: {self.message}\n"
         text = f"{prefix}: line {self.line}: {self.message} (column {self.col})\n"
         if self.source_line:
             text += f"{prefix}: line {self.line}: `{self.source_line}'\n"

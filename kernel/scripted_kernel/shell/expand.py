@@ -156,6 +156,9 @@ class WordCompiler:
 
     def __init__(self, compile_command: Callable):
         self.compile_command = compile_command
+        # how many `<( )` / `>( )` were compiled: a command that compiled one is wrapped so
+        # that their descriptors close when it ends (compile.py)
+        self.process_substitutions = 0
 
     # -- public entry points
 
@@ -213,6 +216,13 @@ class WordCompiler:
         return self._escaped(word, patterns.escape_glob)
 
     def regex(self, word: Word) -> Callable:
+        """fn(sh) -> str for the right of `=~`: quoted characters escaped, but inside a bracket
+        expression, where bash 5.2 passes a quoted character on as itself (`[^\\]]` is "not
+        `]`"), which matters for words written out (the common case)."""
+        if all(type(p) is Lit or type(p) is SingleQuoted for p in word.parts) and \
+                any(type(p) is Lit and not p.escaped and "[" in p.text for p in word.parts):
+            text = _regex_text([(p.text, type(p) is SingleQuoted or p.escaped) for p in word.parts])
+            return lambda sh: text
         return self._escaped(word, re.escape)
 
     def replacement(self, word: Word) -> Callable:
@@ -432,9 +442,11 @@ class WordCompiler:
             user = p.user
             return (lambda sh: sh.tilde(user)), False
         if t is ProcessSub:
-            def refuse(sh):
-                raise Disabled(f"process substitution {p.direction}(...) is disabled")
-            return refuse, False
+            from .jobs import substitute
+            body = self.compile_command(p.body)
+            direction = p.direction
+            self.process_substitutions += 1
+            return (lambda sh: substitute(sh, body, direction)), False
         raise TypeError(f"unknown word part {t.__name__}")
 
     def _double_quoted(self, dq: DoubleQuoted) -> Callable:
@@ -963,6 +975,51 @@ def _slice_list(items: list, offset: int, length, sh, p) -> list:
     return items[offset:offset + length]
 
 
+def _regex_text(chunks: list) -> str:
+    """The regex of `=~` from (text, quoted) chunks: quoted text escaped outside bracket
+    expressions and kept as it is inside them."""
+    out = []
+    in_bracket = False
+    start = False           # just after `[` or `[^`: a `]` here is a member
+    for text, quoted in chunks:
+        if quoted:
+            out.append(text if in_bracket else re.escape(text))
+            if in_bracket and text:
+                start = False
+            continue
+        k = 0
+        while k < len(text):
+            c = text[k]
+            if not in_bracket:
+                if c == "\\" and k + 1 < len(text):
+                    out.append(text[k:k + 2])
+                    k += 2
+                    continue
+                if c == "[":
+                    in_bracket, start = True, True
+                    out.append(c)
+                    if text.startswith("^", k + 1):
+                        out.append("^")
+                        k += 1
+                    k += 1
+                    continue
+                out.append(c)
+            else:
+                if c == "[" and text[k + 1:k + 2] in (":", ".", "="):
+                    end = text.find(text[k + 1] + "]", k + 2)
+                    if end >= 0:
+                        out.append(text[k:end + 2])
+                        k = end + 2
+                        start = False
+                        continue
+                if c == "]" and not start:
+                    in_bracket = False
+                out.append(c)
+                start = False
+            k += 1
+    return "".join(out)
+
+
 def sh_special(name: str) -> Callable:
     if name == "?":
         return lambda sh: str(sh.status)
@@ -971,7 +1028,7 @@ def sh_special(name: str) -> Callable:
     if name == "$":
         return lambda sh: str(sh.pid)
     if name == "!":
-        return lambda sh: None
+        return lambda sh: None if sh.last_job_pid is None else str(sh.last_job_pid)
     if name == "-":
         return lambda sh: sh.option_letters()
     k = int(name)

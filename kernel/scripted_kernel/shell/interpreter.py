@@ -20,6 +20,7 @@ from .compile import COMPILER, CompiledScript
 from .errors import (Cancelled, ErrexitSignal, ExitSignal, FatalError, LimitExceeded,
                      ShellSyntaxError, BreakLoop, ContinueLoop, ReturnSignal)
 from .expand import Disabled
+from .jobs import finish_jobs
 from .lexer import Source
 from .limits import CancelToken, ExecutionLimits, activate
 from .parser import Parser
@@ -322,6 +323,9 @@ def run_shell(sh: Shell, fn: Callable, report: Optional[Callable] = None) -> tup
         except ReturnSignal as e:
             status = e.status
         status = sh.run_exit_trap(status)
+        if sh.jobs is not None or sh.procsub_frame:
+            finish_jobs(sh)         # the jobs still to run, after the EXIT trap (shell/jobs.py)
+            sh.jobs = None
     except LimitExceeded as e:
         status, error = 1, f"limit:{e.limit}"
         _report(sh, e.message)

@@ -999,9 +999,13 @@ class Lexer:
         pos = start + 2
         n = len(src)
 
-        def bad():
-            """bash parses a malformed ${...} and fails when it is expanded."""
+        def bad() -> Exception:
+            """bash parses a malformed ${...} and fails when it is expanded; one that is never
+            closed is a syntax error (unexpected EOF)."""
             close = self._skip_to_brace_close(start + 2)
+            if close >= n:                  # (bash counts the line without the final newlines)
+                return self.error("unexpected EOF while looking for matching `}'",
+                                  len(src.rstrip("\n")), eof=True)
             return _BadSubstitution(ParamExp(start, src[start:close + 1], op="bad", braced=True), close + 1)
 
         length = indirect = False

@@ -288,9 +288,10 @@ class CondCommand:
 
 @dataclass(slots=True)
 class Background:
-    """`cmd &`: parsed so that it can be refused with a clear message when it runs."""
+    """`cmd &`: a background job (shell/jobs.py); `end` is where the `&` is."""
     pos: int
     body: Node
+    end: int = 0
 
 
 @dataclass(slots=True)

@@ -68,7 +68,7 @@ class Parser:
                 tok = self.lex.peeked or self.lex.peek()
                 if tok.kind == "OP" and tok.value in (";", "&"):
                     self.lex.advance()
-                    items.append(Background(node.pos, node) if tok.value == "&" else node)
+                    items.append(Background(node.pos, node, tok.pos) if tok.value == "&" else node)
                     tok = self.lex.peek(COMMAND_START)
                     if tok.kind in ("NEWLINE", "EOF"):
                         break
@@ -133,7 +133,7 @@ class Parser:
             if tok.kind == "OP" and tok.value in (";", "&"):
                 lex.advance()
                 if tok.value == "&":
-                    node = Background(node.pos, node)
+                    node = Background(node.pos, node, tok.pos)
                 items.append(node)
             elif tok.kind == "NEWLINE":
                 lex.advance()

@@ -15,84 +15,11 @@ from .errors import (unbound, ArithError, BreakLoop, ContinueLoop, ErrexitSignal
 from ..fs import NO_FS, absolute
 from .printer import body_text
 from .state import (CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray, Var)
+from .streams import EMPTY_INPUT, InputStream, PipeBuffer, SubstitutionBuffer, discard  # noqa: F401
 
 HOME = "/home/user"
 DEFAULT_IFS = " \t\n"
 BASH_VERSION = "5.2.15(1)-release"
-
-
-class InputStream:
-    """A command's standard input: text consumed from the front (by `read`, `cat`, ...)."""
-    __slots__ = ("data", "pos")
-
-    def __init__(self, data: str = ""):
-        self.data = data
-        self.pos = 0
-
-    def read_all(self) -> str:
-        s = self.data[self.pos:] if self.pos else self.data
-        self.data, self.pos = "", 0       # the caller holds the only copy (large inputs)
-        return s
-
-    def read_until(self, delim: str) -> Optional[str]:
-        """Up to and including `delim` (or the rest); None at end of input."""
-        if self.pos >= len(self.data):
-            return None
-        end = self.data.find(delim, self.pos) if delim else -1
-        end = len(self.data) if end < 0 else end + len(delim)
-        s = self.data[self.pos:end]
-        self.pos = end
-        return s
-
-    def read_chars(self, n: int) -> str:
-        s = self.data[self.pos:self.pos + n]
-        self.pos += len(s)
-        return s
-
-    def at_eof(self) -> bool:
-        return self.pos >= len(self.data)
-
-
-EMPTY_INPUT = InputStream("")
-
-
-class PipeBuffer:
-    """What one pipeline stage writes for the next (stages run one after another). Its size
-    counts against the memory budget, and it is refused once past BOUND: `yes | head -1` ends
-    with the memory limit, not an exhausted host."""
-    __slots__ = ("chunks", "size", "budget", "noted")
-    BOUND, WHAT, UNIT = "max_memory_bytes", "pipe buffer", "bytes"
-
-    def __init__(self, budget):
-        self.chunks: list[str] = []
-        self.size = 0
-        self.noted = 0
-        self.budget = budget
-
-    def write(self, text: str):
-        self.chunks.append(text)
-        self.size += len(text)
-        if self.size - self.noted > 1 << 20:
-            self.budget.note(self.size - self.noted)
-            self.noted = self.size
-            limit = getattr(self.budget.limits, self.BOUND)
-            if self.size > limit:
-                raise LimitExceeded(self.BOUND, f"{self.WHAT} exceeded {limit} {self.UNIT} ({self.BOUND})")
-
-    def text(self) -> str:
-        return "".join(self.chunks)
-
-
-class SubstitutionBuffer(PipeBuffer):
-    """What a command substitution's commands write, refused once past max_string_length, which
-    its value may not pass anyway (kept whole until the end, 50 writes of 16 MB took the host
-    to 1.6 GB before the check)."""
-    __slots__ = ()
-    BOUND, WHAT, UNIT = "max_string_length", "command substitution output", "characters"
-
-
-def discard(_text: str):
-    pass
 
 
 class TempScope(dict):
@@ -238,11 +165,17 @@ class Shell:
         self.err = err if err is not None else run.err.write
         self.stdin = stdin
         self.extra_fds: dict[int, Callable] = {}
+        self.jobs = None                    # the background jobs it started (shell/jobs.py)
+        self.procsub_frame: Optional[list] = None   # open process substitutions (shell/jobs.py)
+        self.last_job_pid: Optional[int] = None     # $!
+        self.pids = [4300]                  # the next job's $!, one count for all the shells
+        self.random_state: Optional[list] = None    # [seed, last value] once RANDOM=N seeded it
         self.errexit = self.nounset = self.xtrace = self.pipefail = False
         self.noclobber = self.allexport = self.noglob = self.noexec = self.verbose = False
         self.posix = False
         self.functrace = self.errtrace = False
         self.trap_depth = 0                 # > 0 while a trap's action runs
+        self.xtrace_depth = 0               # command substitutions and evals around: `set -x`'s ++
         self.bash_command = NO_COMMAND      # $BASH_COMMAND: the simple command running or next
         self.return_trap_depth = 0          # the RETURN trap fires for calls at least this deep
         self.emacs = self.vi = False
@@ -309,6 +242,8 @@ class Shell:
         # (the positional parameters are shared: every change replaces the list)
         child.dirstack = list(self.dirstack)
         child.extra_fds = dict(self.extra_fds)
+        child.jobs = self.jobs.inherited() if self.jobs is not None else None
+        child.procsub_frame = None
         child.funcnames = list(self.funcnames)
         child.call_lines = list(self.call_lines)
         child.traps = {}
@@ -338,6 +273,7 @@ class Shell:
                       compile_script=self.compile_script, compiler=self.compiler, out=self.out,
                       err=self.err, fs=self.fs)
         child.cwd, child.umask, child.extra_fds = self.cwd, self.umask, dict(self.extra_fds)
+        child.pids = self.pids
         child.hostname = self.hostname
         child.random = self.random
         return child
@@ -350,8 +286,12 @@ class Shell:
 
     def run_subshell(self, fn: Callable, command: bool = False) -> int:
         """Run fn in this (sub)shell; exit, errexit and fatal errors end only this shell
-        (`command`: see run_contained)."""
-        return self.run_exit_trap(self.run_contained(fn, command))
+        (`command`: see run_contained). Its background jobs run at its end (shell/jobs.py)."""
+        status = self.run_exit_trap(self.run_contained(fn, command))
+        if self.jobs is not None or self.procsub_frame:
+            from .jobs import finish_jobs
+            finish_jobs(self)
+        return status
 
     def run_contained(self, fn: Callable, command: bool = False) -> int:
         """fn's status; exit, errexit and fatal errors end only fn, as they end a subshell.
@@ -390,6 +330,7 @@ class Shell:
         child = self.subshell()
         buf = SubstitutionBuffer(self.budget)
         child.out = buf.write
+        child.xtrace_depth += 1
         if not self.shopts["inherit_errexit"]:
             child.errexit = False
         child.status = self.status
@@ -425,8 +366,9 @@ class Shell:
         return absolute(self.cwd, name)
 
     def error(self, message: str):
-        """A diagnostic as bash prints it for a script: `bash: line N: message`."""
-        self.err(f"bash: line {self.lineno}: {message}\n")
+        """A diagnostic as bash prints it for a script: `bash: line N: message` (a script run
+        by path or `bash FILE` names its path: `s.sh: line N: message`)."""
+        self.err(f"{self.script_name}: line {self.lineno}: {message}\n")
 
     # ------------------------------------------------------------ variables
 
@@ -1072,8 +1014,35 @@ _RANDOM = random.Random()
 # its own (a snapshot does, so that a restored shell draws the same numbers as the original).
 Shell.random = _RANDOM
 
+
+
+def seed_random(sh: Shell, value: str):
+    """`RANDOM=N`: seed $RANDOM as bash does (RANDOM is an integer variable: the value is
+    arithmetic), so that the numbers that follow are bash's for that seed. Subshells draw
+    from the same sequence."""
+    seed = int(value) if value.isascii() and value.isdigit() else sh.arith_eval(value or "0")
+    sh.random_state = [seed & 0xFFFFFFFF, 0]
+
+
+def next_random(sh: Shell) -> int:
+    """The next $RANDOM: bash 5.2's generator (Park and Miller's minimal standard, its two
+    halves folded) once seeded, else the process's own generator."""
+    state = sh.random_state
+    if state is None:
+        return sh.random.randrange(32768)
+    while True:
+        last = state[0] or 123459876
+        h, low = divmod(last, 127773)
+        t = 16807 * low - 2836 * h
+        state[0] = t + 0x7FFFFFFF if t < 0 else t
+        value = ((state[0] >> 16) ^ (state[0] & 65535)) & 32767
+        if value != state[1]:
+            state[1] = value
+            return value
+
+
 DYNAMIC_VARS: dict[str, Callable[[Shell], Optional[Var]]] = {
-    "RANDOM": lambda sh: Var(str(sh.random.randrange(32768))),
+    "RANDOM": lambda sh: Var(str(next_random(sh))),
     "LINENO": lambda sh: Var(str(sh.lineno)),
     "BASH_COMMAND": lambda sh: Var(command_text(sh.bash_command)),
     "SECONDS": lambda sh: Var(str(int(time.time() - sh.started))),

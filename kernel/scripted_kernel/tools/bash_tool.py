@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from ..commands import COMMANDS
+from ..commands import COMMANDS, FILE_COMMANDS
 from ..commands.urlpolicy import NetworkPolicy
 from ..fs import MemoryFs
 from ..shell.builtins import load as load_builtins
@@ -34,7 +34,11 @@ from .scripted_tool import GRACE, HostPolicyOptions, ScriptedTool, ToolResponse,
 from .telemetry import TelemetryConfig
 
 DESCRIPTION = "Virtual bash interpreter with a virtual filesystem"
-_FILE_COMMANDS = "ls mkdir rm rmdir cp mv touch chmod ln find du stat realpath readlink mktemp diff cmp"
+
+
+def _file_commands() -> str:
+    """The commands that need the filesystem, from the registry (`needs_files=True`)."""
+    return " ".join(sorted(FILE_COMMANDS))
 
 
 class BashTool(ScriptedTool):
@@ -100,11 +104,11 @@ class BashTool(ScriptedTool):
             "    functions and the working directory persist between calls" +
             (" (here: files only; every call starts a fresh shell)." if self.fresh else "."),
             "    Nothing of the host is reachable: no host files unless mounted read-only, no",
-            "    processes, no network.",
+            "    processes (background jobs and <( ) run inside the interpreter), no network.",
             "",
             "COMMANDS",
-            "    Files: " + _FILE_COMMANDS,
-            "    Text: " + " ".join(sorted(set(COMMANDS) - set(_FILE_COMMANDS.split()))),
+            "    Files: " + _file_commands(),
+            "    Text: " + " ".join(sorted(set(COMMANDS) - FILE_COMMANDS)),
             "    Shell: cd pwd pushd popd dirs source . umask test [ read mapfile printf echo ...",
         ]
         if self.custom_builtins:
@@ -134,7 +138,7 @@ class BashTool(ScriptedTool):
                  "Output: {stdout, stderr, exit_code}", "",
                  f"Home: {self.home}",
                  f"User: {self.username}, host: {self.hostname}; {mode}.",
-                 f"File commands: {_FILE_COMMANDS}; text commands: grep sed awk jq sort uniq cut "
+                 f"File commands: {_file_commands()}; text commands: grep sed awk jq sort uniq cut "
                  "head tail wc tr xargs ...",
                  ("curl may fetch: " + ", ".join(self.network_allow) + "; no other network, "
                   if self.network_allow else "No network, ") + "no processes and no host files."]

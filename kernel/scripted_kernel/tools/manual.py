@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import textwrap
 
-_NOT_HERE = "Not available here: the interpreter runs no processes, jobs or terminal."
+_NOT_HERE = "Not available here: the interpreter runs no host processes and has no terminal."
+_NO_JOB_CONTROL = "There is no job control (no terminal): bash says so too. Jobs run when waited for."
 
 # name: (synopsis, summary, more lines)
 BUILTINS: dict[str, tuple] = {
@@ -21,7 +22,7 @@ BUILTINS: dict[str, tuple] = {
     "alias": ("alias [-p] [name[=value] ... ]", "Define or display aliases.", (_NOT_HERE,)),
     "bash": ("bash [-ceuxo option] [file | -c string] [arguments]",
              "Run a script in a new shell (a subshell of this interpreter).", ()),
-    "bg": ("bg [job_spec ...]", "Move jobs to the background.", (_NOT_HERE,)),
+    "bg": ("bg [job_spec ...]", "Move jobs to the background.", (_NO_JOB_CONTROL,)),
     "bind": ("bind [-lpsvPSVX] [-m keymap] [-f filename] ...", "Set Readline key bindings.", (_NOT_HERE,)),
     "break": ("break [n]", "Exit for, while, or until loops.",
               ("With N, break out of N enclosing loops.",)),
@@ -42,7 +43,8 @@ BUILTINS: dict[str, tuple] = {
                 ("-a indexed array, -A associative array, -i integer, -l/-u lower/upper case,",
                  "-n name reference, -r read-only, -x export, -g global in a function, -p print.")),
     "dirs": ("dirs [-clpv] [+N] [-N]", "Display the directory stack.", ()),
-    "disown": ("disown [-h] [-ar] [jobspec ... | pid ...]", "Remove jobs from the current shell.", (_NOT_HERE,)),
+    "disown": ("disown [-h] [-ar] [jobspec ... | pid ...]", "Remove jobs from the current shell.",
+               ("The job still runs when the shell ends; `jobs` and `wait` no longer see it.",)),
     "echo": ("echo [-neE] [arg ...]", "Write arguments to the standard output.",
              ("-n no trailing newline, -e interpret backslash escapes, -E do not (the default).",)),
     "enable": ("enable [-a] [-dnps] [-f filename] [name ...]", "Enable and disable shell builtins.", (_NOT_HERE,)),
@@ -55,7 +57,7 @@ BUILTINS: dict[str, tuple] = {
     "false": ("false", "Return an unsuccessful result.", ()),
     "fc": ("fc [-e ename] [-lnr] [first] [last] or fc -s [pat=rep] [command]",
            "Display or execute commands from the history list.", (_NOT_HERE,)),
-    "fg": ("fg [job_spec]", "Move job to the foreground.", (_NOT_HERE,)),
+    "fg": ("fg [job_spec]", "Move job to the foreground.", (_NO_JOB_CONTROL,)),
     "getopts": ("getopts optstring name [arg ...]", "Parse option arguments.",
                 ("Each call puts the next option letter in NAME and its argument in $OPTARG.",)),
     "hash": ("hash [-lr] [-p pathname] [-dt] [name ...]", "Remember or display program locations.", (_NOT_HERE,)),
@@ -65,9 +67,11 @@ BUILTINS: dict[str, tuple] = {
               "-d: a one-line description, -s: the synopsis only. Text commands answer `NAME --help`.")),
     "history": ("history [-c] [-d offset] [n] or history -anrw [filename]",
                 "Display or manipulate the history list.", (_NOT_HERE,)),
-    "jobs": ("jobs [-lnprs] [jobspec ...] or jobs -x command [args]", "Display status of jobs.", (_NOT_HERE,)),
+    "jobs": ("jobs [-lnprs] [jobspec ...] or jobs -x command [args]", "Display status of jobs.",
+             ("A job that has not run yet is Running; one that ran is shown once as Done or Exit N.",)),
     "kill": ("kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]",
-             "Send a signal to a job.", (_NOT_HERE,)),
+             "Send a signal to a job.",
+             ("A job that has not run yet never runs; `wait` then gives 128 + the signal's number.",)),
     "let": ("let arg [arg ...]", "Evaluate arithmetic expressions.",
             ("The status is 1 if the last expression evaluates to 0, else 0.",)),
     "local": ("local [option] name[=value] ...", "Define local variables (in a function).", ()),
@@ -119,7 +123,8 @@ BUILTINS: dict[str, tuple] = {
     "unalias": ("unalias [-a] name [name ...]", "Remove each NAME from the list of defined aliases.", (_NOT_HERE,)),
     "unset": ("unset [-f] [-v] [-n] [name ...]", "Unset values and attributes of shell variables and functions.", ()),
     "wait": ("wait [-fn] [-p var] [id ...]", "Wait for job completion and return exit status.",
-             ("There are no background jobs here: the status is 0.",)),
+             ("Runs the job (and those started before it) to completion and gives its status;",
+              "without an id, every job; -n the next one (127 when there is none).")),
     "discover": ("discover --categories | --category NAME | --tag TAG | --search TEXT [--json]",
                  "Find tools by category, tag or words of their name and description.",
                  ("As a whole notebook cell, opens the tool browser filtered that way.",)),

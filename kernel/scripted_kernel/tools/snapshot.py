@@ -42,7 +42,8 @@ The manifest:
              no value), "s" (value: text), "a" (value: [top, [[index, text], ...]]),
              "A" (value: [[key, text], ...] in insertion order, which bash's listing order needs)
          "functions": [[name, line, text], ...]: the definition's text, at its line
-         "random": the $RANDOM generator's state (base64 of 625 32-bit words) or null}}
+         "random": the $RANDOM generator's state (base64 of 625 32-bit words) or null,
+         "random_seeded": bash's generator once `RANDOM=N` seeded it, [state, last value], or null}}
 
 A text longer than INLINE_MAX characters (a variable's value, a function, a trap) is stored as a
 blob and written in the manifest as {"blob": sha256}. Blobs are content-addressed: a file
@@ -233,7 +234,8 @@ def _capture_shell(sh, cap: Capture) -> dict:
             "exported_functions": sorted(sh.exported_functions),
             "variables": variables, "functions": functions,
             "random": base64.b64encode(struct.pack(">625I", *state[1])).decode("ascii")
-            if state[0] == 3 and len(state[1]) == 625 else None}
+            if state[0] == 3 and len(state[1]) == 625 else None,
+            "random_seeded": list(sh.random_state) if sh.random_state is not None else None}
 
 
 def _variable(name: str, var: Var, cap: Capture) -> list:
@@ -746,6 +748,12 @@ def restore_shell(spec, blobs: dict, limits: ExecutionLimits, fs, env: Optional[
     if rng is not None:
         sh.random = random.Random()
         sh.random.setstate(_random_state(rng))
+    seeded = spec.get("random_seeded")
+    if seeded is not None:                   # RANDOM=N: bash's generator, [state, last value]
+        seeded = _list(seeded, "random_seeded", 2)
+        if len(seeded) != 2:
+            raise SnapshotError("snapshot random_seeded: not [state, last value]")
+        sh.random_state = [_int(seeded[0], "random_seeded", 0, 0xFFFFFFFF), _int(seeded[1], "random_seeded", 0, 32767)]
     kept = measure(sh)
     if kept > limits.max_shell_state_bytes:
         raise SnapshotError(f"snapshot shell state takes {kept} bytes, more than max_shell_state_bytes "

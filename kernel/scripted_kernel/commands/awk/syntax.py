@@ -612,6 +612,10 @@ class Parser:
                 self.take()
                 args = [] if self.is_op(")") else self.expr_list(")")
                 self.expect(")")
+                if (t.value == "match" and len(args) > 2) or (t.value == "split" and len(args) > 3):
+                    # gawk's match(s, r, arr) and split(s, a, r, seps): mawk's grammar has no
+                    # room for the extra argument
+                    raise AwkError(f"awk: line {t.line}: syntax error at or near ,")
                 if t.value in ("sub", "gsub") and len(args) > 2 and args[2][0] not in ("var", "index", "field"):
                     raise AwkError(f"awk: line {t.line}: {t.value}: the target must be a variable, "
                                    f"array element or field")

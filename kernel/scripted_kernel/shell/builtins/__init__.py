@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import core, files, options, printf, read, test, timeout, variables  # noqa: F401  (they register)
+from . import core, files, jobs, options, printf, read, test, timeout, variables  # noqa: F401  (they register)
 from .registry import BUILTINS
 
 

@@ -102,6 +102,7 @@ def eval_builtin(sh, argv):
         return 0
     fn = sh.compile_script(text)
     saved_line = sh.lineno
+    sh.xtrace_depth += 1
     try:
         return fn(sh)
     except FatalError as e:
@@ -111,6 +112,7 @@ def eval_builtin(sh, argv):
         return 1
     finally:
         sh.lineno = saved_line
+        sh.xtrace_depth -= 1
 
 
 @builtin("let")
@@ -224,15 +226,27 @@ def describe_command(sh, name: str):
 
 
 def _program(sh, name: str):
-    """("file", path) for a program: a file of the filesystem found by path or on $PATH, or
-    one of the engine's commands (shown by name)."""
+    """("file", path) for a program: the first on $PATH (an executable file of the filesystem,
+    or one of the engine's commands, installed in /usr/bin and /bin), else a file found by
+    path; an engine's command with no $PATH to find it on is shown by name."""
+    paths = _program_paths(sh, name, False)
+    if paths:
+        return "file", paths[0]
     from .files import find_program
     path = find_program(sh, name)
     if path is not None and ("/" not in name or sh.fs.access(sh.path(path), "x")):
         return "file", path
-    if name in sh.commands:
+    if name in sh.commands and not sh.get_value("PATH"):
         return "file", name
     return None, None
+
+
+def _program_paths(sh, name: str, every: bool) -> list:
+    from .files import ALSO_PROGRAMS, program_locations
+    if "/" in name:
+        return []
+    return program_locations(sh, name, every, sh.get_value("PATH") or "",
+                             lambda n: n in sh.commands or n in ALSO_PROGRAMS)
 
 
 @builtin("type")
@@ -244,6 +258,9 @@ def type_builtin(sh, argv):
         args = args[1:]
     status = 0
     for name in args:
+        if "a" in flags:
+            status |= _type_all(sh, name, flags)
+            continue
         kind, text = _program(sh, name) if "P" in flags else describe_command(sh, name)
         if kind is None:
             if "t" not in flags and "p" not in flags and "P" not in flags:
@@ -265,6 +282,35 @@ def type_builtin(sh, argv):
         else:
             sh.out(f"{name} is {text}\n")
     return status
+
+
+def _type_all(sh, name: str, flags: set) -> int:
+    """`type -a NAME`: every meaning, in bash's order: keyword, function, builtin, then each
+    program on $PATH."""
+    found = []
+    if "P" not in flags:            # (-p: found, so status 0, but only files are shown)
+        if name in RESERVED:
+            found.append(("keyword", f"{name} is a shell keyword"))
+        if name in sh.functions and "f" not in flags:
+            from ..printer import function_source
+            found.append(("function", f"{name} is a function\n{function_source(sh.functions[name])}"))
+        if name in sh.builtins:
+            found.append(("builtin", f"{name} is a shell builtin"))
+    paths = _program_paths(sh, name, True)
+    if not paths:
+        kind, text = _program(sh, name)
+        paths = [text] if kind == "file" else []
+    for path in paths:
+        found.append(("file", path if ("p" in flags or "P" in flags) else f"{name} is {path}"))
+    if not found:
+        if "t" not in flags and "p" not in flags and "P" not in flags:
+            sh.error(f"type: {name}: not found")
+        return 1
+    for kind, text in found:
+        if "p" in flags and kind != "file":
+            continue
+        sh.out((kind if "t" in flags else text) + "\n")
+    return 0
 
 
 @builtin("command")
@@ -418,11 +464,6 @@ def caller(sh, argv):
     return 0
 
 
-@builtin("wait")
-def wait(sh, argv):
-    return 0 if len(argv) == 1 else 127
-
-
 @builtin("exec")
 def exec_builtin(sh, argv):
     if len(argv) == 1:
@@ -437,7 +478,7 @@ def times(sh, argv):
 
 
 @builtin("hash", "ulimit", "enable", "alias", "unalias", "set_prompt",
-         "disown", "suspend", "logout", "history", "fc", "jobs", "bg", "fg", "kill", "compgen",
+         "suspend", "logout", "history", "fc", "compgen",
          "complete", "compopt", "bind", "help_bash")
 def unsupported(sh, argv):
     sh.error(f"{argv[0]}: not available in logic mode")

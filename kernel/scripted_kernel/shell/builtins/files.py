@@ -360,7 +360,7 @@ def source(sh, argv):
         sh.err(f"{argv[0]}: usage: {argv[0]} filename [arguments]\n")
         return 2
     target = args[0]
-    if not sh.fs.enabled:
+    if not sh.fs.enabled and not access.is_descriptor(target):     # `source <(...)` needs no files
         sh.error(f"{argv[0]}: {target}: {access.SCRIPTS_DISABLED}")
         return 1
     found = target if "/" in target else (_find_in_path(sh, target) or target)
@@ -384,9 +384,13 @@ def source(sh, argv):
             sh.positional = saved_positional
 
 
-def run_script(sh, name: str, text: str, args: list) -> int:
+def run_script(sh, name: str, text: str, args: list, options: tuple = (),
+               where: str = "", shopts: tuple = ()) -> int:
     """Run `text` as bash would run a script file or `bash -c`: a fresh shell inheriting the
-    exported variables, the working directory and the filesystem; $0 is `name`."""
+    exported variables, the working directory and the filesystem; $0 is `name`, which also
+    begins its error messages (`s.sh: line 3: x: command not found`). `options`: `set`
+    arguments applied first (`bash -eux`); `where`: how a syntax error names the text
+    (`bash: -c`, or the script's path)."""
     child = sh.script_shell()
     child.globals["PWD"] = Var(sh.get_value("PWD") or sh.cwd, EXPORT)
     child.subshell_level = sh.subshell_level + 1
@@ -396,54 +400,91 @@ def run_script(sh, name: str, text: str, args: list) -> int:
         if fname in sh.exported_functions:
             child.functions[fname] = func
             child.exported_functions.add(fname)
+    if options:
+        status = sh.builtins["set"](child, ["set", *options])
+        if status:
+            return 2
+    for sign, name in shopts:
+        sh.builtins["shopt"](child, ["shopt", "-s" if sign == "-" else "-u", name])
     try:
         fn = sh.compile_script(text)
     except FatalError as e:
         sh.error(e.message)
         return 2
-    status = child.run_subshell(fn)
+    where = where or name
+    status = child.run_subshell(lambda shell: fn.run_as_script(shell, where))
     if fn.syntax_error is not None and status == 2:
         return 2
     return status
 
 
-_SHELL_FLAGS = set("euxvfnaCBhT")
+# bash's single-letter options that `set` takes too (-l, -i, -s, -c are bash's own)
+_SHELL_FLAGS = set("euxvfnaCBhTkmpPtbH")
+_BASH_USAGE = ("Usage:\t{0} [GNU long option] [option] ...\n\t{0} [GNU long option] [option] "
+               "script-file ...\n")
 
 
 @builtin("bash", "sh")
 def bash(sh, argv):
-    """`bash -c TEXT [NAME [ARGS]]`, `bash FILE [ARGS]`, `bash < FILE`, `bash <<EOF`."""
+    """`bash [-eux] [-o opt] [-l] -c TEXT [NAME [ARGS]]`, `bash [options] FILE [ARGS]`,
+    `bash < FILE`, `bash <<EOF`; option letters combine (`-lc`, `-euo pipefail`)."""
     args = argv[1:]
-    options = []
-    command_text = None
+    options: list = []
+    shopts: list = []
+    command = False
+    read_stdin = False
     while args and args[0][:1] in "-+" and len(args[0]) > 1:
         a = args.pop(0)
-        if a == "--":
+        if a in ("--", "-"):
             break
-        if a in ("--norc", "--noprofile", "--posix", "-l", "--login", "-s", "-i"):
-            continue
-        if a == "-c":
-            if not args:
-                sh.err(f"{argv[0]}: -c: option requires an argument\n")
+        if a.startswith("--"):
+            if a in ("--norc", "--noprofile", "--posix", "--login", "--noediting", "--restricted",
+                     "--verbose", "--debugger", "--dump-strings", "--wordexp", "--protected"):
+                if a == "--verbose":
+                    options.append("-v")
+                continue
+            if a in ("--rcfile", "--init-file") and args:
+                args.pop(0)
+                continue
+            if a == "--version":
+                sh.out(_VERSION_TEXT)
+                return 0
+            if a == "--help":
+                sh.out(_BASH_USAGE.format(argv[0]))
+                return 0
+            sh.err(f"{argv[0]}: {a}: invalid option\n" + _BASH_USAGE.format(argv[0]))
+            return 2
+        sign = a[0]
+        for c in a[1:]:
+            if c == "c" and sign == "-":
+                command = True
+            elif c in "lirsD":
+                read_stdin = read_stdin or c == "s"
+            elif c == "o":
+                if not args:            # bash -o alone lists the options, as `set -o`
+                    options.append(sign + "o")
+                    continue
+                options.extend((sign + "o", args.pop(0)))
+            elif c == "O":
+                if args:
+                    shopts.append((sign, args.pop(0)))
+            elif c in _SHELL_FLAGS:
+                options.append(sign + c)
+            else:
+                sh.err(f"{argv[0]}: {sign}{c}: invalid option\n" + _BASH_USAGE.format(argv[0]))
                 return 2
-            command_text = args.pop(0)
-            continue
-        if a in ("-o", "+o") and args:
-            options.append(f"set {a} {args.pop(0)}")
-            continue
-        if all(c in _SHELL_FLAGS for c in a[1:]):
-            options.append(f"set {a}")
-            continue
-        sh.err(f"{argv[0]}: {a}: invalid option\n")
-        return 2
-    prefix = "".join(o + "\n" for o in options)
-    if command_text is not None:
+    if command:
+        if not args:
+            sh.err(f"{argv[0]}: -c: option requires an argument\n")
+            return 2
+        text = args.pop(0)
         name = args[0] if args else argv[0]
-        return run_script(sh, name, prefix + command_text, args[1:])
-    if not args:
-        return run_script(sh, argv[0], prefix + sh.stdin.read_all(), [])
+        return run_script(sh, name, text, args[1:], tuple(options), f"{name}: -c", tuple(shopts))
+    if not args or read_stdin:
+        return run_script(sh, argv[0], sh.stdin.read_all(), args, tuple(options), argv[0],
+                          tuple(shopts))
     target = args[0]
-    if not sh.fs.enabled:
+    if not sh.fs.enabled and not access.is_descriptor(target):
         sh.err(f"{argv[0]}: {target}: {access.SCRIPTS_DISABLED}\n")
         return 127
     try:
@@ -451,7 +492,16 @@ def bash(sh, argv):
     except FsError as e:
         sh.err(f"{argv[0]}: {target}: {e.strerror}\n")
         return 126 if e.strerror == "Is a directory" else 127
-    return run_script(sh, target, prefix + text, args[1:])
+    return run_script(sh, target, text, args[1:], tuple(options), "", tuple(shopts))
+
+
+_VERSION_TEXT = """GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)
+Copyright (C) 2022 Free Software Foundation, Inc.
+License GPLv3+: GNU GPL version 3 or later <http://gnu.org/licenses/gpl.html>
+
+This is free software; you are free to change and redistribute it.
+There is NO WARRANTY, to the extent permitted by law.
+"""
 
 
 def run_path(sh, name: str, argv: list):
@@ -482,6 +532,47 @@ def run_path(sh, name: str, argv: list):
 # in a directory listed before these runs instead (as a program earlier on $PATH would).
 COMMAND_DIRS = frozenset(("/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin"))
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+# Where the engine's commands are installed (Debian: /bin is a link to /usr/bin), and the
+# builtins the shell runs itself that Debian also installs as programs (coreutils, bash).
+INSTALLED_IN = ("/usr/bin", "/bin")
+ALSO_PROGRAMS = frozenset(("echo", "printf", "test", "[", "true", "false", "kill", "pwd",
+                           "timeout", "bash", "sh"))
+
+
+def path_entries(path: str) -> list:
+    """$PATH's directories as the script's `IFS=: for ELEMENT in $PATH` splits them once it has
+    doubled a final colon: an empty entry (the current directory) survives at the end."""
+    if not path:
+        return []
+    entries = path.split(":")
+    if path.endswith("::"):
+        entries.pop()
+    return entries
+
+
+def program_locations(sh, name: str, every: bool, path: str, provided) -> list:
+    """Where `name` is as a program, as `which`, `type -a` and `command -v` find it: the first
+    (or, with `every`, each) executable file of that name in a directory of `path` ($PATH),
+    the engine's commands (`provided(name)`) counting as installed in /usr/bin and /bin.
+    `sh` is a shell or a command's context (its `fs` and `path`)."""
+    def executable(candidate: str) -> bool:
+        try:
+            full = sh.path(candidate)
+            return sh.fs.stat(full).is_file and sh.fs.access(full, "x")
+        except FsError:
+            return False
+    if "/" in name:
+        return [name] if executable(name) else []
+    found = []
+    for directory in path_entries(path):
+        candidate = f"{directory or '.'}/{name}"
+        if (directory in INSTALLED_IN and provided(name)) or executable(candidate):
+            found.append(candidate)
+            if not every:
+                break
+    return found
 
 
 def shadowing_program(sh, name: str):

@@ -227,7 +227,10 @@ def printf(sh, argv):
             var = args[0][2:]
             args = args[1:]
             continue
-        sh.error(f"printf: {args[0]}: invalid option")
+        if args[0] == "-v":
+            sh.error("printf: -v: option requires an argument")
+        else:   # bash names the first letter it does not know (`--` for `--- title ---`)
+            sh.error(f"printf: {args[0][:2]}: invalid option")
         sh.err("printf: usage: printf [-v var] format [arguments]\n")
         return 2
     if not args:

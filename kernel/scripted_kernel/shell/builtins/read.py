@@ -106,8 +106,17 @@ def _split_for_read(chars, mask, ifs: str, count: int) -> list[str]:
     return fields
 
 
+def input_fd(sh, value: str):
+    """The input stream of descriptor `value` (`read -u N`, `mapfile -u N`), or None."""
+    if not (value.isascii() and value.isdigit()):
+        return None
+    stream = sh.extra_fds.get(int(value))
+    return stream if hasattr(stream, "read_until") else None
+
+
 @builtin("read")
 def read(sh, argv):
+    stdin_fd = None
     raw = False
     array = None
     delim = "\n"
@@ -154,8 +163,11 @@ def read(sh, argv):
                 elif c == "p":
                     pass                 # prompts go to a terminal; there is none
                 elif c == "u" and value not in ("0",):
-                    sh.error(f"read: {value}: invalid file descriptor specification")
-                    return 1
+                    source = input_fd(sh, value)
+                    if source is None:
+                        sh.error(f"read: {value}: invalid file descriptor specification")
+                        return 1
+                    stdin_fd = source
                 break
             sh.error(f"read: -{c}: invalid option")
             sh.err("read: usage: read [-ers] [-a array] [-d delim] [-i text] [-n nchars] "
@@ -167,7 +179,7 @@ def read(sh, argv):
         if not _NAME.match(name):
             sh.error(f"read: `{name}': not a valid identifier")
             return 1
-    stdin = sh.stdin
+    stdin = sh.stdin if stdin_fd is None else stdin_fd
     if raw and nchars is None and len(names) <= 1 and array is None:
         line, found = _fast_line(stdin, delim if delim else "\0")
         if line is None:
@@ -224,6 +236,7 @@ def mapfile(sh, argv):
     strip = False
     count = 0
     origin = None
+    stdin_fd = None
     skip = 0
     args = argv[1:]
     i = 0
@@ -257,8 +270,10 @@ def mapfile(sh, argv):
                 elif c == "s":
                     skip = int(value)
                 elif c == "u" and value != "0":
-                    sh.error(f"{argv[0]}: {value}: invalid file descriptor specification")
-                    return 1
+                    stdin_fd = input_fd(sh, value)
+                    if stdin_fd is None:
+                        sh.error(f"{argv[0]}: {value}: invalid file descriptor specification")
+                        return 1
             except ValueError:
                 sh.error(f"{argv[0]}: {value}: invalid number")
                 return 1
@@ -271,7 +286,7 @@ def mapfile(sh, argv):
         sh.error(f"{argv[0]}: `{name}': not a valid identifier")
         return 1
     lines = []
-    stdin = sh.stdin
+    stdin = sh.stdin if stdin_fd is None else stdin_fd
     while count == 0 or len(lines) < count + skip:
         line = stdin.read_until(delim)
         if line is None:

@@ -49,8 +49,22 @@ def unary_test(sh, op: str, operand: str) -> bool:
 
 def file_test(sh, op: str, operand: str) -> bool:
     """-e -f -d ... on the shell's filesystem (in logic mode no file exists) and its devices."""
-    if operand in ("/dev/stdin", "/dev/stdout", "/dev/stderr") or operand.startswith("/dev/fd/"):
+    if operand in ("/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/urandom",
+                   "/dev/random"):
         return op in ("-e", "-a", "-c", "-r", "-w")
+    if operand.startswith("/dev/fd/"):
+        number = operand[8:]
+        if not (number.isascii() and number.isdigit()):
+            return False
+        if int(number) < 3:
+            return op in ("-e", "-a", "-c", "-r", "-w")
+        stream = sh.extra_fds.get(int(number))
+        if stream is None:
+            return False
+        from ..jobs import ProcessInput, ProcessOutput
+        if type(stream) in (ProcessInput, ProcessOutput):     # a process substitution: a pipe
+            return op in ("-e", "-a", "-p", "-r", "-w")
+        return op in ("-e", "-a", "-f", "-r", "-w")
     if not sh.fs.enabled or not operand:
         return False
     path = sh.path(operand)
