@@ -118,3 +118,29 @@ def mutate(rng: random.Random, text: str, tokens: list[str]) -> str:
         else:
             text = text[:i] + chr(rng.choice([rng.randrange(32, 127), rng.randrange(0x80, 0x800)])) + text[i:]
     return text
+
+
+_IPYTHON_SHELL: list = []
+
+
+@pytest.fixture
+def ip():
+    """An InteractiveShell with the extension loaded and one @tool, `double`, registered: the
+    extension's tests share it (IPython's test shell is a singleton, started once by any module)."""
+    IPython = pytest.importorskip("IPython")
+    from IPython.testing.globalipapp import start_ipython
+
+    from scripted_kernel.tools.definitions import REGISTRY
+    if not _IPYTHON_SHELL:
+        _IPYTHON_SHELL.append(start_ipython() or IPython.get_ipython())
+    shell = _IPYTHON_SHELL[0]
+    shell.run_line_magic("load_ext", "scripted_magic")
+    REGISTRY.clear()
+    shell.run_cell('''
+@tool
+def double(x: int) -> int:
+    """Double a number."""
+    return 2 * x
+''')
+    yield shell
+    REGISTRY.clear()
