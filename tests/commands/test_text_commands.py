@@ -50,6 +50,7 @@ OTHER_CASES = [
 done""",
     r"""seq 1 100000 | wc -l; seq -s, 3; seq 0; seq 5 -2 -4; seq 70000 | tail -2; seq 3 | wc -w -c""",
     r"""printf 'b 2\na 10\nc 1\n' | sort -k2,2n""",
+    r"""sort -m <(printf 'a 1\nc 3\n') <(printf 'b 2\nd 4\n'); sort -m -k2,2n <(printf 'x 1\ny 10\n') <(printf 'z 2\nw 3\n'); sort --merge -r <(printf 'c\na\n') <(printf 'b\n')""",
     r"""printf 'b,2\na,10\n' | sort -t, -k2 -rn""",
     r"""printf 'x\ny\nx\n' | sort | uniq -d""",
     r"""printf '5 b\n5 a\n-\n\n 10\n.5\n-1.5 x\n5 a\n' | sort -n""",

@@ -227,13 +227,14 @@ def _transform(text: str, flags: str):
 
 @command("sort")
 def run(ctx, argv):
-    opts, ops = parse("sort", argv, short_flags="bdfgihMnrRsuVzcC", short_values="ktoST",
+    # -m (merge already sorted inputs) sorts all their lines: for sorted inputs the same output
+    opts, ops = parse("sort", argv, short_flags="bdfgihMmnrRsuVzcC", short_values="ktoST",
                       long_flags={"reverse": "r", "numeric-sort": "n", "unique": "u",
                                   "ignore-case": "f", "general-numeric-sort": "g",
                                   "human-numeric-sort": "h", "version-sort": "V", "stable": "s",
                                   "zero-terminated": "z", "ignore-leading-blanks": "b",
                                   "dictionary-order": "d", "month-sort": "M", "check": "c",
-                                  "random-sort": "R", "ignore-nonprinting": "i"},
+                                  "random-sort": "R", "ignore-nonprinting": "i", "merge": "m"},
                       long_values={"key": "k", "field-separator": "t", "output": "o",
                                    "buffer-size": "S", "temporary-directory": "T"}, status=2)
     out_file = opts.get("o")
