@@ -119,11 +119,11 @@ class WidgetQuestion:
                         DENY: widgets.Button(description="Deny", button_style="danger")}
         for answer, button in self.buttons.items():
             button.on_click(lambda _, answer=answer: self._answer(answer))
+        if route is not None:         # before anyone can see a button: a click must never go to
+            for button in self.buttons.values():      # the main thread, which the cell holds
+                route(button.comm)
         self.box = widgets.VBox([text, widgets.HBox(list(self.buttons.values()))])
         display(self.box)
-        if route is not None:
-            for button in self.buttons.values():
-                route(button.comm)
 
     def _answer(self, answer: str):
         if self.answer is None:

@@ -20,9 +20,10 @@ def kernel():
 
 
 def _buttons(kc, msg_id, deadline):
-    """The comm ids of the buttons the running cell displayed, by label."""
-    buttons, stream = {}, []
-    while time.monotonic() < deadline and len(buttons) < 3:
+    """The comm ids of the buttons the running cell displayed, by label (once displayed: a
+    front-end can only click what it shows)."""
+    buttons, stream, shown = {}, [], False
+    while time.monotonic() < deadline and (len(buttons) < 3 or not shown):
         msg = kc.get_iopub_msg(timeout=max(0.1, deadline - time.monotonic()))
         if msg["parent_header"].get("msg_id") != msg_id:
             continue
@@ -30,6 +31,8 @@ def _buttons(kc, msg_id, deadline):
             state = msg["content"]["data"].get("state", {})
             if state.get("_model_name") == "ButtonModel":
                 buttons[state["description"]] = msg["content"]["comm_id"]
+        elif msg["msg_type"] == "display_data":
+            shown = True
         elif msg["msg_type"] == "stream":
             stream.append(msg["content"]["text"])
     return buttons, stream
