@@ -46,13 +46,17 @@ class _CompilingSource(threading.local):
 _COMPILE_METHODS: dict = {}      # node type → Compiler.c_<type name>
 
 
+# bodies compiled when first run (Compiler.later), for tests and benchmarks; not thread-exact
+COMPILE_COUNTS = {"later": 0}
+
+
 class Compiler:
     """Turns an AST into closures. One instance serves every thread: the only state it keeps
     while compiling (the source text, for line numbers) is per thread, and what it produces
-    is never changed afterwards."""
+    is never changed afterwards, but for the bodies it compiles on their first run (later)."""
 
     def __init__(self):
-        self.words = WordCompiler(self.compile)
+        self.words = WordCompiler(self.later)
         self._current = _CompilingSource()
 
     @property
@@ -841,7 +845,7 @@ class Compiler:
         items = []
         for item in node.items:
             pats = list(map(self.words.pattern, item.patterns))
-            body = self.compile(item.body) if item.body is not None else (lambda sh: 0)
+            body = self.later(item.body) if item.body is not None else (lambda sh: 0)
             items.append((pats, body, item.terminator))
         line = self.line(node.pos)
         source = self.source
@@ -963,21 +967,35 @@ class Compiler:
             return shown_binary
         return lambda sh: _binary_test(sh, op, left(sh), right(sh))
 
-    def _lazy(self, node: A.FunctionDef, source: "Source | None") -> Callable:
-        """A function body compiled when it is first called: scripts define many functions
-        and call few. The compiled body is kept (compiled scripts are cached)."""
-        compiled = []
+    def later(self, node, redirects: "list | None" = None) -> Callable:
+        """fn(sh) that compiles `node` (with its redirections) the first time it runs: a
+        function body, a `case` arm, a `$( )` body. Scripts define more than they run (many
+        functions, few called; one arm of a case taken), so what never runs costs nothing.
+        Parsing still reads it all first, so a syntax error in it is reported as bash does.
 
-        def body(sh):
-            if not compiled:
-                saved = self.source
-                self.source = source
+        Compiled scripts are cached and shared between threads: two threads running it first
+        at once may both compile it; each result is the same closure tree, and the one kept
+        last is used from then on (no lock needed, and none held while a body compiles that
+        may itself, by a limit, end the run)."""
+        source = self._current.source
+        compiled = None
+
+        def run_compiled(sh):
+            nonlocal compiled
+            fn = compiled
+            if fn is None:
+                COMPILE_COUNTS["later"] += 1
+                saved = self._current.source
+                self._current.source = source
                 try:
-                    compiled.append(self.with_redirects(self.compile(node.body), node.redirects))
+                    fn = self.compile(node)
+                    if redirects:
+                        fn = self.with_redirects(fn, redirects)
                 finally:
-                    self.source = saved
-            return compiled[0](sh)
-        return body
+                    self._current.source = saved
+                compiled = fn
+            return fn(sh)
+        return run_compiled
 
     def c_FunctionDef(self, node: A.FunctionDef) -> Callable:
         name = node.name
@@ -991,7 +1009,7 @@ class Compiler:
                 return 1
             return refuse
         source = self._current.source
-        func = Function(name, self._lazy(node, source), node, source.text if source is not None else "")
+        func = Function(name, self.later(node.body, node.redirects), node, source.text if source is not None else "")
 
         def define(sh):
             sh.budget.check()
