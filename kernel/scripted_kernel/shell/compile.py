@@ -1308,7 +1308,20 @@ def _traced_assignment(fn: Callable, a: A.Assign, words, source) -> Callable:
 
 def _word_text(text: str, pos: int) -> str:
     """The shell word starting at `pos`, as written (up to a blank outside quotes)."""
-    k, depth, quote = pos, 0, ""
+    return text[pos:_scan_source(text, pos, "({", ")}", False)]
+
+
+def _array_text(text: str, pos: int) -> str:
+    """`name=(...)` as written, from `pos` to its closing parenthesis."""
+    start = text.find("(", pos)
+    return text[pos:] if start < 0 else text[pos:_scan_source(text, start, "(", ")", True)]
+
+
+def _scan_source(text: str, k: int, opens: str, closes: str, closing_ends: bool) -> int:
+    """Where a stretch of source text from `k` ends, quotes and backslashes respected:
+    `closing_ends`: just after the bracket that closes the one at `k`; otherwise at the first
+    blank or `;` outside brackets (or at the end of the text)."""
+    depth, quote = 0, ""
     while k < len(text):
         c = text[k]
         if quote:
@@ -1320,39 +1333,16 @@ def _word_text(text: str, pos: int) -> str:
             quote = c
         elif c == "\\":
             k += 1
-        elif c in "({":
+        elif c in opens:
             depth += 1
-        elif c in ")}":
+        elif c in closes:
             depth -= 1
-        elif c in " \t\n;" and depth <= 0:
+            if closing_ends and depth == 0:
+                return k + 1
+        elif not closing_ends and c in " \t\n;" and depth <= 0:
             break
         k += 1
-    return text[pos:k]
-
-
-def _array_text(text: str, pos: int) -> str:
-    """`name=(...)` as written, from `pos` to its closing parenthesis."""
-    k = text.find("(", pos)
-    depth, quote = 0, ""
-    while 0 <= k < len(text):
-        c = text[k]
-        if quote:
-            if c == "\\" and quote == '"':
-                k += 1
-            elif c == quote:
-                quote = ""
-        elif c in "'\"":
-            quote = c
-        elif c == "\\":
-            k += 1
-        elif c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return text[pos:k + 1]
-        k += 1
-    return text[pos:]
+    return len(text) if closing_ends else k
 
 
 def _invoke(sh, argv: list, assigns: list, trace: bool = False) -> int:
