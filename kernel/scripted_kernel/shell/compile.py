@@ -1050,18 +1050,9 @@ class CompiledScript:
         variable under `set -u`) ends it with its status (127)."""
         status = sh.status
         for unit in self.units:
-            try:
-                status = unit(sh)
-            except FatalError as e:
-                sh.error(e.message)
-                status = sh.status = 1 if (e.exits and sh.errexit) else e.status
-                if e.exits or (sh.errexit and e.ends_errexit_shell):
-                    raise ExitSignal(status) from None
-            except Disabled as e:
-                sh.error(str(e))
-                status = sh.status = 1
-            except (BreakLoop, ContinueLoop):
-                status = sh.status = 0
+            status, ends = run_unit(sh, unit)
+            if ends:
+                raise ExitSignal(status)
         if self.syntax_error is not None:
             status = self._syntax(sh, where)
         return status
@@ -1074,6 +1065,25 @@ class CompiledScript:
         status = sh.status if e.keeps_status else 2
         sh.status = status
         return status
+
+
+def run_unit(sh, unit) -> tuple[int, bool]:
+    """One top-level command of a script, as bash runs it: its status, and whether the error
+    it met ends the script (one that exits the shell, or any under errexit that does); an
+    expansion error or a disabled construct only abandons that command."""
+    try:
+        return unit(sh), False
+    except FatalError as e:
+        sh.error(e.message)
+        status = sh.status = 1 if (e.exits and sh.errexit) else e.status
+        return status, e.exits or (sh.errexit and e.ends_errexit_shell)
+    except Disabled as e:
+        sh.error(str(e))
+        sh.status = 1
+        return 1, False
+    except (BreakLoop, ContinueLoop):
+        sh.status = 0
+        return 0, False
 
 
 def _regex_test(sh, value: str, pattern: str) -> bool:

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from .builtins import load as load_builtins
-from .compile import COMPILER, CompiledScript
-from .errors import (Cancelled, ErrexitSignal, ExitSignal, FatalError, LimitExceeded,
-                     ShellSyntaxError, BreakLoop, ContinueLoop, ReturnSignal)
-from .expand import Disabled
+from .compile import COMPILER, CompiledScript, run_unit
+from .errors import (Cancelled, ErrexitSignal, ExitSignal, LimitExceeded,
+                     ShellSyntaxError, ReturnSignal)
 from .jobs import finish_jobs
 from .lexer import Source
 from .limits import CancelToken, ExecutionLimits, activate
@@ -300,19 +299,8 @@ def run_shell(sh: Shell, fn: Callable, report: Optional[Callable] = None) -> tup
     try:
         try:
             for unit in fn.units:
-                try:
-                    status = unit(sh)
-                except FatalError as e:
-                    sh.error(e.message)
-                    status = sh.status = 1 if (e.exits and sh.errexit) else e.status
-                    if e.exits or (sh.errexit and e.ends_errexit_shell):
-                        break
-                except Disabled as e:
-                    sh.error(str(e))
-                    status = sh.status = 1
-                except (BreakLoop, ContinueLoop):
-                    status = sh.status = 0
-                if sh.noexec:
+                status, ends = run_unit(sh, unit)
+                if ends or sh.noexec:
                     break
             else:
                 if fn.syntax_error is not None:
