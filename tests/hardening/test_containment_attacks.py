@@ -115,7 +115,8 @@ def test_a_hung_builtin_is_left_at_the_deadline_with_its_shell(release):
     # it gets a new shell over the same files
     started = time.monotonic()
     r = bash.execute('echo "[$kept]"; pwd; cat /tmp/f')
-    assert r.stdout == "[]\n/home/user\nfile\n" and time.monotonic() - started < 2
+    # (the hung builtin waits 60 s: a generous bound still shows the call did not wait for it)
+    assert r.stdout == "[]\n/home/user\nfile\n" and time.monotonic() - started < 10
     release.set()
     _until(lambda: containment.ABANDONED.count == 0)         # the left script went on, or not
     assert bash.execute("test -e /tmp/after; echo $?").stdout == "1\n"
@@ -263,7 +264,7 @@ def test_past_the_abandoned_thread_limit_calls_fail_fast_with_a_named_error(rele
               asyncio.run(tool.execute_async("ok"))):
         assert (r.exit_code, r.error) == (1, "limit:max_abandoned_threads"), r
         assert "still running after their callers stopped waiting" in r.stderr
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 10          # refused at once, not after the 60 s hang
     assert tool.execute("echo no tool named").stdout == "no tool named\n"
     release.set()
     _until(lambda: containment.ABANDONED.count < containment.MAX_ABANDONED_THREADS)
