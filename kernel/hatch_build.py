@@ -1,4 +1,5 @@
-"""Hatch build hook: compile the lexer and parser with mypyc where a C compiler is present.
+"""Hatch build hook: compile the front end (lexer, parser, compile stage) with mypyc where a C
+compiler is present.
 
 What is compiled, where it goes and how it is chosen at import is in
 `scripted_kernel/shell/native.py`. Without a compiler, with `SCRIPTED_KERNEL_PURE=1`, or if
@@ -98,7 +99,7 @@ class CompiledFrontEndHook(BuildHookInterface):
             # the compiler's last line says why, where there is one
             output = getattr(e, "stderr", None) or b""
             last = output.decode(errors="replace").strip().splitlines()[-1:]
-            self.app.display_warning("the compiled lexer and parser were not built "
+            self.app.display_warning("the compiled front end was not built "
                                      f"({' '.join(last) or e}); the pure-Python ones are used")
             return
         if version != "editable":       # (an editable install finds them in the source tree)

@@ -63,7 +63,8 @@ def main(argv=None) -> int:
         print("valgrind is not installed (apt-get install valgrind): nothing counted")
         return 0
     from scripted_kernel.shell import COMPILED_FRONT_END
-    print("lexer and parser:", "compiled (mypyc)" if COMPILED_FRONT_END else "pure Python")
+    print("front end (lexer, parser, compile stage):", "compiled (mypyc)" if COMPILED_FRONT_END
+          else "pure Python")
     cumulative = {stage: (instructions(stage, args.scripts) - instructions(stage, 0)) / args.scripts
                   for stage in STAGES}
     previous = 0.0

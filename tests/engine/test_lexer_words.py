@@ -3,7 +3,8 @@ its general word scanner does: every word of up to four characters from an alpha
 literals, wildcards, braces, brackets and extglob prefixes is scanned both ways."""
 import itertools
 
-from scripted_kernel.shell.lexer import Lexer, Source
+from conftest import script_corpus
+from scripted_kernel.shell.lexer import _COMMON_TOKEN, Lexer, Source, _common_token
 
 ALPHABET = "a{}[]?*+@!-=.,:%^~#\\("
 
@@ -157,3 +158,18 @@ def test_a_process_substitution_joins_the_word_before_it():
                  "echo $(a)<(y)"):
         words = parse(text).items[0].items[0].words
         assert len(words) == 2 and type(words[1].parts[-1]) is ProcessSub, text
+
+
+def test_the_compiled_scan_of_the_common_tokens_finds_what_the_regex_does():
+    """lexer._common_token (the compiled build's) against _COMMON_TOKEN (the pure build's), at
+    every position of the test suite's scripts."""
+    found = 0
+    for text in script_corpus() + ["a;", "a ;;", "x )", "$x<(", "$x<y", "a?(", "a? (", " \n", "&>>", ">|"]:
+        for pos in range(len(text) + 1):
+            m = _COMMON_TOKEN.match(text, pos)
+            if m is None:
+                assert _common_token(text, pos)[0] == 0, (text, pos)
+            else:
+                assert _common_token(text, pos) == (m.lastindex, m[m.lastindex], m.end()), (text, pos)
+                found += 1
+    assert found > 10_000

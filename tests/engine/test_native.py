@@ -1,5 +1,6 @@
-"""The compiled front end (shell/native.py): used only when it was built from the sources beside
-it, and parsing every script exactly as the pure-Python lexer and parser do."""
+"""The compiled modules (shell/native.py): used only when they were built from the sources
+beside them, and parsing and running every script exactly as the pure-Python modules do."""
+import importlib
 import json
 import os
 import random
@@ -11,7 +12,7 @@ import pytest
 
 from conftest import mutate, script_corpus
 from scripted_kernel import shell
-from scripted_kernel.shell import lexer, native, parser
+from scripted_kernel.shell import native
 
 SHELL_DIR = Path(shell.__file__).parent
 BUILT = (SHELL_DIR / native.COMPILED_DIR / native.MANIFEST).exists()
@@ -31,6 +32,20 @@ def outcome(text):
         return f"error {e.line}:{e.col} {e}"
     except Exception as e:
         return "exception " + type(e).__name__
+print(json.dumps([COMPILED_FRONT_END, [outcome(text) for text in json.load(sys.stdin)]]))
+"""
+
+# The same for running: each script's (stdout, stderr, status, what stopped it), on a fresh
+# BashTool (files in memory); a run cut by the clock is reported as such (its output depends on
+# the machine's speed, not on the build).
+EXECUTE_EACH = """
+import json, sys
+from scripted_kernel import BashTool, ExecutionLimits
+from scripted_kernel.shell import COMPILED_FRONT_END
+def outcome(text):
+    tool = BashTool(limits=ExecutionLimits(timeout_seconds=20, max_commands=20000))
+    r = tool.execute(text)
+    return "timeout" if r.error == "timeout" else [r.stdout, r.stderr, r.exit_code, r.error]
 print(json.dumps([COMPILED_FRONT_END, [outcome(text) for text in json.load(sys.stdin)]]))
 """
 
@@ -94,13 +109,15 @@ def test_an_installed_build_is_the_one_in_use():
     if os.environ.get(native.PURE_ENV):
         pytest.skip(f"{native.PURE_ENV} is set")
     assert shell.COMPILED_FRONT_END, STALE
-    for module in (lexer, parser):
-        assert Path(module.__file__).parent == SHELL_DIR / native.COMPILED_DIR, module.__file__
+    for name in native.COMPILED_MODULES:
+        module = importlib.import_module(f"scripted_kernel.shell.{name}")
+        # (a module first imported by another compiled one is named below the directory)
+        assert SHELL_DIR / native.COMPILED_DIR in Path(module.__file__).parents, module.__file__
 
 
-def _parse_each(texts: list[str], pure: bool) -> tuple[bool, list[str]]:
+def _each(program: str, texts: list[str], pure: bool) -> tuple[bool, list]:
     env = {**os.environ, native.PURE_ENV: "1" if pure else ""}
-    out = subprocess.run([sys.executable, "-c", PARSE_EACH], input=json.dumps(texts), env=env,
+    out = subprocess.run([sys.executable, "-c", program], input=json.dumps(texts), env=env,
                          capture_output=True, text=True, check=True).stdout
     compiled, outcomes = json.loads(out)
     return compiled, outcomes
@@ -112,10 +129,33 @@ def test_the_compiled_front_end_parses_as_the_pure_one_does():
     rng = random.Random(7)
     texts = corpus + [mutate(rng, text, TOKENS) for text in corpus for _ in range(2)]
     texts += [token * 300 + "x" for token in TOKENS if token.strip()]      # nesting beyond the limit
-    compiled, got = _parse_each(texts, pure=False)
-    pure, want = _parse_each(texts, pure=True)
+    compiled, got = _each(PARSE_EACH, texts, pure=False)
+    pure, want = _each(PARSE_EACH, texts, pure=True)
     assert compiled, STALE
     assert not pure
     assert sum(o.startswith("error") for o in want) > 100 and sum(o.startswith("CommandList") for o in want) > 1000
     differences = [(text, g, w) for text, g, w in zip(texts, got, want) if g != w]
+    assert not differences, differences[:3]
+
+
+@pytest.mark.skipif(not BUILT, reason="the front end was not compiled (no C compiler at install)")
+def test_the_compiled_compile_stage_runs_scripts_as_the_pure_one_does():
+    """The compiled compile stage (compile.py, expand.py) against the pure one, on the scripts
+    the differential tests compare with bash, and mutations of them (error paths)."""
+    from test_differential import CASES
+    from test_shell_features import FILE_CASES, LOGIC_CASES, STDERR_CASES
+    timed = ("sleep", "timeout", "read -t", "SECONDS", "EPOCH", "date")   # what the clock decides
+    corpus = sorted(text for text in {*CASES.values(), *FILE_CASES.values(), *LOGIC_CASES.values(),
+                                      *STDERR_CASES.values()} if not any(word in text for word in timed))
+    rng = random.Random(11)
+    texts = corpus + [mutate(rng, text, TOKENS) for text in corpus for _ in range(3)]
+    compiled, got = _each(EXECUTE_EACH, texts, pure=False)
+    pure, want = _each(EXECUTE_EACH, texts, pure=True)
+    assert compiled, STALE
+    assert not pure
+    compared = [(text, g, w) for text, g, w in zip(texts, got, want) if "timeout" not in (g, w)]
+    assert len(compared) > 0.95 * len(texts)
+    assert sum(w[2] == 0 for _, _, w in compared) > len(corpus) // 2
+    assert sum(w[2] != 0 for _, _, w in compared) > len(corpus) // 4
+    differences = [(text, g, w) for text, g, w in compared if g != w]
     assert not differences, differences[:3]

@@ -1,6 +1,4 @@
 """The parser: typed nodes with positions, bash's grammar, bash-like syntax errors."""
-import dataclasses
-
 import pytest
 
 from scripted_kernel.shell import nodes as N
@@ -16,15 +14,15 @@ def only(script):
 
 def walk(node):
     yield node
-    if dataclasses.is_dataclass(node):
-        for f in dataclasses.fields(node):
-            yield from walk(getattr(node, f.name))
+    if isinstance(node, N.NodeBase):
+        for name in node.FIELDS:
+            yield from walk(getattr(node, name))
     elif isinstance(node, (list, tuple)):
         for x in node:
             yield from walk(x)
 
 
-def test_every_node_is_a_slotted_dataclass_with_a_position():
+def test_every_node_has_its_fields_slots_and_a_position():
     script = (
         'f() { local x=${1:-d}; echo "$x" | grep -c x; }\n'
         "for ((i=0;i<2;i++)); do case $i in 0) [[ $i =~ ^0$ ]] && (( i += 0 ));; esac; done\n"
@@ -33,9 +31,10 @@ def test_every_node_is_a_slotted_dataclass_with_a_position():
         "END\n")
     seen = 0
     for node in walk(parse(script)):
-        if dataclasses.is_dataclass(node):
-            assert hasattr(node, "__slots__"), type(node)
-            assert isinstance(node.pos, int) and node.pos >= 0, type(node)
+        if isinstance(node, N.NodeBase):
+            assert not hasattr(node, "__dict__"), type(node)          # slots, or a compiled class
+            assert node.FIELDS[0] == "pos" and isinstance(node.pos, int) and node.pos >= 0, type(node)
+            assert eval(repr(node), vars(N)) == node, type(node)      # the repr shows every field
             seen += 1
     assert seen > 40
 

@@ -333,6 +333,7 @@ scripts = [
     "t; " + "$(" * 50000,
     "t; " + "${x:-" * 50000,
     "t; echo 'source /tmp/s' > /tmp/s; source /tmp/s",
+    "t; e='eval $e'; eval $e",
     "t; echo '" + "[" * 10000 + "]" * 10000 + "' | jq -c . | wc -c",
     "deep | wc -c",
 ]
@@ -345,4 +346,5 @@ def test_the_deepest_scripts_fit_a_runner_threads_stack():
     assert child.returncode == 0, child.stderr[-2000:]
     assert json.loads(child.stdout) == [
         [1, "limit:max_function_depth", ""], [1, "limit:max_subshell_depth", ""],
-        [2, None, ""], [2, None, ""], [1, "limit:recursion", ""], [0, None, "20001\n"], [0, None, "38001\n"]]
+        [2, None, ""], [2, None, ""], [1, "limit:recursion", ""], [1, "limit:recursion", ""],
+        [0, None, "20001\n"], [0, None, "38001\n"]]

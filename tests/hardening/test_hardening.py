@@ -260,10 +260,11 @@ def test_a_defect_while_compiling_is_reported_without_a_traceback(tool, monkeypa
     and status 1, as one while running does; nothing of Python leaks, the next call works."""
     from scripted_kernel.shell import interpreter
 
-    def broken(tree, source):
-        raise AttributeError("'Assign' object has no attribute 'parts' in /host/path/compile.py")
+    class BrokenCompiler:           # (the compiled Compiler's methods cannot be patched)
+        def compile_program(self, tree, source):
+            raise AttributeError("'Assign' object has no attribute 'parts' in /host/path/compile.py")
     monkeypatch.setattr(interpreter, "SCRIPT_CACHE", interpreter.ScriptCache())   # nothing cached
-    monkeypatch.setattr(interpreter.COMPILER, "compile_program", broken)
+    monkeypatch.setattr(interpreter, "COMPILER", BrokenCompiler())
     r = tool.execute("echo never")
     assert (r.exit_code, r.error, r.stdout) == (1, "internal", "")
     assert r.stderr == "bash: internal error (AttributeError)\n"

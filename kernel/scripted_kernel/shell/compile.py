@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 import threading
 import time
-from typing import Callable
+from typing import Any, Callable, Optional
 
 from ..fs import FsError, access
 from . import nodes as A
 from . import patterns
 from .arith import compile_arith
 from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
-                     LimitExceeded)
+                     LimitExceeded, ShellSyntaxError)
 from .builtins.test import binary_test, unary_test
 from .dispatch import dispatch
 from .braces import brace_expand, has_braces
@@ -39,10 +39,6 @@ def xtrace_quote(arg: str) -> str:
     return quote_for_reuse(arg)
 
 
-class _CompilingSource(threading.local):
-    source: "Source | None" = None
-
-
 _COMPILE_METHODS: dict = {}      # node type → Compiler.c_<type name>
 
 
@@ -55,20 +51,24 @@ class Compiler:
     while compiling (the source text, for line numbers) is per thread, and what it produces
     is never changed afterwards, but for the bodies it compiles on their first run (later)."""
 
+    # the source being compiled, per thread (a plain threading.local: the compiled module
+    # cannot subclass it, so a thread that has not compiled yet has no `source` on it)
+    _current: Any
+
     def __init__(self):
         self.words = WordCompiler(self.later)
-        self._current = _CompilingSource()
+        self._current = threading.local()
 
     @property
     def source(self) -> "Source | None":
-        return self._current.source
+        return getattr(self._current, "source", None)
 
     @source.setter
     def source(self, source: "Source | None"):
         self._current.source = source
 
     def line(self, pos: int) -> int:
-        source = self._current.source
+        source = self.source
         return source.line_of(pos) if source is not None else 0
 
     def compile_program(self, node: A.CommandList, source: Source) -> "CompiledScript":
@@ -269,19 +269,26 @@ class Compiler:
         return fn
 
     def _simple_command(self, node: A.SimpleCommand) -> Callable:
-        source = self._current.source          # (self.line() would look it up again)
+        source = self.source          # (self.line() would look it up again)
         if source is not None:
             line, command = source.line_of(node.pos), (source.text, node.pos, node.end)
         else:
             line, command = 0, NO_COMMAND
-        if not node.assigns:
-            assigns = []
-        elif node.words:
-            assigns = []
+        assigns: list = []
+        # before a command, each assignment is a temporary binding of (name, +=): the name is
+        # None for `b[0]=2 cmd`, which binds nothing
+        bindings: list = []
+        if node.assigns and node.words:
             for a in node.assigns:
-                assigns.append(self._array_as_text(a) if a.array is not None else
-                               self._element_binding(a) if a.index is not None else self.assignment(a))
-        else:
+                if a.array is not None:
+                    fn, target = self._array_as_text(a), a.name
+                elif a.index is not None:
+                    fn, target = self._element_binding(a), None
+                else:
+                    fn, target = self.assignment(a), a.name
+                assigns.append(fn)
+                bindings.append((target, a.append))
+        elif node.assigns:
             assigns = list(map(self.assignment, node.assigns))
         redirects = list(map(self.redirect, node.redirects)) if node.redirects else []
         traced = _LazyTraced(self, assigns, node, source) if assigns else assigns
@@ -313,8 +320,8 @@ class Compiler:
             sh.last_arg = argv[-1]
             if sh.xtrace:
                 if assigns:                     # `+ v=1` before `+ cmd`, as bash shows them
-                    status = _with_redirects(sh, redirects, _invoke, sh, argv, traced, True) \
-                        if redirects else _invoke(sh, argv, traced, True)
+                    status = _with_redirects(sh, redirects, _invoke, sh, argv, traced, bindings, True) \
+                        if redirects else _invoke(sh, argv, traced, bindings, True)
                     sh.status = status
                     if status and not sh.errexit_suppressed and (sh.errexit or "ERR" in sh.traps):
                         command_failed(sh, status)
@@ -329,9 +336,9 @@ class Compiler:
                     sh.error(str(e))
                     status = 1
             elif redirects:
-                status = _with_redirects(sh, redirects, _invoke, sh, argv, assigns)
+                status = _with_redirects(sh, redirects, _invoke, sh, argv, assigns, bindings)
             else:
-                status = _invoke(sh, argv, assigns)
+                status = _invoke(sh, argv, assigns, bindings)
             sh.status = status
             if status and not sh.errexit_suppressed and (sh.errexit or "ERR" in sh.traps):
                 command_failed(sh, status)
@@ -406,7 +413,6 @@ class Compiler:
             text = " ".join((f"[{key(sh)}]=" if key is not None else "") + value(sh)
                             for key, value in pieces)
             sh.set_var(name, f"({text})", a.append)
-        assign.target, assign.append = name, a.append
         return assign
 
     def _element_binding(self, a: A.Assign) -> Callable:
@@ -417,17 +423,10 @@ class Compiler:
 
         def refuse(sh):
             sh.error(f"`{shown}': not a valid identifier")
-        refuse.target, refuse.append = None, a.append
         return refuse
 
     def assignment(self, a: A.Assign) -> Callable:
-        """fn(sh) performing the assignment; fn.target is the variable's name."""
-        fn = self._assignment(a)
-        fn.target = a.name
-        fn.append = a.append
-        return fn
-
-    def _assignment(self, a: A.Assign) -> Callable:
+        """fn(sh) performing the assignment."""
         name, append = a.name, a.append
         if a.array is not None and a.index is not None:
             def refuse(sh):
@@ -977,22 +976,22 @@ class Compiler:
         at once may both compile it; each result is the same closure tree, and the one kept
         last is used from then on (no lock needed, and none held while a body compiles that
         may itself, by a limit, end the run)."""
-        source = self._current.source
-        compiled = None
+        source = self.source
+        compiled: Optional[Callable] = None
 
         def run_compiled(sh):
             nonlocal compiled
             fn = compiled
             if fn is None:
                 COMPILE_COUNTS["later"] += 1
-                saved = self._current.source
-                self._current.source = source
+                saved = self.source
+                self.source = source
                 try:
                     fn = self.compile(node)
                     if redirects:
                         fn = self.with_redirects(fn, redirects)
                 finally:
-                    self._current.source = saved
+                    self.source = saved
                 compiled = fn
             return fn(sh)
         return run_compiled
@@ -1008,7 +1007,7 @@ class Compiler:
                 sh.status = 1
                 return 1
             return refuse
-        source = self._current.source
+        source = self.source
         func = Function(name, self.later(node.body, node.redirects), node, source.text if source is not None else "")
 
         def define(sh):
@@ -1023,6 +1022,25 @@ class Compiler:
         return define
 
 
+# Scripts run from a script (eval, source, a trap's commands, `bash FILE`) nest on the thread's
+# C stack. Compiled, a level passes through few of the frames Python's recursion limit counts,
+# so the stack could overflow before a RecursionError stopped the nesting: it is bounded here,
+# alike for the compiled and the pure build (a level takes some 2 KB of stack compiled).
+MAX_SCRIPT_NESTING = 1000
+_nesting = threading.local()
+
+
+def _enter_script() -> None:
+    depth = getattr(_nesting, "depth", 0) + 1
+    if depth > MAX_SCRIPT_NESTING:
+        raise RecursionError("scripts nested too deep")
+    _nesting.depth = depth
+
+
+def _leave_script() -> None:
+    _nesting.depth -= 1
+
+
 class CompiledScript:
     """A script's top-level commands (one per line), each a closure; `syntax_error` is the
     error that ended the parse early, reported after the commands before it have run."""
@@ -1030,15 +1048,19 @@ class CompiledScript:
 
     def __init__(self, units: list):
         self.units = units
-        self.syntax_error = None
+        self.syntax_error: Optional[ShellSyntaxError] = None
 
     def __call__(self, sh, where: str = "bash: eval") -> int:
         """Run as `eval` does: errors propagate to the caller's top-level command. A syntax
         error is reported as bash reports it for `where` (`bash: eval`, `bash: -c`, a
         script's path): one line for an unexpected end, else also the line's text."""
-        status = sh.status
-        for unit in self.units:
-            status = unit(sh)
+        _enter_script()
+        try:
+            status = sh.status
+            for unit in self.units:
+                status = unit(sh)
+        finally:
+            _leave_script()
         if self.syntax_error is not None:
             status = self._syntax(sh, where)
         return status
@@ -1048,17 +1070,22 @@ class CompiledScript:
         """Run as bash runs a script file or `bash -c`: an expansion error abandons its
         top-level command and the script goes on; one that exits the shell (an unbound
         variable under `set -u`) ends it with its status (127)."""
-        status = sh.status
-        for unit in self.units:
-            status, ends = run_unit(sh, unit)
-            if ends:
-                raise ExitSignal(status)
+        _enter_script()
+        try:
+            status = sh.status
+            for unit in self.units:
+                status, ends = run_unit(sh, unit)
+                if ends:
+                    raise ExitSignal(status)
+        finally:
+            _leave_script()
         if self.syntax_error is not None:
             status = self._syntax(sh, where)
         return status
 
     def _syntax(self, sh, where: str) -> int:
         e = self.syntax_error
+        assert e is not None
         sh.err(f"{where}: line {e.line}: {e.message}\n")
         if e.source_line and not e.eof:
             sh.err(f"{where}: line {e.line}: `{e.source_line}'\n")
@@ -1270,7 +1297,7 @@ class _LazyTraced:
 
     def __init__(self, compiler, assigns: list, node, source):
         self.compiler, self.assigns, self.node, self.source = compiler, assigns, node, source
-        self.compiled = None
+        self.compiled: Optional[list] = None
 
     def __iter__(self):
         if self.compiled is None:
@@ -1312,7 +1339,6 @@ def _traced_assignment(fn: Callable, a: A.Assign, words, source) -> Callable:
             else:
                 sh.set_var(name, v, append)
         traced = show
-    traced.target, traced.append = getattr(fn, "target", None), append
     return traced
 
 
@@ -1355,11 +1381,11 @@ def _scan_source(text: str, k: int, opens: str, closes: str, closing_ends: bool)
     return len(text) if closing_ends else k
 
 
-def _invoke(sh, argv: list, assigns: list, trace: bool = False) -> int:
+def _invoke(sh, argv: list, assigns, bindings: list, trace: bool = False) -> int:
     """Run a command by name: function, builtin, registered command; with prefix assignments
-    as a temporary scope (bash's temporary environment). A write past a filesystem limit fails
-    the command as bash reports a write error. `trace`: show the command under `set -x` once
-    the assignments (traced ones) have shown themselves."""
+    as a temporary scope (bash's temporary environment), `bindings` their (name, +=). A write
+    past a filesystem limit fails the command as bash reports a write error. `trace`: show the
+    command under `set -x` once the assignments (traced ones) have shown themselves."""
     name = argv[0]
     try:
         if not assigns:
@@ -1368,10 +1394,10 @@ def _invoke(sh, argv: list, assigns: list, trace: bool = False) -> int:
         scope.of_function = name in sh.functions
         sh.scopes.append(scope)
         try:
-            for a in assigns:
-                if a.target is not None and a.target not in scope:
-                    outer = sh.lookup(a.target) if a.append else None
-                    scope[a.target] = Var(outer.scalar() if outer else None, EXPORT)
+            for (target, append), a in zip(bindings, assigns):
+                if target is not None and target not in scope:
+                    outer = sh.lookup(target) if append else None
+                    scope[target] = Var(outer.scalar() if outer else None, EXPORT)
                 a(sh)
             if trace:
                 _trace(sh, argv)

@@ -109,7 +109,9 @@ def _ignored(sh, matches: list) -> list:
 
 def _colon_list(text: str) -> list:
     """GLOBIGNORE's patterns: split at colons outside brackets (`[[:alnum:]]*` is one)."""
-    out, cur, depth = [], [], 0
+    out: list = []
+    cur: list = []
+    depth = 0
     for c in text:
         if c == "[":
             depth += 1
@@ -325,7 +327,7 @@ class WordCompiler:
         return lambda sh: _joined(sh, pieces)
 
     def _brace_fields(self, word: Word) -> Callable:
-        cache = []
+        cache: list = []
 
         def run(sh):
             if not cache:
@@ -640,8 +642,10 @@ class WordCompiler:
             colon = op.startswith(":")
             kind = op[-1]
             alt = self._alternative(p.arg, quoted)
-            assign_str = self.string(p.arg) if kind == "=" else None
-            message = self.string(p.arg) if kind == "?" else None
+            arg = p.arg
+            assert arg is not None          # (the parser gives these operators a word, maybe empty)
+            assign_str = self.string(arg) if kind == "=" else None
+            message_fn = self.string(arg) if kind == "?" else None
 
             def test(sh):
                 v = base(sh)
@@ -662,7 +666,7 @@ class WordCompiler:
                     value = assign_str(sh)
                     sh.assign_from_expansion(p, value)
                     return value
-                text = message(sh) if p.arg and p.arg.parts else ""
+                text = message_fn(sh) if p.arg and p.arg.parts else ""
                 what = name if p.index is None else f"{name}[{p.index.literal() or ''}]"
                 raise FatalError(f"{what}: {text or 'parameter null or not set'}", status=127,
                                  exits=True)
@@ -696,13 +700,13 @@ class WordCompiler:
                 return _map(base(sh), lambda s: s.swapcase() if toggle_all else s[:1].swapcase() + s[1:])
             return toggle
         if op in ("^", "^^", ",", ",,"):
-            pat = self.pattern(p.arg) if p.arg and p.arg.parts else None
+            case_pattern = self.pattern(p.arg) if p.arg and p.arg.parts else None
             upper = op[0] == "^"
             all_chars = len(op) == 2
 
             def case(sh):
                 v = base(sh)
-                pattern = pat(sh) if pat else None
+                pattern = case_pattern(sh) if case_pattern else None
                 return _map(v, lambda s: _change_case(s, upper, all_chars, pattern))
             return case
         if op == ":":
@@ -746,6 +750,7 @@ class WordCompiler:
         return lambda sh: Fields(split_fields([(fn(sh), s) for fn, s in parts], sh.ifs))
 
     def _slice(self, p: ParamExp, base: Callable, quoted: bool) -> Callable:
+        assert p.arg is not None            # (the parser gives `:` a word, maybe empty)
         offset_fn = self.string(p.arg)
         length_fn = self.string(p.arg2) if p.arg2 is not None else None
         name = p.name
@@ -880,7 +885,7 @@ def _rejoin_names(word: Word) -> Word:
     parts = word.parts
     if not any(type(p) is ParamExp and not p.braced for p in parts):
         return word
-    out = []
+    out: list = []
     for p in parts:
         prev = out[-1] if out else None
         if (type(p) is Lit and not p.escaped and type(prev) is ParamExp and not prev.braced
@@ -908,8 +913,8 @@ def _map(v, fn):
 def _replacement_fn(template: str):
     if "&" not in template and "\\" not in template:
         return lambda match: template
-    pieces = []
-    lit = []
+    pieces: list = []          # literal text, and None where the match goes
+    lit: list = []
     i = 0
     while i < len(template):
         c = template[i]

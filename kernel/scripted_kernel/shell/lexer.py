@@ -57,6 +57,15 @@ _BARE_PARAM: Final = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)" + _WORD_END)
 _COMMON_TOKEN: Final = re.compile(r" ?(?:" + _LITERALS + _NO_EXTGLOB + r"(?=[ \t\n;&|()]|\Z)"
                                   r"|(\n)|(?![<>]\()(" + _OPERATOR.pattern + r")|"
                                   + _BARE_PARAM.pattern + ")")
+# The compiled build finds those tokens with _common_token instead: SRE allocates (and frees)
+# a backtracking stack for each match of an alternation like _COMMON_TOKEN, which cost more than
+# the rest of the match. The pure build keeps the one match, cheaper there than the tests it
+# would take in Python; the compiled and the pure parses are compared by tests/engine/test_native.py.
+_LITERAL_CHARS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./,:=%^{}[]?*+@!-")
+_LITERAL_RUN: Final = re.compile(_LITERALS)
+_LITERAL_WORD_END: Final = frozenset(" \t\n;&|()")
+_OPERATOR_SET: Final = frozenset(OPERATORS)
+_OPERATOR_START: Final = frozenset(op[0] for op in OPERATORS)
 _SINGLE_QUOTED: Final = re.compile(r"'([^']*)'" + _WORD_END)
 _SIMPLE_DQ: Final = re.compile(r'"[^"\\$`]*(?:\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-])[^"\\$`]*)*"'
                                + _WORD_END)
@@ -189,6 +198,37 @@ _new: Final = object.__new__
 COMPILED: Final = not __file__.endswith(".py")
 
 
+def _common_token(src: str, pos: int) -> tuple[int, str, int]:
+    """What _COMMON_TOKEN matches at pos: (its group, the group's text, where it ends), or
+    (0, "", pos) where it does not match."""
+    c = char_at(src, pos)
+    if c == " ":
+        pos += 1
+        c = char_at(src, pos)
+    if c == "\n":
+        return 2, c, pos + 1
+    if c in _LITERAL_CHARS:
+        end = _LITERAL_RUN.match(src, pos).end()
+        after = char_at(src, end)
+        if after == "" or (after in _LITERAL_WORD_END and not (after == "(" and src[end - 1] in EXTGLOB_PREFIX)):
+            return 1, src[pos:end], end
+        return 0, "", pos
+    if c == "$":
+        m = _NAME.match(src, pos + 1)
+        if m is not None:
+            end = m.end()
+            after = char_at(src, end)
+            if after == "" or after in _LITERAL_WORD_END or (after in "<>" and char_at(src, end + 1) != "("):
+                return 4, m.group(), end
+        return 0, "", pos
+    if c in _OPERATOR_START and not (c in "<>" and char_at(src, pos + 1) == "("):
+        for size in (3, 2, 1):          # the longest, as OPERATORS lists them
+            op = src[pos:pos + size]
+            if op in _OPERATOR_SET:
+                return 3, op, pos + len(op)         # (shorter than size at the end of src)
+    return 0, "", pos
+
+
 class Token:
     __slots__ = ("kind", "value", "pos", "end", "word", "assign", "mode")
 
@@ -266,14 +306,16 @@ class Lexer:
                 return tok
             self.pos = tok.pos
         src = self.src
-        m = _COMMON_TOKEN.match(src, self.pos)
-        if m is None:
+        if COMPILED:
+            kind, text, end = _common_token(src, self.pos)
+        else:
+            m = _COMMON_TOKEN.match(src, self.pos)
+            # (each group ends where the match ends; m.span() and slices of src cost more)
+            kind = 0 if m is None else m.lastindex or 0
+            text, end = (m[kind], m.end()) if m is not None else ("", 0)
+        if not kind:
             tok = self._scan_other_token(mode)
         else:
-            kind = m.lastindex
-            # (each group ends where the match ends; m.span() and slices of src cost more)
-            text = m[kind]
-            end = m.end()
             start = end - len(text)
             if kind == 1 and mode == COMMAND_START and ("=" in text or "[" in text):
                 self.pos = start          # perhaps an assignment
@@ -284,10 +326,13 @@ class Lexer:
             # words built the ordinary way)
             if kind == 1:
                 self.pos = end
-                lit = _new(Lit)
-                lit.pos, lit.text, lit.escaped = start, text, False
-                word = _new(Word)
-                word.pos, word.parts = start, [lit]
+                if COMPILED:
+                    word = Word(start, [Lit(start, text, False)])
+                else:
+                    lit = _new(Lit)
+                    lit.pos, lit.text, lit.escaped = start, text, False
+                    word = _new(Word)
+                    word.pos, word.parts = start, [lit]
                 name, value = "WORD", text
             elif kind == 4:
                 self.pos = end

@@ -1,12 +1,19 @@
-"""The optional compiled front end: the lexer and parser built into C extensions by mypyc.
+"""The optional compiled front end: the lexer, the parser and the compile stage (syntax tree to
+closures: compile.py, and expand.py for words) built into C extensions by mypyc.
 
 The pure-Python modules are the reference and always work. When the project is installed on a
 machine with a C compiler, its build hook (`kernel/hatch_build.py`) compiles the modules named
 in COMPILED_MODULES from the same source into `shell/compiled/`, with a manifest of the
 digests of the sources it compiled. At import, `shell/__init__.py` puts that directory first on
-the package's search path, so `shell.lexer` and `shell.parser` load from it, but only if the
-manifest matches the sources beside it: a source edited since the build is used as it is
-(reinstall to compile it again). `SCRIPTED_KERNEL_PURE=1` keeps the pure-Python modules.
+the package's search path, so those modules load from it, but only if the manifest matches
+the sources beside it: a source edited since the build is used as it is (reinstall to compile
+it again).
+
+Compiled modules are native classes and functions: their methods cannot be replaced at run
+time, a closure they make takes no attribute and no weak reference, and the types their
+annotations name are checked when values cross them (an annotation that is wrong is an error
+there, not a comment). The test that runs scripts on both builds (tests/engine/test_native.py)
+is where a wrong one shows. `SCRIPTED_KERNEL_PURE=1` keeps the pure-Python modules.
 
 This module imports nothing from the package: the build hook loads it by its path, in a build
 environment where the package's dependencies are not installed.
@@ -18,7 +25,7 @@ import json
 import os
 import sys
 
-COMPILED_MODULES = ("lexer", "parser")
+COMPILED_MODULES = ("nodes", "lexer", "parser", "compile", "expand")
 COMPILED_DIR = "compiled"
 MANIFEST = "manifest.json"
 PURE_ENV = "SCRIPTED_KERNEL_PURE"

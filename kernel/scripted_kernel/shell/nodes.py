@@ -5,90 +5,133 @@ Every node carries `pos`, the offset of its first character in the source the pa
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Any, ClassVar, Optional, Union
+
+
+class NodeBase:
+    """Field-wise equality and a dataclass-like repr, from each class's FIELDS. (Plain classes
+    rather than dataclasses: compiled by mypyc, a dataclass's __init__ stays interpreted, and
+    constructing nodes is much of parsing.)"""
+    FIELDS: ClassVar[tuple] = ()
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and all(getattr(self, f) == getattr(other, f) for f in self.FIELDS)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self.FIELDS)})"
 
 
 # ---------------------------------------------------------------- words
 
-@dataclass(slots=True)
-class Lit:
+class Lit(NodeBase):
     """Unquoted literal text (after backslash-escapes are resolved, `escaped` keeps them)."""
-    pos: int
-    text: str
-    escaped: bool = False   # the text came from a backslash escape: literal in patterns too
+    FIELDS = ("pos", "text", "escaped")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, text: str, escaped: bool = False):
+        self.pos = pos
+        self.text = text
+        self.escaped = escaped  # the text came from a backslash escape: literal in patterns too
 
 
-@dataclass(slots=True)
-class SingleQuoted:
+class SingleQuoted(NodeBase):
     """'...' or $'...' (already decoded): quoted literal text."""
-    pos: int
-    text: str
+    FIELDS = ("pos", "text")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, text: str):
+        self.pos = pos
+        self.text = text
 
 
-@dataclass(slots=True)
-class DoubleQuoted:
-    pos: int
-    parts: list
+class DoubleQuoted(NodeBase):
+    FIELDS = ("pos", "parts")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, parts: list):
+        self.pos = pos
+        self.parts = parts
 
 
-TRANSFORMS = "QEPAKaUuLk"          # the letters of ${x@L}
+TRANSFORMS = "QEPAKaUuLk"         # the letters of ${x@L}
 
 
-@dataclass(slots=True)
-class ParamExp:
+class ParamExp(NodeBase):
     """$name, ${name}, ${name[index]} and every ${...} operator form.
 
     op is one of: None, ':-' '-' ':=' '=' ':?' '?' ':+' '+', '#' '##' '%' '%%',
     '/' '//' '/#' '/%', '^' '^^' ',' ',,', ':' (slice), '@' (transform, arg = the letter; for
     letters bash does not know, arg2 = the whole ${...} text, named by the error).
     """
-    pos: int
-    name: str
-    index: Optional[Word] = None
-    length: bool = False          # ${#x}
-    indirect: bool = False        # ${!x}
-    prefix_list: str = ""         # ${!prefix*} / ${!prefix@}: '*' or '@'
-    op: Optional[str] = None
-    arg: Optional[Word] = None
-    arg2: Optional[Word] = None   # slice length / replacement text
-    braced: bool = True
+    FIELDS = ("pos", "name", "index", "length", "indirect", "prefix_list", "op", "arg", "arg2", "braced")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, name: str, index: Optional[Word] = None, length: bool = False,
+                 indirect: bool = False, prefix_list: str = "", op: Optional[str] = None,
+                 arg: Optional[Word] = None, arg2: Optional[Word] = None, braced: bool = True):
+        self.pos = pos
+        self.name = name
+        self.index = index
+        self.length = length  # ${#x}
+        self.indirect = indirect  # ${!x}
+        self.prefix_list = prefix_list  # ${!prefix*} / ${!prefix@}: '*' or '@'
+        self.op = op
+        self.arg = arg
+        self.arg2 = arg2  # slice length / replacement text
+        self.braced = braced
 
 
-@dataclass(slots=True)
-class CommandSub:
-    pos: int
-    body: Node
-    backtick: bool = False
+class CommandSub(NodeBase):
+    FIELDS = ("pos", "body", "backtick")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, body: Node, backtick: bool = False):
+        self.pos = pos
+        self.body = body
+        self.backtick = backtick
 
 
-@dataclass(slots=True)
-class ProcessSub:
+class ProcessSub(NodeBase):
     """<(...) or >(...): parsed so that it can be refused with a clear message."""
-    pos: int
-    body: Node
-    direction: str
+    FIELDS = ("pos", "body", "direction")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, body: Node, direction: str):
+        self.pos = pos
+        self.body = body
+        self.direction = direction
 
 
-@dataclass(slots=True)
-class ArithSub:
-    pos: int
-    expr: Word
+class ArithSub(NodeBase):
+    FIELDS = ("pos", "expr")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, expr: Word):
+        self.pos = pos
+        self.expr = expr
 
 
-@dataclass(slots=True)
-class Tilde:
-    pos: int
-    user: str
+class Tilde(NodeBase):
+    FIELDS = ("pos", "user")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, user: str):
+        self.pos = pos
+        self.user = user
 
 
 WordPart = Union[Lit, SingleQuoted, DoubleQuoted, ParamExp, CommandSub, ProcessSub, ArithSub, Tilde]
 
 
-@dataclass(slots=True)
-class Word:
-    pos: int
-    parts: list
+class Word(NodeBase):
+    FIELDS = ("pos", "parts")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, parts: list):
+        self.pos = pos
+        self.parts = parts
+
 
     def literal(self) -> Optional[str]:
         """The text of a word made of unquoted literals only (reserved words, names), else None."""
@@ -104,206 +147,288 @@ class Word:
 
 # ---------------------------------------------------------------- commands
 
-@dataclass(slots=True)
-class ArrayElem:
-    pos: int
-    key: Optional[Word]
-    value: Word
-    append: bool = False   # [k]+=v
+class ArrayElem(NodeBase):
+    FIELDS = ("pos", "key", "value", "append")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, key: Optional[Word], value: Word, append: bool = False):
+        self.pos = pos
+        self.key = key
+        self.value = value
+        self.append = append  # [k]+=v
 
 
-@dataclass(slots=True)
-class Assign:
-    pos: int
-    name: str
-    index: Optional[Word]
-    append: bool
-    value: Optional[Word]
-    array: Optional[list] = None   # list[ArrayElem] for name=( ... )
+class Assign(NodeBase):
+    FIELDS = ("pos", "name", "index", "append", "value", "array")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, name: str, index: Optional[Word], append: bool, value: Optional[Word],
+                 array: Optional[list] = None):
+        self.pos = pos
+        self.name = name
+        self.index = index
+        self.append = append
+        self.value = value
+        self.array = array  # list[ArrayElem] for name=( ... )
 
 
-@dataclass(slots=True)
-class HereDoc:
-    pos: int
-    delimiter: str
-    quoted: bool
-    strip_tabs: bool
-    body: Optional[Word] = None    # filled in when the body lines are read
+class HereDoc(NodeBase):
+    FIELDS = ("pos", "delimiter", "quoted", "strip_tabs", "body")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, delimiter: str, quoted: bool, strip_tabs: bool, body: Optional[Word] = None):
+        self.pos = pos
+        self.delimiter = delimiter
+        self.quoted = quoted
+        self.strip_tabs = strip_tabs
+        self.body = body  # filled in when the body lines are read
 
 
-@dataclass(slots=True)
-class Redirect:
-    pos: int
-    fd: Optional[int]
-    op: str                        # < > >> >| <> <& >& &> &>> << <<- <<<
-    target: Union[Word, HereDoc]
+class Redirect(NodeBase):
+    FIELDS = ("pos", "fd", "op", "target")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, fd: Union[int, str, None], op: str, target: Union[Word, HereDoc]):
+        self.pos = pos
+        self.fd = fd  # a descriptor, or the variable of `{name}>file`
+        self.op = op  # < > >> >| <> <& >& &> &>> << <<- <<<
+        self.target = target
 
 
-@dataclass(slots=True)
-class SimpleCommand:
-    pos: int
-    assigns: list
-    words: list
-    redirects: list
-    end: int = 0            # where its text ends ($BASH_COMMAND)
+class SimpleCommand(NodeBase):
+    FIELDS = ("pos", "assigns", "words", "redirects", "end")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, assigns: list, words: list, redirects: list, end: int = 0):
+        self.pos = pos
+        self.assigns = assigns
+        self.words = words
+        self.redirects = redirects
+        self.end = end  # where its text ends ($BASH_COMMAND)
 
 
-@dataclass(slots=True)
-class Pipeline:
-    pos: int
-    commands: list
-    negate: bool = False
-    timed: bool = False
-    stderr_too: list = field(default_factory=list)   # per '|' : True for '|&'
+class Pipeline(NodeBase):
+    FIELDS = ("pos", "commands", "negate", "timed", "stderr_too")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, commands: list, negate: bool = False, timed: bool = False,
+                 stderr_too: Optional[list] = None):
+        self.pos = pos
+        self.commands = commands
+        self.negate = negate
+        self.timed = timed
+        self.stderr_too: list = stderr_too if stderr_too is not None else []  # per '|' : True for '|&'
 
 
-@dataclass(slots=True)
-class AndOr:
-    pos: int
-    first: Node
-    rest: list            # [(op '&&'|'||', Node)]
+class AndOr(NodeBase):
+    FIELDS = ("pos", "first", "rest")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, first: Node, rest: list):
+        self.pos = pos
+        self.first = first
+        self.rest = rest  # [(op '&&'|'||', Node)]
 
 
-@dataclass(slots=True)
-class CommandList:
-    pos: int
-    items: list
+class CommandList(NodeBase):
+    FIELDS = ("pos", "items")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, items: list):
+        self.pos = pos
+        self.items = items
 
 
-@dataclass(slots=True)
-class BraceGroup:
-    pos: int
-    body: Node
-    redirects: list = field(default_factory=list)
+class BraceGroup(NodeBase):
+    FIELDS = ("pos", "body", "redirects")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, body: Node, redirects: Optional[list] = None):
+        self.pos = pos
+        self.body = body
+        self.redirects: list = redirects if redirects is not None else []
 
 
-@dataclass(slots=True)
-class Subshell:
-    pos: int
-    body: Node
-    redirects: list = field(default_factory=list)
+class Subshell(NodeBase):
+    FIELDS = ("pos", "body", "redirects")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, body: Node, redirects: Optional[list] = None):
+        self.pos = pos
+        self.body = body
+        self.redirects: list = redirects if redirects is not None else []
 
 
-@dataclass(slots=True)
-class If:
-    pos: int
-    clauses: list         # [(cond, body)]
-    else_body: Optional[Node]
-    redirects: list = field(default_factory=list)
+class If(NodeBase):
+    FIELDS = ("pos", "clauses", "else_body", "redirects")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, clauses: list, else_body: Optional[Node], redirects: Optional[list] = None):
+        self.pos = pos
+        self.clauses = clauses  # [(cond, body)]
+        self.else_body = else_body
+        self.redirects: list = redirects if redirects is not None else []
 
 
-@dataclass(slots=True)
-class While:
-    pos: int
-    cond: Node
-    body: Node
-    until: bool = False
-    redirects: list = field(default_factory=list)
+class While(NodeBase):
+    FIELDS = ("pos", "cond", "body", "until", "redirects")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, cond: Node, body: Node, until: bool = False,
+                 redirects: Optional[list] = None):
+        self.pos = pos
+        self.cond = cond
+        self.body = body
+        self.until = until
+        self.redirects: list = redirects if redirects is not None else []
 
 
-@dataclass(slots=True)
-class For:
-    pos: int
-    var: str
-    words: Optional[list]   # None: "$@"
-    body: Node
-    redirects: list = field(default_factory=list)
-    select: bool = False    # `select var in words`: a menu read from standard input
+class For(NodeBase):
+    FIELDS = ("pos", "var", "words", "body", "redirects", "select")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, var: str, words: Optional[list], body: Node,
+                 redirects: Optional[list] = None, select: bool = False):
+        self.pos = pos
+        self.var = var
+        self.words = words  # None: "$@"
+        self.body = body
+        self.redirects: list = redirects if redirects is not None else []
+        self.select = select  # `select var in words`: a menu read from standard input
 
 
-@dataclass(slots=True)
-class ArithFor:
-    pos: int
-    init: Optional[Word]
-    cond: Optional[Word]
-    step: Optional[Word]
-    body: Node
-    redirects: list = field(default_factory=list)
+class ArithFor(NodeBase):
+    FIELDS = ("pos", "init", "cond", "step", "body", "redirects")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, init: Optional[Word], cond: Optional[Word], step: Optional[Word], body: Node,
+                 redirects: Optional[list] = None):
+        self.pos = pos
+        self.init = init
+        self.cond = cond
+        self.step = step
+        self.body = body
+        self.redirects: list = redirects if redirects is not None else []
 
 
-@dataclass(slots=True)
-class CaseItem:
-    pos: int
-    patterns: list
-    body: Optional[Node]
-    terminator: str        # ';;' ';&' ';;&'
+class CaseItem(NodeBase):
+    FIELDS = ("pos", "patterns", "body", "terminator")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, patterns: list, body: Optional[Node], terminator: str):
+        self.pos = pos
+        self.patterns = patterns
+        self.body = body
+        self.terminator = terminator  # ';;' ';&' ';;&'
 
 
-@dataclass(slots=True)
-class Case:
-    pos: int
-    word: Word
-    items: list
-    redirects: list = field(default_factory=list)
+class Case(NodeBase):
+    FIELDS = ("pos", "word", "items", "redirects")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, word: Word, items: list, redirects: Optional[list] = None):
+        self.pos = pos
+        self.word = word
+        self.items = items
+        self.redirects: list = redirects if redirects is not None else []
 
 
-@dataclass(slots=True)
-class ArithCommand:
-    pos: int
-    expr: Word
-    redirects: list = field(default_factory=list)
+class ArithCommand(NodeBase):
+    FIELDS = ("pos", "expr", "redirects")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, expr: Word, redirects: Optional[list] = None):
+        self.pos = pos
+        self.expr = expr
+        self.redirects: list = redirects if redirects is not None else []
 
 
-@dataclass(slots=True)
-class CondUnary:
-    pos: int
-    op: str
-    operand: Word
+class CondUnary(NodeBase):
+    FIELDS = ("pos", "op", "operand")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, op: str, operand: Word):
+        self.pos = pos
+        self.op = op
+        self.operand = operand
 
 
-@dataclass(slots=True)
-class CondBinary:
-    pos: int
-    op: str
-    left: Word
-    right: Word
+class CondBinary(NodeBase):
+    FIELDS = ("pos", "op", "left", "right")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, op: str, left: Word, right: Word):
+        self.pos = pos
+        self.op = op
+        self.left = left
+        self.right = right
 
 
-@dataclass(slots=True)
-class CondWord:
-    pos: int
-    word: Word
+class CondWord(NodeBase):
+    FIELDS = ("pos", "word")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, word: Word):
+        self.pos = pos
+        self.word = word
 
 
-@dataclass(slots=True)
-class CondNot:
-    pos: int
-    operand: object
+class CondNot(NodeBase):
+    FIELDS = ("pos", "operand")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, operand: Any):
+        self.pos = pos
+        self.operand = operand
 
 
-@dataclass(slots=True)
-class CondAndOr:
-    pos: int
-    op: str
-    left: object
-    right: object
+class CondAndOr(NodeBase):
+    FIELDS = ("pos", "op", "left", "right")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, op: str, left: Any, right: Any):
+        self.pos = pos
+        self.op = op
+        self.left = left
+        self.right = right
 
 
-@dataclass(slots=True)
-class CondCommand:
-    pos: int
-    expr: object
-    redirects: list = field(default_factory=list)
+class CondCommand(NodeBase):
+    FIELDS = ("pos", "expr", "redirects")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, expr: Any, redirects: Optional[list] = None):
+        self.pos = pos
+        self.expr = expr
+        self.redirects: list = redirects if redirects is not None else []
 
 
-@dataclass(slots=True)
-class Background:
+class Background(NodeBase):
     """`cmd &`: a background job (shell/jobs.py); `end` is where the `&` is."""
-    pos: int
-    body: Node
-    end: int = 0
+    FIELDS = ("pos", "body", "end")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, body: Node, end: int = 0):
+        self.pos = pos
+        self.body = body
+        self.end = end
 
 
-@dataclass(slots=True)
-class FunctionDef:
-    pos: int
-    name: str
-    body: Node
-    redirects: list = field(default_factory=list)
-    valid_name: bool = True    # bash parses `$x-y() { ...; }` and refuses the name when it runs
+class FunctionDef(NodeBase):
+    FIELDS = ("pos", "name", "body", "redirects", "valid_name")
+    __slots__ = FIELDS
+
+    def __init__(self, pos: int, name: str, body: Node, redirects: Optional[list] = None,
+                 valid_name: bool = True):
+        self.pos = pos
+        self.name = name
+        self.body = body
+        self.redirects: list = redirects if redirects is not None else []
+        self.valid_name = valid_name  # bash parses `$x-y() { ...; }` and refuses the name when it runs
 
 
 Node = Union[SimpleCommand, Pipeline, AndOr, CommandList, BraceGroup, Subshell, If, While, For,
              ArithFor, Case, ArithCommand, CondCommand, FunctionDef]
+
 
 COMPOUND_NODES = (BraceGroup, Subshell, If, While, For, ArithFor, Case, ArithCommand, CondCommand)
