@@ -58,14 +58,13 @@ _COMMON_TOKEN: Final = re.compile(r" ?(?:" + _LITERALS + _NO_EXTGLOB + r"(?=[ \t
                                   r"|(\n)|(?![<>]\()(" + _OPERATOR.pattern + r")|"
                                   + _BARE_PARAM.pattern + ")")
 # The compiled build finds those tokens with _common_token instead: SRE allocates (and frees)
-# a backtracking stack for each match of an alternation like _COMMON_TOKEN, which cost more than
-# the rest of the match. The pure build keeps the one match, cheaper there than the tests it
+# a backtracking stack for every match, which cost more than the rest of the match; compiled,
+# a loop over the characters costs less. The pure build keeps the one match, cheaper there than the tests it
 # would take in Python; the compiled and the pure parses are compared by tests/engine/test_native.py.
 _LITERAL_CHARS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./,:=%^{}[]?*+@!-")
-_LITERAL_RUN: Final = re.compile(_LITERALS)
 _LITERAL_WORD_END: Final = frozenset(" \t\n;&|()")
-_OPERATOR_SET: Final = frozenset(OPERATORS)
-_OPERATOR_START: Final = frozenset(op[0] for op in OPERATORS)
+# the operators by their first character, longest first as OPERATORS lists them
+_OPERATORS_BY_START: Final = {op[0]: tuple(o for o in OPERATORS if o[0] == op[0]) for op in OPERATORS}
 _SINGLE_QUOTED: Final = re.compile(r"'([^']*)'" + _WORD_END)
 _SIMPLE_DQ: Final = re.compile(r'"[^"\\$`]*(?:\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-])[^"\\$`]*)*"'
                                + _WORD_END)
@@ -208,7 +207,9 @@ def _common_token(src: str, pos: int) -> tuple[int, str, int]:
     if c == "\n":
         return 2, c, pos + 1
     if c in _LITERAL_CHARS:
-        end = _LITERAL_RUN.match(src, pos).end()
+        end, n = pos + 1, len(src)
+        while end < n and src[end] in _LITERAL_CHARS:
+            end += 1
         after = char_at(src, end)
         if after == "" or (after in _LITERAL_WORD_END and not (after == "(" and src[end - 1] in EXTGLOB_PREFIX)):
             return 1, src[pos:end], end
@@ -221,11 +222,15 @@ def _common_token(src: str, pos: int) -> tuple[int, str, int]:
             if after == "" or after in _LITERAL_WORD_END or (after in "<>" and char_at(src, end + 1) != "("):
                 return 4, m.group(), end
         return 0, "", pos
-    if c in _OPERATOR_START and not (c in "<>" and char_at(src, pos + 1) == "("):
-        for size in (3, 2, 1):          # the longest, as OPERATORS lists them
-            op = src[pos:pos + size]
-            if op in _OPERATOR_SET:
-                return 3, op, pos + len(op)         # (shorter than size at the end of src)
+    candidates = _OPERATORS_BY_START.get(c)
+    if candidates is not None:
+        second = char_at(src, pos + 1)
+        if c in "<>" and second == "(":
+            return 0, "", pos
+        third = char_at(src, pos + 2)
+        for op in candidates:
+            if len(op) == 1 or (op[1] == second and (len(op) == 2 or op[2] == third)):
+                return 3, op, pos + len(op)
     return 0, "", pos
 
 
