@@ -9,6 +9,9 @@ import pytest
 from conftest import HAVE_BASH5, run_bash
 
 CASES = {
+    # ---- indirect references to arrays under operators (the compiled build once typed these as strings)
+    "indirect_array_operators": """a=('foo bar' baz); r='a[@]'; printf '<%s>' ${!r+"${!r}"}; echo
+printf '<%s>' "${!r:1}"; echo; declare -A m=([k]=a[@]); printf '<%s>' "${!m[@]:1}"; echo""",
     # ---- traps and the call stack
     "err_trap": """trap 'echo err $?' ERR; false; echo after; (exit 3); true | false; false | true
 if false; then :; fi; false || true; ! false; f() { false; echo in-f; }; f; g() { return 4; }; g

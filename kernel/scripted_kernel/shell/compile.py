@@ -108,7 +108,7 @@ class Compiler:
         """The nodes of a list compiled, under the script's deadline as parsing is (a list may
         hold a whole script's commands)."""
         step = self.source.step if self.source is not None else None
-        fns = []
+        fns: list = []
         for node in nodes:
             if step is not None:
                 step()
@@ -146,7 +146,7 @@ class Compiler:
 
     def c_AndOr(self, node: A.AndOr) -> Callable:
         first = self.compile(node.first)
-        rest = []
+        rest: list = []
         for op, n in node.rest:
             rest.append((op == "&&", self.compile(n)))
         last = len(rest) - 1
@@ -351,7 +351,7 @@ class Compiler:
                 break
         else:
             return self.words.fields_list(words)
-        fns = []
+        fns: list = []
         for w in words:                     # declare x=(...) etc.
             fns.append(self._declaration_arg(w) if type(w) is A.Assign else self.words.fields(w))
 
@@ -403,7 +403,7 @@ class Compiler:
         """`B=(b b) cmd`: bash binds the array literal as a string in the command's temporary
         environment (arrays cannot be exported): each element expanded as one word (no
         splitting or globbing), `[k]=v` kept as such, joined by blanks inside parentheses."""
-        pieces = []
+        pieces: list = []
         for elem in a.array:
             key = self.words.string(elem.key) if elem.key is not None else None
             pieces.append((key, self.words.string(elem.value)))
@@ -434,7 +434,7 @@ class Compiler:
                 sh.cmdsub_status = 1
             return refuse
         if a.array is not None:
-            elems = []
+            elems: list = []
             for e in a.array:
                 braced = None
                 if e.key is not None and _brace_expands(e.value):
@@ -604,7 +604,7 @@ class Compiler:
         return self.with_redirects(run, redirects)
 
     def c_If(self, node: A.If) -> Callable:
-        clauses = []
+        clauses: list = []
         for c, b in node.clauses:
             clauses.append((self.compile(c), self.compile(b)))
         else_body = self.compile(node.else_body) if node.else_body is not None else None
@@ -841,7 +841,7 @@ class Compiler:
 
     def c_Case(self, node: A.Case) -> Callable:
         subject = self.words.string(node.word)
-        items = []
+        items: list = []
         for item in node.items:
             pats = list(map(self.words.pattern, item.patterns))
             body = self.later(item.body) if item.body is not None else (lambda sh: 0)
@@ -1208,7 +1208,7 @@ def select_menu(items: list, columns) -> str:
     if rows == 1:
         rows, cols = cols, 1
     first_width = len(str(rows))
-    out = []
+    out: list = []
     for row in range(rows):
         index, pos = row, 0
         while True:
@@ -1413,7 +1413,7 @@ def _run_piped(sh, feeders: list, last: tuple) -> list:
     """The stages of a pipeline (see c_Pipeline), run one after another, each reading what
     the one before wrote: their statuses. A stage that cannot change the shell runs in it, as
     if in a subshell (only `$_` would show the difference, and it is put back)."""
-    statuses = []
+    statuses: list = []
     stdin = sh.stdin
     for run, in_place, forked, simple, stderr_too in feeders:
         buf = PipeBuffer(sh.budget)

@@ -130,7 +130,7 @@ def pathnames(sh, fields: list, escaped: list) -> list:
     """Replace each field whose pattern has an unquoted wildcard by the sorted paths matching
     it (nullglob: by nothing; failglob: an error; otherwise the field stays as it is)."""
     from ..fs import glob
-    out = []
+    out: list = []
     shopts = sh.shopts
     for field, pattern in zip(fields, escaped):
         if not glob.is_pattern(pattern):
@@ -175,7 +175,7 @@ class WordCompiler:
 
     def fields_list(self, words: list) -> Callable:
         """fn(sh) -> list[str] for a list of words (command arguments, for-in lists)."""
-        leading = []            # the literal words the list starts with (a command's name)
+        leading: list = []            # the literal words the list starts with (a command's name)
         for w in words:
             text = self._literal_text(w)
             if text is None:
@@ -202,7 +202,7 @@ class WordCompiler:
         text = self._text_and_parameters(word)
         if text is not None:
             return text
-        parts = []
+        parts: list = []
         for p in word.parts:
             parts.append(self._part(p, quoted=type(p) is ParamExp))
         if len(parts) == 1:
@@ -240,7 +240,7 @@ class WordCompiler:
         which is static)."""
         if len(word.parts) != 1 or type(word.parts[0]) is not DoubleQuoted:
             return None
-        pieces = []
+        pieces: list = []
         for q in word.parts[0].parts:
             t = type(q)
             if t is Lit:
@@ -286,7 +286,7 @@ class WordCompiler:
                 return parts[0].text
             if t is not DoubleQuoted:         # one expansion
                 return None
-        text = []
+        text: list = []
         for p in parts:
             t = type(p)
             if t is Lit or t is SingleQuoted:
@@ -307,7 +307,7 @@ class WordCompiler:
             lit = word.parts[0]
             text = escape(lit.text) if lit.escaped else lit.text
             return lambda sh: text
-        pieces = []
+        pieces: list = []
         for p in word.parts:
             t = type(p)
             if t is Lit:
@@ -408,7 +408,7 @@ class WordCompiler:
     def _parts(self, parts: list, quoted: bool) -> list:
         """_part of each part (a loop, not a comprehension: that would make `self` a cell of
         every method that has one)."""
-        out = []
+        out: list = []
         for p in parts:
             out.append(self._part(p, quoted))
         return out
@@ -740,7 +740,7 @@ class WordCompiler:
             return lambda sh: ""
         if quoted:
             return self._double_quoted(DoubleQuoted(arg.pos, arg.parts))
-        parts = []
+        parts: list = []
         for p in arg.parts:
             if type(p) is Lit:
                 text = p.text
@@ -845,7 +845,7 @@ def _dq_single(v):
 # inside a closure makes a cell of `sh` (and a generator a frame) at every call of the closure.
 
 def _joined(sh, fns: list) -> str:
-    out = []
+    out: list = []
     for fn in fns:
         out.append(fn(sh))
     return "".join(out)
@@ -853,7 +853,7 @@ def _joined(sh, fns: list) -> str:
 
 def _joined_as_strings(sh, parts: list) -> str:
     """parts: (fn, splittable) pairs; list values joined as bash joins them into a string."""
-    out = []
+    out: list = []
     for fn, _ in parts:
         out.append(_as_string(fn(sh), sh))
     return "".join(out)
@@ -861,7 +861,7 @@ def _joined_as_strings(sh, parts: list) -> str:
 
 def _values(sh, parts: list) -> list:
     """parts: (fn, splittable) pairs → (value, splittable) pairs, for split_fields."""
-    out = []
+    out: list = []
     for fn, splittable in parts:
         out.append((fn(sh), splittable))
     return out
@@ -940,7 +940,7 @@ def _change_case(s: str, upper: bool, all_chars: bool, pattern) -> str:
         if all_chars:
             return s.upper() if upper else s.lower()
         return conv(s[:1]) + s[1:]
-    out = []
+    out: list = []
     for k, c in enumerate(s):
         if (all_chars or k == 0) and patterns.glob_match(pattern, c):
             out.append(conv(c))
@@ -949,7 +949,9 @@ def _change_case(s: str, upper: bool, all_chars: bool, pattern) -> str:
     return "".join(out)
 
 
-def _slice_str(v: str, offset: int, length, p) -> str:
+def _slice_str(v, offset: int, length, p):
+    """${x:offset:length} of a string, or of the elements an indirect reference names (a list,
+    sliced alike: "${!ref[@]:1}" with ref='a[@]')."""
     n = len(v)
     if offset < 0:
         offset += n
@@ -983,7 +985,7 @@ def _slice_list(items: list, offset: int, length, sh, p) -> list:
 def _regex_text(chunks: list) -> str:
     """The regex of `=~` from (text, quoted) chunks: quoted text escaped outside bracket
     expressions and kept as it is inside them."""
-    out = []
+    out: list = []
     in_bracket = False
     start = False           # just after `[` or `[^`: a `]` here is a member
     for text, quoted in chunks:

@@ -157,7 +157,7 @@ def _ends_in_escape(line: str) -> bool:
 def _strip_leading_tabs(text: str, continuations: bool) -> str:
     """<<- bodies: leading tabs go from each line, but not from a line that continues the one
     before it (which ended in a backslash, in an unquoted body)."""
-    out = []
+    out: list = []
     continued = False
     for line in text.splitlines(keepends=True):
         out.append(line if continued else line.lstrip("\t"))
@@ -1018,7 +1018,7 @@ class Lexer:
     def scan_backtick(self, quoted: bool) -> CommandSub:
         src, start = self.src, self.pos
         pos = start + 1
-        body = []
+        body: list = []
         while True:
             if pos >= len(src):
                 raise self.unexpected_eof("`")

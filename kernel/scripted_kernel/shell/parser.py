@@ -62,7 +62,7 @@ class Parser:
     def _parse_units(self, units: list):
         tok = self.skip_newlines()
         while tok.kind != "EOF":
-            items = []
+            items: list = []
             while True:
                 node = self.parse_and_or(tok)
                 tok = self.lex.peeked or self.lex.peek()
@@ -114,7 +114,7 @@ class Parser:
     # ------------------------------------------------------------ lists
 
     def parse_list(self, stop_words: frozenset) -> CommandList:
-        items = []
+        items: list = []
         lex = self.lex
         tok = lex.peek(COMMAND_START)
         if tok.kind == "NEWLINE":         # (skip_newlines, called only where there are any)
@@ -155,7 +155,7 @@ class Parser:
         tok = self.lex.peeked or self.lex.peek()
         if tok.kind != "OP" or tok.value not in ("&&", "||"):
             return first
-        rest = []
+        rest: list = []
         while tok.kind == "OP" and tok.value in ("&&", "||"):
             self.lex.advance()
             rest.append((tok.value, self.parse_pipeline(self.skip_newlines())))
@@ -341,7 +341,7 @@ class Parser:
     def parse_if(self) -> If:
         tok = self.lex.advance()
         self.lex.nest(tok.pos)
-        clauses = []
+        clauses: list = []
         cond = self.parse_list(_THEN)
         self.require_nonempty(cond)
         self.expect_word("then")
@@ -474,7 +474,7 @@ class Parser:
         lex.advance()
         self.skip_newlines()
         self.expect_word("in")
-        items = []
+        items: list = []
         while True:
             nxt = lex.peek(COMMAND_START)
             if nxt.kind == "NEWLINE":
@@ -487,7 +487,7 @@ class Parser:
             item_pos = nxt.pos
             if nxt.kind == "OP" and nxt.value == "(":
                 lex.advance()
-            patterns = []
+            patterns: list = []
             while True:
                 p = lex.peek()
                 if p.kind != "WORD":
