@@ -59,10 +59,11 @@ _COMMON_TOKEN: Final = re.compile(r" ?(?:" + _LITERALS + _NO_EXTGLOB + r"(?=[ \t
                                   + _BARE_PARAM.pattern + ")")
 # The compiled build finds those tokens with _common_token instead: SRE allocates (and frees)
 # a backtracking stack for every match, which cost more than the rest of the match; compiled,
-# a loop over the characters costs less. The pure build keeps the one match, cheaper there than the tests it
-# would take in Python; the compiled and the pure parses are compared by tests/engine/test_native.py.
-_LITERAL_CHARS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./,:=%^{}[]?*+@!-")
-_LITERAL_WORD_END: Final = frozenset(" \t\n;&|()")
+# a loop over the characters costs less. The pure build keeps the one match, cheaper there
+# than the tests it would take in Python; tests/engine/test_lexer_words.py compares the two.
+# Both read the same sets: the characters of _LITERALS, and what may end such a word.
+_LITERAL_CHARS: Final = frozenset(c for c in map(chr, range(128)) if re.fullmatch(_LITERALS, c))
+_LITERAL_WORD_END: Final = META - {"<", ">"}
 # the operators by their first character, longest first as OPERATORS lists them
 _OPERATORS_BY_START: Final = {op[0]: tuple(o for o in OPERATORS if o[0] == op[0]) for op in OPERATORS}
 _SINGLE_QUOTED: Final = re.compile(r"'([^']*)'" + _WORD_END)
