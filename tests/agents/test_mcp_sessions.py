@@ -2,6 +2,7 @@
 and their own executor (one session's slow calls never delay another's). The pool is driven
 directly with stand-in session objects; test_mcp_http.py starts a real server."""
 import asyncio
+import threading
 import time
 
 import pytest
@@ -100,24 +101,36 @@ def test_a_session_shell_has_the_state_budget():
 
 def test_six_busy_sessions_do_not_delay_a_seventh():
     """asyncio's default executor has min(32, cores + 4) workers: six busy sessions on two
-    cores made a seventh wait for one of them to end. Ordered, not timed: the quick call ends
-    while every busy one still runs (each runs 5 s: six busy threads and the test run itself
-    share two cores, and a quick call has taken over a second on a loaded machine)."""
-    async def scenario():
-        sessions = pool(max_sessions=8)
-        finished = []
+    cores made a seventh wait for one of them to end. Ordered, not timed: each busy call holds
+    its worker in a builtin that returns only once the quick call has ended, so the quick call
+    can end at all only if it has a worker of its own (without one, the busy calls end first,
+    at their deadline)."""
+    quick_ended = threading.Event()
 
-        keys = {}
+    def hold(args, stdin):
+        return "released\n" if quick_ended.wait(60) else "deadline\n"
+
+    def holding_tool():
+        return BashTool(limits=ExecutionLimits(max_shell_state_bytes=MIB, timeout_seconds=60),
+                        builtins={"hold": hold})
+
+    async def scenario():
+        sessions = SessionPool(holding_tool, SessionLimits(max_sessions=8))
+        finished = []
+        keys = []                       # the pool holds its keys weakly
 
         async def call(name, script):
-            await sessions.execute(keys.setdefault(name, McpSession()), script)
+            keys.append(McpSession())
+            response = await sessions.execute(keys[-1], script)
             finished.append(name)
-        busy = [asyncio.create_task(call(f"busy{k}", "f() { while :; do :; done; }; timeout 5 f"))
-                for k in range(6)]
-        await asyncio.sleep(0.3)
-        await call("quick", "echo hi")
+            return response
+        busy = [asyncio.create_task(call(f"busy{k}", "hold")) for k in range(6)]
+        while sum(s.busy for s in sessions.sessions.values()) < 6:
+            await asyncio.sleep(0.01)
+        assert (await call("quick", "echo hi")).stdout == "hi\n"
         assert finished == ["quick"]
-        await asyncio.gather(*busy)
+        quick_ended.set()
+        assert [r.stdout for r in await asyncio.gather(*busy)] == ["released\n"] * 6
     run(scenario())
 
 
