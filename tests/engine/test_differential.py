@@ -9,6 +9,16 @@ import pytest
 from conftest import HAVE_BASH5, run_bash
 
 CASES = {
+    # ---- subscripts and loop conditions that are a bare number, a name or `name OP number`
+    # (read without the expression's closures): octal, recursion, attributes, locals, namerefs
+    "subscript_and_condition_shapes": """a=(); x=3; a[x]=three; a[010]=eight; a[0]=zero; a[ 2 ]=two; y=1+1; a[y]=again
+declare -p a; e='x*2'; (( e == 6 )) && echo expr-value; for ((i=0; i<=3; i++)); do :; done; echo $i
+declare -i n=5; (( n != 5 )) || echo integer-attr; declare -n r=x; (( r > 2 )) && echo via-nameref
+f() { local x=10; (( x >= 10 )) && echo local-x; a[x]=ten; }; f; echo "${a[10]} ${#a[@]}"
+(( unset_var < 1 )) && echo unset-is-0; b[unset_var]=z; echo "${!b[@]}"; z=08
+(( z < 9 )) 2>/dev/null || echo "bad octal $?"; ( c[z]=q; echo after ) 2>/dev/null; echo "bad subscript $?"
+( set -u; (( u < 3 )); echo after ) 2>/dev/null; echo "nounset $?"; big=(); a[99999999999999999999]=w; echo "${!a[@]}"
+""",
     # ---- indirect references to arrays under operators (the compiled build once typed these as strings)
     "indirect_array_operators": """a=('foo bar' baz); r='a[@]'; printf '<%s>' ${!r+"${!r}"}; echo
 printf '<%s>' "${!r:1}"; echo; declare -A m=([k]=a[@]); printf '<%s>' "${!m[@]:1}"; echo""",

@@ -610,7 +610,10 @@ class Shell:
         return value
 
     def set_element(self, name: str, key: str, value: str, append: bool = False):
-        var = self._container(name)
+        try:
+            var = self._writable(name)
+        except _ElementTarget as ref:
+            raise _not_a_container(ref) from None
         self._set_element_of(var, name, key, value, append)
 
     def _container(self, name: str) -> Var:
@@ -619,7 +622,7 @@ class Shell:
         try:
             return self._writable(name)
         except _ElementTarget as ref:
-            raise FatalError(f"`{ref.target}': not a valid identifier") from None
+            raise _not_a_container(ref) from None
 
     def _set_element_of(self, var: Var, name: str, key: str, value: str, append: bool):
         v = var.value
@@ -768,6 +771,13 @@ class Shell:
     def arith_eval(self, text: str, exits: bool = False) -> int:
         """`text` evaluated; an error abandons the command (`exits`: the whole shell)."""
         try:
+            # a subscript or a value is most often a plain decimal or a variable's name: both
+            # taken as the parsed expression would take them, without its closures
+            if text.isascii():
+                if text.isdigit() and (text[0] != "0" or len(text) == 1) and len(text) < 19:
+                    return int(text)
+                if text.isidentifier():
+                    return self.arith_get(text, None)
             return arith_mod.compile_arith(text)(self)
         except ArithError as e:
             raise FatalError(e.render(), exits=exits) from None
@@ -776,7 +786,10 @@ class Shell:
 
     def arith_get(self, name: str, index) -> int:
         if index is None:
-            var = self.lookup(name)
+            # (a global without attributes is lookup's answer: this runs for every operand)
+            var = None if self.scopes else self.globals.get(name)
+            if var is None or var.attrs:
+                var = self.lookup(name)
             if var is None:
                 if self.nounset:
                     raise unbound(name)
@@ -961,6 +974,10 @@ class _ElementTarget(Exception):
 
     def __init__(self, target: str):
         self.target = target
+
+
+def _not_a_container(ref: _ElementTarget) -> FatalError:
+    return FatalError(f"`{ref.target}': not a valid identifier")
 
 
 def _valid_name(name: str) -> bool:
