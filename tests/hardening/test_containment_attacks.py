@@ -131,11 +131,20 @@ def test_a_builtin_reached_without_its_name_in_the_script_is_left_too(release):
 
 
 def test_a_call_waiting_for_a_busy_shell_stops_at_its_own_deadline_or_cancel(release):
-    bash = _hanging_bash(release, 300)
-    holder = threading.Thread(target=bash.execute, args=("hang",))
+    """Ordered by latches: the waiting calls start once the holder is inside `hang` (it holds
+    the shell until the test ends), and the cancel comes with a deadline far off, so that
+    only the cancel can end that wait."""
+    entered = threading.Event()
+
+    def hold(args, stdin):
+        entered.set()
+        release.wait(60)
+        return "late\n"
+    bash = _hanging_bash(release, 300, hold=hold)
+    holder = threading.Thread(target=bash.execute, args=("hold",))
     holder.start()
     try:
-        time.sleep(0.1)
+        assert entered.wait(60)
         quick = BashTool.builder().filesystem(bash.filesystem).build()     # another shell: not waiting
         assert quick.execute("echo free").stdout == "free\n"
         bash.limits = ExecutionLimits(timeout_seconds=0.3)
@@ -143,6 +152,7 @@ def test_a_call_waiting_for_a_busy_shell_stops_at_its_own_deadline_or_cancel(rel
         r = bash.execute("echo never")
         assert (r.exit_code, r.error, r.stdout) == (124, "timeout", "")
         assert "waiting for the shell" in r.stderr and time.monotonic() - started < 0.3 + 5
+        bash.limits = ExecutionLimits(timeout_seconds=300)
         cancel = CancelToken()
         threading.Timer(0.1, cancel.cancel).start()
         r = bash.execute("echo never", cancel=cancel)
@@ -180,14 +190,24 @@ def test_a_builtin_calling_its_own_tool_gets_an_error_not_a_deadlock():
 
 def test_busy_bash_tools_do_not_delay_other_tools_async_calls(release):
     """More hung calls than asyncio's default executor has threads (6 on two cores)."""
-    hung_tools = [_hanging_bash(release, 300) for _ in range(8)]
+    entered = threading.Semaphore(0)
+
+    def hold(args, stdin):
+        entered.release()
+        release.wait(60)
+        return "late\n"
+    hung_tools = [_hanging_bash(release, 300, hold=hold) for _ in range(8)]
     others = [BashTool() for _ in range(8)]
 
     async def main():
-        hung = [asyncio.ensure_future(t.execute_async("hang")) for t in hung_tools]
-        await asyncio.sleep(0.1)
-        quick = await asyncio.wait_for(
-            asyncio.gather(*(t.execute_async(f"echo {i}") for i, t in enumerate(others))), 10)
+        hung = [asyncio.ensure_future(t.execute_async("hold")) for t in hung_tools]
+        limit = time.monotonic() + 60
+        for _ in hung:                  # every hung call holds its thread before the quick ones
+            while not entered.acquire(blocking=False):
+                assert time.monotonic() < limit, "the hung calls never started"
+                await asyncio.sleep(0.01)
+        quick = await asyncio.wait_for(        # (far from the hung calls' 300 s deadline)
+            asyncio.gather(*(t.execute_async(f"echo {i}") for i, t in enumerate(others))), 60)
         assert [r.stdout for r in quick] == [f"{i}\n" for i in range(8)]
         assert not any(h.done() for h in hung)
         release.set()

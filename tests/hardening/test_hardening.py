@@ -240,12 +240,19 @@ def test_fuzz_tool_flags_never_crash(argv):
 
 
 def test_cancel_stops_quickly_and_keeps_output():
+    """Cancelled by another thread once the script has printed (an event, not a timer: a
+    loaded machine cannot make the cancel arrive before the first output)."""
     import threading
     from scripted_kernel.shell import CancelToken
     token = CancelToken()
     t = ScriptedTool.builder("t").limits(COUNTED).build()
-    threading.Timer(0.3, token.cancel).start()
-    r = t.execute("echo partial; while :; do x=$((x+1)); done", cancel=token)
+    cancelling = []
+
+    def on_output(stream, text):
+        if not cancelling:
+            cancelling.append(threading.Thread(target=token.cancel))
+            cancelling[0].start()
+    r = t.execute("echo partial; while :; do x=$((x+1)); done", cancel=token, on_output=on_output)
     assert r.stdout == "partial\n" and r.error == "cancelled"     # no limit came first
     assert t.execute("echo next").stdout == "next\n"
 

@@ -314,13 +314,20 @@ def test_cancel_stops_a_waiting_curl():
 
 
 def test_another_caller_of_the_same_tool_waits_at_most_the_deadline():
+    """Ordered by the server, not a sleep: the next call starts once the slow one's request has
+    arrived (it holds the shell), and waits with a deadline of its own far off, so that it gets
+    the shell only because the slow call ended at its deadline."""
     server = RawServer(DRIPS["body every 2.5 s"][0], drip=2.5)
     bash = tool_for(server.url)
     results = {}
     start = time.monotonic()
     slow = threading.Thread(target=lambda: results.setdefault("slow", bash.execute(f"curl -s {server.url}/")))
     slow.start()
-    time.sleep(0.3)
+    limit = time.monotonic() + 60
+    while not server.requests:
+        assert time.monotonic() < limit, "the slow call never reached the server"
+        time.sleep(0.01)
+    bash.limits = ExecutionLimits(timeout_seconds=60)       # the slow call keeps its own TIMEOUT
     results["next"] = bash.execute("echo next")
     slow.join(TIMEOUT + SLACK)
     assert time.monotonic() - start < TIMEOUT + SLACK
