@@ -2,6 +2,7 @@
 import json
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -30,28 +31,38 @@ def test_execution_is_validated_and_single_use():
         t.execution({"script": "echo"})
 
 
-def test_timeout_stops_a_slow_sync_tool_with_124_and_the_script_goes_on():
+def _held(release: threading.Event):
+    """A tool callback that returns only once the test releases it (or after 60 s): a call it
+    ends on time was cut by the clock, however slow the machine."""
     def slow(args):
-        time.sleep(3)
+        release.wait(60)
         return "late\n"
-    t = ScriptedTool.builder("t").tool(ToolDef("slow", "sleeps"), slow).build()
-    start = time.monotonic()
-    r = t.execute("timeout 0.2 slow; echo status=$?; timeout 5 echo quick")
-    assert r.stdout == "status=124\nquick\n" and time.monotonic() - start < 2
+    return slow
+
+
+def test_timeout_stops_a_slow_sync_tool_with_124_and_the_script_goes_on():
+    release = threading.Event()
+    t = ScriptedTool.builder("t").tool(ToolDef("slow", "waits"), _held(release)).build()
+    try:
+        start = time.monotonic()
+        r = t.execute("timeout 0.2 slow; echo status=$?; timeout 5 echo quick")
+        assert r.stdout == "status=124\nquick\n" and time.monotonic() - start < 20
+    finally:
+        release.set()
 
 
 def test_wall_clock_stops_a_hung_sync_tool():
     from scripted_kernel import ExecutionLimits
-
-    def slow(args):
-        time.sleep(3)
-        return "late\n"
-    t = (ScriptedTool.builder("t").tool(ToolDef("slow", "sleeps"), slow)
+    release = threading.Event()
+    t = (ScriptedTool.builder("t").tool(ToolDef("slow", "waits"), _held(release))
          .limits(ExecutionLimits(timeout_seconds=0.3)).build())
-    start = time.monotonic()
-    r = t.execute("echo before; slow; echo never")
-    assert r.stdout == "before\n" and r.exit_code == 124 and r.error == "timeout"
-    assert time.monotonic() - start < 2
+    try:
+        start = time.monotonic()
+        r = t.execute("echo before; slow; echo never")
+        assert r.stdout == "before\n" and r.exit_code == 124 and r.error == "timeout"
+        assert time.monotonic() - start < 20
+    finally:
+        release.set()
 
 
 def test_timeout_usage_errors():
