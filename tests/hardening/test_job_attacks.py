@@ -35,8 +35,10 @@ def test_recursive_jobs_and_substitutions_end_at_a_depth_limit(script):
     ("for ((i=0;;i++)); do echo $i > >(cat); done", "timeout"),
 ])
 def test_endless_job_loops_end_on_the_budget(script, limit):
+    # a command count no machine reaches in 2 s: the process substitution loop reached the
+    # default million in ~3.2 s, a race with the clock on a faster machine
     start = time.monotonic()
-    r = _tool(timeout_seconds=2).execute(script)
+    r = _tool(timeout_seconds=2, max_commands=1_000_000_000).execute(script)
     assert r.exit_code == 124 and "timed out" in r.stderr, r.stderr
     assert time.monotonic() - start < 8
 
