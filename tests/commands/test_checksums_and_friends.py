@@ -289,6 +289,13 @@ def test_iconv_as_glibc(script):
     assert_same(script, {"u": "caf\u00e9 na\u00efve\n"})
 
 
+def test_iconv_charset_name_with_a_byte_no_charset_has_is_unsupported():
+    """A name holding an undecodable byte (a surrogate here) is a charset iconv cannot open,
+    not an internal error (the fuzzer's case: `-f utf-\\xff8`)."""
+    r = BashTool().execute("echo hi > u; iconv -f utf-\udcff8 -t utf-16 u; echo $?")
+    assert r.stdout == "1\n" and r.stderr.startswith("iconv: ") and "internal" not in r.stderr, r.stderr
+
+
 # ------------------------------------------------------------------ bc
 
 BC_PROGRAMS = [

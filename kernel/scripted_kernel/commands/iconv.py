@@ -37,7 +37,7 @@ def codec_for(name: str) -> tuple[Optional[str], set[str]]:
     candidate = GLIBC_NAMES.get(base.upper(), base)
     try:
         return codecs.lookup(candidate).name, suffixes
-    except LookupError:
+    except (LookupError, UnicodeEncodeError):       # (a name with a byte no charset has)
         return None, suffixes
 
 
