@@ -289,8 +289,8 @@ def test_parsing_is_under_the_deadline_and_the_cancel(unit, stop):
     """A script's text is parsed (and compiled) under its deadline and its cancel token: some
     texts cost far more to parse than their size suggests (each `$((` of `x[$((x[$((...` looks
     ahead to the end of the script for its `))`; 1 MiB of it took 13 s against a 1 s timeout).
-    With the deadline already past, or the call already cancelled, parsing stops early: the
-    first command, which would run once the whole text is parsed, never runs."""
+    With the deadline already past, or the call already cancelled, nothing runs: not even the
+    first command, which is read and run before the rest of the text is parsed."""
     from scripted_kernel.shell import CancelToken
     token = CancelToken()
     timeout = COUNTED.timeout_seconds

@@ -6,7 +6,6 @@ variables through `sh.arith_get(name, index)` / `sh.arith_set(name, index, value
 """
 from __future__ import annotations
 
-import operator
 import re
 from typing import Callable
 
@@ -255,7 +254,8 @@ class _Parser:
             raise self.error("syntax error: operand expected")
         if kind == "num":
             self.i += 1
-            return _constant(parse_number(value, self.text))
+            n = parse_number(value, self.text)
+            return lambda sh: n
         if kind == "name":
             self.i += 1
             subscript = None
@@ -323,26 +323,8 @@ def _incdec(ref, delta: int, prefix: bool):
     return run
 
 
-def _constant(n: int):
-    def value(sh):
-        return n
-    value.constant = n
-    return value
-
-
-_COMPARISONS = {"<": operator.lt, ">": operator.gt, "<=": operator.le, ">=": operator.ge,
-                "==": operator.eq, "!=": operator.ne}
-
-
 def _binary(op: str, left, right, text: str):
     func = BINARY_FUNCS[op]
-    compare = _COMPARISONS.get(op)
-    ref = getattr(left, "lvalue", None)
-    bound = getattr(right, "constant", None)
-    if compare is not None and ref is not None and ref[1] is None and bound is not None:
-        # a loop's condition, `i < 10`, read without the operands' closures
-        name = ref[0]
-        return lambda sh: 1 if compare(sh.arith_get(name, None), bound) else 0
     if op in ("/", "%", "**"):
         def checked(sh):
             a = left(sh)

@@ -79,6 +79,15 @@ class Compiler:
         finally:
             self.source = saved
 
+    def compile_unit(self, node: A.CommandList, source: Source) -> Callable:
+        """One top-level command from Parser.next_unit, as compile_program compiles each."""
+        saved = self.source
+        self.source = source
+        try:
+            return self.compile_each([node])[0]
+        finally:
+            self.source = saved
+
     def word_text(self, text: str) -> Callable:
         """A word that arrives as text at run time (a subscript), as a closure giving its value."""
         return self.words.string(Parser(text).lex.sub_word(0, len(text)))

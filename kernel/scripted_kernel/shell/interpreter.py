@@ -13,7 +13,7 @@ import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 from .builtins import load as load_builtins
 from .compile import COMPILER, CompiledScript, run_unit
@@ -21,7 +21,7 @@ from .errors import (Cancelled, ErrexitSignal, ExitSignal, LimitExceeded,
                      ShellSyntaxError, ReturnSignal)
 from .jobs import finish_jobs
 from .lexer import Source
-from .limits import CancelToken, ExecutionLimits, activate
+from .limits import CancelToken, ExecutionLimits, activate, check_stop
 from .parser import Parser
 from .run import OutputSink, Run, ShellSlot
 from .runtime import InputStream, Shell
@@ -128,7 +128,9 @@ class ScriptCache:
     times its text: scripts above `max_script` bytes are compiled for each use and not kept.
     Each entry counts as at least `min_entry` bytes, which bounds the number of small ones.
     Scripts of `freeze_from` bytes or more are frozen (`FrozenCode`) when compiled, kept or not:
-    the collector then does not walk them while they run either."""
+    the collector then does not walk them while they run either. At the top level of a call
+    (`stream`), a script the cache will not keep is not compiled whole: it is read a command
+    at a time (StreamedScript)."""
 
     def __init__(self, max_total: int = 256 * 1024, max_script: int = 32 * 1024,
                  min_entry: int = 1024, freeze_from: float = 2048, max_seen: int = 4096):
@@ -143,8 +145,10 @@ class ScriptCache:
         self.frozen = FrozenCode()
         self._lock = threading.Lock()
 
-    def get(self, text: str, max_depth: int) -> CompiledScript:
-        """The compiled script; one with a syntax error keeps the commands before it."""
+    def get(self, text: str, max_depth: int, stream: bool = False):
+        """The compiled script; one with a syntax error keeps the commands before it.
+        `stream`: a script the cache will not keep comes as a StreamedScript (each command
+        parsed and compiled as the one before it has run), for the top level of a call."""
         key = (text, max_depth)
         with self._lock:
             entry = self.entries.get(key)
@@ -152,6 +156,8 @@ class ScriptCache:
                 self.entries.move_to_end(key)
                 return entry[0]
             keep = len(text) <= self.max_script and self._seen_before(hash(key))
+        if stream and not keep:
+            return StreamedScript(text, max_depth)
         blocks_before = self.frozen.before_compile() if len(text) >= self.freeze_from else None
         # frozen before the collector is back on: else its first young collection walks the
         # thousands of objects compiling made
@@ -196,6 +202,49 @@ class ScriptCache:
         return fn
 
 
+class ParserTooDeep(Exception):
+    """A command nested deeper than the parser (or the compile stage) can follow."""
+
+
+class StreamedScript:
+    """A script read as bash reads one: each top-level command is parsed and compiled when
+    the one before it has run (`units` yields them), and a syntax error, in `syntax_error`
+    once met, ends the commands before it as in a CompiledScript.
+
+    For a script seen once. A command's syntax tree and closures are garbage once the next
+    command is read, so the next reuses their memory while it is still in the processor's
+    caches, where a whole script's tree and closures (1.3 MB for 300 lines) would be new
+    memory for every call."""
+    __slots__ = ("parser", "source", "syntax_error")
+
+    def __init__(self, text: str, max_depth: int):
+        self.source = Source(text)
+        self.parser = Parser(text, max_depth=max_depth, source=self.source)
+        self.syntax_error: Optional[ShellSyntaxError] = None
+
+    @property
+    def units(self) -> Iterator[Callable]:
+        check_stop()                  # a call whose deadline passed, or cancelled, runs nothing
+        while True:
+            paused = gc.isenabled()
+            gc.disable()              # (as in _gc_paused: reading makes acyclic objects only)
+            try:
+                node = self.parser.next_unit()
+                if node is None:
+                    return
+                unit = COMPILER.compile_unit(node, self.source)
+            except ShellSyntaxError as e:
+                self.syntax_error = e
+                return
+            except RecursionError:
+                raise ParserTooDeep() from None
+            finally:
+                if paused:
+                    gc.enable()
+            del node
+            yield unit
+
+
 SCRIPT_CACHE = ScriptCache()
 BUILTINS = load_builtins()
 
@@ -236,7 +285,7 @@ def _execute(script, run: Run, commands, env, stdin, builtins, shell_setup, sess
     limits, out, err = run.limits, run.out, run.err
     outer_budget = activate(run.budget)
     try:
-        fn = SCRIPT_CACHE.get(script, limits.max_parser_depth)
+        fn = SCRIPT_CACHE.get(script, limits.max_parser_depth, stream=True)
     except RecursionError:
         return _stopped_before_running(run, "syntax error: nesting too deep", 2, "limit:max_parser_depth")
     except Cancelled as e:
@@ -314,6 +363,9 @@ def run_shell(sh: Shell, fn: Callable, report: Optional[Callable] = None) -> tup
         if sh.jobs is not None or sh.procsub_frame:
             finish_jobs(sh)         # the jobs still to run, after the EXIT trap (shell/jobs.py)
             sh.jobs = None
+    except ParserTooDeep:          # (a script read command by command: after the ones before)
+        status, error = 2, "limit:max_parser_depth"
+        _report(sh, "syntax error: nesting too deep")
     except LimitExceeded as e:
         status, error = 1, f"limit:{e.limit}"
         _report(sh, e.message)

@@ -45,6 +45,9 @@ class Parser:
         # between the two, so both go as soon as parsing is done (no wait for the collector)
         self.lex = Lexer(self.source, functools.partial(parse_nested, self.source, max_depth),
                          depth, max_depth, SUB_PARSERS)
+        # an error met reading the here-documents after a unit, raised when the next is asked
+        # for: the unit it follows is whole and runs first
+        self.after_unit: Optional[ShellSyntaxError] = None
 
     # ------------------------------------------------------------ entry points
 
@@ -60,25 +63,41 @@ class Parser:
         return CommandList(0, units)
 
     def _parse_units(self, units: list):
+        unit = self.next_unit()
+        while unit is not None:
+            units.append(unit)
+            unit = self.next_unit()
+
+    def next_unit(self) -> Optional[CommandList]:
+        """The next top-level command (one line of commands), or None at the end of the text:
+        a script read as bash reads one, each command before the next is read."""
+        if self.after_unit is not None:
+            error, self.after_unit = self.after_unit, None
+            raise error
         tok = self.skip_newlines()
-        while tok.kind != "EOF":
-            items: list = []
-            while True:
-                node = self.parse_and_or(tok)
-                tok = self.lex.peeked or self.lex.peek()
-                if tok.kind == "OP" and tok.value in (";", "&"):
-                    self.lex.advance()
-                    items.append(Background(node.pos, node, tok.pos) if tok.value == "&" else node)
-                    tok = self.lex.peek(COMMAND_START)
-                    if tok.kind in ("NEWLINE", "EOF"):
-                        break
-                    continue
-                items.append(node)
-                if tok.kind == "NEWLINE" or tok.kind == "EOF":
+        if tok.kind == "EOF":
+            return None
+        items: list = []
+        while True:
+            node = self.parse_and_or(tok)
+            tok = self.lex.peeked or self.lex.peek()
+            if tok.kind == "OP" and tok.value in (";", "&"):
+                self.lex.advance()
+                items.append(Background(node.pos, node, tok.pos) if tok.value == "&" else node)
+                tok = self.lex.peek(COMMAND_START)
+                if tok.kind in ("NEWLINE", "EOF"):
                     break
-                raise self.unexpected(tok)
-            units.append(CommandList(items[0].pos, items))
-            tok = self.skip_newlines()
+                continue
+            items.append(node)
+            if tok.kind == "NEWLINE" or tok.kind == "EOF":
+                break
+            raise self.unexpected(tok)
+        if tok.kind == "NEWLINE" and self.lex.pending_heredocs:
+            try:
+                self.lex.advance()        # the line's here-documents are read with its newline
+            except ShellSyntaxError as e:
+                self.after_unit = e
+        return CommandList(items[0].pos, items)
 
     # ------------------------------------------------------------ helpers
 
