@@ -18,6 +18,7 @@ f() { local x=10; (( x >= 10 )) && echo local-x; a[x]=ten; }; f; echo "${a[10]} 
 (( unset_var < 1 )) && echo unset-is-0; b[unset_var]=z; echo "${!b[@]}"; z=08
 (( z < 9 )) 2>/dev/null || echo "bad octal $?"; ( c[z]=q; echo after ) 2>/dev/null; echo "bad subscript $?"
 ( set -u; (( u < 3 )); echo after ) 2>/dev/null; echo "nounset $?"; big=(); a[99999999999999999999]=w; echo "${!a[@]}"
+h=99999999999999999999; echo $((h)) $((h + 0)); d=(); d[h]=x; echo "${!d[@]}"
 """,
     # ---- indirect references to arrays under operators (the compiled build once typed these as strings)
     "indirect_array_operators": """a=('foo bar' baz); r='a[@]'; printf '<%s>' ${!r+"${!r}"}; echo
