@@ -72,15 +72,10 @@ class Compiler:
         return source.line_of(pos) if source is not None else 0
 
     def compile_program(self, node: A.CommandList, source: Source) -> "CompiledScript":
-        saved = self.source
-        self.source = source
-        try:
-            return CompiledScript(self.compile_each(node.items))
-        finally:
-            self.source = saved
+        return CompiledScript([self.compile_unit(unit, source) for unit in node.items])
 
     def compile_unit(self, node: A.CommandList, source: Source) -> Callable:
-        """One top-level command from Parser.next_unit, as compile_program compiles each."""
+        """One top-level command (a line, as Parser.next_unit gives it)."""
         saved = self.source
         self.source = source
         try:

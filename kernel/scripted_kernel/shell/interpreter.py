@@ -206,6 +206,9 @@ class ParserTooDeep(Exception):
     """A command nested deeper than the parser (or the compile stage) can follow."""
 
 
+TOO_DEEP = "syntax error: nesting too deep"
+
+
 class StreamedScript:
     """A script read as bash reads one: each top-level command is parsed and compiled when
     the one before it has run (`units` yields them), and a syntax error, in `syntax_error`
@@ -226,8 +229,8 @@ class StreamedScript:
     def units(self) -> Iterator[Callable]:
         check_stop()                  # a call whose deadline passed, or cancelled, runs nothing
         while True:
-            paused = gc.isenabled()
-            gc.disable()              # (as in _gc_paused: reading makes acyclic objects only)
+            enabled = gc.isenabled()
+            gc.disable()              # (_gc_paused written out: a generator per command costs)
             try:
                 node = self.parser.next_unit()
                 if node is None:
@@ -239,9 +242,9 @@ class StreamedScript:
             except RecursionError:
                 raise ParserTooDeep() from None
             finally:
-                if paused:
+                if enabled:
                     gc.enable()
-            del node
+            del node                  # (its tree goes while it runs, but for the bodies it keeps)
             yield unit
 
 
@@ -287,7 +290,7 @@ def _execute(script, run: Run, commands, env, stdin, builtins, shell_setup, sess
     try:
         fn = SCRIPT_CACHE.get(script, limits.max_parser_depth, stream=True)
     except RecursionError:
-        return _stopped_before_running(run, "syntax error: nesting too deep", 2, "limit:max_parser_depth")
+        return _stopped_before_running(run, TOO_DEEP, 2, "limit:max_parser_depth")
     except Cancelled as e:
         return _stopped_before_running(run, e.message, e.status, _stop_kind(e))
     except Exception as e:        # an engine defect: reported as run_shell reports one
@@ -365,7 +368,7 @@ def run_shell(sh: Shell, fn: Callable, report: Optional[Callable] = None) -> tup
             sh.jobs = None
     except ParserTooDeep:          # (a script read command by command: after the ones before)
         status, error = 2, "limit:max_parser_depth"
-        _report(sh, "syntax error: nesting too deep")
+        _report(sh, TOO_DEEP)
     except LimitExceeded as e:
         status, error = 1, f"limit:{e.limit}"
         _report(sh, e.message)
