@@ -241,6 +241,19 @@ def test_a_scripted_tool_session_left_running_starts_a_new_shell(release):
 
 # ---------------------------------------------------------------- nothing escapes execute()
 
+class _NoIdleRunner(list):
+    """An idle list that hands out no runner. A runner that parks meanwhile (the thread of the
+    call before, which parks itself after its caller has its answer) goes to the real list:
+    an empty list in its place could receive it, and the next call would have a runner."""
+
+    def __init__(self, real: list):
+        super().__init__()
+        self.real = real
+
+    def append(self, runner):
+        self.real.append(runner)
+
+
 def test_no_exception_escapes_execute(monkeypatch):
     def exits(stream, text):
         raise SystemExit(4)
@@ -251,7 +264,7 @@ def test_no_exception_escapes_execute(monkeypatch):
 
     def no_thread(self):
         raise RuntimeError("can't start new thread")
-    monkeypatch.setattr(containment.RUNNERS, "_idle", [])
+    monkeypatch.setattr(containment.RUNNERS, "_idle", _NoIdleRunner(containment.RUNNERS._idle))
     monkeypatch.setattr(threading.Thread, "start", no_thread)
     r = tool.execute("ok")
     assert (r.exit_code, r.error) == (1, "limit:threads") and "cannot start a thread" in r.stderr
