@@ -65,6 +65,9 @@ def _fetch(ctx, opts, text: str) -> int:
     heads = []
     for _ in range(MAX_REDIRECTS + 1):
         grant = network.start_request(url, method)        # every hop judged again (6: not admitted)
+        if network.dry_run:                 # a plan: the request is listed, never sent
+            network.record(method, str(url))
+            return 0
         sent = _with_auth(credentials, headers)
         if opts.has("v"):
             _verbose_request(ctx, method, url, sent, body)

@@ -20,6 +20,7 @@ import threading
 from typing import Callable, Optional
 
 from ..shell.errors import Cancelled, LimitExceeded
+from ..shell.escapes import text_from_host
 
 # ---------------------------------------------------------------- threads
 
@@ -229,8 +230,6 @@ async def _within_budget(coroutine, budget):
 
 # ---------------------------------------------------------------- results and failures
 
-_LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
-
 
 def result_text(value) -> str:
     """A callback's return value as command output. Raises ValueError (or TypeError) when
@@ -240,8 +239,7 @@ def result_text(value) -> str:
     if isinstance(value, bytes):
         return value.decode("utf-8", "surrogateescape")
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str) + "\n"
-    # a lone surrogate is no character; the ones from undecodable bytes stay bytes
-    return _LONE_SURROGATE.sub("\ufffd", text) if not text.isascii() else text
+    return text_from_host(text)
 
 
 def failure_message(error: BaseException) -> str:

@@ -37,7 +37,7 @@ class ToolCall:
     params: Optional[dict]
     argv: list
     stdin_size: int = 0
-    kind: str = "tool"           # tool, or builtin (a BashTool's custom command)
+    kind: str = "tool"           # tool, builtin (a BashTool's custom command), or network (a plan's curl)
 
 
 @dataclass(slots=True)

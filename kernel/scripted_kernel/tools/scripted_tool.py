@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, TypeVar
 
 from ..commands import COMMANDS, FILE_COMMANDS
-from ..commands.urlpolicy import NetworkPolicy
+from ..commands.urlpolicy import DryRunNetwork, NetworkPolicy
 from ..fs import FileSystem, MemoryFs
 from ..shell.builtins import load as load_builtins
 from ..shell.errors import Cancelled, LimitExceeded
@@ -452,8 +452,10 @@ class ScriptedTool:
         """The tool calls the script makes when every tool answers as `TOOL --dry-run` does, in
         order (a list of ToolCall): what to show a user before running it for real. A plan is
         not a guarantee: the real run may branch differently on the tools' real answers (the
-        before_tool hook is the guarantee). Hooks are not called; a shared MemoryFs is replaced
-        by an empty scratch one, so a plan changes no file."""
+        before_tool hook is the guarantee). A plan has no side effect: no callback and no hook
+        is called; a shared MemoryFs is replaced by an empty scratch one, so a plan changes no
+        file; curl's requests are judged by the network policy and listed as `curl` calls
+        (kind "network", params method and url), never sent."""
         run, work = self._prepare(commands, stdin, None, None, None, plan=True)
         self._run_and_wait(run, work, None)
         return list(run.plan or ())
@@ -513,7 +515,8 @@ class ScriptedTool:
                 fs = MemoryFs(limits=limits)
         slot = run.shell_slot = ShellSlot(session.shell) if session is not None else None
         observer = telemetry.Observer(run.tracer) if run.tracer is not None else None
-        execution = run.execution = Run(limits, run.cancel, run.relay, fs, self._network_for_run(),
+        network = self._network_for_run() if not plan else self._network_for_plan(run.plan)
+        execution = run.execution = Run(limits, run.cancel, run.relay, fs, network,
                                         host=run, observer=observer)
 
         def work():
@@ -542,6 +545,16 @@ class ScriptedTool:
                 return ()
             policy = self.network_policy = NetworkPolicy(self.network_allow)
         return policy.for_run()
+
+    def _network_for_plan(self, plan: list):
+        """The network as a plan sees it: requests judged by the policy, listed in the plan as
+        `curl` calls (method and URL), never sent."""
+        policy = self._network_for_run()
+        if not policy:
+            return ()
+        record = lambda method, url: plan.append(               # noqa: E731
+            ToolCall("curl", {"method": method, "url": url}, ["curl", "-X", method, url], kind="network"))
+        return DryRunNetwork(policy.policy, record)
 
     def _callback_names(self):
         """The commands that call host code."""
