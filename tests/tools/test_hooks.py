@@ -169,3 +169,29 @@ def test_plan_changes_no_file_of_a_shared_filesystem():
     assert sorted(p for p in fs.tree() if p.startswith("/tmp/")) == ["/tmp/keep"]
     with pytest.raises(NotImplementedError):
         BashTool().plan("ls")
+
+
+def test_plan_calls_nothing_whatever_route_reaches_a_tool():
+    # every route by which a script reaches a tool (eval, a function, xargs, timeout, a
+    # pipeline stage, command, a variable holding the name, a job, a substitution) is a dry run
+    called, hooked = [], []
+
+    def counting(id: int) -> dict:
+        """Count."""
+        called.append(id)
+        return {"id": id}
+    api = (ScriptedTool.builder("api").function(counting)
+           .before_tool(lambda c: hooked.append(c)).after_tool(lambda c, r: hooked.append(c)).build())
+    plan = api.plan("""
+eval 'counting --id 1'
+f() { counting --id 2; }; f
+echo 3 | xargs -I{} counting --id {}
+timeout 5 counting --id 4
+counting --id 5 | cat
+command counting --id 6
+t=counting; $t --id 7
+counting --id 8 & wait
+x=$(counting --id 9); cat <(counting --id 10)
+""")
+    assert [c.params["id"] for c in plan] == list(range(1, 11))
+    assert called == [] and hooked == []

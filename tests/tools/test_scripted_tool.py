@@ -78,12 +78,12 @@ def test_flag_forms(shop):
     r = shop.execute("""search --q=shoes --tags a --tags b --filter.limit 5 --exact | jq -c .
 search --q x --tags '["c","d"]' --filter '{"limit": 1}' | jq -c .
 search --json '{"q": "y", "tags": ["e"]}' | jq -c .
-search --q z --tags e,f --filter limit=7 | jq -c .""")
+search --q z --tags 'e,f' --tags g --filter limit=7 | jq -c .""")
     assert r.stdout.splitlines() == [
         '{"query":"shoes","filter":{"limit":5},"tags":["a","b"]}',
         '{"query":"x","filter":{"limit":1},"tags":["c","d"]}',
         '{"query":"y","filter":null,"tags":["e"]}',
-        '{"query":"z","filter":{"limit":7},"tags":["e","f"]}',
+        '{"query":"z","filter":{"limit":7},"tags":["e,f","g"]}',
     ], r.stderr
 
 
@@ -168,7 +168,7 @@ def test_help_flag_never_runs_the_tool(script):
     ("--id 1e3", "--id: expected integer, got '1e3'"),
     ("--ratio inf", "--ratio: expected number, got 'inf'"),
     ("--ratio 1_0", "--ratio: expected number, got '1_0'"),
-    ("--verbose false", "--verbose is a switch and takes no value (write --verbose=false)"),
+    ("--verbose maybe", "expected --flag, got 'maybe' (arguments are passed as --flag value)"),
     ("--verbose=maybe", "--verbose: expected boolean (true or false), got 'maybe'"),
 ])
 def test_flag_values_bash_users_would_call_wrong_are_refused(flags, message):
@@ -278,10 +278,10 @@ def test_tool_decorator_derives_the_schema():
     props = d.input_schema["properties"]
     assert props["value"] == {"type": "number", "description": "The number to scale."}
     assert props["factor"] == {"type": "integer", "description": "How much.", "default": 2}
-    assert props["mode"]["enum"] == ["up", "down"] and props["labels"]["type"] == "array"
+    assert props["mode"]["enum"] == ["up", "down"] and props["labels"]["type"] == ["array", "null"]
     assert d.input_schema["required"] == ["value"]
     t = ScriptedTool("calc").add(scale)
-    assert json.loads(t.execute("scale --value 1.5 --factor 3 --labels a,b").stdout) == \
+    assert json.loads(t.execute("scale --value 1.5 --factor 3 --labels a --labels b").stdout) == \
         {"result": 4.5, "labels": ["a", "b"]}
     assert t.execute("scale --value 1 --mode sideways").exit_code == 2
     assert scale(2.0) == {"result": 4.0, "labels": None}      # still a plain function

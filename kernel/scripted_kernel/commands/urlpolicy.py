@@ -350,6 +350,7 @@ class RunNetwork:
     """The policy as one execution uses it: with its own request and byte counts."""
     __slots__ = ("policy", "requests", "received")
     dry_run = False             # DryRunNetwork: requests are judged and listed, never sent
+    record: Callable[[str, str], None]
 
     def __init__(self, policy: NetworkPolicy):
         self.policy = policy

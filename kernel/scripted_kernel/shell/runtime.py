@@ -150,6 +150,9 @@ class Shell:
         self.dirstack: list[str] = []        # pushd's saved directories (below the current one)
         self.commands = commands
         self.builtins = builtins
+        # the shell's own builtins and commands whose names a tool took (name -> ("builtin" or
+        # "command", fn)): `builtin NAME` and `command NAME` still reach them
+        self.shadowed: dict[str, tuple] = {}
         self.compile_script = compile_script     # text -> a compiled script (cached)
         self.compiler = compiler                 # the Compiler: words and assignments met at run time
         self.globals: dict[str, Var] = {}
@@ -276,6 +279,7 @@ class Shell:
         child.pids = self.pids
         child.hostname = self.hostname
         child.random = self.random
+        child.shadowed = self.shadowed
         return child
 
     def attach(self, run, stdin: InputStream, commands: dict):

@@ -24,21 +24,23 @@ from ..fs import MemoryFs
 from ..shell.builtins import load as load_builtins
 from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
 from ..shell.run import ShellSlot
-from .containment import WAIT_SLICE, failure_message, result_text
+from .containment import WAIT_SLICE, failure_message
 from .definitions import is_async_callable
 from . import snapshot
 from .flags import FlagError
 from .history import History, diff as history_diff
 from .hooks import Hooks, ToolCall, pending_stdin
+from .results import result_text
 from .scripted_tool import GRACE, HostPolicyOptions, ScriptedTool, ToolResponse, _tool_run
 from .telemetry import TelemetryConfig
 
 DESCRIPTION = "Virtual bash interpreter with a virtual filesystem"
 
 
-def _file_commands() -> str:
-    """The commands that need the filesystem, from the registry (`needs_files=True`)."""
-    return " ".join(sorted(FILE_COMMANDS))
+def _file_commands(taken=()) -> str:
+    """The commands that need the filesystem, from the registry (`needs_files=True`), but
+    those a custom builtin took the name of."""
+    return " ".join(sorted(FILE_COMMANDS - set(taken)))
 
 
 class BashTool(ScriptedTool):
@@ -48,7 +50,7 @@ class BashTool(ScriptedTool):
                  limits: Optional[ExecutionLimits] = None, env: Optional[dict] = None,
                  files: Optional[dict] = None, filesystem: Optional[MemoryFs] = None,
                  builtins: Optional[dict] = None, fresh_shell: bool = False, name: str = "bash",
-                 sanitize_errors: bool = True):
+                 sanitize_errors: bool = True, shadow=()):
         limits = limits or ExecutionLimits()
         fs = filesystem if filesystem is not None else MemoryFs(files, user=username, limits=limits)
         if filesystem is not None and files:
@@ -63,6 +65,8 @@ class BashTool(ScriptedTool):
         self.username = username
         self.hostname = hostname
         self.custom_builtins = dict(builtins or {})
+        for builtin_name in self.custom_builtins:       # `shadow`: the names they may take from the shell
+            self._check_name(builtin_name, builtin_name in shadow)
         self.fresh = fresh_shell
         self._shell = ShellSlot()        # the persistent shell, once a call has made it
         self._lock = threading.Lock()    # one call at a time uses the shell
@@ -138,12 +142,16 @@ class BashTool(ScriptedTool):
                  "Output: {stdout, stderr, exit_code}", "",
                  f"Home: {self.home}",
                  f"User: {self.username}, host: {self.hostname}; {mode}.",
-                 f"File commands: {_file_commands()}; text commands: grep sed awk jq sort uniq cut "
-                 "head tail wc tr xargs ...",
+                 f"File commands: {_file_commands(self.custom_builtins)}; text commands: " +
+                 " ".join(c for c in ("grep", "sed", "awk", "jq", "sort", "uniq", "cut", "head", "tail", "wc",
+                                      "tr", "xargs") if c not in self.custom_builtins) + " ...",
                  ("curl may fetch: " + ", ".join(self.network_allow) + "; no other network, "
                   if self.network_allow else "No network, ") + "no processes and no host files."]
         if self.custom_builtins:
-            lines.append("Custom commands: " + ", ".join(sorted(self.custom_builtins)) + ".")
+            taken = self.shadowed_names()
+            lines.append("Custom commands: " + ", ".join(
+                f"{name} (not the shell's {name}: `command {name}` runs that)" if name in taken else name
+                for name in sorted(self.custom_builtins)) + ".")
         return "\n".join(lines) + "\n"
 
     def input_schema(self) -> dict:
@@ -155,10 +163,8 @@ class BashTool(ScriptedTool):
 
     def commands(self) -> dict:
         if self._commands is None:
-            table = dict(COMMANDS)
-            for name, fn in self.custom_builtins.items():
-                table[name] = self._builtin_command(name, fn)
-            self._commands = table
+            self._commands = self._with_host_commands(dict(COMMANDS), {name: self._builtin_command(name, fn)
+                                                            for name, fn in self.custom_builtins.items()})
         return self._commands
 
     def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
@@ -423,6 +429,7 @@ class BashToolBuilder(HostPolicyOptions):
     _limits: Optional[ExecutionLimits] = None
     _env: dict = field(default_factory=dict)
     _builtins: dict = field(default_factory=dict)
+    _shadow: set = field(default_factory=set)
     _files: dict = field(default_factory=dict)
     _mounts: list = field(default_factory=list)
     _filesystem: Optional[MemoryFs] = None
@@ -457,8 +464,12 @@ class BashToolBuilder(HostPolicyOptions):
         self._env[key] = str(value)
         return self
 
-    def builtin(self, name: str, fn: Callable) -> "BashToolBuilder":
+    def builtin(self, name: str, fn: Callable, shadow: bool = False) -> "BashToolBuilder":
+        """A command of the host's: fn(args, stdin) -> text (or (stdout, stderr, status)).
+        `shadow=True` lets it take the name of a shell builtin or command."""
         self._builtins[name] = fn
+        if shadow:
+            self._shadow.add(name)
         return self
 
     def files(self, files: dict) -> "BashToolBuilder":
@@ -514,7 +525,8 @@ class BashToolBuilder(HostPolicyOptions):
             self._hostname = restored[0]["hostname"]
             self._limits = limits
         tool = BashTool(self._username, self._hostname, self._limits, self._env, None,
-                        self._filesystem, self._builtins, self._fresh, self._name, self._sanitize)
+                        self._filesystem, self._builtins, self._fresh, self._name, self._sanitize,
+                        self._shadow)
         if restored is not None:
             tool._install(restored[1], restored[2])
         for path, content in self._files.items():

@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
+from .docstrings import cut_at_sentence
 from .flags import type_label, usage_line
+
+DESCRIPTION_BUDGET = 300        # characters of a tool's description in the prompt and in listings
+# the text commands the prompt names (a tool that took one of these names is left out)
+TEXT_COMMANDS = ("jq", "grep", "sed", "awk", "sort", "uniq", "cut", "tr", "wc", "head", "tail", "seq")
 
 
 def flag_rows(tool_def) -> list[dict]:
@@ -21,7 +26,8 @@ def flag_rows(tool_def) -> list[dict]:
 
 
 def tool_help_text(tool_def) -> str:
-    lines = [f"{tool_def.name} - {tool_def.description}".rstrip(" -"),
+    summary, *body = (tool_def.description or "").split("\n\n")
+    lines = [f"{tool_def.name} - {summary}".rstrip(" -"), *body,
              f"Usage: {usage_line(tool_def.name, tool_def.input_schema)}"]
     rows = flag_rows(tool_def)
     if rows:
@@ -71,9 +77,15 @@ def tool_markdown(tool_def) -> str:
     return "\n".join(parts)
 
 
+def one_line(description: str) -> str:
+    """A description as the prompt and listings show it: one line within DESCRIPTION_BUDGET,
+    cut after a sentence (`help TOOL` shows it whole)."""
+    return cut_at_sentence(description or "", DESCRIPTION_BUDGET)
+
+
 def list_text(tool_defs) -> str:
     width = max((len(t.name) for t in tool_defs), default=0)
-    return "".join(f"{t.name.ljust(width)}  {t.description}\n" for t in tool_defs)
+    return "".join(f"{t.name.ljust(width)}  {one_line(t.description)}\n" for t in tool_defs)
 
 
 def matches_search(tool_def, text: str) -> bool:
@@ -94,17 +106,18 @@ def system_prompt(name: str, short_description: str, tool_defs: list, compact: b
     lines += ['Input: {"commands": "<bash script>"}', "Output: {stdout, stderr, exit_code}", "",
               "## Available tool commands", ""]
     for t in tool_defs:
-        lines.append(f"- `{t.name}`: {t.description}")
+        lines.append(f"- `{t.name}`: {one_line(t.description)}")
         if not compact:
             lines.append(f"  Usage: `{usage_line(t.name, t.input_schema)}`")
     lines += ["", "## Tips", "",
               "- One script does the whole task: combine the tools with pipes, variables, loops and "
               "conditionals; print only the result you need.",
-              "- Flags: `--name value` or `--name=value`; a boolean is a bare `--flag`."]
+              "- Flags: `--name value` or `--name=value`; a boolean is `--flag`, `--flag false` or `--no-flag`; "
+              "repeat a flag (or give a JSON array) for a list; `--name null` where a flag accepts null."]
     if tool_defs:
         lines.append(f"- Tools print JSON; filter it with jq: `{example_call(tool_defs[0])} | jq .`")
-    lines += [f"- Text commands read stdin: jq grep sed awk sort uniq cut tr wc head tail seq and more; "
-              f"{files} and no network.",
+    text_commands = " ".join(c for c in TEXT_COMMANDS if c not in {t.name for t in tool_defs})
+    lines += [f"- Text commands read stdin: {text_commands} and more; {files} and no network.",
               "- Run `help TOOL` for a tool's flags before you call it; `discover --search TEXT` finds tools."
               if compact else
               "- `help TOOL` describes a tool's flags; `discover --search TEXT` finds tools.",

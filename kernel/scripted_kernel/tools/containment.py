@@ -13,14 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import ipaddress
-import json
 import os
 import re
 import threading
 from typing import Callable, Optional
 
 from ..shell.errors import Cancelled, LimitExceeded
-from ..shell.escapes import text_from_host
 
 # ---------------------------------------------------------------- threads
 
@@ -229,17 +227,6 @@ async def _within_budget(coroutine, budget):
 
 
 # ---------------------------------------------------------------- results and failures
-
-
-def result_text(value) -> str:
-    """A callback's return value as command output. Raises ValueError (or TypeError) when
-    the value has no text form."""
-    if value is None:
-        return ""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "surrogateescape")
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str) + "\n"
-    return text_from_host(text)
 
 
 def failure_message(error: BaseException) -> str:

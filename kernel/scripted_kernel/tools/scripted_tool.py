@@ -18,20 +18,22 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, TypeVar
 
 from ..commands import COMMANDS, FILE_COMMANDS
-from ..commands.urlpolicy import DryRunNetwork, NetworkPolicy
+from ..commands.urlpolicy import DryRunNetwork, NetworkPolicy, RunNetwork
 from ..fs import FileSystem, MemoryFs
 from ..shell.builtins import load as load_builtins
 from ..shell.errors import Cancelled, LimitExceeded
 from ..shell.interpreter import execute as run_script
 from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
+from ..shell.parser import RESERVED as SHELL_KEYWORDS
 from ..shell.run import Run, ShellSlot
 from . import catalog, telemetry
-from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, failure_message, result_text,
+from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, failure_message,
                           run_coroutine, sanitize)
 from .definitions import (DecoratedTool, ToolArgs, ToolDef, callback_from_function, is_async_callable,
                           tool_def_from_function)
 from .flags import FlagError, FlagParser
 from .hooks import DENIED, Hooks, ToolCall, ToolCallResult, decide, pending_stdin
+from .results import result_text
 
 RESERVED_NAMES = {"help", "discover"}
 
@@ -291,6 +293,7 @@ class ScriptedTool:
         self.context = list(context or [])
         self.tools: dict[str, RegisteredTool] = {}
         self._commands: Optional[dict] = None
+        self._shadowed: dict = {}           # name -> (kind, fn): what tools took the name of (_with_host_commands)
         self._tool_names: "re.Pattern[str] | bool | None" = None   # a pattern of the tool names, once asked
         self._last = threading.local()
         self.hooks = Hooks()                # before_tool / after_tool (hooks.py)
@@ -326,22 +329,37 @@ class ScriptedTool:
 
     def register(self, tool_def: ToolDef, callback: Callable, is_async: Optional[bool] = None) -> "ScriptedTool":
         name = tool_def.name
-        self._check_name(name)
+        self._check_name(name, tool_def.shadow)
         if is_async is None:
             is_async = is_async_callable(callback)
         self.tools[name] = RegisteredTool(tool_def, callback, is_async, FlagParser(name, tool_def.input_schema))
         self._commands = self._tool_names = None
         return self
 
-    def _check_name(self, name: str):
-        """Refuse a name no script could call, or one that would hide a builtin, a command or
-        an earlier tool (a script's `echo` or `jq` must mean what it means in bash)."""
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", name):
-            raise ValueError(f"tool name {name!r} is not a valid command name")
-        if name in RESERVED_NAMES or name in COMMANDS or name in load_builtins():
-            raise ValueError(f"tool name {name!r} is taken by a shell builtin or command; choose another")
+    def _check_name(self, name: str, shadow: bool = False):
+        """Refuse a name no script could call, an earlier tool's, or, unless `shadow`, one that
+        a builtin or a command of this tool's shell has (a script's `echo` or `jq` means what
+        it means in bash unless the host says otherwise)."""
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", name) or name in SHELL_KEYWORDS:
+            raise ValueError(f"tool name {name!r} is not a valid command name" +
+                             (" (it is a shell keyword)" if name in SHELL_KEYWORDS else ""))
         if name in self.tools:
             raise ValueError(f"a tool named {name!r} is already registered")
+        owner = self._name_owner(name)
+        if owner is not None and not shadow:
+            raise ValueError(f"tool name {name!r} is taken by {owner}; pass shadow=True to let the tool "
+                             f"take it (then `command {name}` still reaches the shell's own)")
+
+    def _name_owner(self, name: str) -> Optional[str]:
+        """What already answers to `name` in this tool's shell, or None. A logic-only tool has
+        no file commands, so their names are free there."""
+        if name in load_builtins():
+            return f"the shell builtin {name!r}"
+        if name in RESERVED_NAMES:
+            return f"the {name!r} command of every scripted tool"
+        if name in COMMANDS and (self.filesystem is not None or name not in FILE_COMMANDS):
+            return f"the command {name!r}"
+        return None
 
     def add_tool(self, name: str, description: str, callback: Callable, schema: Optional[dict] = None):
         """bashkit's Python signature: callback(params: dict, stdin: str | None) -> str."""
@@ -409,12 +427,39 @@ class ScriptedTool:
             if self.filesystem is None:         # logic mode: file commands are not there
                 for name in FILE_COMMANDS:
                     del table[name]
-            for name, registered in self.tools.items():
-                table[name] = self._command_for(registered)
             table["help"] = self._help_command
             table["discover"] = self._discover_command
-            self._commands = table
+            self._commands = self._with_host_commands(table, {name: self._command_for(registered)
+                                                   for name, registered in self.tools.items()})
         return self._commands
+
+    def _with_host_commands(self, table: dict, own: dict) -> dict:
+        """`table` with the host's commands `own` in it, each over a builtin or command of the
+        same name (which `_check_name` let it take); what they shadow is kept for `builtin`
+        and `command`, and the shadowed builtins leave the shell's builtin table."""
+        builtins = load_builtins()
+        shadowed = {}
+        for name, fn in own.items():
+            if name in builtins:
+                shadowed[name] = ("builtin", builtins[name])
+            elif name in table:
+                shadowed[name] = ("command", table[name])
+            table[name] = fn
+        self._shadowed = shadowed
+        return table
+
+    def _builtins(self) -> Optional[dict]:
+        """The shell's builtins (None: all of them): those a tool took the name of are left out,
+        so that a call of that name reaches the tool."""
+        taken = [name for name, (kind, _) in self._shadowed.items() if kind == "builtin"]
+        if not taken:
+            return None
+        return {name: fn for name, fn in load_builtins().items() if name not in taken}
+
+    def shadowed_names(self) -> set:
+        """The builtins and commands whose names a tool of this one took."""
+        self.commands()
+        return set(self._shadowed)
 
     def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
                 on_output: Optional[Callable] = None, _session: Optional[ShellSlot] = None) -> ToolResponse:
@@ -509,13 +554,14 @@ class ScriptedTool:
         table, env, limits = self.commands(), self.env, self.limits
         fs = self._filesystem_for_call() if not session else None
         run.watched = run.tracer is not None or plan
+        network = self._network_for_run()
         if plan:
             run.plan = []
+            network = self._network_for_plan(run.plan)
             if isinstance(fs, FileSystem):      # a plan changes no file of the tool's own
                 fs = MemoryFs(limits=limits)
         slot = run.shell_slot = ShellSlot(session.shell) if session is not None else None
         observer = telemetry.Observer(run.tracer) if run.tracer is not None else None
-        network = self._network_for_run() if not plan else self._network_for_plan(run.plan)
         execution = run.execution = Run(limits, run.cancel, run.relay, fs, network,
                                         host=run, observer=observer)
 
@@ -530,12 +576,9 @@ class ScriptedTool:
             return fs
         return fs(limits=self.limits) if fs is MemoryFs else fs()
 
-    def _builtins(self) -> Optional[dict]:
-        """The shell's builtins; None: all of them."""
-        return None
-
     def _setup_shell(self, sh):
         """Before a script runs: what the tool's configuration gives its shell."""
+        sh.shadowed = self._shadowed
 
     def _network_for_run(self):
         """The network policy with this execution's own request and byte counts (() for none)."""
@@ -550,7 +593,7 @@ class ScriptedTool:
         """The network as a plan sees it: requests judged by the policy, listed in the plan as
         `curl` calls (method and URL), never sent."""
         policy = self._network_for_run()
-        if not policy:
+        if not isinstance(policy, RunNetwork):
             return ()
         record = lambda method, url: plan.append(               # noqa: E731
             ToolCall("curl", {"method": method, "url": url}, ["curl", "-X", method, url], kind="network"))
@@ -609,29 +652,26 @@ class ScriptedTool:
         parser = registered.parser
 
         def revalidate(params: dict) -> dict:       # a before_tool hook's replacement params
-            parser.from_json = True                 # checked as JSON values are: types included
-            parser.validate(params)
+            parser.validate(params, from_json=True)    # checked as JSON values are: types included
             return params
 
         def run(sh, argv):
-            args = argv[1:]
             active = _tool_run(sh)
             watched = active is not None and active.watched           # a plan, or tracing
             plan = active.plan if active is not None else None        # tool.plan(): all dry runs
-            dry_run = plan is not None
-            if "--help" in args or "--dry-run" in args or args == ["-h"]:
-                if "--help" in args or args == ["-h"]:      # whatever else is there: help only
-                    sh.out(catalog.tool_help_text(registered.tool_def))
-                    return 0
-                dry_run = True
-                args = [a for a in args if a != "--dry-run"]
             started = time.perf_counter()
             params = None
+            dry_run = plan is not None
             try:
-                params = parser.parse(args)
-                parser.validate(params)
+                parsed = parser.parse(argv[1:])
+                if parsed.help:                     # whatever else is there: help only
+                    sh.out(catalog.tool_help_text(registered.tool_def))
+                    return 0
+                params = parsed.params
+                dry_run = dry_run or parsed.dry_run
+                parser.validate(params, parsed.from_json)
             except FlagError as e:
-                if dry_run:
+                if dry_run or "--dry-run" in argv:
                     sh.out(_dry_run_report(name, params, str(e)))
                     return 1
                 sh.err(f"{name}: {e}\n")
@@ -807,7 +847,7 @@ class ScriptedTool:
             elif mode == "-s":
                 sh.out(f"{d.name}: {catalog.usage_line(d.name, d.input_schema)}\n")
             elif mode == "-d":
-                sh.out(f"{d.name} - {d.description}\n")
+                sh.out(f"{d.name} - {catalog.one_line(d.description)}\n")
             else:
                 sh.out(catalog.tool_help_text(d))
         self._trace(sh, "help", "help", argv, None, status, started)
