@@ -24,7 +24,7 @@ from ..fs import MemoryFs
 from ..shell.builtins import load as load_builtins
 from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
 from ..shell.run import ShellSlot
-from .containment import WAIT_SLICE, failure_message
+from .containment import WAIT_SLICE, cannot_print
 from .definitions import is_async_callable
 from . import snapshot
 from .flags import FlagError
@@ -272,7 +272,7 @@ class BashTool(ScriptedTool):
                 out, err, status = _builtin_result(value)
             except BaseException as e:    # the wrong shape, a cycle, an object whose __str__ raises
                 return self._fail(sh, name, argv, None, started,
-                                  f"cannot print the result: {failure_message(e)}", "builtin"), 0, 0
+                                  cannot_print(e), "builtin"), 0, 0
             sh.out(out)
             sh.err(err)
             self._trace(sh, name, "builtin", argv, None, status, started, len(out), len(err))

@@ -19,6 +19,7 @@ import threading
 from typing import Callable, Optional
 
 from ..shell.errors import Cancelled, LimitExceeded
+from .results import NotJson
 
 # ---------------------------------------------------------------- threads
 
@@ -227,6 +228,13 @@ async def _within_budget(coroutine, budget):
 
 
 # ---------------------------------------------------------------- results and failures
+
+
+def cannot_print(error: BaseException) -> str:
+    """Why a callback's return value could not be printed (results.result_text raised)."""
+    if isinstance(error, NotJson):
+        return str(error)
+    return f"cannot print the result: {failure_message(error)}"
 
 
 def failure_message(error: BaseException) -> str:

@@ -200,6 +200,7 @@ class DecoratedTool:
     def __init__(self, fn: Callable, tool_def: ToolDef, print_none: bool = True):
         self.fn = fn
         self.tool_def = tool_def
+        self.print_none = print_none
         self.callback = callback_from_function(fn, tool_def, print_none)
         self.__wrapped__ = fn
         self.__doc__ = fn.__doc__

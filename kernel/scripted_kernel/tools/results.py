@@ -24,7 +24,11 @@ MAX_DEPTH = 500             # nesting of a result (deeper is refused: a cycle, o
 
 
 class NotJson(TypeError):
-    """A return value with no JSON form; the message names what and where."""
+    """A return value with no JSON form; the message names what, and where inside the value."""
+
+    def __init__(self, where: str, what: str):
+        inside = f" (at {where})" if where != "result" else ""
+        super().__init__(f"cannot print the result: {what}{inside}")
 
 
 def result_text(value, none_text: str = "") -> str:
@@ -42,7 +46,7 @@ def result_text(value, none_text: str = "") -> str:
 def json_value(value: Any, _depth: int = 0, _where: str = "result") -> Any:
     """`value` as plain JSON data (dict, list, str, int, float, bool, None)."""
     if _depth > MAX_DEPTH:
-        raise NotJson(f"result: nested more than {MAX_DEPTH} levels deep (a cycle?)")
+        raise NotJson("result", f"nested more than {MAX_DEPTH} levels deep (a cycle?)")
     if value is None or isinstance(value, (str, bool, int)) and not isinstance(value, enum.Enum):
         return value
     if isinstance(value, float):
@@ -66,7 +70,7 @@ def json_value(value: Any, _depth: int = 0, _where: str = "result") -> Any:
 def _other(value, depth: int, where: str):
     if isinstance(value, Decimal):
         if not value.is_finite():
-            raise NotJson(f"{where}: {value} is not a JSON number")
+            raise NotJson(where, f"{value} is not a JSON number")
         return int(value) if value == value.to_integral_value() else float(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: json_value(getattr(value, f.name), depth, f"{where}.{f.name}")
@@ -89,14 +93,14 @@ def _other(value, depth: int, where: str):
             return int(value)
         return _finite(number, where)
     if isinstance(value, (bytes, bytearray)):
-        raise NotJson(f"{where}: bytes inside a result have no JSON form (return them alone, or decode them)")
-    raise NotJson(f"{where}: a {type(value).__name__} has no JSON form; return a str, a number, a bool, "
-                  f"None, a list, a dict, a dataclass or a pydantic model")
+        raise NotJson(where, "bytes inside a result have no JSON form (return them alone, or decode them)")
+    raise NotJson(where, f"a value of type {type(value).__name__} has no JSON form; return a str, a number, "
+                         f"a bool, None, a list, a dict, a dataclass or a pydantic model")
 
 
 def _finite(number: float, where: str) -> float:
     if not math.isfinite(number):
-        raise NotJson(f"{where}: {number} is not a JSON number")
+        raise NotJson(where, f"{number} is not a JSON number")
     return number
 
 
@@ -109,4 +113,4 @@ def _key(key, where: str) -> str:
         key = key.value
     if key is None or isinstance(key, (bool, int, float)):
         return json.dumps(key)
-    raise NotJson(f"{where}: a key of type {type(key).__name__} has no JSON form")
+    raise NotJson(where, f"a key of type {type(key).__name__} has no JSON form")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import dataclasses
 import json
 import re
 import threading
@@ -27,9 +28,9 @@ from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
 from ..shell.parser import RESERVED as SHELL_KEYWORDS
 from ..shell.run import Run, ShellSlot
 from . import catalog, telemetry
-from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, failure_message,
+from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, cannot_print, failure_message,
                           run_coroutine, sanitize)
-from .definitions import (DecoratedTool, ToolArgs, ToolDef, callback_from_function, is_async_callable,
+from .definitions import (DecoratedTool, ToolArgs, ToolDef, callback_from_function, is_async_callable, tool,
                           tool_def_from_function)
 from .flags import FlagError, FlagParser
 from .hooks import DENIED, Hooks, ToolCall, ToolCallResult, decide, pending_stdin
@@ -361,17 +362,18 @@ class ScriptedTool:
             return f"the command {name!r}"
         return None
 
-    def add_tool(self, name: str, description: str, callback: Callable, schema: Optional[dict] = None):
+    def add_tool(self, name: str, description: str, callback: Callable, schema: Optional[dict] = None,
+                 shadow: bool = False):
         """bashkit's Python signature: callback(params: dict, stdin: str | None) -> str."""
-        is_async = is_async_callable(callback)
-        if is_async:
+        tool_def = ToolDef(name, description, schema or {}, shadow=shadow)
+        if is_async_callable(callback):
             async def async_adapter(args: ToolArgs):
                 return await callback(args.params, args.stdin)
-            return self.register(ToolDef(name, description, schema or {}), async_adapter, True)
+            return self.register(tool_def, async_adapter, True)
 
         def adapter(args: ToolArgs):
             return callback(args.params, args.stdin)
-        return self.register(ToolDef(name, description, schema or {}), adapter, False)
+        return self.register(tool_def, adapter, False)
 
     def add(self, fn) -> "ScriptedTool":
         """Register an @tool-decorated function (or a plain function, derived the same way)."""
@@ -701,7 +703,7 @@ class ScriptedTool:
                 out = result_text(value)
             except BaseException as e:    # a cycle, a non-string key, an unprintable object
                 return self._fail(sh, name, argv, params, started,
-                                  f"cannot print the result: {failure_message(e)}"), 0, 0
+                                  cannot_print(e)), 0, 0
             sh.out(out)
             self._trace(sh, name, "tool", argv, params, 0, started, len(out))
             return 0, len(out), 0
@@ -986,6 +988,11 @@ class HostPolicyOptions:
 
 
 
+def _shadowing(tool_def: ToolDef, shadow: Optional[bool]) -> ToolDef:
+    """`tool_def`, with `shadow` when one is given."""
+    return tool_def if shadow is None else dataclasses.replace(tool_def, shadow=shadow)
+
+
 @dataclass
 class ScriptedToolBuilder(HostPolicyOptions):
     """The seed's builder: ScriptedTool.builder("api").short_description(...).tool(def, cb)...build()."""
@@ -1007,19 +1014,24 @@ class ScriptedToolBuilder(HostPolicyOptions):
         self._short_description = text
         return self
 
-    def tool(self, tool_def: ToolDef, callback: Callable) -> "ScriptedToolBuilder":
-        self._tools.append((tool_def, callback, is_async_callable(callback)))
+    def tool(self, tool_def: ToolDef, callback: Callable, shadow: Optional[bool] = None) -> "ScriptedToolBuilder":
+        """A tool; `shadow=True` lets it take the name of a shell builtin or command."""
+        self._tools.append((_shadowing(tool_def, shadow), callback, is_async_callable(callback)))
         return self
 
-    def async_tool(self, tool_def: ToolDef, callback: Callable) -> "ScriptedToolBuilder":
-        self._tools.append((tool_def, callback, True))
+    def async_tool(self, tool_def: ToolDef, callback: Callable, shadow: Optional[bool] = None) -> "ScriptedToolBuilder":
+        self._tools.append((_shadowing(tool_def, shadow), callback, True))
         return self
 
     tool_fn = tool                   # the seed's names
     async_tool_fn = async_tool
 
-    def function(self, fn) -> "ScriptedToolBuilder":
-        """An @tool-decorated (or plain) Python function."""
+    def function(self, fn, shadow: Optional[bool] = None) -> "ScriptedToolBuilder":
+        """An @tool-decorated (or plain) Python function, or a bound method; `shadow=True` lets
+        it take the name of a shell builtin or command."""
+        if shadow is not None:
+            fn = fn if isinstance(fn, DecoratedTool) else tool(fn, register=False)
+            fn = DecoratedTool(fn.fn, _shadowing(fn.tool_def, shadow), fn.print_none)
         self._tools.append(("function", fn, None))
         return self
 
