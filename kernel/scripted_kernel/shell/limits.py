@@ -64,6 +64,8 @@ class ExecutionLimits:
     # positional parameters, traps and directory stack keep, checked at the end of each call
     # (see shell/session_state.py for how each is counted).
     max_shell_state_bytes: int = 16 * 1024 * 1024
+    # Calls of registered tools (and a BashTool's custom builtins) in one execution.
+    max_tool_calls: int = 100_000
 
     def __setattr__(self, name, value):
         setting = _SETTING_TYPES.get(type(value))

@@ -264,8 +264,10 @@ class BashTool(ScriptedTool):
             return invoke(sh, argv, list(argv[1:]), started)[0]
 
         def invoke(sh, argv, args, started) -> tuple:
+            self._count_call(sh, name, "builtin", argv, None, started)
             stdin = sh.stdin.read_all()
-            value = self._contained(sh, name, lambda: self._call_builtin(fn, args, stdin, is_async), is_async)
+            value = self._contained(sh, name, lambda: self._call_builtin(fn, args, stdin, is_async), is_async,
+                                    "builtin", argv)
             if isinstance(value, BaseException):
                 return self._fail(sh, name, argv, None, started, self._failure_text(value), "builtin"), 0, 0
             try:

@@ -7,6 +7,7 @@ from typing import Sequence
 
 from .docstrings import cut_at_sentence
 from .flags import type_label, usage_line
+from .shapes import shape_text
 
 DESCRIPTION_BUDGET = 300        # characters of a tool's description in the prompt and in listings
 # the text commands the prompt names (a tool that took one of these names is left out)
@@ -44,6 +45,11 @@ def tool_help_text(tool_def) -> str:
             if notes:
                 detail = (detail + " " if detail else "") + "(" + "; ".join(notes) + ")"
             lines.append(f"  --{r['name']} <{r['type']}>  {detail}".rstrip())
+    if tool_def.output_schema:
+        lines.append(f"Returns: {shape_text(tool_def.output_schema, budget=100_000)}")
+        described = tool_def.output_schema.get("description")
+        if described:
+            lines.append(f"  {described}")
     meta = []
     if tool_def.category:
         meta.append(f"category: {tool_def.category}")
@@ -57,8 +63,9 @@ def tool_help_text(tool_def) -> str:
 def tool_json(tool_def) -> dict:
     return {"name": tool_def.name, "description": tool_def.description,
             "usage": usage_line(tool_def.name, tool_def.input_schema),
-            "input_schema": tool_def.input_schema, "tags": list(tool_def.tags),
-            "category": tool_def.category}
+            "input_schema": tool_def.input_schema, "output_schema": tool_def.output_schema,
+            "returns": shape_text(tool_def.output_schema) if tool_def.output_schema else None,
+            "tags": list(tool_def.tags), "category": tool_def.category}
 
 
 def tool_markdown(tool_def) -> str:
@@ -74,6 +81,8 @@ def tool_markdown(tool_def) -> str:
                 desc += (" " if desc else "") + "one of " + ", ".join(f"`{json.dumps(v)}`" for v in r["enum"])
             parts.append(f"| `--{r['name']}` | {r['type']} | {'yes' if r['required'] else 'no'} | {desc} |")
         parts.append("")
+    if tool_def.output_schema:
+        parts += [f"Returns: `{shape_text(tool_def.output_schema, budget=100_000)}`", ""]
     return "\n".join(parts)
 
 
@@ -97,25 +106,20 @@ def matches_search(tool_def, text: str) -> bool:
 
 def system_prompt(name: str, short_description: str, tool_defs: list, compact: bool,
                   context: Sequence[str] = (), files: str = "there is no file system") -> str:
-    """The prompt a model gets, in the seed's layout: name, description, input and output,
-    `## Available tool commands` (one line and a usage line each; names only when compact),
-    `## Tips`. `files` says what a script may do with files (the filesystem mode)."""
+    """The prompt a model gets: name, description, input and output, `## Tips`, the host's
+    context blocks, then `## Available tool commands` (a line each, with its usage and what it
+    returns; names only when compact). The tools come last, in registration order, so that
+    appending a tool leaves the prompt before it byte for byte (a provider's prompt cache)."""
     lines = [f"# {name}", ""]
     if short_description:
         lines += [short_description, ""]
     lines += ['Input: {"commands": "<bash script>"}', "Output: {stdout, stderr, exit_code}", "",
-              "## Available tool commands", ""]
-    for t in tool_defs:
-        lines.append(f"- `{t.name}`: {one_line(t.description)}")
-        if not compact:
-            lines.append(f"  Usage: `{usage_line(t.name, t.input_schema)}`")
-    lines += ["", "## Tips", "",
+              "## Tips", "",
               "- One script does the whole task: combine the tools with pipes, variables, loops and "
               "conditionals; print only the result you need.",
               "- Flags: `--name value` or `--name=value`; a boolean is `--flag`, `--flag false` or `--no-flag`; "
-              "repeat a flag (or give a JSON array) for a list; `--name null` where a flag accepts null."]
-    if tool_defs:
-        lines.append(f"- Tools print JSON; filter it with jq: `{example_call(tool_defs[0])} | jq .`")
+              "repeat a flag (or give a JSON array) for a list; `--name null` where a flag accepts null.",
+              "- Tools print JSON (the shape after → ); filter it with jq: `TOOL ... | jq .field`."]
     text_commands = " ".join(c for c in TEXT_COMMANDS if c not in {t.name for t in tool_defs})
     lines += [f"- Text commands read stdin: {text_commands} and more; {files} and no network.",
               "- Run `help TOOL` for a tool's flags before you call it; `discover --search TEXT` finds tools."
@@ -124,22 +128,10 @@ def system_prompt(name: str, short_description: str, tool_defs: list, compact: b
               "- A failing tool prints `TOOL: message` on stderr and exits non-zero; recover with `||`.", ""]
     for block in context:
         lines += ["---", "", block.strip(), ""]
+    lines += ["## Available tool commands", ""]
+    for t in tool_defs:
+        lines.append(f"- `{t.name}`: {one_line(t.description)}")
+        if not compact:
+            returns = f" → `{shape_text(t.output_schema)}`" if t.output_schema else ""
+            lines.append(f"  Usage: `{usage_line(t.name, t.input_schema)}`{returns}")
     return "\n".join(lines).rstrip() + "\n"
-
-
-_SAMPLE_VALUES = {"integer": "1", "number": "1", "string": "x", "array": "a,b", "object": "{}"}
-
-
-def example_call(tool_def) -> str:
-    """A call of the tool with each required flag given a plausible value."""
-    schema = tool_def.input_schema or {}
-    props = schema.get("properties") or {}
-    words = [tool_def.name]
-    for key in schema.get("required") or []:
-        sub = props.get(key, {})
-        if sub.get("enum"):
-            value = str(sub["enum"][0])
-        else:
-            value = _SAMPLE_VALUES.get(type_label(sub).split(" ")[0], "x")
-        words.append(f"--{key}" if type_label(sub) == "boolean" else f"--{key} {value}")
-    return " ".join(words)

@@ -7,14 +7,15 @@ import typing
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from .docstrings import choices_in, parse_docstring
+from .docstrings import DocInfo, choices_in, parse_docstring
 from .results import NotJson, json_value, result_text
-from .schemas import converter_for, schema_for_type
+from .schemas import converter_for, output_schema_for, schema_for_type
 
 
 @dataclass
 class ToolDef:
     """A tool: its command name, description, JSON Schema of its flags, tags and category.
+    `output_schema`: the JSON Schema of what it prints, where known (None: not known).
     `shadow`: the tool may take the name of a shell builtin or command (see ScriptedTool)."""
     name: str
     description: str = ""
@@ -22,6 +23,7 @@ class ToolDef:
     tags: list = field(default_factory=list)
     category: Optional[str] = None
     shadow: bool = False
+    output_schema: Optional[dict] = None
 
     @classmethod
     def new(cls, name: str, description: str = "") -> "ToolDef":
@@ -137,7 +139,19 @@ def tool_def_from_function(fn: Callable, name: Optional[str] = None, description
     if required:
         input_schema["required"] = required
     return ToolDef(name or fn.__name__, description if description is not None else doc.description,
-                   input_schema, list(tags), category, shadow=shadow)
+                   input_schema, list(tags), category, shadow=shadow, output_schema=_result_schema(fn, doc))
+
+
+def _result_schema(fn: Callable, doc: DocInfo) -> Optional[dict]:
+    """The output schema the return annotation gives, described by the docstring's Returns."""
+    try:
+        hint = typing.get_type_hints(fn, include_extras=True).get("return", inspect.Signature.empty)
+    except Exception:
+        hint = inspect.Signature.empty
+    schema = output_schema_for(hint)
+    if schema is not None and doc.returns and "description" not in schema:
+        schema = {**schema, "description": doc.returns}
+    return schema
 
 
 def _flag_parameters(fn: Callable) -> list:

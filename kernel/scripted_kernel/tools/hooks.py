@@ -83,3 +83,27 @@ def decide(value, call: ToolCall, revalidate: Callable) -> "tuple[Optional[str],
         params = revalidate(value)
         return None, ToolCall(call.name, params, call.argv, call.stdin_size, call.kind)
     return f"before_tool returned {type(value).__name__}, not None, Deny or a dict", call
+
+
+@dataclass(slots=True)
+class Unmade:
+    """A call a plan could not make: where, what, and why (its flags were not valid)."""
+    line: int
+    name: str
+    argv: list
+    reason: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.name}: {self.reason}"
+
+
+class Plan(list):
+    """What ScriptedTool.plan() found, in order: the ToolCalls the script makes when every tool
+    answers as its dry run does (curl's requests among them, kind "network"); `unmade`: the
+    calls it could not make and why; `files`: for a BashTool, the paths the script would
+    create, change or remove."""
+
+    def __init__(self, calls=()):
+        super().__init__(calls)
+        self.unmade: list[Unmade] = []
+        self.files: list[str] = []

@@ -145,6 +145,17 @@ def _hints(cls) -> dict:
         return dict(getattr(cls, "__annotations__", {}))
 
 
+def output_schema_for(annotation) -> Optional[dict]:
+    """The result schema a return annotation gives, or None where it says nothing a model can
+    use (no annotation, Any, None, str: text as it is, or a bare dict or list)."""
+    if annotation in (inspect.Signature.empty, Any, None, type(None), str):
+        return None
+    schema = schema_for_type(annotation)
+    if schema in ({}, {"type": "object"}, {"type": "array"}, {"type": "string"}, {"type": "null"}):
+        return None
+    return schema
+
+
 # ---------------------------------------------------------------- values back to the hint's type
 
 def converter_for(annotation, _depth: int = 0) -> Optional[Callable[[Any], Any]]:

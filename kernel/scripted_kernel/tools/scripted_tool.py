@@ -33,8 +33,9 @@ from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, canno
 from .definitions import (DecoratedTool, ToolArgs, ToolDef, callback_from_function, is_async_callable, tool,
                           tool_def_from_function)
 from .flags import FlagError, FlagParser
-from .hooks import DENIED, Hooks, ToolCall, ToolCallResult, decide, pending_stdin
+from .hooks import DENIED, Hooks, Plan, ToolCall, ToolCallResult, Unmade, decide, pending_stdin
 from .results import result_text
+from .shapes import minimal_instance, result_mismatch
 
 RESERVED_NAMES = {"help", "discover"}
 
@@ -74,14 +75,18 @@ class ToolStatus:
 
 @dataclass(slots=True)
 class TraceEntry:
+    """One call of the run's call log. `status`: done, failed (the callback ran and failed),
+    denied (a before_tool hook refused it), not started (its flags were invalid, or the run
+    was out of tool calls: nothing ran), left running (the run stopped waiting for it)."""
     name: str
-    kind: str                      # tool, help, discover
+    kind: str                      # tool, builtin, help, discover
     argv: list
     params: Optional[dict]
     exit_code: int
     duration_ms: float
     stdout_bytes: int = 0
     stderr_bytes: int = 0
+    status: str = "done"
 
 
 @dataclass
@@ -113,7 +118,8 @@ class _Run:
         self.on_output = on_output
         self.caller_loop = caller_loop
         self.trace: list[TraceEntry] = []
-        self.calling: Optional[str] = None      # the callback running now
+        self.calling: Optional[tuple] = None    # the callback running now: (name, kind, argv, params, started)
+        self.tool_calls = 0                     # tool calls started, against max_tool_calls
         self.in_flight: set = set()     # futures of async callbacks running on caller_loop
         self.closed = False
         self.errand: Optional[Errand] = None    # the runner thread's work, which the caller may leave
@@ -125,7 +131,7 @@ class _Run:
         self._started = time.monotonic()
         self._cancel_seen: Optional[float] = None
         self.tracer = None         # an OpenTelemetry tracer while tracing is on (telemetry.py)
-        self.plan: Optional[list] = None     # tool.plan(): the ToolCalls, every tool a dry run
+        self.plan: Optional[Plan] = None     # tool.plan(): the ToolCalls, every tool a dry run
         self.watched = False       # a plan or a tracer: tool calls take the slower, observed path
 
     def start(self, work: Callable):
@@ -234,7 +240,11 @@ class _Run:
             self.closed = True
             out, err = self.output_so_far()
         self._errand_running().leave()
-        stuck = self.calling
+        stuck = self.calling[0] if self.calling else None
+        if self.calling:
+            name, kind, argv, params, started = self.calling
+            self.trace.append(TraceEntry(name, kind, list(argv), params, -1, (time.perf_counter() - started) * 1000,
+                                         status="left running"))
         if reason == "timeout":
             stop = timeout_error(self.limits)
         else:
@@ -298,6 +308,7 @@ class ScriptedTool:
         self._tool_names: "re.Pattern[str] | bool | None" = None   # a pattern of the tool names, once asked
         self._last = threading.local()
         self.hooks = Hooks()                # before_tool / after_tool (hooks.py)
+        self.validate_output = False        # check each result against its tool's output schema
         self.telemetry: Optional[telemetry.TelemetryConfig] = None    # None: the global tracer provider
 
     @property
@@ -505,7 +516,7 @@ class ScriptedTool:
         (kind "network", params method and url), never sent."""
         run, work = self._prepare(commands, stdin, None, None, None, plan=True)
         self._run_and_wait(run, work, None)
-        return list(run.plan or ())
+        return run.plan if run.plan is not None else Plan()
 
     def before_tool(self, fn: Callable) -> "ScriptedTool":
         """fn(call: ToolCall) -> None | Deny | dict, sync or async, before every tool call
@@ -558,7 +569,7 @@ class ScriptedTool:
         run.watched = run.tracer is not None or plan
         network = self._network_for_run()
         if plan:
-            run.plan = []
+            run.plan = Plan()
             network = self._network_for_plan(run.plan)
             if isinstance(fs, FileSystem):      # a plan changes no file of the tool's own
                 fs = MemoryFs(limits=limits)
@@ -673,16 +684,18 @@ class ScriptedTool:
                 dry_run = dry_run or parsed.dry_run
                 parser.validate(params, parsed.from_json)
             except FlagError as e:
+                if plan is not None:
+                    plan.unmade.append(Unmade(sh.lineno, name, list(argv), str(e)))
                 if dry_run or "--dry-run" in argv:
                     sh.out(_dry_run_report(name, params, str(e)))
                     return 1
                 sh.err(f"{name}: {e}\n")
-                self._trace(sh, name, "tool", argv, params, 2, started)
+                self._trace(sh, name, "tool", argv, params, 2, started, state="not started")
                 return 2
             if dry_run:
                 if plan is not None:
                     plan.append(ToolCall(name, params, list(argv), pending_stdin(sh.stdin)))
-                sh.out(_dry_run_report(name, params))
+                sh.out(_dry_run_answer(registered.tool_def, params))
                 return 0
             if watched or self.hooks.before or self.hooks.after:
                 call = ToolCall(name, params, list(argv), pending_stdin(sh.stdin))
@@ -692,22 +705,38 @@ class ScriptedTool:
 
         def invoke(sh, argv, params, started, active) -> tuple:
             """Call the callback: (status, stdout bytes, stderr bytes)."""
+            self._count_call(sh, name, "tool", argv, params, started)
             tool_args = ToolArgs(params, source=sh.stdin.read_all)
             call: Callable = lambda: registered.callback(tool_args)      # noqa: E731
             if registered.is_async and active is not None and active.tracer is not None:
                 call = telemetry.carry_context(call)
-            value = self._contained(sh, name, call, registered.is_async)
+            value = self._contained(sh, name, call, registered.is_async, "tool", argv, params)
             if isinstance(value, BaseException):
                 return self._fail(sh, name, argv, params, started, self._failure_text(value)), 0, 0
             try:
                 out = result_text(value)
             except BaseException as e:    # a cycle, a non-string key, an unprintable object
-                return self._fail(sh, name, argv, params, started,
-                                  cannot_print(e)), 0, 0
+                return self._fail(sh, name, argv, params, started, cannot_print(e)), 0, 0
+            mismatch = self._result_mismatch(registered.tool_def, out)
+            if mismatch is not None:
+                return self._fail(sh, name, argv, params, started, mismatch), 0, 0
             sh.out(out)
             self._trace(sh, name, "tool", argv, params, 0, started, len(out))
             return 0, len(out), 0
         return run
+
+    def _result_mismatch(self, tool_def: ToolDef, out: str) -> Optional[str]:
+        """With validate_output on, why a tool's printed result is not what its output schema
+        says (None when it is, or when nothing is checked)."""
+        schema = tool_def.output_schema
+        if not self.validate_output or not schema:
+            return None
+        try:
+            value = json.loads(out)
+        except ValueError:
+            return "the result is not JSON, but the tool's output schema says what JSON it prints"
+        where = result_mismatch(value, schema)
+        return None if where is None else f"the result does not match its output schema: {where}"
 
     def _guarded(self, sh, active: Optional[_Run], call: ToolCall, invoke: Callable, revalidate: Callable) -> int:
         """A tool call with its hooks and its span: invoke(call) -> (status, out bytes, err
@@ -759,13 +788,14 @@ class ScriptedTool:
         return sanitize(message) if self.sanitize_errors_enabled else message
 
     @classmethod
-    def _contained(cls, sh, name: str, call: Callable, is_async: bool = False):
+    def _contained(cls, sh, name: str, call: Callable, is_async: bool = False, kind: str = "hook",
+                   argv: Optional[list] = None, params: Optional[dict] = None):
         """What host code, call(), returned, or the exception it raised or returned; the run
-        knows meanwhile which callback it waits for. Only Cancelled and LimitExceeded are
-        raised: the execution stops, not just this command."""
+        knows meanwhile which callback it waits for (for its call log, should it stop waiting).
+        Only Cancelled and LimitExceeded are raised: the execution stops, not just this command."""
         run = _tool_run(sh)
         if run is not None:
-            run.calling = name
+            run.calling = (name, kind, argv or [name], params, time.perf_counter())
         try:
             return cls._call(name, call, is_async, sh, run)
         except (Cancelled, LimitExceeded):
@@ -802,11 +832,28 @@ class ScriptedTool:
         return 1
 
     @staticmethod
-    def _trace(ctx, name, kind, argv, params, status, started, out_bytes=0, err_bytes=0):
+    def _trace(ctx, name, kind, argv, params, status, started, out_bytes=0, err_bytes=0,
+               state: Optional[str] = None):
         run = _tool_run(ctx)
         if run is not None:
+            if state is None:
+                state = "done" if status == 0 else "denied" if status == DENIED else "failed"
             run.trace.append(TraceEntry(name, kind, list(argv), params, status,
-                                        (time.perf_counter() - started) * 1000, out_bytes, err_bytes))
+                                        (time.perf_counter() - started) * 1000, out_bytes, err_bytes, state))
+
+    @staticmethod
+    def _count_call(ctx, name: str, kind: str, argv: list, params, started: float):
+        """One more tool call of the run: past max_tool_calls it is logged as not started and
+        the run ends (LimitExceeded)."""
+        run = _tool_run(ctx)
+        if run is None:
+            return
+        run.tool_calls += 1
+        limit = run.limits.max_tool_calls
+        if run.tool_calls > limit:
+            ScriptedTool._trace(ctx, name, kind, argv, params, 1, started, state="not started")
+            raise LimitExceeded("max_tool_calls", f"tool call limit exceeded: more than {limit} calls "
+                                                  f"(max_tool_calls); {name} was not called")
 
     def _help_command(self, sh, argv):
         """`help`: the tools; `help NAME`: a tool's flags, or bash's help for a builtin or
@@ -888,6 +935,15 @@ class ScriptedTool:
             return 0 if found else 1
         sh.err("discover: usage: discover --categories | --category NAME | --tag TAG | --search TEXT [--json]\n")
         return 2
+
+
+def _dry_run_answer(tool_def: ToolDef, params: Optional[dict]) -> str:
+    """What a valid `TOOL ... --dry-run` prints: a minimal instance of the tool's result where
+    its output schema is known (so a plan follows the script's jq paths), else the report of
+    the parsed call."""
+    if tool_def.output_schema:
+        return json.dumps(minimal_instance(tool_def.output_schema)) + "\n"
+    return _dry_run_report(tool_def.name, params)
 
 
 def _dry_run_report(tool: str, params: Optional[dict], error: Optional[str] = None) -> str:
@@ -998,6 +1054,7 @@ class ScriptedToolBuilder(HostPolicyOptions):
     """The seed's builder: ScriptedTool.builder("api").short_description(...).tool(def, cb)...build()."""
     name: str
     _short_description: str = ""
+    _validate_output: bool = False
     _env: dict = field(default_factory=dict)
     _limits: Optional[ExecutionLimits] = None
     _compact: bool = False
@@ -1041,6 +1098,12 @@ class ScriptedToolBuilder(HostPolicyOptions):
 
     def limits(self, limits: ExecutionLimits) -> "ScriptedToolBuilder":
         self._limits = limits
+        return self
+
+    def validate_output(self, enabled: bool = True) -> "ScriptedToolBuilder":
+        """Check each tool's result against its output schema: a result that differs fails
+        the call, naming the JSON path that differs."""
+        self._validate_output = enabled
         return self
 
     def compact_prompt(self, compact: bool = True) -> "ScriptedToolBuilder":
@@ -1096,6 +1159,7 @@ class ScriptedToolBuilder(HostPolicyOptions):
         tool.network_policy = self._network_policy
         tool.hooks = self._hooks.copy()
         tool.telemetry = self._telemetry
+        tool.validate_output = self._validate_output
         for tool_def, callback, is_async in self._tools:
             if tool_def == "function":
                 tool.add(callback)
