@@ -276,6 +276,15 @@ class FlagParser:
                 return True
         return False
 
+    def takes_value(self, flag: str) -> bool:
+        """Whether `--name` (without `=`) reads the next word as its value."""
+        path = flag[2:].split(".")
+        path[0] = self.prop_name(path[0])
+        schema = self._schema_at(path)
+        if schema is None:
+            return False if self.closed or flag[2:].startswith("no-") else True
+        return not _is_switch(schema)
+
     def prop_name(self, flag_name: str) -> str:
         if flag_name in self.properties:
             return flag_name
@@ -401,17 +410,18 @@ class FlagParser:
         else:
             target[key] = coerced
 
-    def validate(self, params: dict, from_json: bool = False):
-        for name in self.required:
+    def validate(self, params: dict, from_json: bool = False, partial: bool = False):
+        """FlagError for the first thing wrong with `params`; `partial`: some flags may be
+        missing (a static check sees only part of a command line)."""
+        for name in self.required if not partial else ():
             if name not in params:
                 label = type_label(self.properties.get(name, {}))
                 raise FlagError(f"missing required flag --{name} ({label})")
         if self.validator is not None:
-            errors = sorted(self.validator.iter_errors(params), key=lambda e: list(e.path))
+            errors = sorted((e for e in self.validator.iter_errors(params)
+                             if not (partial and e.validator == "required")), key=lambda e: list(e.path))
             if errors:
-                e = errors[0]
-                where = "--" + ".".join(str(p) for p in e.absolute_path) if e.absolute_path else None
-                raise FlagError(f"{where}: {e.message}" if where else e.message)
+                raise FlagError(_schema_error(errors[0]))
             return
         for name, allowed in self.enums.items():
             if name in params and params[name] not in allowed:
@@ -422,6 +432,20 @@ class FlagParser:
                 schema = self.properties.get(name)
                 if schema is not None:
                     _check_type(value, schema, f"--{name}")
+
+
+def _schema_error(error) -> str:
+    """A jsonschema error in the words the coercion errors use (enums and types), else its own."""
+    where = "--" + ".".join(str(p) for p in error.absolute_path) if error.absolute_path else None
+    if error.validator == "enum" and isinstance(error.validator_value, list):
+        allowed = ", ".join(json.dumps(v) for v in error.validator_value)
+        message = f"{json.dumps(error.instance)} is not one of {allowed}"
+    elif error.validator == "type":
+        kinds = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        message = f"expected {'|'.join(map(str, kinds))}, got {json.dumps(error.instance)}"
+    else:
+        message = error.message
+    return f"{where}: {message}" if where else message
 
 
 _IS_TYPE = {"integer": lambda v: isinstance(v, int) and not isinstance(v, bool),

@@ -101,7 +101,7 @@ def _class_schema(cls: type, depth: int) -> dict:
     """A TypedDict, a dataclass or a pydantic model as an object with its fields."""
     if _is_typeddict(cls):
         hints = _hints(cls)
-        required = [n for n in hints if n in getattr(cls, "__required_keys__", hints)]
+        required = [n for n, h in hints.items() if _required_key(cls, n, h)]
         return _object({n: schema_for_type(_strip_required(h), depth) for n, h in hints.items()}, required)
     if dataclasses.is_dataclass(cls):
         hints = _hints(cls)
@@ -128,6 +128,16 @@ def _object(properties: dict, required: list) -> dict:
 
 def _is_typeddict(cls) -> bool:
     return isinstance(cls, type) and issubclass(cls, dict) and hasattr(cls, "__total__")
+
+
+def _required_key(cls, name: str, hint) -> bool:
+    """Whether a TypedDict's key must be present: Required/NotRequired say so (the class's own
+    __required_keys__ cannot see them under `from __future__ import annotations`), else the
+    class's totality."""
+    marker = getattr(typing.get_origin(hint), "_name", None)
+    if marker in ("NotRequired", "Required"):
+        return marker == "Required"
+    return name in getattr(cls, "__required_keys__", (name,))
 
 
 def _strip_required(hint):

@@ -518,6 +518,15 @@ class ScriptedTool:
         self._run_and_wait(run, work, None)
         return run.plan if run.plan is not None else Plan()
 
+    def check(self, commands) -> list:
+        """What a static read of the script finds, without running anything (tools/check.py):
+        syntax errors, unknown commands, unknown or ill-typed flags, missing required flags,
+        jq programs that do not compile. A list of Diagnostic (`line L, col C: message`)."""
+        from .check import check_script
+        if isinstance(commands, dict):
+            commands = commands.get("commands", "")
+        return check_script(self, commands)
+
     def before_tool(self, fn: Callable) -> "ScriptedTool":
         """fn(call: ToolCall) -> None | Deny | dict, sync or async, before every tool call
         (hooks.py): allow, refuse (status 126), or replace the parameters."""

@@ -35,7 +35,7 @@ def _shape(schema: Any, root: dict, depth: int) -> str:
         return "|".join(_shape(b, root, depth + 1) for b in branches)
     kinds = schema.get("type")
     if isinstance(kinds, list):
-        return "|".join(_shape({**schema, "type": k}, root, depth + 1) for k in kinds)
+        return "|".join("null" if k == "null" else _shape({**schema, "type": k}, root, depth + 1) for k in kinds)
     if kinds == "object" or "properties" in schema:
         return _object_shape(schema, root, depth)
     if kinds == "array":
