@@ -237,3 +237,20 @@ def test_tool_def_output_schema_by_hand():
                                            lambda a: {"ok": True}).build()
     assert "→ `{ok: boolean}`" in api.system_prompt()
     assert api.execute("check --dry-run").stdout == '{"ok": false}\n'
+
+
+def test_discover_ranks_a_big_catalog():
+    from catalog200 import LEXICAL, QUERIES, catalog
+    from scripted_kernel.tools.catalog import search
+    defs = catalog()
+    api = ScriptedTool("api")
+    for d in defs:
+        api.register(d, lambda a: "")
+    found_at_3 = sum(want in [t.name for t in search(defs, q)[:3]] for q, want in QUERIES[:LEXICAL])
+    assert found_at_3 >= 10, found_at_3          # 10 of 12 when measured (bench_prompt.py prints all)
+    listed = api.execute("discover --search 'refund a payment'").stdout.splitlines()
+    assert listed[0].startswith("create_refund") and len(listed) == 11 and listed[-1].startswith("(")
+    assert len(json.loads(api.execute("discover --search refund --json --limit 3").stdout)) == 3
+    assert api.execute("discover --search refund").stdout == api.execute("discover --search refund").stdout
+    by_result = ScriptedTool.builder("r").function(tool(get_user, register=False)).build()
+    assert json.loads(by_result.execute("discover --search tier --json").stdout)[0]["name"] == "get_user"

@@ -29,7 +29,7 @@ from .definitions import is_async_callable
 from . import snapshot
 from .flags import FlagError
 from .history import History, diff as history_diff
-from .hooks import Hooks, ToolCall, pending_stdin
+from .hooks import Hooks, Plan, ToolCall, pending_stdin
 from .results import result_text
 from .scripted_tool import GRACE, HostPolicyOptions, ScriptedTool, ToolResponse, _tool_run
 from .telemetry import TelemetryConfig
@@ -195,9 +195,27 @@ class BashTool(ScriptedTool):
         self._last.trace = response.trace
         return response
 
-    def plan(self, commands, stdin: str = "") -> list:
-        raise NotImplementedError("BashTool has no plan mode: its scripts change its files, and its "
-                                  "builtins have no dry run; use before_tool to approve each call")
+    def plan(self, commands, stdin: str = "") -> Plan:
+        """The script run on a copy of this session (its files and shell), with no side effect:
+        custom builtins are not called (each is listed as a call of kind "builtin"), curl's
+        requests are listed and not sent, and `files` lists the paths the script would create,
+        change or remove. The session itself is left as it was."""
+        with self._lock:
+            manifest, blobs = self._capture()
+        _, fs, shell = snapshot.rebuild(manifest, blobs, self.limits, snapshot.host_mounts(self.filesystem),
+                                        self.username)
+        copy = BashTool(self.username, self.hostname, self.limits, self.user_env, None, fs,
+                        self.custom_builtins, self.fresh, self.name, self.sanitize_errors_enabled,
+                        shadow=self.custom_builtins)
+        copy._shell.shell = shell if not self.fresh else None
+        copy.network_allow, copy.network_policy = self.network_allow, self.network_policy
+        before = _file_states(fs)
+        run, work = copy._prepare(commands, stdin, None, None, copy._session(), plan=True)
+        copy._run_and_wait(run, work, copy._session())
+        plan = run.plan if run.plan is not None else Plan()
+        after = _file_states(fs)
+        plan.files = sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+        return plan
 
     def _session(self) -> Optional[ShellSlot]:
         return None if self.fresh else self._shell
@@ -257,6 +275,10 @@ class BashTool(ScriptedTool):
         def run(sh, argv):
             started = time.perf_counter()
             active = _tool_run(sh)
+            if active is not None and active.plan is not None:         # a plan: listed, not called
+                active.plan.append(ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(sh.stdin),
+                                            "builtin"))
+                return 0
             if self.hooks.before or self.hooks.after or (active is not None and active.watched):
                 call = ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(sh.stdin), "builtin")
                 return self._guarded(sh, active, call, lambda c: invoke(sh, argv, c.params["args"], started),
@@ -542,3 +564,10 @@ class BashToolBuilder(HostPolicyOptions):
         tool.hooks = self._hooks.copy()
         tool.telemetry = self._telemetry
         return tool
+
+
+def _file_states(fs) -> dict:
+    """{path: what a plan compares} for every file of `fs`: kind, mode, size, mtime and link
+    target (a directory by its kind and mode: its mtime moves whenever an entry does)."""
+    return {path: (st.kind, st.mode) if st.kind == "d" else (st.kind, st.mode, st.size, st.mtime, st.target)
+            for path, st in fs.tree().items()}

@@ -3,6 +3,8 @@ system prompt. One renderer serves the builtins, `ScriptedTool.help()` and the p
 from __future__ import annotations
 
 import json
+import math
+import re
 from typing import Sequence
 
 from .docstrings import cut_at_sentence
@@ -98,10 +100,69 @@ def list_text(tool_defs) -> str:
 
 
 def matches_search(tool_def, text: str) -> bool:
+    """Whether every word of `text` is in the tool's name, description, category or tags."""
     text = text.lower()
     haystack = " ".join([tool_def.name, tool_def.description or "", tool_def.category or ""] +
                         list(tool_def.tags)).lower()
     return all(word in haystack for word in text.split())
+
+
+# ---------------------------------------------------------------- ranked search (discover --search)
+
+_WORD = re.compile(r"[a-z]+|[0-9]+")
+# how much a word counts where it stands: a tool's name says most about what it does
+_FIELD_WEIGHTS = (("name", 3), ("tags", 2), ("category", 2), ("flags", 1), ("returns", 1), ("description", 1))
+
+
+def _words(text: str) -> list:
+    """`getUserOrders`, `get_user-orders` and `Get user orders` as the same words."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text or "")
+    return [_stem(w) for w in _WORD.findall(spaced.lower())]
+
+
+def _stem(word: str) -> str:
+    """A plural's singular, enough for `orders` to find `order` (no dictionary)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _document(tool_def) -> list:
+    """The words a search weighs for one tool, each field's repeated by its weight."""
+    props = (tool_def.input_schema or {}).get("properties") or {}
+    result = (tool_def.output_schema or {}).get("properties") or {}
+    fields = {"name": tool_def.name, "tags": " ".join(tool_def.tags), "category": tool_def.category or "",
+              "flags": " ".join(list(props) + [str(p.get("description", "")) for p in props.values()
+                                               if isinstance(p, dict)]),
+              "returns": " ".join(result), "description": tool_def.description or ""}
+    words: list = []
+    for field, weight in _FIELD_WEIGHTS:
+        words += _words(fields[field]) * weight
+    return words
+
+
+def search(tool_defs: list, text: str, k1: float = 1.2, b: float = 0.75) -> list:
+    """The tools that match `text`, best first (BM25 over names, descriptions, flags, tags,
+    categories and result fields); ties keep the order the tools were registered in."""
+    query = set(_words(text))
+    if not query or not tool_defs:
+        return []
+    docs = [_document(t) for t in tool_defs]
+    average = sum(map(len, docs)) / len(docs) or 1.0
+    frequency = {w: sum(1 for d in docs if w in d) for w in query}
+    scored = []
+    for index, (tool_def, doc) in enumerate(zip(tool_defs, docs)):
+        score = 0.0
+        for word in query:
+            count = doc.count(word)
+            if count:
+                idf = math.log(1 + (len(docs) - frequency[word] + 0.5) / (frequency[word] + 0.5))
+                score += idf * count * (k1 + 1) / (count + k1 * (1 - b + b * len(doc) / average))
+        if score > 0:
+            scored.append((-score, index, tool_def))
+    return [t for _, _, t in sorted(scored, key=lambda s: (s[0], s[1]))]
 
 
 def system_prompt(name: str, short_description: str, tool_defs: list, compact: bool,

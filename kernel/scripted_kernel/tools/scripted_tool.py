@@ -38,6 +38,7 @@ from .results import result_text
 from .shapes import minimal_instance, result_mismatch
 
 RESERVED_NAMES = {"help", "discover"}
+DISCOVER_LIMIT = 10         # tools `discover` lists at most, best first (--limit N for more)
 
 
 @dataclass(slots=True)
@@ -928,6 +929,9 @@ class ScriptedTool:
                 sh.out("".join(f"{c} ({n})\n" for c, n in sorted(counts.items())))
             self._trace(sh, "discover", "discover", argv, None, 0, started)
             return 0
+        limit = DISCOVER_LIMIT
+        if len(args) == 4 and args[2] == "--limit" and args[3].isdigit():
+            limit, args = int(args[3]), args[:2]
         if len(args) == 2 and args[0] in ("--category", "--tag", "--search"):
             key, value = args
             if key == "--category":
@@ -935,14 +939,18 @@ class ScriptedTool:
             elif key == "--tag":
                 found = [t for t in defs if value in t.tags]
             else:
-                found = [t for t in defs if catalog.matches_search(t, value)]
+                found = catalog.search(defs, value)
+            shown = found[:limit]
             if as_json:
-                sh.out(json.dumps([catalog.tool_json(t) for t in found]) + "\n")
+                sh.out(json.dumps([catalog.tool_json(t) for t in shown]) + "\n")
             else:
-                sh.out(catalog.list_text(found))
+                sh.out(catalog.list_text(shown))
+                if len(found) > limit:
+                    sh.out(f"({len(found) - limit} more: narrow the search, or add --limit N)\n")
             self._trace(sh, "discover", "discover", argv, None, 0 if found else 1, started)
             return 0 if found else 1
-        sh.err("discover: usage: discover --categories | --category NAME | --tag TAG | --search TEXT [--json]\n")
+        sh.err("discover: usage: discover --categories | --category NAME | --tag TAG | --search TEXT "
+               "[--limit N] [--json]\n")
         return 2
 
 
