@@ -3,7 +3,6 @@ pipelines, variables, timeout), can deny (126) or replace its parameters; plan()
 a script makes with dry-run answers."""
 import asyncio
 
-import pytest
 
 from scripted_kernel import BashTool, Deny, MemoryFs, ScriptedTool, ToolCall, tool
 
