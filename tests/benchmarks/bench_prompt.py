@@ -67,7 +67,8 @@ def main() -> int:
     row("200-tool catalog", big_catalog())
     print("(characters; tokens ≈ characters / 4)")
     defs = catalog()
-    for label, queries in (("queries sharing words", QUERIES[:LEXICAL]), ("queries by meaning only", QUERIES[LEXICAL:])):
+    groups = (("queries sharing words", QUERIES[:LEXICAL]), ("queries by meaning only", QUERIES[LEXICAL:]))
+    for label, queries in groups:
         first = sum(search(defs, q)[:1] and search(defs, q)[0].name == w for q, w in queries)
         top3 = sum(w in [t.name for t in search(defs, q)[:3]] for q, w in queries)
         print(f"discover --search, 200 tools, {label}: first {first}/{len(queries)}, top 3 {top3}/{len(queries)}")
