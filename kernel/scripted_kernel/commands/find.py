@@ -1,11 +1,11 @@
 """find: walk directories and evaluate an expression (GNU find's tests and actions)."""
 from __future__ import annotations
 
-import time
 from typing import Optional
 
 from ..fs import FsError
 from ..shell import patterns
+from ..shell.limits import wall_clock
 from ._options import UsageError
 from .registry import command
 
@@ -178,7 +178,7 @@ def _time_test(text: str, unit: int):
     n = int(text[len(sign):])
 
     def test(ctx):
-        age = int((time.time() - ctx.stat.mtime) // unit)
+        age = int((wall_clock() - ctx.stat.mtime) // unit)
         return age > n if sign == "+" else age < n if sign == "-" else age == n
     return test
 

@@ -5,7 +5,7 @@ import stat as st_mod
 import time
 
 from ..fs import FsError, Stat
-from ..shell.limits import check_stop
+from ..shell.limits import check_stop, wall_clock
 from ._options import parse
 from .registry import command
 
@@ -51,7 +51,7 @@ class _Lister:
         self.almost_all = opts.has("A") and not self.all
         self.user = getattr(ctx.fs, "user", "user")
         self.status = 0
-        self.now = time.time()
+        self.now = wall_clock()
 
     def stat(self, path: str, follow: bool):
         return self.ctx.fs.stat(self.ctx.path(path), follow=follow)

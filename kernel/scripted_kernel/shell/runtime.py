@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from typing import Callable, Optional
 
 from . import arith as arith_mod
@@ -13,6 +12,7 @@ from .lexer import decode_ansi_c
 from .errors import (unbound, ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
                      LimitExceeded, ReturnSignal)
 from ..fs import NO_FS, absolute
+from .limits import wall_clock
 from .printer import body_text
 from .state import (CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray, Var)
 from .streams import EMPTY_INPUT, InputStream, PipeBuffer, SubstitutionBuffer, discard  # noqa: F401
@@ -198,7 +198,7 @@ class Shell:
         self.err_trap_held = 0      # > 0: no ERR trap now (inside it, or in a pipeline stage)
         self.script_name = "bash"
         self.pid = 4242
-        self.started = time.time()
+        self.started = wall_clock()
         self.pipestatus = [0]
         self.in_subshell = False
         self.isolate_tools = False          # under `timeout`: sync tools run on a helper thread
@@ -1067,9 +1067,9 @@ DYNAMIC_VARS: dict[str, Callable[[Shell], Optional[Var]]] = {
     "RANDOM": lambda sh: Var(str(next_random(sh))),
     "LINENO": lambda sh: Var(str(sh.lineno)),
     "BASH_COMMAND": lambda sh: Var(command_text(sh.bash_command)),
-    "SECONDS": lambda sh: Var(str(int(time.time() - sh.started))),
-    "EPOCHSECONDS": lambda sh: Var(str(int(time.time()))),
-    "EPOCHREALTIME": lambda sh: Var(f"{time.time():.6f}"),
+    "SECONDS": lambda sh: Var(str(int(wall_clock() - sh.started))),
+    "EPOCHSECONDS": lambda sh: Var(str(int(wall_clock()))),
+    "EPOCHREALTIME": lambda sh: Var(f"{wall_clock():.6f}"),
     "BASHPID": lambda sh: Var(str(sh.pid + sh.subshell_level)),
     "BASH_SUBSHELL": lambda sh: Var(str(sh.subshell_level)),
     "FUNCNAME": _funcname,
