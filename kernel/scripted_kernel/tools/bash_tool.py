@@ -30,6 +30,7 @@ from . import snapshot
 from .flags import FlagError
 from .history import History, diff as history_diff
 from .hooks import Hooks, Plan, ToolCall, pending_stdin
+from .journal import Journal
 from .results import result_text
 from .scripted_tool import GRACE, HostPolicyOptions, ScriptedTool, ToolResponse, _tool_run
 from .telemetry import TelemetryConfig
@@ -163,8 +164,9 @@ class BashTool(ScriptedTool):
 
     def commands(self) -> dict:
         if self._commands is None:
-            self._commands = self._with_host_commands(dict(COMMANDS), {name: self._builtin_command(name, fn)
-                                                            for name, fn in self.custom_builtins.items()})
+            table = self._with_journaled_programs(dict(COMMANDS))
+            self._commands = self._with_host_commands(table, {name: self._builtin_command(name, fn)
+                                                              for name, fn in self.custom_builtins.items()})
         return self._commands
 
     def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
@@ -190,6 +192,32 @@ class BashTool(ScriptedTool):
             session = self._session()
             run, work = self._prepare(commands, stdin, cancel, on_output, session, asyncio.get_running_loop())
             response = await self._traced_await(run, work, session)
+        finally:
+            self._lock.release()
+        self._last.trace = response.trace
+        return response
+
+    def _new_journal(self, session) -> Journal:
+        """A journaled call keeps the session as it was when it began: a resume puts it back
+        before replaying (the cost of a snapshot of the session per call, with a hook)."""
+        journal = super()._new_journal(session)
+        manifest, blobs = self._capture()           # (the call holds the shell's lock)
+        journal.session = snapshot.encode(manifest, blobs, self.snapshot_key)
+        return journal
+
+    def _resumed(self, loaded) -> ToolResponse:
+        refused = self._nested_call() or self._wait_for_shell(None)
+        if refused is not None:
+            return refused
+        try:
+            if loaded.journal.session is not None:
+                _, fs, shell = snapshot.load_session(loaded.journal.session, self.limits, self.snapshot_key,
+                                                     snapshot.host_mounts(self.filesystem),
+                                                     expect_user=self.username)
+                self._install(fs, shell)
+            session = self._session()
+            run, work = self._prepare(loaded.script, loaded.stdin, None, None, session, journal=loaded.journal)
+            response = self._run_and_wait(run, work, session)
         finally:
             self._lock.release()
         self._last.trace = response.trace
@@ -279,10 +307,10 @@ class BashTool(ScriptedTool):
                 active.plan.append(ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(sh.stdin),
                                             "builtin"))
                 return 0
-            if self.hooks.before or self.hooks.after or (active is not None and active.watched):
+            if self.hooks.before or self.hooks.after or (active is not None and (active.watched or active.journal)):
                 call = ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(sh.stdin), "builtin")
-                return self._guarded(sh, active, call, lambda c: invoke(sh, argv, c.params["args"], started),
-                                     _builtin_params)
+                return self._through_hooks(sh, active, call, lambda c: invoke(sh, argv, c.params["args"], started),
+                                           _builtin_params)
             return invoke(sh, argv, list(argv[1:]), started)[0]
 
         def invoke(sh, argv, args, started) -> tuple:
@@ -558,7 +586,7 @@ class BashToolBuilder(HostPolicyOptions):
         for at, host_dir, read_only in self._mounts:
             tool.filesystem.mount(at, host_dir, read_only)
         tool.network_allow = self._network
-        tool.snapshot_key = self._snapshot_key
+        tool.snapshot_key = tool.continuation_key = self._snapshot_key
         tool.max_history_bytes = self._history_bytes
         tool.network_policy = self._network_policy
         tool.hooks = self._hooks.copy()

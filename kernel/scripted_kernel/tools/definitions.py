@@ -211,10 +211,11 @@ def is_async_callable(fn) -> bool:
 class DecoratedTool:
     """What @tool returns: still callable as the original function, carrying its ToolDef."""
 
-    def __init__(self, fn: Callable, tool_def: ToolDef, print_none: bool = True):
+    def __init__(self, fn: Callable, tool_def: ToolDef, print_none: bool = True, revert: Optional[Callable] = None):
         self.fn = fn
         self.tool_def = tool_def
         self.print_none = print_none
+        self.revert = revert
         self.callback = callback_from_function(fn, tool_def, print_none)
         self.__wrapped__ = fn
         self.__doc__ = fn.__doc__
@@ -233,15 +234,16 @@ REGISTRY: list = []     # every @tool-decorated function, for front-ends that co
 
 def tool(fn: Optional[Callable] = None, *, name: Optional[str] = None,
          description: Optional[str] = None, tags=(), category: Optional[str] = None,
-         register: bool = True, shadow: bool = False, print_none: bool = True):
+         register: bool = True, shadow: bool = False, print_none: bool = True, revert: Optional[Callable] = None):
     """Decorator: derive a tool from a function (or a bound method). `@tool` or
     `@tool(name=..., tags=[...])`. `shadow=True` lets the tool take the name of a shell
     builtin or command (a call of that name then calls the tool; `command NAME` and `builtin
     NAME` still reach the shell's own). `print_none=False`: a None result prints nothing
-    (by default it prints `null`, as JSON)."""
+    (by default it prints `null`, as JSON). `revert(call, output)` undoes one of its calls
+    (ScriptedTool.rollback)."""
     def wrap(f):
         tool_def = tool_def_from_function(f, name, description, tags, category, shadow)
-        decorated = DecoratedTool(f, tool_def, print_none)
+        decorated = DecoratedTool(f, tool_def, print_none, revert)
         if register:
             REGISTRY[:] = [t for t in REGISTRY if t.tool_def.name != decorated.tool_def.name]
             REGISTRY.append(decorated)

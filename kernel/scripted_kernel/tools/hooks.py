@@ -28,6 +28,14 @@ class Deny:
     reason: str = "refused by policy"
 
 
+@dataclass(frozen=True, slots=True)
+class Pause:
+    """What a before_tool hook returns to stop the run before this call, for a person to
+    decide later: the run ends paused, with a continuation that `tool.resume()` picks up
+    (tools/journal.py)."""
+    reason: str = "waiting for approval"
+
+
 @dataclass(slots=True)
 class ToolCall:
     """One call of a tool as dispatched: `name`, `params` as parsed and validated (for a
@@ -82,7 +90,7 @@ def decide(value, call: ToolCall, revalidate: Callable) -> "tuple[Optional[str],
     if isinstance(value, dict):
         params = revalidate(value)
         return None, ToolCall(call.name, params, call.argv, call.stdin_size, call.kind)
-    return f"before_tool returned {type(value).__name__}, not None, Deny or a dict", call
+    return f"before_tool returned {type(value).__name__}, not None, Deny, Pause or a dict", call
 
 
 @dataclass(slots=True)

@@ -9,9 +9,13 @@ the caller's event loop under `execute_async`, else on the runner thread's own l
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import dataclasses
+import functools
+import inspect
 import json
+import random
 import re
 import threading
 import time
@@ -24,7 +28,7 @@ from ..fs import FileSystem, MemoryFs
 from ..shell.builtins import load as load_builtins
 from ..shell.errors import Cancelled, LimitExceeded
 from ..shell.interpreter import execute as run_script
-from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
+from ..shell.limits import CancelToken, ExecutionLimits, timeout_error, wall_clock
 from ..shell.parser import RESERVED as SHELL_KEYWORDS
 from ..shell.run import Run, ShellSlot
 from . import catalog, telemetry
@@ -33,11 +37,14 @@ from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, canno
 from .definitions import (DecoratedTool, ToolArgs, ToolDef, callback_from_function, is_async_callable, tool,
                           tool_def_from_function)
 from .flags import FlagError, FlagParser
-from .hooks import DENIED, Hooks, Plan, ToolCall, ToolCallResult, Unmade, decide, pending_stdin
+from .hooks import DENIED, Deny, Hooks, Pause, Plan, ToolCall, ToolCallResult, Unmade, decide, pending_stdin
+from .journal import Journal, decision_status
+from .journal import decode as decode_continuation, encode as encode_continuation
 from .results import result_text
 from .shapes import minimal_instance, result_mismatch
 
 RESERVED_NAMES = {"help", "discover"}
+PAUSED = 148                # a paused run's status: bash's for a job stopped by SIGTSTP (128 + 20)
 DISCOVER_LIMIT = 10         # tools `discover` lists at most, best first (--limit N for more)
 
 
@@ -49,6 +56,15 @@ class ToolResponse:
     error: Optional[str] = None
     stdout_truncated: bool = False
     trace: list = field(default_factory=list)      # this run's tool calls (TraceEntry)
+    # a run a before_tool hook paused (error "paused", status 148): the call it stopped before,
+    # and the bytes tool.resume() continues from
+    pending: Optional[ToolCall] = None
+    continuation: Optional[bytes] = None
+
+    @property
+    def status(self) -> str:
+        """"paused" for a run waiting for a decision, else "completed"."""
+        return "paused" if self.error == "paused" else "completed"
 
     def to_dict(self) -> dict:
         return {"stdout": self.stdout, "stderr": self.stderr, "exit_code": self.exit_code}
@@ -88,6 +104,7 @@ class TraceEntry:
     stdout_bytes: int = 0
     stderr_bytes: int = 0
     status: str = "done"
+    output: Optional[str] = None        # what it printed, kept for a tool that has a revert
 
 
 @dataclass
@@ -96,6 +113,7 @@ class RegisteredTool:
     callback: Callable
     is_async: bool
     parser: FlagParser
+    revert: Optional[Callable] = None       # undoes a call: revert(call, output) (tool.rollback)
 
 
 # ---------------------------------------------------------------- one execution
@@ -133,6 +151,8 @@ class _Run:
         self._cancel_seen: Optional[float] = None
         self.tracer = None         # an OpenTelemetry tracer while tracing is on (telemetry.py)
         self.plan: Optional[Plan] = None     # tool.plan(): the ToolCalls, every tool a dry run
+        self.journal: Optional[Journal] = None      # the calls of a run that may pause, or is resumed
+        self.continue_as: Optional[Callable] = None     # (ToolCall, reason) -> continuation bytes
         self.watched = False       # a plan or a tracer: tool calls take the slower, observed path
 
     def start(self, work: Callable):
@@ -234,7 +254,13 @@ class _Run:
             out, err = self.output_so_far()
             return ToolResponse(out, err + f"bash: internal error ({name})\n",
                                 1, "internal", trace=self.trace)
-        return ToolResponse(r.stdout, r.stderr, r.exit_code, r.error, r.stdout_truncated, self.trace)
+        journal = self.journal
+        if journal is not None and journal.paused is not None and self.continue_as is not None:
+            call, reason = journal.paused
+            return ToolResponse(r.stdout, r.stderr, PAUSED, "paused", r.stdout_truncated, self.trace,
+                                pending=call, continuation=self.continue_as(call, reason))
+        error = "divergence" if journal is not None and journal.diverged else r.error
+        return ToolResponse(r.stdout, r.stderr, r.exit_code, error, r.stdout_truncated, self.trace)
 
     def abandon(self, reason: str) -> ToolResponse:
         with self._lock:
@@ -310,6 +336,7 @@ class ScriptedTool:
         self._last = threading.local()
         self.hooks = Hooks()                # before_tool / after_tool (hooks.py)
         self.validate_output = False        # check each result against its tool's output schema
+        self.continuation_key: Optional[bytes] = None     # signs continuations, and is required of them
         self.telemetry: Optional[telemetry.TelemetryConfig] = None    # None: the global tracer provider
 
     @property
@@ -340,12 +367,15 @@ class ScriptedTool:
 
     # -------------------------------------------------------- registration
 
-    def register(self, tool_def: ToolDef, callback: Callable, is_async: Optional[bool] = None) -> "ScriptedTool":
+    def register(self, tool_def: ToolDef, callback: Callable, is_async: Optional[bool] = None,
+                 revert: Optional[Callable] = None) -> "ScriptedTool":
+        """Register a tool; `revert(call, output)` undoes one of its calls (see rollback)."""
         name = tool_def.name
         self._check_name(name, tool_def.shadow)
         if is_async is None:
             is_async = is_async_callable(callback)
-        self.tools[name] = RegisteredTool(tool_def, callback, is_async, FlagParser(name, tool_def.input_schema))
+        self.tools[name] = RegisteredTool(tool_def, callback, is_async, FlagParser(name, tool_def.input_schema),
+                                          revert)
         self._commands = self._tool_names = None
         return self
 
@@ -392,7 +422,7 @@ class ScriptedTool:
         if not isinstance(fn, DecoratedTool):
             tool_def = tool_def_from_function(fn)
             return self.register(tool_def, callback_from_function(fn, tool_def))
-        return self.register(fn.tool_def, fn.callback, fn.is_async)
+        return self.register(fn.tool_def, fn.callback, fn.is_async, fn.revert)
 
     # -------------------------------------------------------- introspection
 
@@ -443,9 +473,31 @@ class ScriptedTool:
                     del table[name]
             table["help"] = self._help_command
             table["discover"] = self._discover_command
+            table = self._with_journaled_programs(table)
             self._commands = self._with_host_commands(table, {name: self._command_for(registered)
                                                    for name, registered in self.tools.items()})
         return self._commands
+
+    @staticmethod
+    def _with_journaled_programs(table: dict) -> dict:
+        """`table` with the commands that act outside the sandbox (curl) recorded and replayed
+        in a journaled run like a tool call: a resumed run does not send their requests again."""
+        command = table.get("curl")
+        if command is None:
+            return table
+
+        def curl(ctx, argv):
+            active = _tool_run(ctx)
+            journal = active.journal if active is not None else None
+            if journal is None:
+                return command(ctx, argv)
+            call = ToolCall("curl", {"args": list(argv[1:])}, list(argv), 0, "network")
+
+            def live(out, err):
+                with _writing_to(ctx, out, err):
+                    return command(ctx, argv)
+            return journal.perform(ctx.out, ctx.err, call, live, lambda *decided: live(*decided[2:]))
+        return {**table, "curl": curl}
 
     def _with_host_commands(self, table: dict, own: dict) -> dict:
         """`table` with the host's commands `own` in it, each over a builtin or command of the
@@ -565,8 +617,10 @@ class ScriptedTool:
         finally:
             run.settle(session)
 
-    def _prepare(self, commands, stdin, cancel, on_output, session, caller_loop=None, plan=False):
-        """The run's state, and the work that runs the script given an output relay."""
+    def _prepare(self, commands, stdin, cancel, on_output, session, caller_loop=None, plan=False,
+                 journal: Optional[Journal] = None):
+        """The run's state, and the work that runs the script given an output relay. A run that
+        a hook may pause keeps a journal (tools/journal.py); `journal`: one to resume."""
         if isinstance(commands, dict):
             commands = commands.get("commands", "")
         if not isinstance(commands, str):
@@ -587,11 +641,95 @@ class ScriptedTool:
         observer = telemetry.Observer(run.tracer) if run.tracer is not None else None
         execution = run.execution = Run(limits, run.cancel, run.relay, fs, network,
                                         host=run, observer=observer)
+        if journal is None and self.hooks.before and not plan:
+            journal = self._new_journal(session)
+        if journal is not None:
+            self._journal_run(run, journal, commands, stdin)
+        setup = self._setup_shell if journal is None else functools.partial(self._seeded_shell, journal.seed)
 
         def work():
             return run_script(commands, commands=table, env=env, stdin=stdin, session=slot,
-                              shell_setup=self._setup_shell, builtins=self._builtins(), run=execution)
+                              shell_setup=setup, builtins=self._builtins(), run=execution)
         return run, work
+
+    # -------------------------------------------------------- pausing and resuming
+
+    def _new_journal(self, session) -> Journal:
+        """The journal of a run whose hooks may pause it."""
+        return Journal(clock=wall_clock(), budget=self.limits.max_output_bytes)
+
+    def _journal_run(self, run: _Run, journal: Journal, script: str, stdin: str):
+        """Give `run` the journal: a resumed run replays the clock it first saw until its paused
+        call, and a pause becomes a continuation of this script."""
+        assert run.execution is not None        # (_prepare made it)
+        budget = run.execution.budget
+        if journal.replay or journal.pending is not None:
+            budget.clock_offset = journal.clock - wall_clock()
+            journal.on_replayed = lambda: setattr(budget, "clock_offset", 0.0)
+        run.journal = journal
+        key = self.continuation_key
+        run.continue_as = lambda call, reason: encode_continuation(self.name, script, stdin, journal, call,
+                                                                   reason, key)
+
+    def _seeded_shell(self, seed: int, sh):
+        """_setup_shell, with $RANDOM (and what commands draw from it) from the journal's seed,
+        so that a replay draws what the first run drew."""
+        self._setup_shell(sh)
+        sh.random = random.Random(seed)
+
+    def rollback(self, done) -> "Rollback":
+        """Undo what a run did: the revert of each call that ran (a ToolResponse's call log, or
+        a continuation's journal), newest first. A call whose tool has no revert, or whose
+        revert raised, is reported, not retried. Rollback is as good as the reverts the host
+        wrote: it undoes nothing else."""
+        report = Rollback()
+        for call, output in reversed(self._calls_done(done)):
+            registered = self.tools.get(call.name)
+            if registered is None or registered.revert is None:
+                report.irreversible.append(call)
+                continue
+            try:
+                value = registered.revert(call, output)
+                if inspect.isawaitable(value):
+                    asyncio.run(_awaited(value))
+            except Exception as e:              # the host's own code: reported as it failed
+                report.failed.append((call, failure_message(e)))
+            else:
+                report.reverted.append(call)
+        return report
+
+    def _calls_done(self, done) -> list:
+        """(ToolCall, output) of each tool call that ran and succeeded, oldest first."""
+        if isinstance(done, ToolResponse):
+            return [(ToolCall(e.name, e.params, e.argv), e.output or "") for e in done.trace
+                    if e.kind == "tool" and e.status == "done"]
+        loaded = self._load_continuation(done, None)
+        return [(ToolCall(e.name, e.params, [e.name]), e.stdout) for e in loaded.journal.replay
+                if e.kind == "tool" and e.status == 0]
+
+    def resume(self, continuation: bytes, decision="allow", key=None) -> ToolResponse:
+        """Continue a paused run (ToolResponse.continuation) to its end or its next pause, in
+        this process or another: the paused call is allowed (`"allow"`), refused
+        (`Deny(reason)`, status 126 as a hook's refusal) or made with new parameters (a dict).
+        Earlier calls are answered from the continuation, not called again; see
+        tools/journal.py. ContinuationError, and nothing run, for a continuation that is
+        damaged, forged, another tool's, too large, or unsigned when this tool has a key."""
+        loaded = self._load_continuation(continuation, key)
+        loaded.journal.decision = decision
+        return self._resumed(loaded)
+
+    def _load_continuation(self, continuation: bytes, key):
+        limits = self.limits
+        most = 2 * (limits.max_output_bytes + limits.max_script_bytes + limits.max_fs_bytes
+                    + limits.max_shell_state_bytes)
+        return decode_continuation(continuation, self.name, key if key is not None else self.continuation_key,
+                                   most, limits.max_script_bytes)
+
+    def _resumed(self, loaded) -> ToolResponse:
+        run, work = self._prepare(loaded.script, loaded.stdin, None, None, None, journal=loaded.journal)
+        response = self._run_and_wait(run, work, None)
+        self._last.trace = response.trace
+        return response
 
     def _filesystem_for_call(self):
         fs = self.filesystem
@@ -707,10 +845,10 @@ class ScriptedTool:
                     plan.append(ToolCall(name, params, list(argv), pending_stdin(sh.stdin)))
                 sh.out(_dry_run_answer(registered.tool_def, params))
                 return 0
-            if watched or self.hooks.before or self.hooks.after:
+            if watched or self.hooks.before or self.hooks.after or active is not None and active.journal:
                 call = ToolCall(name, params, list(argv), pending_stdin(sh.stdin))
-                return self._guarded(sh, active, call, lambda c: invoke(sh, argv, c.params, started, active),
-                                     revalidate)
+                return self._through_hooks(sh, active, call, lambda c: invoke(sh, argv, c.params, started, active),
+                                           revalidate)
             return invoke(sh, argv, params, started, active)[0]
 
         def invoke(sh, argv, params, started, active) -> tuple:
@@ -732,6 +870,8 @@ class ScriptedTool:
                 return self._fail(sh, name, argv, params, started, mismatch), 0, 0
             sh.out(out)
             self._trace(sh, name, "tool", argv, params, 0, started, len(out))
+            if registered.revert is not None and active is not None and active.trace:
+                active.trace[-1].output = out           # what its revert will be given
             return 0, len(out), 0
         return run
 
@@ -748,6 +888,22 @@ class ScriptedTool:
         where = result_mismatch(value, schema)
         return None if where is None else f"the result does not match its output schema: {where}"
 
+    def _through_hooks(self, sh, active: Optional[_Run], call: ToolCall, invoke: Callable,
+                       revalidate: Callable) -> int:
+        """A call with its hooks; in a journaled run, replayed, decided or recorded there."""
+        journal = active.journal if active is not None else None
+        if journal is None:
+            return self._guarded(sh, active, call, invoke, revalidate)
+
+        def live(out, err):
+            with _writing_to(sh, out, err):
+                return self._guarded(sh, active, call, invoke, revalidate)
+
+        def decided(paused: ToolCall, decision, out, err):
+            with _writing_to(sh, out, err):
+                return decision_status(paused, decision, sh.err, lambda c: invoke(c)[0], revalidate)
+        return journal.perform(sh.out, sh.err, call, live, decided)
+
     def _guarded(self, sh, active: Optional[_Run], call: ToolCall, invoke: Callable, revalidate: Callable) -> int:
         """A tool call with its hooks and its span: invoke(call) -> (status, out bytes, err
         bytes) runs only if every before_tool hook allows it."""
@@ -763,6 +919,8 @@ class ScriptedTool:
         started = time.perf_counter()
         for fn, is_async in self.hooks.before:
             value = self._run_hook(sh, call.name, lambda fn=fn, call=call: fn(call), is_async, tracer)
+            if isinstance(value, Pause):
+                value = self._pause(sh, call, value.reason)
             if isinstance(value, BaseException):
                 reason: Optional[str] = f"before_tool failed: {self._shown(failure_message(value))}"
             else:
@@ -781,6 +939,19 @@ class ScriptedTool:
         result = ToolCallResult(status, out_bytes, err_bytes, (time.perf_counter() - started) * 1000)
         self._after(sh, call, result, tracer)
         return result
+
+    @staticmethod
+    def _pause(sh, call: ToolCall, reason: str):
+        """Stop the run before `call` (a hook returned Pause): it ends paused, with a
+        continuation. A Deny when the run cannot pause (its calls printed more than a
+        continuation keeps)."""
+        active = _tool_run(sh)
+        journal = active.journal if active is not None else None
+        why_not = "this run keeps no journal" if journal is None else journal.can_pause()
+        if journal is None or why_not is not None:
+            return Deny(f"cannot pause for {reason!r}: {why_not}")
+        journal.paused = (call, reason)
+        raise Cancelled(f"paused before {call.name}: {reason}", PAUSED)
 
     def _after(self, sh, call: ToolCall, result: ToolCallResult, tracer):
         for fn, is_async in self.hooks.after:
@@ -954,6 +1125,35 @@ class ScriptedTool:
         return 2
 
 
+@dataclass
+class Rollback:
+    """What ScriptedTool.rollback did: the calls reverted, those whose revert failed (with the
+    message), and those whose tool has no revert."""
+    reverted: list = field(default_factory=list)
+    failed: list = field(default_factory=list)
+    irreversible: list = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return not self.failed and not self.irreversible
+
+
+async def _awaited(value):
+    return await value
+
+
+@contextlib.contextmanager
+def _writing_to(ctx, out: Callable, err: Callable):
+    """The command context's output streams replaced for the time of one call (a journal
+    records what the call prints)."""
+    saved = ctx.out, ctx.err
+    ctx.out, ctx.err = out, err
+    try:
+        yield
+    finally:
+        ctx.out, ctx.err = saved
+
+
 def _dry_run_answer(tool_def: ToolDef, params: Optional[dict]) -> str:
     """What a valid `TOOL ... --dry-run` prints: a minimal instance of the tool's result where
     its output schema is known (so a plan follows the script's jq paths), else the report of
@@ -1072,6 +1272,7 @@ class ScriptedToolBuilder(HostPolicyOptions):
     name: str
     _short_description: str = ""
     _validate_output: bool = False
+    _continuation_key: Optional[bytes] = None
     _env: dict = field(default_factory=dict)
     _limits: Optional[ExecutionLimits] = None
     _compact: bool = False
@@ -1088,13 +1289,16 @@ class ScriptedToolBuilder(HostPolicyOptions):
         self._short_description = text
         return self
 
-    def tool(self, tool_def: ToolDef, callback: Callable, shadow: Optional[bool] = None) -> "ScriptedToolBuilder":
-        """A tool; `shadow=True` lets it take the name of a shell builtin or command."""
-        self._tools.append((_shadowing(tool_def, shadow), callback, is_async_callable(callback)))
+    def tool(self, tool_def: ToolDef, callback: Callable, shadow: Optional[bool] = None,
+             revert: Optional[Callable] = None) -> "ScriptedToolBuilder":
+        """A tool; `shadow=True` lets it take the name of a shell builtin or command;
+        `revert(call, output)` undoes one of its calls (ScriptedTool.rollback)."""
+        self._tools.append((_shadowing(tool_def, shadow), callback, is_async_callable(callback), revert))
         return self
 
-    def async_tool(self, tool_def: ToolDef, callback: Callable, shadow: Optional[bool] = None) -> "ScriptedToolBuilder":
-        self._tools.append((_shadowing(tool_def, shadow), callback, True))
+    def async_tool(self, tool_def: ToolDef, callback: Callable, shadow: Optional[bool] = None,
+                   revert: Optional[Callable] = None) -> "ScriptedToolBuilder":
+        self._tools.append((_shadowing(tool_def, shadow), callback, True, revert))
         return self
 
     tool_fn = tool                   # the seed's names
@@ -1105,8 +1309,8 @@ class ScriptedToolBuilder(HostPolicyOptions):
         it take the name of a shell builtin or command."""
         if shadow is not None:
             fn = fn if isinstance(fn, DecoratedTool) else tool(fn, register=False)
-            fn = DecoratedTool(fn.fn, _shadowing(fn.tool_def, shadow), fn.print_none)
-        self._tools.append(("function", fn, None))
+            fn = DecoratedTool(fn.fn, _shadowing(fn.tool_def, shadow), fn.print_none, fn.revert)
+        self._tools.append(("function", fn, None, None))
         return self
 
     def env(self, key: str, value: str) -> "ScriptedToolBuilder":
@@ -1115,6 +1319,12 @@ class ScriptedToolBuilder(HostPolicyOptions):
 
     def limits(self, limits: ExecutionLimits) -> "ScriptedToolBuilder":
         self._limits = limits
+        return self
+
+    def continuation_key(self, key: bytes) -> "ScriptedToolBuilder":
+        """Sign the continuations of paused runs with `key`, and resume only those signed with
+        it (a continuation that leaves the process should be signed)."""
+        self._continuation_key = key
         return self
 
     def validate_output(self, enabled: bool = True) -> "ScriptedToolBuilder":
@@ -1146,21 +1356,21 @@ class ScriptedToolBuilder(HostPolicyOptions):
         """Every tool of an MCP server (a stdio command line, or a streamable-HTTP URL)."""
         from .mcp_client import tools_from_mcp
         for tool_def, callback in tools_from_mcp(command, url, env):
-            self._tools.append((tool_def, callback, False))
+            self._tools.append((tool_def, callback, False, None))
         return self
 
     def openapi(self, spec, base_url: str, headers: Optional[dict] = None) -> "ScriptedToolBuilder":
         """Every operation of an OpenAPI 3 document, called through HTTP."""
         from .openapi import tools_from_openapi
         for tool_def, callback in tools_from_openapi(spec, base_url, headers):
-            self._tools.append((tool_def, callback, False))
+            self._tools.append((tool_def, callback, False, None))
         return self
 
     def executables(self, directory: str, stub: bool = False, timeout: float = 30.0) -> "ScriptedToolBuilder":
         """Every self-describing executable of a folder becomes a tool (others cannot run)."""
         from .executables import scan
         for tool_def, callback in scan(directory, stub, timeout):
-            self._tools.append((tool_def, callback, False))
+            self._tools.append((tool_def, callback, False, None))
         return self
 
     def filesystem(self, fs) -> "ScriptedToolBuilder":
@@ -1177,9 +1387,10 @@ class ScriptedToolBuilder(HostPolicyOptions):
         tool.hooks = self._hooks.copy()
         tool.telemetry = self._telemetry
         tool.validate_output = self._validate_output
-        for tool_def, callback, is_async in self._tools:
+        tool.continuation_key = self._continuation_key
+        for tool_def, callback, is_async, revert in self._tools:
             if tool_def == "function":
                 tool.add(callback)
             else:
-                tool.register(tool_def, callback, is_async)
+                tool.register(tool_def, callback, is_async, revert)
         return tool
