@@ -157,7 +157,8 @@ def test_divergence_when_an_answer_would_change_the_path(module):
     api = ScriptedTool.builder("api").function(tool(module.get_order, register=False)) \
         .function(tool(module.refund, register=False)).function(tool(module.notify, register=False)) \
         .before_tool(lambda c: Pause("approve") if c.name == "refund" else None).build()
-    script = 'o=$(get_order --id 1); if [ "$(jq .total <<< "$o")" = 12.5 ]; then notify --text big; fi; refund --amount 1'
+    script = ('o=$(get_order --id 1); if [ "$(jq .total <<< "$o")" = 12.5 ]; then notify --text big; fi; '
+              'refund --amount 1')
     paused = api.execute(script)
     assert paused.status == "paused" and [c[0] for c in module.CALLS] == ["get_order", "notify"]
     module.CALLS.clear()
