@@ -316,8 +316,8 @@ class BashTool(ScriptedTool):
         def invoke(sh, argv, args, started) -> tuple:
             self._count_call(sh, name, "builtin", argv, None, started)
             stdin = sh.stdin.read_all()
-            value = self._contained(sh, name, lambda: self._call_builtin(fn, args, stdin, is_async), is_async,
-                                    "builtin", argv)
+            value = self._contained(sh, _tool_run(sh), name, lambda: self._call_builtin(fn, args, stdin, is_async),
+                                    is_async, (name, "builtin", argv, None, started))
             if isinstance(value, BaseException):
                 return self._fail(sh, name, argv, None, started, self._failure_text(value), "builtin"), 0, 0
             try:

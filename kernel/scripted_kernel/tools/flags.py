@@ -23,7 +23,7 @@ import difflib
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 _SIMPLE_KEYWORDS = {"type", "properties", "required", "description", "default", "items", "enum",
                     "additionalProperties", "title", "examples", "$schema"}
@@ -37,6 +37,24 @@ _LISTABLE = ("integer", "number", "boolean")     # item types a comma cannot be 
 
 class FlagError(Exception):
     pass
+
+
+def _read_integer(value: str, flag: str) -> int:
+    if not _INTEGER.fullmatch(value):       # decimal digits only: not 0x10, 1.0, 1e3 or 1_000
+        raise FlagError(f"{flag}: expected integer, got {value!r}")
+    return int(value)
+
+
+def _read_number(value: str, flag: str):
+    if _INTEGER.fullmatch(value):
+        return int(value)
+    if not _DECIMAL.fullmatch(value):       # nor inf, nan or 1_0
+        raise FlagError(f"{flag}: expected number, got {value!r}")
+    return float(value)
+
+
+_SCALAR_READERS = {"string": None, "integer": _read_integer, "number": _read_number}
+_NOT_SCALAR: Any = object()      # (a flag that is not a plain scalar's)
 
 
 @dataclass(slots=True)
@@ -171,16 +189,10 @@ def _coerce_one(value: str, schema: dict, flag: str, empty_is_null: bool = False
     t = _type_of(schema)
     if t is None and isinstance(schema.get("enum"), list):
         return _enum_member(value, schema["enum"], flag)
-    if t == "integer":          # decimal digits only: not 0x10, 1.0, 1e3 or 1_000
-        if not _INTEGER.fullmatch(value):
-            raise FlagError(f"{flag}: expected integer, got {value!r}")
-        return int(value)
+    if t == "integer":
+        return _read_integer(value, flag)
     if t == "number":
-        if _INTEGER.fullmatch(value):
-            return int(value)
-        if not _DECIMAL.fullmatch(value):           # nor inf, nan or 1_0
-            raise FlagError(f"{flag}: expected number, got {value!r}")
-        return float(value)
+        return _read_number(value, flag)
     if t == "boolean":
         word = BOOLEAN_WORDS.get(value.lower())
         if word is None:
@@ -252,9 +264,9 @@ class FlagParser:
         extra = self.schema.get("additionalProperties", False if self.properties else True)
         self.closed = extra is False
         self.aliases = {name.replace("_", "-"): name for name in self.properties}
-        # per flag: the type of a plain scalar flag, for the fast path of `--name value`
-        self.scalars = {name: t for name, sub in self.properties.items()
-                        if len(_branches(sub)) == 1 and (t := _type_of(sub)) in ("string", "integer", "number")
+        # per plain scalar flag, its reader (None for text), for the fast path of `--name value`
+        self.scalars = {name: _SCALAR_READERS[t] for name, sub in self.properties.items()
+                        if len(_branches(sub)) == 1 and (t := _type_of(sub)) in _SCALAR_READERS
                         and "null" not in _types(sub)}
         self.enums = {name: sub["enum"] for name, sub in self.properties.items() if "enum" in sub}
         self.validator = None
@@ -301,12 +313,12 @@ class FlagParser:
         while i < n:
             arg = argv[i]
             i += 1
-            t = scalars.get(arg[2:]) if arg[:2] == "--" else None
+            reader: Any = scalars.get(arg[2:], _NOT_SCALAR) if arg[:2] == "--" else _NOT_SCALAR
             try:
-                if t is not None and i < n:
+                if reader is not _NOT_SCALAR and i < n:
                     value = argv[i]         # the common `--name value` of a scalar flag
                     i += 1
-                    params[arg[2:]] = value if t == "string" else _coerce_one(value, self.properties[arg[2:]], arg)
+                    params[arg[2:]] = value if reader is None else reader(value, arg)
                 elif arg == "--":
                     if i < n:
                         raise FlagError(f"unexpected argument {argv[i]!r} after --: arguments are passed "

@@ -853,25 +853,28 @@ class ScriptedTool:
 
         def invoke(sh, argv, params, started, active) -> tuple:
             """Call the callback: (status, stdout bytes, stderr bytes)."""
-            self._count_call(sh, name, "tool", argv, params, started)
+            if active is not None:
+                _count_call(active, name, "tool", argv, params, started)
             tool_args = ToolArgs(params, source=sh.stdin.read_all)
             call: Callable = lambda: registered.callback(tool_args)      # noqa: E731
             if registered.is_async and active is not None and active.tracer is not None:
                 call = telemetry.carry_context(call)
-            value = self._contained(sh, name, call, registered.is_async, "tool", argv, params)
+            value = self._contained(sh, active, name, call, registered.is_async, (name, "tool", argv, params, started))
             if isinstance(value, BaseException):
                 return self._fail(sh, name, argv, params, started, self._failure_text(value)), 0, 0
             try:
                 out = result_text(value)
             except BaseException as e:    # a cycle, a non-string key, an unprintable object
                 return self._fail(sh, name, argv, params, started, cannot_print(e)), 0, 0
-            mismatch = self._result_mismatch(registered.tool_def, out)
-            if mismatch is not None:
-                return self._fail(sh, name, argv, params, started, mismatch), 0, 0
+            if self.validate_output:
+                mismatch = self._result_mismatch(registered.tool_def, out)
+                if mismatch is not None:
+                    return self._fail(sh, name, argv, params, started, mismatch), 0, 0
             sh.out(out)
-            self._trace(sh, name, "tool", argv, params, 0, started, len(out))
-            if registered.revert is not None and active is not None and active.trace:
-                active.trace[-1].output = out           # what its revert will be given
+            if active is not None:
+                _log(active, name, "tool", argv, params, 0, started, len(out))
+                if registered.revert is not None:
+                    active.trace[-1].output = out           # what its revert will be given
             return 0, len(out), 0
         return run
 
@@ -963,20 +966,20 @@ class ScriptedTool:
         """A hook's value, or the exception it raised; contained as a callback is."""
         if is_async and tracer is not None:
             call = telemetry.carry_context(call)
-        return self._contained(sh, name, call, is_async)
+        return self._contained(sh, _tool_run(sh), name, call, is_async)
 
     def _shown(self, message: str) -> str:
         return sanitize(message) if self.sanitize_errors_enabled else message
 
     @classmethod
-    def _contained(cls, sh, name: str, call: Callable, is_async: bool = False, kind: str = "hook",
-                   argv: Optional[list] = None, params: Optional[dict] = None):
+    def _contained(cls, sh, run: Optional[_Run], name: str, call: Callable, is_async: bool = False,
+                   calling: Optional[tuple] = None):
         """What host code, call(), returned, or the exception it raised or returned; the run
-        knows meanwhile which callback it waits for (for its call log, should it stop waiting).
-        Only Cancelled and LimitExceeded are raised: the execution stops, not just this command."""
-        run = _tool_run(sh)
+        knows meanwhile which callback it waits for: `calling`, (name, kind, argv, params,
+        started) for its call log, should it stop waiting. Only Cancelled and LimitExceeded are
+        raised: the execution stops, not just this command."""
         if run is not None:
-            run.calling = (name, kind, argv or [name], params, time.perf_counter())
+            run.calling = calling or (name, "hook", [name], None, time.perf_counter())
         try:
             return cls._call(name, call, is_async, sh, run)
         except (Cancelled, LimitExceeded):
@@ -1017,24 +1020,13 @@ class ScriptedTool:
                state: Optional[str] = None):
         run = _tool_run(ctx)
         if run is not None:
-            if state is None:
-                state = "done" if status == 0 else "denied" if status == DENIED else "failed"
-            run.trace.append(TraceEntry(name, kind, list(argv), params, status,
-                                        (time.perf_counter() - started) * 1000, out_bytes, err_bytes, state))
+            _log(run, name, kind, argv, params, status, started, out_bytes, err_bytes, state)
 
     @staticmethod
     def _count_call(ctx, name: str, kind: str, argv: list, params, started: float):
-        """One more tool call of the run: past max_tool_calls it is logged as not started and
-        the run ends (LimitExceeded)."""
         run = _tool_run(ctx)
-        if run is None:
-            return
-        run.tool_calls += 1
-        limit = run.limits.max_tool_calls
-        if run.tool_calls > limit:
-            ScriptedTool._trace(ctx, name, kind, argv, params, 1, started, state="not started")
-            raise LimitExceeded("max_tool_calls", f"tool call limit exceeded: more than {limit} calls "
-                                                  f"(max_tool_calls); {name} was not called")
+        if run is not None:
+            _count_call(run, name, kind, argv, params, started)
 
     def _help_command(self, sh, argv):
         """`help`: the tools; `help NAME`: a tool's flags, or bash's help for a builtin or
@@ -1123,6 +1115,25 @@ class ScriptedTool:
         sh.err("discover: usage: discover --categories | --category NAME | --tag TAG | --search TEXT "
                "[--limit N] [--json]\n")
         return 2
+
+
+def _log(run: _Run, name, kind, argv, params, status, started, out_bytes=0, err_bytes=0, state=None):
+    """One entry of the run's call log."""
+    if state is None:
+        state = "done" if status == 0 else "denied" if status == DENIED else "failed"
+    run.trace.append(TraceEntry(name, kind, list(argv), params, status, (time.perf_counter() - started) * 1000,
+                                out_bytes, err_bytes, state))
+
+
+def _count_call(run: _Run, name: str, kind: str, argv: list, params, started: float):
+    """One more tool call of the run: past max_tool_calls it is logged as not started and the
+    run ends (LimitExceeded)."""
+    run.tool_calls += 1
+    if run.tool_calls > run.limits.max_tool_calls:
+        limit = run.limits.max_tool_calls
+        _log(run, name, kind, argv, params, 1, started, state="not started")
+        raise LimitExceeded("max_tool_calls", f"tool call limit exceeded: more than {limit} calls "
+                                              f"(max_tool_calls); {name} was not called")
 
 
 @dataclass
