@@ -13,7 +13,6 @@ import re
 from urllib.parse import quote, unquote
 
 from ..fs import FsError, access
-from . import http_wire
 from ._options import UsageError, parse
 from .urlpolicy import CurlError, parse_url, resolve, run_network
 from .registry import Usage, command
@@ -51,6 +50,7 @@ def _curl(ctx, argv):
 
 
 def _fetch(ctx, opts, text: str) -> int:
+    from . import http_wire         # (and h11) when a script first fetches, not at import
     clock = http_wire.Clock(ctx.budget, _seconds(opts, "m", "-m"),
                             _seconds(opts, "connect-timeout", "--connect-timeout"))
     method, headers, body = _request(ctx, opts)
@@ -98,6 +98,7 @@ def _exchange(ctx, clock, network, grant, url, method: str, headers: list, body,
     if budget_cut:
         limit = left
     try:
+        from . import http_wire
         if ctx.observer is None:
             response = http_wire.exchange(clock, url, method, headers, body, limit, secure, grant)
         else:
@@ -114,6 +115,7 @@ def _exchange(ctx, clock, network, grant, url, method: str, headers: list, body,
 def _traced_exchange(ctx, clock, url, method, headers, body, limit, secure, grant):
     attributes = {"http.request.method": method, "server.address": url.host, "server.port": url.port,
                   "url.full": str(url), "url.scheme": url.scheme}
+    from . import http_wire
     with ctx.observer.span(method, attributes, client=True) as span:
         try:
             response = http_wire.exchange(clock, url, method, headers, body, limit, secure, grant)
