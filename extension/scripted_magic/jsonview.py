@@ -8,8 +8,9 @@ only when sorting would not change the document.
 """
 from __future__ import annotations
 
-import html
 import json
+
+from .markup import Html, html, join
 
 MAX_TREE_CHARS = 2_000_000      # a longer document is shown as its text only
 
@@ -30,36 +31,38 @@ def sort_stable(value) -> bool:
     return True
 
 
-def _scalar(value) -> str:
-    text = html.escape(json.dumps(value, ensure_ascii=False))
+def _scalar(value) -> Html:
+    text = json.dumps(value, ensure_ascii=False)
     if isinstance(value, str):
-        return f"<span style='{_STRING}'>{text}</span>"
-    if isinstance(value, bool) or value is None:
-        return f"<span style='{_LITERAL}'>{text}</span>"
-    return f"<span style='{_NUMBER}'>{text}</span>"
+        style = _STRING
+    elif isinstance(value, bool) or value is None:
+        style = _LITERAL
+    else:
+        style = _NUMBER
+    return html("<span style='{}'>{}</span>", style, text)
 
 
-def _node(value, key, comma: bool, depth: int) -> str:
-    label = ""
+def _node(value, key, comma: bool, depth: int) -> Html:
+    label = html("")
     if key is not None:
-        label = f"<span style='{_KEY}'>{html.escape(json.dumps(key, ensure_ascii=False))}</span>: "
+        label = html("<span style='{}'>{}</span>: ", _KEY, json.dumps(key, ensure_ascii=False))
     tail = "," if comma else ""
     if isinstance(value, (dict, list)) and value:
         is_dict = isinstance(value, dict)
         opening, closing = ("{", "}") if is_dict else ("[", "]")
         items = list(value.items()) if is_dict else [(None, v) for v in value]
         count = f"{len(items)} {'key' if is_dict else 'item'}{'s' if len(items) != 1 else ''}"
-        children = "".join(_node(v, k, i < len(items) - 1, depth + 1) for i, (k, v) in enumerate(items))
-        return (f"<details open><summary>{label}{opening}"
-                f"<span style='{_MUTED}'> {count}</span></summary>"
-                f"<div style='padding-left:1.5em'>{children}</div>{closing}{tail}</details>")
+        children = join(_node(v, k, i < len(items) - 1, depth + 1) for i, (k, v) in enumerate(items))
+        return html("<details open><summary>{}{}<span style='{}'> {}</span></summary>"
+                    "<div style='padding-left:1.5em'>{}</div>{}{}</details>",
+                    label, opening, _MUTED, count, children, closing, tail)
     shown = ("{}" if isinstance(value, dict) else "[]") if isinstance(value, (dict, list)) else _scalar(value)
-    return f"<div>{label}{shown}{tail}</div>"
+    return html("<div>{}{}{}</div>", label, shown, tail)
 
 
-def tree_html(value) -> str:
-    return ("<div class='scripted-json' style='font-family:var(--jp-code-font-family,monospace);"
-            f"font-size:var(--jp-code-font-size,13px);line-height:1.45'>{_node(value, None, False, 0)}</div>")
+def tree_html(value) -> Html:
+    return html("<div class='scripted-json' style='font-family:var(--jp-code-font-family,monospace);"
+                "font-size:var(--jp-code-font-size,13px);line-height:1.45'>{}</div>", _node(value, None, False, 0))
 
 
 def json_bundle(value, text: str) -> dict:

@@ -5,7 +5,6 @@ code path: streaming output, errors that stop Run All, help/discover widgets, tr
 """
 from __future__ import annotations
 
-import html
 import json
 import os
 import re
@@ -28,6 +27,7 @@ from . import frontend
 from .approval import Approval
 from .jsonview import json_bundle, json_result
 from .limits import hint as limit_hint, notebook_limits
+from .markup import html, join
 from .session_history import NotebookHistory
 from .tracebacks import FailureRecorder, format_exception
 from .widgets import rich_bundle, tool_page
@@ -151,14 +151,21 @@ def _json_document(text: str):
         return None
 
 
+TRACE_ROWS = 200      # tool calls a trace table shows; the result's trace (--result VAR) has them all
+
+
 def _trace_table(trace) -> dict:
-    rows = "".join(f"<tr><td>{e.name}</td><td><code>{json.dumps(e.params)}</code></td><td>{e.exit_code}</td>"
-                   f"<td>{e.duration_ms:.2f} ms</td></tr>" for e in trace)
+    """The cell's tool calls as a table: the first TRACE_ROWS of them, then how many more."""
+    shown = trace[:TRACE_ROWS]
+    more = f"... {len(trace) - TRACE_ROWS} more tool calls\n" if len(trace) > TRACE_ROWS else ""
+    rows = join(html("<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+                     e.name, json.dumps(e.params), e.exit_code, f"{e.duration_ms:.2f} ms") for e in shown)
     text = "".join(f"{e.name:16} {json.dumps(e.params):40} {e.exit_code:3} {e.duration_ms:8.2f} ms\n"
-                   for e in trace) or "(no tool calls)\n"
-    return {"text/plain": "tool trace:\n" + text,
-            "text/html": "<table><thead><tr><th>tool</th><th>params</th><th>status</th><th>duration</th>"
-                         f"</tr></thead><tbody>{rows}</tbody></table>"}
+                   for e in shown) or "(no tool calls)\n"
+    return {"text/plain": "tool trace:\n" + text + more,
+            "text/html": html("<table><thead><tr><th>tool</th><th>params</th><th>status</th><th>duration</th>"
+                              "</tr></thead><tbody>{}</tbody></table>{}", rows,
+                              html("<p>{}</p>", more) if more else "")}
 
 
 ORDERED_SWITCHES = 500       # switches between stdout and stderr shown in order, per cell
@@ -688,10 +695,10 @@ def files_bundle(fs: MemoryFs, widgets: bool) -> dict:
     text = "\n".join(f"{path}{'/' if st.kind == 'd' else ''}  {size(st)}".rstrip() for path, st in rows)
     bundle = {"text/plain": text or "(no files)"}
     if widgets:
-        cells = "".join(f"<tr><td><code>{html.escape(path)}{'/' if st.kind == 'd' else ''}</code></td>"
-                        f"<td style='text-align:right'>{size(st)}</td></tr>" for path, st in rows)
-        bundle["text/html"] = (f"<table class='scripted-files'><tr><th>path</th><th>size</th></tr>{cells}</table>"
-                               if rows else "<p>(no files)</p>")
+        cells = join(html("<tr><td><code>{}</code></td><td style='text-align:right'>{}</td></tr>",
+                          path + ("/" if st.kind == "d" else ""), size(st)) for path, st in rows)
+        bundle["text/html"] = (html("<table class='scripted-files'><tr><th>path</th><th>size</th></tr>{}</table>",
+                                    cells) if rows else html("<p>(no files)</p>"))
     return bundle
 
 

@@ -146,9 +146,8 @@ class ScriptedKernel(IPythonKernel):
         tool = self._tool()
         registered = tool.tools.get(name)
         if registered is not None:
-            d = registered.tool_def
-            return {"status": "ok", "found": True, "metadata": {},
-                    "data": {"text/plain": catalog.tool_help_text(d), "text/markdown": catalog.tool_markdown(d)}}
+            from scripted_magic.widgets import tool_page
+            return {"status": "ok", "found": True, "metadata": {}, "data": tool_page(registered.tool_def)}
         text = manual.page(name, tool)
         if not text:
             return {"status": "ok", "found": False, "data": {}, "metadata": {}}
