@@ -68,10 +68,13 @@ def tree_html(value) -> Html:
 def json_bundle(value, text: str) -> dict:
     """The display bundle of one JSON document printed as `text`."""
     bundle = {"text/plain": text.rstrip("\n")}
-    if len(text) <= MAX_TREE_CHARS:
-        bundle["text/html"] = tree_html(value)
-    if sort_stable(value):
-        bundle["application/json"] = value
+    try:
+        if len(text) <= MAX_TREE_CHARS:
+            bundle["text/html"] = tree_html(value)
+        if sort_stable(value):
+            bundle["application/json"] = value
+    except RecursionError:             # nested deeper than a tree can be drawn: the text only
+        bundle = {"text/plain": bundle["text/plain"]}
     return bundle
 
 
