@@ -370,8 +370,9 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
         if borrowed:
             tool.hooks.before.remove(hook)
         _OUTPUT_GARBAGE.add(output.written)
-    if recorder is not None:
-        recorder.finish()
+    untold = recorder.finish() if recorder is not None else 0
+    if untold:
+        output.note(f"({untold} more tool calls failed; their tracebacks are not shown)\n")
     # no explicit flush: the kernel flushes the streams before display() and before its reply
     result = ScriptResult(response.stdout, response.stderr, response.exit_code, list(response.trace),
                           response.error or "")
