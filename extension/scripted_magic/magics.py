@@ -21,6 +21,7 @@ from IPython import get_ipython
 from IPython.display import clear_output, display
 
 from scripted_kernel import MemoryFs, ScriptedTool
+from scripted_kernel.tools.containment import left_running
 from scripted_kernel.tools.definitions import REGISTRY
 from scripted_kernel.tools.scripted_tool import Session
 
@@ -79,8 +80,38 @@ class MagicUsageError(Exception):
 
 
 class ScriptInterrupted(KeyboardInterrupt):
+    """The user interrupted the cell. `left`: the tools whose callbacks were still running
+    (Python cannot stop a thread: they go on, and the notebook says so)."""
+
+    def __init__(self, left: Optional[list] = None):
+        super().__init__()
+        self.left = left or []
+
     def _render_traceback_(self):
-        return [_red("Interrupted") + " (the output so far is kept)"]
+        line = _red("Interrupted") + " (the output so far is kept)"
+        return [line + ("; " + left_running(self.left) if self.left else "")]
+
+
+class _CallsInFlight:
+    """The tool calls of one cell that started and have not returned, seen through a last
+    before_tool hook and an after_tool hook: what an interrupt leaves running."""
+
+    def __init__(self):
+        self._names: list = []
+        self._lock = threading.Lock()
+
+    def started(self, call):
+        with self._lock:
+            self._names.append(call.name)
+
+    def returned(self, call, _result):
+        with self._lock:
+            if call.name in self._names:       # not there when an earlier hook denied the call
+                self._names.remove(call.name)
+
+    def names(self) -> list:
+        with self._lock:
+            return list(dict.fromkeys(self._names))
 
 
 _CELL_ERRORS = (ScriptError, ScriptInterrupted, MagicUsageError)
@@ -351,6 +382,10 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
     borrowed = state.approval.on and hook not in tool.hooks.before     # a tool named in the cell asks too
     if borrowed:
         tool.hooks.before.append(hook)
+    in_flight = _CallsInFlight()
+    watch = ((in_flight.started, False), (in_flight.returned, False))
+    tool.hooks.before.append(watch[0])       # the last: a call it sees is about to run
+    tool.hooks.after.append(watch[1])
     output = _CellOutput(stdout or ("json" if in_kernel else "stream"), in_kernel)
     colours = _colours(shell)
     recorder = None
@@ -364,11 +399,13 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
             response = (session or tool).execute(code, on_output=output.write)
     except KeyboardInterrupt:
         sys.stdout.write(output.finish() or "")      # the output so far is kept
-        raise ScriptInterrupted() from None
+        raise ScriptInterrupted(in_flight.names()) from None
     finally:
         tool.env = saved_env
         if borrowed:
             tool.hooks.before.remove(hook)
+        tool.hooks.before.remove(watch[0])
+        tool.hooks.after.remove(watch[1])
         _OUTPUT_GARBAGE.add(output.written)
     untold = recorder.finish() if recorder is not None else 0
     if untold:
@@ -391,7 +428,7 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
     if trace or state.trace:
         display(_trace_table(result.trace), raw=True)
     if response.error == "cancelled":
-        raise ScriptInterrupted()
+        raise ScriptInterrupted(in_flight.names())
     if result.exit_code and not no_raise:
         raise ScriptError(result.exit_code, result.stderr, limit_hint(response.error, tool.limits))
     return result
