@@ -23,13 +23,9 @@ class Html(str):
 def html(template: str, *values) -> Html:
     """`template`, which must be a constant of the view's own markup, with each `{}` filled by
     the next value: an Html value as it is, anything else as text (escaped)."""
-    return Html(template.format(*(_safe(v) for v in values)))
+    return Html(template.format(*[v if isinstance(v, Html) else escape(str(v)) for v in values]))
 
 
 def join(parts: Iterable) -> Html:
     """The parts one after the other, each escaped unless it is Html."""
-    return Html("".join(_safe(p) for p in parts))
-
-
-def _safe(value) -> str:
-    return value if isinstance(value, Html) else escape(str(value), quote=True)
+    return Html("".join([p if isinstance(p, Html) else escape(str(p)) for p in parts]))
