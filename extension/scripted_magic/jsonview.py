@@ -14,8 +14,7 @@ from .markup import Html, html, join
 
 MAX_TREE_CHARS = 2_000_000      # a longer document is shown as its text only
 
-# styles: the view's own markup (Html), put into the templates as they are
-
+# the view's own markup (Html: put into the templates as it is): styles and punctuation
 _KEY = Html("color:var(--jp-mirror-editor-property-color,#0055aa)")
 _STRING = Html("color:var(--jp-mirror-editor-string-color,#a31515)")
 _NUMBER = Html("color:var(--jp-mirror-editor-number-color,#098658)")

@@ -435,6 +435,48 @@ def test_interrupt_after_the_tool_returned_says_only_interrupted(ip, capsys):
     assert line == "Interrupted (the output so far is kept)"
 
 
+SPIN = """%%python
+import threading
+from scripted_kernel.tools import containment
+stop_spinning = threading.Event()
+
+@tool
+def spin() -> str:
+    \"\"\"Spin until told to stop.\"\"\"
+    while not stop_spinning.is_set():
+        pass
+    return "done\\n"
+"""
+UNTIL_NONE_LEFT = """%%python
+pause = threading.Event()
+for _ in range(60_000):
+    if containment.ABANDONED.count == 0:
+        break
+    pause.wait(0.001)
+print(containment.ABANDONED.count)
+"""
+
+
+def test_interrupt_in_the_kernel_names_the_spinning_callback(kernel):
+    km, kc = kernel
+    assert run(kc, SPIN)[0]["status"] == "ok"
+    assert run(kc, UNTIL_NONE_LEFT)[1][-1][1]["text"] == "0\n"
+    out = []
+
+    def hook(msg):                     # interrupt once the cell has surely started: it printed
+        if msg["msg_type"] == "stream":
+            out.append(msg["content"]["text"])
+            km.interrupt_kernel()
+    try:
+        reply = kc.execute_interactive("echo started; spin; echo never", output_hook=hook, timeout=60)["content"]
+        assert reply["ename"] == "ScriptInterrupted" and "".join(out) == "started\n"
+        [line] = reply["traceback"]
+        assert "tool 'spin' did not return" in line and "(1 of 64, max_abandoned_threads)" in line
+    finally:
+        run(kc, "%%python\nstop_spinning.set()")
+    assert run(kc, UNTIL_NONE_LEFT)[1][-1][1]["text"] == "0\n"       # it returned, and is no longer counted
+
+
 # ------------------------------------------------------------------ bounded messages and memory
 
 @pytest.mark.parametrize("script", [
