@@ -8,6 +8,7 @@ import unicodedata
 from typing import Callable, Iterator
 
 from ..fs import FsError, access
+from ._options import shown
 
 _DEVICE = "/dev/"
 
@@ -107,7 +108,9 @@ def _double_quotable(name: str) -> bool:
 
 def quote_always(name: str) -> str:
     """GNU quoteaf() (shell-escape-always): a file name always quoted, `'a b'`, "it's",
-    unprintable characters as $'\\t' or octal bytes: 'a'$'\\t''b'."""
+    unprintable characters as $'\\t' or octal bytes: 'a'$'\\t''b'. At most the first
+    QUOTED_CHARS characters of the name, then `...` (as a diagnostic quotes any operand)."""
+    name = shown(name)
     if "'" in name and _double_quotable(name):
         return f'"{name}"'
     out, escaping = ["'"], False
@@ -131,7 +134,8 @@ def quote_always(name: str) -> str:
 
 def shell_quote(name: str) -> str:
     """GNU quotef(): a file name as the shell would need it, bare when nothing needs quoting
-    (quoted as quote_always quotes it otherwise)."""
+    (quoted as quote_always quotes it otherwise); at most QUOTED_CHARS characters of it."""
+    name = shown(name)
     return name if _bare(name) else quote_always(name)
 
 

@@ -6,10 +6,36 @@ from typing import Optional
 from ..fs import access
 
 
+# What a diagnostic quotes of an operand: PATH_MAX characters. A real tool never meets a longer
+# one (exec refuses an argument over 128 KiB, and no path over PATH_MAX exists), but here an
+# operand may be as long as a string (64 MiB in a notebook): forty `ln -s` of an 8 MB target,
+# each refused, wrote 320 MB of messages that each quoted the whole target.
+QUOTED_CHARS = 4096
+_REASON_CHARS = 200        # what bounded() keeps of a long line's end: the reason is there
+
+
+def shown(operand: str) -> str:
+    """An operand as a diagnostic quotes it: whole up to QUOTED_CHARS characters, else its
+    first QUOTED_CHARS and `...`."""
+    return operand if len(operand) <= QUOTED_CHARS else operand[:QUOTED_CHARS] + "..."
+
+
+def bounded(message: str) -> str:
+    """A diagnostic written with its operands in it, bounded as if they had been shown(): a
+    line longer than 2 * QUOTED_CHARS keeps its first QUOTED_CHARS characters and its last
+    _REASON_CHARS, `...` between."""
+    if len(message) <= 2 * QUOTED_CHARS:
+        return message
+    return "\n".join(line if len(line) <= 2 * QUOTED_CHARS
+                     else line[:QUOTED_CHARS] + "..." + line[-_REASON_CHARS:] for line in message.split("\n"))
+
+
 class UsageError(Exception):
-    """A bad option or operand: the command prints the message and exits with `status`."""
+    """A bad option or operand: the command prints the message (bounded: see QUOTED_CHARS)
+    and exits with `status`."""
 
     def __init__(self, message: str, status: int = 1):
+        message = bounded(message)
         super().__init__(message)
         self.message = message
         self.status = status
@@ -146,7 +172,7 @@ class Inputs:
 
     def _report(self, name: str, reason: str):
         self.status = self.fail_status
-        self.ctx.err(self.message.format(cmd=self.cmd, name=name, reason=reason) + "\n")
+        self.ctx.err(self.message.format(cmd=self.cmd, name=shown(name), reason=reason) + "\n")
 
     def text(self) -> str:
         """All operands' contents, one after the other."""

@@ -8,7 +8,7 @@ import re
 from ..fs import FsError
 from ..fs.base import EEXIST, ENAMETOOLONG, ENOSPC, EPERM, EROFS
 from ..shell.limits import check_stop, wall_clock
-from ._options import UsageError, bad_usage, parse
+from ._options import UsageError, bad_usage, bounded, parse
 from .registry import command
 
 
@@ -23,7 +23,7 @@ class _Run:
         return self.ctx.path(name)
 
     def fail(self, message: str):
-        self.ctx.err(f"{self.cmd}: {message}\n")
+        self.ctx.err(f"{self.cmd}: {bounded(message)}\n")
         self.status = 1
 
     def stat(self, name: str, follow: bool = True):

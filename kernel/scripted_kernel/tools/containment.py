@@ -73,6 +73,18 @@ class _Abandoned:
 ABANDONED = _Abandoned()
 
 
+def left_running(names: list) -> str:
+    """What a caller that stopped waiting says of the callbacks it left running (one line)."""
+    quoted = ", ".join(f"'{name}'" for name in names)
+    if len(names) == 1:
+        said = f"tool {quoted} did not return and was left running: its callback goes on"
+    else:
+        said = f"tools {quoted} did not return and were left running: their callbacks go on"
+    return (f"{said} in the background, counted against the abandoned-threads limit "
+            f"({ABANDONED.count} of {MAX_ABANDONED_THREADS}, max_abandoned_threads) until "
+            f"{'it returns' if len(names) == 1 else 'they return'}")
+
+
 class Errand:
     """Work handed to another thread, which its waiter may stop waiting for (`leave`): the
     thread then counts as abandoned until it finishes."""
