@@ -5,7 +5,6 @@ code path: streaming output, errors that stop Run All, help/discover widgets, tr
 """
 from __future__ import annotations
 
-import gc
 import json
 import os
 import re
@@ -248,7 +247,6 @@ class _CellOutput:
         self.failures: Optional[FailureRecorder] = None
         self.last = ""                  # the stream written last: the other is flushed first
         self.switches = 0
-        self.written = 0                # characters the script wrote, both streams
         self.held: list = []            # stdout held back while it may be a JSON document
         self.held_chars = 0
         self.looks_like_json = False    # the held text's first non-blank character is { or [
@@ -262,7 +260,6 @@ class _CellOutput:
 
     def write(self, name: str, text: str):
         with self._lock:
-            self.written += len(text)
             if name != "stdout":
                 self._show("stderr", text)
                 if self.failures is not None:
@@ -334,28 +331,6 @@ class _CellOutput:
         return held if holding else None
 
 
-class _OutputGarbage:
-    """A run's output outlives it until the collector's full pass: the engine's run and its
-    output sinks refer to each other, and such a cycle waits for a full collection, which a
-    session that makes few objects seldom triggers (cells printing 64 MiB each grew the kernel
-    by 120 MB a cell). So once COLLECT_AFTER characters of output have been written since the
-    last one, the cell ends with a full collection: 50 to 150 ms in a fresh kernel, against the
-    seconds that much output takes to reach the front-end."""
-    COLLECT_AFTER = 16 * 1024 * 1024
-
-    def __init__(self):
-        self.pending = 0
-
-    def add(self, written: int):
-        self.pending += written
-        if self.pending >= self.COLLECT_AFTER:
-            self.pending = 0
-            gc.collect()
-
-
-_OUTPUT_GARBAGE = _OutputGarbage()
-
-
 def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: bool = False,
                env: Optional[dict] = None, no_raise: bool = False, stdout: str = "",
                session: Optional[Session] = None, result_value: bool = False) -> ScriptResult:
@@ -406,7 +381,6 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
             tool.hooks.before.remove(hook)
         tool.hooks.before.remove(watch[0])
         tool.hooks.after.remove(watch[1])
-        _OUTPUT_GARBAGE.add(output.written)
     untold = recorder.finish() if recorder is not None else 0
     if untold:
         output.note(f"({untold} more tool calls failed; their tracebacks are not shown)\n")

@@ -40,7 +40,28 @@ def result_text(value, none_text: str = "") -> str:
         return value.decode("utf-8", "surrogateescape")
     if isinstance(value, str):
         return text_from_host(value)
-    return text_from_host(json.dumps(json_value(value), ensure_ascii=False, allow_nan=False) + "\n")
+    try:        # json's C encoder, handed each value it does not know to convert (the common case)
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, default=_convert)
+    except (TypeError, ValueError, RecursionError):
+        # what is wrong, and where, told by walking the value (raises NotJson)
+        text = json.dumps(json_value(value), ensure_ascii=False, allow_nan=False)
+    return text_from_host(text + "\n")
+
+
+def _convert(value):
+    """json.dumps' `default`: a value it cannot write, as one it can (TypeError if none)."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (set, frozenset)):
+        items = list(value)
+        try:
+            return sorted(items)
+        except TypeError:
+            return items
+    converted = _other(value, 0, "result")
+    if converted is value:
+        raise TypeError("no JSON form")
+    return converted
 
 
 def json_value(value: Any, _depth: int = 0, _where: str = "result") -> Any:

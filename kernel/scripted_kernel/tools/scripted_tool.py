@@ -32,7 +32,7 @@ from ..shell.limits import CancelToken, ExecutionLimits, timeout_error, wall_clo
 from ..shell.parser import RESERVED as SHELL_KEYWORDS
 from ..shell.run import Run, ShellSlot
 from . import catalog, telemetry
-from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, cannot_print, failure_message,
+from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, cannot_print, failure_message, left_running,
                           run_coroutine, sanitize)
 from .definitions import (DecoratedTool, ToolArgs, ToolDef, callback_from_function, is_async_callable, tool,
                           tool_def_from_function)
@@ -280,7 +280,7 @@ class _Run:
             self.execution.budget.cancel = _LEFT_BEHIND
         message, status = stop.message, stop.status
         if stuck:
-            message += f"; tool '{stuck}' did not return and was left running"
+            message += f"; {left_running([stuck])}"
         return ToolResponse(out, err + f"bash: {message}\n", status, reason, trace=list(self.trace))
 
     def refuse(self, message: str, status: int, error: str) -> ToolResponse:
@@ -298,9 +298,14 @@ class _Run:
     def settle(self, session: Optional[ShellSlot]):
         """The session's shell after the run: the run's own, unless the run was left running
         (its thread may still be using that shell): then the next call starts a new one."""
+        left = self.errand is not None and self.errand.left
         if session is not None:
-            left = self.errand is not None and self.errand.left
             session.shell = None if left or self.shell_slot is None else self.shell_slot.shell
+        if not left and self.execution is not None:
+            # the run and the interpreter's state refer to each other (host, the output relay):
+            # once the response is made, the pair goes at once rather than at the next collection
+            self.execution.host = None
+            self.execution = None
 
 
 def _tool_run(ctx) -> Optional[_Run]:
