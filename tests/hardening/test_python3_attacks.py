@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -240,6 +241,34 @@ def test_a_program_that_is_not_utf8_is_refused():
 
 
 # ---------------------------------------------------------------- the worker boundary
+
+def test_a_program_waiting_for_a_worker_still_stops_at_its_deadline():
+    """Every worker of the pool busy: another program waits for one, and its run's deadline
+    ends the wait (124); the busy ones, cancelled, free their workers for the next program."""
+    from scripted_kernel.commands.python3 import pool
+    tokens = [CancelToken() for _ in range(pool.MAX_WORKERS)]
+    running = threading.Semaphore(0)
+
+    def busy(token):
+        BashTool.builder().limits(ExecutionLimits(timeout_seconds=300)).build().execute(
+            python("print('busy')\nwhile True: pass"), cancel=token,
+            on_output=lambda stream, text: running.release())
+    threads = [threading.Thread(target=busy, args=(token,)) for token in tokens]
+    for thread in threads:
+        thread.start()
+    try:
+        for _ in threads:
+            assert running.acquire(timeout=120)
+        r = run(python("print('never')"), timeout_seconds=1)
+        assert (r.stdout, r.exit_code) == ("", 124) and "timed out" in r.stderr
+    finally:
+        for token in tokens:
+            token.cancel()
+        for thread in threads:
+            thread.join()
+    assert run(python("print('free')")).stdout == "free\n"
+
+
 
 def monty_workers(host: int) -> list:
     """The worker processes `host` started (from any of its threads)."""
