@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import pytest
 
@@ -93,6 +94,9 @@ SAME_AS_CPYTHON = {
     "zero division in a file": "printf 'x = 1\\ny = x / 0\\n' > z.py; python3 z.py 2>&1 | sed -n '1p;3p;$p'",
     "options before -c": "python3 -u -B -c 'print(2)'; python3 -Wignore -c 'print(3)'; "
                          "python3 -- p.py 2>/dev/null; echo $?",
+    "in a command substitution and under set -e":
+        "x=$(python3 -c 'print(20)'); echo $((x + 1)); set -e; python3 -c 'import sys; sys.exit(4)'; echo not reached",
+    "through xargs": "printf '1\\n2\\n' | xargs -n1 python3 -c 'import sys; print(int(sys.argv[1]) * 10)'",
     "a missing program file": "python3 /no/such.py 2>&1; echo $?",
     "an unknown option": "python3 -Q 2>/dev/null; echo $?",
     "-c without its argument": "python3 -c 2>/dev/null; echo $?",
@@ -204,6 +208,17 @@ def test_the_filesystems_bounds_apply(tmp_path):
 def test_text_that_is_not_utf8_fails_as_cpython_fails():
     r = bash_tool().execute("printf 'A\\377' | python3 -c 'import sys; sys.stdin.read()'")
     assert r.exit_code == 1 and r.stderr.splitlines()[-1].startswith("UnicodeDecodeError: 'utf-8' codec")
+
+
+@needs_monty
+def test_the_hosts_parser_warns_nobody():
+    """CPython's parser reads the program on the host (source.py); its warnings (an invalid escape
+    here) are not the host's to hear."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        r = bash_tool().execute("python3 -c 'import re; print(re.sub(\"\\d\", \"#\", \"a1\"))'")
+    assert r.stdout == "a#\n"
+    assert not [w for w in seen if w.filename == "<unknown>"]
 
 
 @needs_monty

@@ -28,7 +28,7 @@ def traceback_text(error, filename: str, lines: list) -> str:
 
 
 def _runs(entries: list) -> list:
-    """[(entry, how many times in a row)] in order."""
+    """[entry, how many times in a row] for each run of one entry, in order."""
     runs: list = []
     for entry in entries:
         if runs and runs[-1][0] == entry:

@@ -14,12 +14,16 @@ longer than REWRITE_LIMIT) runs as it is, with Monty's `sys`.
 from __future__ import annotations
 
 import ast
+import threading
 import warnings
 from typing import Iterator, Optional, Union
 
 SYS = "_scripted_sys"
 PRINT = "_scripted_print"
 REWRITE_LIMIT = 1 << 20               # characters: CPython's syntax tree costs ~100 bytes a character
+# catch_warnings swaps the process's warning filters: two threads inside it at once could leave
+# "ignore" installed for good.
+_QUIET = threading.Lock()
 
 # Monty's sys attributes a program may read; the prelude copies those this Monty has.
 _SYS_NAMES = ("version", "version_info", "hexversion", "api_version", "copyright", "platform",
@@ -81,7 +85,7 @@ def _syntax_tree(text: str):
     if len(text) > REWRITE_LIMIT:
         return None
     try:
-        with warnings.catch_warnings():       # (invalid escapes and the like: not the host's to hear)
+        with _QUIET, warnings.catch_warnings():   # (invalid escapes and the like: not the host's to hear)
             warnings.simplefilter("ignore")
             return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
