@@ -2,11 +2,14 @@
 stdout, stderr, sys.argv and exit status, its files through the script's filesystem, its
 environment, tracebacks. Where CPython gives the same answer, each case runs in real bash with
 the real python3 too (differential); the attacks are in tests/hardening/test_python3_attacks.py."""
+import json
+import re
 import shutil
 import subprocess
 import sys
 import textwrap
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -265,6 +268,18 @@ def test_a_scripted_tool_with_files_has_python():
     tool = ScriptedTool.builder("t").filesystem(MemoryFs).build()
     r = tool.execute("python3 -c 'open(\"/tmp/a\", \"w\").write(\"1\")'; cat /tmp/a")
     assert r.stdout == "1"
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+@needs_monty
+def test_the_readmes_example_runs_as_written():
+    section = README.read_text().split("## `python3`", 1)[1]
+    script = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    orders = [{"id": "a1", "total": 250}, {"id": "b2", "total": 40}, {"id": "c3", "total": 101.5}]
+    r = BashTool.builder().files({"orders.json": json.dumps(orders)}).build().execute(script)
+    assert (r.stdout, r.exit_code) == ('[\n  "a1",\n  "c3"\n]\n', 0), r.stderr
 
 
 def test_absent_without_the_extra():
