@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, TypeVar
 
 from ..commands import COMMANDS, FILE_COMMANDS
+from ..commands.python3 import NAMES as PYTHON_COMMANDS
 from ..commands.urlpolicy import DryRunNetwork, NetworkPolicy, RunNetwork
 from ..fs import FileSystem, MemoryFs
 from ..shell.builtins import load as load_builtins
@@ -320,6 +321,7 @@ class ScriptedTool:
     `ScriptedTool.builder(name)` or construct and `add_tool(...)` (bashkit's Python API)."""
 
     version = "0.1.0"
+    python_enabled = False        # python3/python in logic mode too (the builder's .python())
 
     def __init__(self, name: str, short_description: str = "", env: Optional[dict] = None,
                  limits: Optional[ExecutionLimits] = None, compact_prompt: bool = False,
@@ -474,7 +476,7 @@ class ScriptedTool:
         if self._commands is None:
             table = dict(COMMANDS)
             if self.filesystem is None:         # logic mode: file commands are not there
-                for name in FILE_COMMANDS:
+                for name in FILE_COMMANDS.difference(PYTHON_COMMANDS if self.python_enabled else ()):
                     del table[name]
             table["help"] = self._help_command
             table["discover"] = self._discover_command
@@ -1300,6 +1302,7 @@ class ScriptedToolBuilder(HostPolicyOptions):
     _network_policy: Optional[NetworkPolicy] = None
     _hooks: Hooks = field(default_factory=Hooks)
     _telemetry: Optional[telemetry.TelemetryConfig] = None
+    _python: bool = False
 
     def short_description(self, text: str) -> "ScriptedToolBuilder":
         self._short_description = text
@@ -1395,9 +1398,16 @@ class ScriptedToolBuilder(HostPolicyOptions):
         self._filesystem = fs
         return self
 
+    def python(self, enabled: bool = True) -> "ScriptedToolBuilder":
+        """`python3` and `python` in a logic-only tool too: Python programs on pydantic-monty,
+        with no files (the `python` extra; a tool with a filesystem has them already)."""
+        self._python = enabled
+        return self
+
     def build(self) -> ScriptedTool:
         tool = ScriptedTool(self.name, self._short_description, self._env, self._limits,
                             self._compact, self._sanitize, self._context, self._filesystem)
+        tool.python_enabled = self._python
         tool.network_allow = self._network
         tool.network_policy = self._network_policy
         tool.hooks = self._hooks.copy()
