@@ -297,3 +297,19 @@ def test_absent_without_the_extra():
     assert out.stdout.strip() == repr(("127\n127\n", "python3: not available: install scripted-kernel[python]\n"
                                                       "python: not available: install scripted-kernel[python]\n"))
     assert "Traceback" not in out.stderr and "ImportError" not in out.stderr
+
+
+def test_the_prompt_and_the_names_know_python3_where_a_script_has_it():
+    from scripted_kernel import BashTool, ScriptedTool, tool
+
+    def python3(code: str) -> str:
+        """A tool of that name."""
+        return code
+    logic = ScriptedTool.builder("t").build()
+    assert "python3" not in logic.system_prompt()
+    with_python = ScriptedTool.builder("t").python().build()
+    assert "`python3 -c` runs a Python subset" in with_python.system_prompt()
+    assert "python3" in BashTool().system_prompt().split("File commands:")[1].split(";")[0]
+    ScriptedTool.builder("t").function(tool(python3, register=False)).build()      # free in logic mode
+    with pytest.raises(ValueError, match="taken by the command 'python3'"):
+        ScriptedTool.builder("t").python().function(tool(python3, register=False)).build()

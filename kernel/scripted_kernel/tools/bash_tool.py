@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..commands import COMMANDS, FILE_COMMANDS
+from ..commands.python3 import NAMES as PYTHON_COMMANDS, available as python_available
 from ..commands.urlpolicy import NetworkPolicy
 from ..fs import MemoryFs
 from ..shell.builtins import load as load_builtins
@@ -40,8 +41,9 @@ DESCRIPTION = "Virtual bash interpreter with a virtual filesystem"
 
 def _file_commands(taken=()) -> str:
     """The commands that need the filesystem, from the registry (`needs_files=True`), but
-    those a custom builtin took the name of."""
-    return " ".join(sorted(FILE_COMMANDS - set(taken)))
+    those a custom builtin took the name of (and python3 without the `python` extra)."""
+    missing = set() if python_available() else set(PYTHON_COMMANDS)
+    return " ".join(sorted(FILE_COMMANDS - set(taken) - missing))
 
 
 class BashTool(ScriptedTool):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, TypeVar
 
 from ..commands import COMMANDS, FILE_COMMANDS
-from ..commands.python3 import NAMES as PYTHON_COMMANDS
+from ..commands.python3 import NAMES as PYTHON_COMMANDS, available as python_available
 from ..commands.urlpolicy import DryRunNetwork, NetworkPolicy, RunNetwork
 from ..fs import FileSystem, MemoryFs
 from ..shell.builtins import load as load_builtins
@@ -407,7 +407,9 @@ class ScriptedTool:
             return f"the shell builtin {name!r}"
         if name in RESERVED_NAMES:
             return f"the {name!r} command of every scripted tool"
-        if name in COMMANDS and (self.filesystem is not None or name not in FILE_COMMANDS):
+        present = self.filesystem is not None or name not in FILE_COMMANDS or \
+            self.python_enabled and name in PYTHON_COMMANDS
+        if name in COMMANDS and present:
             return f"the command {name!r}"
         return None
 
@@ -451,12 +453,17 @@ class ScriptedTool:
                                      self.context, self._files_note())
 
     def _files_note(self) -> str:
-        """What the prompt says about files, by filesystem mode."""
+        """What the prompt says about files, by filesystem mode (and python3, where a script has it)."""
         if self.filesystem is None:
-            return "there is no file system"
-        if isinstance(self.filesystem, FileSystem):
-            return "files persist across calls in a virtual file system (/tmp, $HOME)"
-        return "each call gets an empty virtual file system (stage data in /tmp within one script)"
+            note = "there is no file system"
+        elif isinstance(self.filesystem, FileSystem):
+            note = "files persist across calls in a virtual file system (/tmp, $HOME)"
+        else:
+            note = "each call gets an empty virtual file system (stage data in /tmp within one script)"
+        if (self.filesystem is not None or self.python_enabled) and python_available() and \
+                "python3" not in self.tools:
+            note += "; `python3 -c` runs a Python subset (standard modules only)"
+        return note
 
     def input_schema(self) -> dict:
         return {"type": "object",

@@ -7,6 +7,6 @@ worker: its limits, its output, what stops it, its exit status) <- pool.py (the 
 pool), bridge.py (files, environment and sleep through the command context; oserror.py), source.py (the
 program as Monty runs it: `sys`, `print(file=...)`), report.py (tracebacks as CPython prints them).
 """
-from .command import NAMES
+from .command import NAMES, available
 
-__all__ = ["NAMES"]
+__all__ = ["NAMES", "available"]

@@ -25,6 +25,12 @@ NOT_AVAILABLE = "not available: install scripted-kernel[python]"
 VERSION_PROGRAM = CommandLine("code", code="import sys\nprint('Python', sys.version)", argv=["-c"])
 
 
+def available() -> bool:
+    """Whether the `python` extra (pydantic-monty) is installed (found, not imported)."""
+    import importlib.util
+    return importlib.util.find_spec("pydantic_monty") is not None
+
+
 def _monty_installed() -> bool:
     try:
         import pydantic_monty  # noqa: F401
