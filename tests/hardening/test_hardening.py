@@ -323,3 +323,11 @@ def test_a_lone_surrogate_from_the_host_is_a_replacement_character(script, stdou
     for tool in (scripted, bash):
         r = tool.execute(script, stdin="in\udfff\n")
         assert (r.stdout, r.stderr, r.exit_code) == (stdout, "", 0), type(tool).__name__
+
+
+@pytest.mark.parametrize("script", ["`" * 400_000, "echo " + "`:`" * 150_000, "x=" + '"`"' * 150_000])
+def test_many_backtick_substitutions_are_read_under_the_clock(script):
+    # each `...` body is read by a parser of its own, whose count of work never reached the
+    # clock check: 1 MiB of backticks read for 14 s past a 3 s deadline
+    r = ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=2)).build().execute(script)
+    assert (r.exit_code, r.error) == (124, "timeout")
