@@ -6,7 +6,7 @@ import time
 
 from ..fs import FsError, Stat
 from ..shell.limits import check_stop, wall_clock
-from ._options import parse
+from ._options import parse, shown as shown_operand
 from .registry import command
 
 _SIX_MONTHS = 182.5 * 24 * 3600
@@ -106,7 +106,7 @@ class _Lister:
         try:
             names = self.ctx.fs.listdir(self.ctx.path(path))
         except FsError as e:
-            self.ctx.err(f"ls: cannot open directory '{path}': {e.strerror}\n")
+            self.ctx.err(f"ls: cannot open directory '{shown_operand(path)}': {e.strerror}\n")
             self.status = 2
             return "", []
         if not self.all and not self.almost_all:
@@ -149,7 +149,7 @@ def run(ctx, argv):
             if s.kind == "l" and not opts.has("d") and not lister.long:
                 s = lister.stat(op, follow=True)
         except FsError as e:
-            ctx.err(f"ls: cannot access '{op}': {e.strerror}\n")
+            ctx.err(f"ls: cannot access '{shown_operand(op)}': {e.strerror}\n")
             lister.status = 2
             continue
         if s.kind == "d" and not opts.has("d"):

@@ -9,7 +9,7 @@ from typing import Callable, Optional
 from . import arith as arith_mod
 from .quoting import quote_for_reuse
 from .lexer import decode_ansi_c
-from .errors import (unbound, ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
+from .errors import (bounded, unbound, ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
                      LimitExceeded, ReturnSignal)
 from ..fs import NO_FS, absolute
 from .limits import wall_clock
@@ -372,7 +372,7 @@ class Shell:
     def error(self, message: str):
         """A diagnostic as bash prints it for a script: `bash: line N: message` (a script run
         by path or `bash FILE` names its path: `s.sh: line N: message`)."""
-        self.err(f"{self.script_name}: line {self.lineno}: {message}\n")
+        self.err(bounded(f"{self.script_name}: line {self.lineno}: {message}") + "\n")
 
     # ------------------------------------------------------------ variables
 
