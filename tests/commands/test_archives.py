@@ -145,6 +145,8 @@ GZIP_CASES = [
     "echo x | gzip -n > x.gz; printf 'garbage' >> x.gz; zcat x.gz; echo rc=$?",
     # an empty -S would name the output after the input (gunzip failed with an internal error)
     "echo hi | gzip > a; gunzip -S '' a; echo rc=$?; echo hi > b; gzip -S '' b; echo rc=$?; ls",
+    # an empty file compresses to a stream that ends in its first call (was "unexpected end of file")
+    "printf '' | gzip | gunzip | wc -c; : > e; gzip e; gunzip e.gz; echo rc=$?; wc -c < e",
 ]
 
 
@@ -191,6 +193,8 @@ ZIP_CASES = [
     ZIP_FILES + "unzip nosuch.zip; echo rc=$?; echo junk > bad.zip; unzip bad.zip; echo rc=$?",
     ZIP_FILES + "zip -q x.zip d/a.txt d/sub/n.txt; unzip -j -q x.zip -d flat; ls flat",
     ZIP_FILES + "zip -qr x.zip d -x '*.txt'; unzip -l x.zip | sort",
+    # -t tests every member (it extracted them); -qt prints the verdict only
+    ZIP_FILES + "zip -q x.zip d d/a.txt d/sub/n.txt; unzip -t x.zip; echo rc=$?; unzip -qt x.zip; ls",
 ]
 
 
