@@ -32,15 +32,15 @@ needs_unzip = pytest.mark.skipif(shutil.which("unzip") is None, reason="unzip is
 
 
 def timed(files: dict, script: str, timeout: float = 3, **limits):
-    """(result, seconds) of `script` in a BashTool holding `files`, then a check that the
-    same tool still runs the next call."""
+    """(result, seconds, the files left) of `script` in a BashTool holding `files`, after a
+    check that the same tool still runs the next call."""
     tool = BashTool.builder().limits(ExecutionLimits(timeout_seconds=timeout, **limits)).files(files).build()
     started = time.monotonic()
     result = tool.execute(script)
     elapsed = time.monotonic() - started
-    after = tool.execute("echo next; ls | wc -l")
+    after = tool.execute("echo next; ls")
     assert after.exit_code == 0 and after.stdout.startswith("next\n"), after
-    return result, elapsed
+    return result, elapsed, after.stdout.split("\n")[1:-1]
 
 
 def peak_growth(files: dict, script: str, **limits) -> dict:
@@ -92,7 +92,7 @@ def test_tar_listing_a_member_that_declares_2_40_bytes_ends_at_once(compressed):
     archive = declaring(1 << 40)
     if compressed:
         archive = _gzip(archive)
-    result, elapsed = timed({"h.tar": archive}, "tar tf h.tar; echo rc=$?; tar tvf h.tar; echo rc=$?")
+    result, elapsed, _ = timed({"h.tar": archive}, "tar tf h.tar; echo rc=$?; tar tvf h.tar; echo rc=$?")
     assert result.stdout == ("big\nrc=2\n-rw-r--r-- 0/0   1099511627776 1970-01-01 00:00 big\n"
                              "rc=2\n")
     assert result.stderr == EOF_ERROR * 2
@@ -105,7 +105,7 @@ def _gzip(data: bytes) -> bytes:
 
 
 def test_tar_member_that_declares_2_80_bytes_is_skipped_as_gnu_tar_skips_it():
-    result, elapsed = timed({"h.tar": declaring(1 << 80)}, "tar tvf h.tar; echo rc=$?; mkdir o; "
+    result, elapsed, _ = timed({"h.tar": declaring(1 << 80)}, "tar tvf h.tar; echo rc=$?; mkdir o; "
                             "tar xf h.tar -C o; echo rc=$?; ls o | wc -l")
     assert result.stdout == "rc=2\nrc=2\n0\n"
     assert result.stderr == ("tar: Archive base-256 value is out of off_t range\n"
@@ -176,7 +176,7 @@ def test_extended_headers_are_bounded():
     more than 64 before a member (tarfile reads them by recursion); a long name is fine."""
     files = {"huge.tar": _header("./PaxHeaders/x", type=tarfile.XHDTYPE, size=1 << 40) + b"x" * 4096,
              "chain.tar": _long_names(100), "short.tar": _long_names(1)}
-    result, elapsed = timed(files, "tar tf huge.tar; echo rc=$?; tar tf chain.tar; echo rc=$?; "
+    result, elapsed, _ = timed(files, "tar tf huge.tar; echo rc=$?; tar tf chain.tar; echo rc=$?; "
                             "tar tf short.tar")
     assert result.stdout == "rc=2\nrc=2\nname0\n"
     assert result.stderr == ("tar: Extended header of 1099511627776 bytes: more than the 1048576 allowed\n"
@@ -204,14 +204,14 @@ def test_damaged_extended_headers_are_a_tar_error():
              "map.tar": _pax(sparse_one, b"not a number\n" + b"a" * 600),
              "digits.tar": _pax(b"9" * 5000 + b" a=b\n"),
              "size.tar": _pax(_record("GNU.sparse.map", "1,2,3,x") + _record("GNU.sparse.size", "9"))}
-    result, _ = timed(files, "for f in sparse map digits size; do tar tvf $f.tar; echo rc=$?; done")
+    result, _, _ = timed(files, "for f in sparse map digits size; do tar tvf $f.tar; echo rc=$?; done")
     assert result.stdout == "rc=2\n" * 4
     assert result.stderr == ("tar: Damaged extended header\n"
                              "tar: Error is not recoverable: exiting now\n") * 4
 
 
 def test_a_name_ends_at_a_nul_as_in_gnu_tar():
-    result, _ = timed({"a.tar": _pax(_record("path", "a\0b"))}, "mkdir o; tar xf a.tar -C o; ls o")
+    result, _, _ = timed({"a.tar": _pax(_record("path", "a\0b"))}, "mkdir o; tar xf a.tar -C o; ls o")
     assert (result.stdout, result.exit_code) == ("a\n", 0)
 
 
@@ -369,7 +369,7 @@ def test_a_bzip2_member_bomb_expands_a_chunk_at_a_time():
 
 def test_zip_updating_a_bomb_stops_at_a_limit():
     """zip writes an archive's members again: they are expanded within max_fs_bytes."""
-    result, elapsed = timed({"b.zip": bzip2_bomb()}, "echo x > new; zip b.zip new; echo rc=$?",
+    result, elapsed, _ = timed({"b.zip": bzip2_bomb()}, "echo x > new; zip b.zip new; echo rc=$?",
                             timeout=10, max_fs_bytes=32 * MIB)
     assert "decompressed data exceeds" in result.stderr and "max_fs_bytes" in result.stderr
     assert result.exit_code != 0 and elapsed < 10.5
@@ -402,3 +402,23 @@ def test_mutated_zip_archives_never_reach_an_internal_error():
                          "unzip -t a.zip >/dev/null; unzip -oq -d o a.zip; echo x > n; zip -q a.zip n; "
                          "echo done")
         assert r.stdout == "done\n" and "internal error" not in r.stderr, (case, r.stderr)
+
+
+# ---------------------------------------------------------------- gzip, bzip2, xz
+
+@pytest.mark.parametrize("script", ["xz -9e r", "bzip2 -9 r", "tar cJf r.txz r"])
+def test_compression_reads_the_clock(script):
+    """xz -9 takes seconds a MiB and was one call: now a chunk at a time, with the budget
+    checked after each; a compressor stopped by the deadline leaves no half-written output."""
+    noise = random.Random(3).randbytes(16 * MIB)
+    result, elapsed, _ = timed({"r": noise}, script + "; echo after", timeout=1)
+    assert result.exit_code == 124 and "timed out" in result.stderr and "after" not in result.stdout
+    assert elapsed < 1.5 + 1.5           # (on a loaded machine)
+    listing = BashTool(files={"r": noise}).execute("ls")
+    assert listing.stdout == "r\n"
+
+
+def test_an_unreadable_file_is_the_compressors_error():
+    """xz read its input before the name checks, unguarded ("bash: line 1: xz: write error")."""
+    result, _, _ = timed({}, "echo hi > a; xz a; chmod 000 a.xz; xz -d a.xz; echo rc=$?")
+    assert (result.stdout, result.stderr) == ("rc=1\n", "xz: a.xz: Permission denied\n")

@@ -35,34 +35,34 @@ class Codec:
     suffix: str                  # what compression appends
     magic: bytes
     new_decompressor: Callable
-    compress: Callable           # (data, level, name, mtime) -> bytes
+    new_compressor: Callable     # (level) -> an object with compress(data) and flush()
 
 
-def _gzip_compress(data: bytes, level: int, name: str = "", mtime: int = 0) -> bytes:
-    """A gzip member as gzip writes one: FNAME when a name is kept, MTIME, XFL for levels 1/9,
-    OS 3 (Unix)."""
-    flags = 0x08 if name else 0
-    xfl = 2 if level == 9 else 4 if level == 1 else 0
-    header = b"\x1f\x8b\x08" + bytes([flags]) + struct.pack("<I", mtime & 0xFFFFFFFF) + bytes([xfl, 3])
-    if name:
-        header += name.encode("utf-8", "surrogateescape").replace(b"\0", b"") + b"\0"
-    deflater = zlib.compressobj(level, zlib.DEFLATED, -15)
-    body = deflater.compress(data) + deflater.flush()
-    trailer = struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
-    return header + body + trailer
+def compress(codec: Codec, data: bytes, level: int, name: str = "", mtime: int = 0) -> Iterator[bytes]:
+    """`data` compressed by `codec`, CHUNK bytes at a time with the budget checked after each
+    (xz -9 takes seconds a MiB). A gzip member is written as gzip writes one: FNAME when a name
+    is kept, MTIME, XFL for levels 1/9, OS 3 (Unix)."""
+    if codec is GZIP:
+        flags = 0x08 if name else 0
+        xfl = 2 if level == 9 else 4 if level == 1 else 0
+        yield b"\x1f\x8b\x08" + bytes([flags]) + struct.pack("<I", mtime & 0xFFFFFFFF) + bytes([xfl, 3])
+        if name:
+            yield name.encode("utf-8", "surrogateescape").replace(b"\0", b"") + b"\0"
+    engine = codec.new_compressor(level)
+    view = memoryview(data)
+    for at in range(0, len(data), CHUNK):
+        yield engine.compress(view[at:at + CHUNK])
+        check_clock()
+    yield engine.flush()
+    if codec is GZIP:
+        yield struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
 
 
-def _bzip2_compress(data: bytes, level: int, name: str = "", mtime: int = 0) -> bytes:
-    return bz2.compress(data, level)
-
-
-def _xz_compress(data: bytes, level: int, name: str = "", mtime: int = 0) -> bytes:
-    return lzma.compress(data, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=level)
-
-
-GZIP = Codec("gzip", ".gz", b"\x1f\x8b", lambda: zlib.decompressobj(31), _gzip_compress)
-BZIP2 = Codec("bzip2", ".bz2", b"BZh", bz2.BZ2Decompressor, _bzip2_compress)
-XZ = Codec("xz", ".xz", b"\xfd7zXZ\x00", lambda: lzma.LZMADecompressor(lzma.FORMAT_XZ), _xz_compress)
+GZIP = Codec("gzip", ".gz", b"\x1f\x8b", lambda: zlib.decompressobj(31),
+             lambda level: zlib.compressobj(level, zlib.DEFLATED, -15))
+BZIP2 = Codec("bzip2", ".bz2", b"BZh", bz2.BZ2Decompressor, bz2.BZ2Compressor)
+XZ = Codec("xz", ".xz", b"\xfd7zXZ\x00", lambda: lzma.LZMADecompressor(lzma.FORMAT_XZ),
+           lambda level: lzma.LZMACompressor(lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=level))
 CODECS = (GZIP, BZIP2, XZ)
 
 

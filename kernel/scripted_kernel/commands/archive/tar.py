@@ -23,7 +23,7 @@ from ...shell.patterns import glob_match
 from .._bytes import read_bytes
 from .._options import UsageError
 from ..registry import Usage, command
-from .codecs import BZIP2, CHUNK, GZIP, XZ, Ceiling, Corrupt, ForwardFile, inflate, sniff
+from .codecs import BZIP2, CHUNK, GZIP, XZ, Ceiling, Corrupt, ForwardFile, compress, inflate, sniff
 from .members import Destination, has_dotdot, unsafe_prefix
 
 TRY = "Try 'tar --help' or 'tar --usage' for more information."
@@ -220,7 +220,7 @@ class Tar:
                 self.add(archive, operand, absolute(self.ctx.cwd, directory))
         data = buffer.getvalue()
         if codec is not None:
-            data = codec.compress(data, 6 if codec is GZIP else 9 if codec is BZIP2 else 6, "", 0)
+            data = b"".join(compress(codec, data, 9 if codec is BZIP2 else 6))
         if writer is None:
             self.ctx.write_bytes(data)
         else:
