@@ -31,6 +31,12 @@ CASES = {
     "csv header": SETUP + "sqlite3 -header -csv t.db 'select * from t'",
     "csv quoting": "sqlite3 -csv :memory: \"select '', 'a b', 'q\\\"x', 'c,d', NULL, 'plain'\"",
     "json": SETUP + "sqlite3 -json t.db 'select * from t'",
+    # printf and format run through a guard (bounds.PrintfGuard) that hands them to SQLite's own
+    "printf": "sqlite3 :memory: \"select printf('%5.2f|%-6d|%x|%o|%e|%g|%s|%q|%Q|%w|%%|%c', 3.14159, 42, 255, 8, "
+              "12345.678, 0.0001, 'str', 'it''s', NULL, 'a\\\"b', 'xyz'), printf('%.*c|%*c|%3c|%.2c', 5, 'ab', 4, "
+              "'q', 'é', 'z'), format('%!.3f %,d %lld %.*s', 1.5, 1234567, 9, '3', 'abcdef'), printf(NULL), "
+              "printf('%d %d', 1), printf('%.*c', -3, 'n'), printf('%.*c', 'x', 'm'), printf('no args'), "
+              "printf(x'2564', 7), printf('%.*c', 4294967299, 'w')\"",
     "json blob and reals": "sqlite3 -json :memory: \"select x'41', 0.1+0.2, 123456789012345678.0, 1e300*1e300\"",
     "line": SETUP + "sqlite3 -line t.db 'select * from t; select 1 as longer_name'",
     "column": SETUP + "sqlite3 -column -header t.db 'select * from t'",

@@ -1,9 +1,10 @@
-"""Hostile input against the commands that read archives and compressed data (tar, unzip, zip,
-gzip/bzip2/xz): sizes and counts declared by the input are checked against the bytes there are
-and the run's limits before anything is allocated or skipped; every loop reads the clock; a
+"""Hostile input against the commands that read archives, compressed data and databases (tar,
+unzip, zip, gzip/bzip2/xz, sqlite3): sizes and counts declared by the input are checked against
+the bytes there are and the run's limits before anything is allocated or skipped; every loop
+reads the clock; SQLite's memory is bounded and its statements interrupted at the deadline; a
 damaged archive gets the real program's message and status, never an internal error. Times are
 asserted with generous slack; what each test checks is the named outcome, and that the next
-call on the same tool still works."""
+call on the same tool still works. Memory is measured in a child process (peak RSS)."""
 import bz2
 import functools
 import io
@@ -422,3 +423,63 @@ def test_an_unreadable_file_is_the_compressors_error():
     """xz read its input before the name checks, unguarded ("bash: line 1: xz: write error")."""
     result, _, _ = timed({}, "echo hi > a; xz a; chmod 000 a.xz; xz -d a.xz; echo rc=$?")
     assert (result.stdout, result.stderr) == ("rc=1\n", "xz: a.xz: Permission denied\n")
+
+
+# ---------------------------------------------------------------- sqlite3
+
+sqlite_3_11 = pytest.mark.skipif(sys.version_info < (3, 11), reason="sqlite3 needs Python 3.11")
+ROWS = "with recursive c(x) as (select 1 union all select x + 1 from c limit {n}) "
+
+
+@sqlite_3_11
+@pytest.mark.parametrize("target", ["temp table t", "table m.t"])
+def test_a_temporary_or_attached_database_is_bounded_as_the_main_one(target):
+    """100k rows of zeroblob(10000000) in a temporary table peaked the host at 2.85 GB (7.5 s
+    against 3 s): every database has the main one's page bound, the temporary one from its first
+    use, an attached one from its attachment."""
+    script = (f"sqlite3 :memory: \"attach ':memory:' as m; create {target} as "
+              + ROWS.format(n=100_000) + "select zeroblob(10000000) as b from c\"; echo rc=$?")
+    result, elapsed, _ = timed({}, script)
+    assert (result.stdout, result.stderr) == ("rc=13\n", "Error: stepping, database or disk is full (13)\n")
+    assert elapsed < 3.5
+    assert peak_growth({}, script, timeout_seconds=3)["growth"] < 256 * MIB
+
+
+@sqlite_3_11
+def test_a_sort_of_giant_rows_stops_at_the_heap_limit():
+    """Sorts and temporary indexes are no database's pages: SQLite's heap is bounded at
+    max_memory_bytes while the command runs, and the bound is put back after."""
+    script = ("sqlite3 :memory: 'select length(b) from (" + ROWS.format(n=100_000)
+              + "select zeroblob(10000000) as b from c order by random()) limit 1'; echo after")
+    result, elapsed, _ = timed({}, script, timeout=10, max_memory_bytes=256 * MIB)
+    assert result.stderr == ("bash: sqlite3: out of memory: SQLite may use at most 268435456 bytes "
+                             "(max_memory_bytes)\n")
+    assert result.exit_code == 1 and "after" not in result.stdout
+    assert elapsed < 10.5
+    measured = peak_growth({}, script, timeout_seconds=10, max_memory_bytes=256 * MIB)
+    assert measured["growth"] < 512 * MIB, measured
+    from scripted_kernel.commands.sqlite3 import native
+    assert native.hard_heap_limit(-1) == 0
+
+
+@sqlite_3_11
+def test_four_giant_printf_calls_end_at_once():
+    """printf('%.*c', 2000000000, 'x') loops on after its result is too long (NULL) and never
+    reaches the progress handler: four of them ran 41 s. NULL now comes at once."""
+    call = "printf('%.*c', 2000000000, 'x')"
+    result, elapsed, _ = timed({}, f"sqlite3 :memory: \"select {call}, {call}, {call}, {call} is null\"")
+    assert (result.stdout, result.stderr, result.exit_code) == ("|||1\n", "", 0)
+    assert elapsed < 3.5
+
+
+@sqlite_3_11
+def test_a_long_call_in_every_row_stops_at_the_deadline():
+    """Each row's printf of 16 MB takes a tenth of a second in one virtual-machine instruction,
+    so the progress handler (every 20000 instructions) would wait minutes: the interrupter stops
+    the statement at the deadline."""
+    script = ("sqlite3 :memory: \"" + ROWS.format(n=2000)
+              + "select sum(length(printf('%.*c', 16000000 - x, 'x'))) from c\"; echo after")
+    result, elapsed, _ = timed({}, script, timeout=1)
+    assert result.exit_code == 124 and "timed out" in result.stderr and "after" not in result.stdout
+    assert "interrupted" not in result.stderr
+    assert elapsed < 1.5 + 1.5

@@ -1,11 +1,15 @@
-"""Where in a statement SQLite found an error (`sqlite3_error_offset`), which the shell prints
-under the message ("  select y from t" / "         ^--- error here") and Python's module does
-not expose.
+"""Two functions of the SQLite library that Python's module does not expose, called through
+ctypes in the library the module is linked with:
 
-It is read from the library Python's module is linked with, given the connection's `sqlite3*`
-handle. CPython keeps that handle as the first field after the object header of a Connection
-(3.10 to 3.13 all do); elsewhere, or with a library older than 3.38, the offset is unknown and
-the shell's message is printed without the quoted statement.
+- where in a statement SQLite found an error (`sqlite3_error_offset`), which the shell prints
+  under the message ("  select y from t" / "         ^--- error here"), given the connection's
+  `sqlite3*` handle. CPython keeps that handle as the first field after the object header of a
+  Connection (3.10 to 3.13 all do); elsewhere, or with a library older than 3.38, the offset is
+  unknown and the shell's message is printed without the quoted statement;
+- the process's hard heap limit (`sqlite3_hard_heap_limit64`, SQLite 3.31 on), which can be
+  put back after a run, where `PRAGMA hard_heap_limit` can only lower it. Without the library
+  at hand there is no heap limit (the page bounds and the memory checks of the progress handler
+  remain).
 """
 from __future__ import annotations
 
@@ -15,17 +19,47 @@ import sys
 
 
 @functools.lru_cache(maxsize=1)
-def _error_offset_function():
-    if sys.implementation.name != "cpython" or not (3, 10) <= sys.version_info[:2] <= (3, 13):
-        return None
-    if sqlite3.sqlite_version_info < (3, 38, 0):
-        return None
+def _library():
     try:
         import ctypes
         import _sqlite3
-        library = ctypes.CDLL(_sqlite3.__file__)
-        function = library.sqlite3_error_offset
+        return ctypes.CDLL(_sqlite3.__file__)
     except (ImportError, OSError, AttributeError):
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def _heap_limit_function():
+    library = _library()
+    if library is None or sqlite3.sqlite_version_info < (3, 31, 0):
+        return None
+    import ctypes
+    try:
+        function = library.sqlite3_hard_heap_limit64
+    except AttributeError:
+        return None
+    function.restype = ctypes.c_int64
+    function.argtypes = [ctypes.c_int64]
+    return function
+
+
+def hard_heap_limit(limit: int) -> int:
+    """Set the process's SQLite hard heap limit (0: none; negative: leave it); the limit before."""
+    function = _heap_limit_function()
+    return function(limit) if function is not None else 0
+
+
+@functools.lru_cache(maxsize=1)
+def _error_offset_function():
+    if sys.implementation.name != "cpython" or not (3, 10) <= sys.version_info[:2] <= (3, 13):
+        return None
+    library = _library()
+    if library is None or sqlite3.sqlite_version_info < (3, 38, 0):
+        return None
+    import ctypes
+    try:
+        function = library.sqlite3_error_offset
+    except AttributeError:
         return None
     function.restype = ctypes.c_int
     function.argtypes = [ctypes.c_void_p]
