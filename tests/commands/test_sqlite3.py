@@ -201,6 +201,40 @@ def test_a_wal_database_opens():
     assert (r.stdout, r.exit_code) == ("42\n", 0)
 
 
+def _damaged_schema() -> bytes:
+    """A database whose view's SQL holds a byte that is not UTF-8, so that SQLite's error
+    quotes it (Python's module raised UnicodeDecodeError building the message)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "d.db"
+        conn = sqlite3.connect(path)
+        conn.executescript("create table t(a); insert into t values (1); create view v as select * from t;")
+        conn.close()
+        data = path.read_bytes()
+    return data.replace(b"create view v", b"create vi\xc3w v")
+
+
+NOT_UTF8 = {"d.db": _damaged_schema(), "latin1.csv": b"a,b\n\xe9,1\n"}
+
+
+@needs_sqlite3
+@pytest.mark.parametrize("script", [
+    "sqlite3 d.db 'select * from t'; echo rc=$?; sqlite3 d.db .tables; echo rc=$?",
+    "sqlite3 x.db '.import --csv latin1.csv t' 'select hex(a), typeof(b) from t'; echo rc=$?",
+])
+def test_bytes_that_are_not_utf8_like_the_sqlite3_shell(script):
+    assert ours(script, NOT_UTF8) == real(script, NOT_UTF8)
+
+
+def test_sql_that_is_not_utf8_is_an_error_not_a_crash():
+    """Python's module passes statements to SQLite as UTF-8 only (the shell takes the bytes):
+    such a statement is refused with an error, where it was an internal error."""
+    r = BashTool().execute("sqlite3 :memory: \"select '$(printf '\\xe9')'\"; echo rc=$?; "
+                           "printf \"select 'a\\xe9';\\nselect 2;\\n\" | sqlite3 :memory:; echo rc=$?")
+    assert r.stdout == "rc=1\n2\nrc=1\n"
+    assert r.stderr == ("Error: in prepare, the statement is not valid UTF-8\n"
+                        "Parse error near line 1: the statement is not valid UTF-8\n")
+
+
 def test_absent_in_logic_mode():
     from scripted_kernel import ScriptedTool
     r = ScriptedTool.builder("t").build().execute("sqlite3 :memory: 'select 1'")

@@ -483,3 +483,36 @@ def test_a_long_call_in_every_row_stops_at_the_deadline():
     assert result.exit_code == 124 and "timed out" in result.stderr and "after" not in result.stdout
     assert "interrupted" not in result.stderr
     assert elapsed < 1.5 + 1.5
+
+
+def _database() -> bytes:
+    import sqlite3
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "f.db"
+        conn = sqlite3.connect(path)
+        conn.executescript("create table t(a integer primary key, b text, c blob); create index i on t(b); "
+                           "create view v as select * from t; "
+                           "create trigger g after insert on t begin select 1; end;")
+        conn.executemany("insert into t(b, c) values (?, ?)", [(f"row{i}" * 10, bytes(50)) for i in range(300)])
+        conn.commit()
+        conn.close()
+        return path.read_bytes()
+
+
+@sqlite_3_11
+def test_mutated_databases_never_reach_an_internal_error():
+    """A damaged schema quoted in SQLite's message made Python's module raise UnicodeDecodeError."""
+    rng = random.Random(1)
+    base = _database()
+    tool = BashTool.builder().limits(ExecutionLimits(timeout_seconds=5)).build()
+    for case in range(80):
+        data = bytearray(base)
+        for _ in range(rng.randint(1, 10)):            # the header, the schema's page, any page
+            where = rng.choice([100, 4096, len(data)])
+            data[rng.randrange(where)] = rng.randrange(256)
+        tool.filesystem.add_file("/home/user/f.db", bytes(data))
+        r = tool.execute("sqlite3 f.db 'select count(*), sum(length(b)) from t' .tables; sqlite3 f.db .dump; "
+                         "sqlite3 f.db .schema 'select * from v limit 3' 'pragma integrity_check'; echo done")
+        assert r.stdout.endswith("done\n") and "internal error" not in r.stderr, (case, r.stderr)

@@ -20,11 +20,13 @@ The guards live here, on the connection, so they hold for everything the command
 """
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import sys
 from typing import Optional
 
 from ...fs import FsError
+from . import native
 from .bounds import HEAP, INTERRUPTER, PrintfGuard
 
 _NEEDS = "sqlite3 needs Python 3.11 (Connection.serialize, deserialize and setlimit)"
@@ -94,8 +96,8 @@ class Database:
             _bound_pages(conn, "main", limits.max_file_bytes)
             if self.readonly:
                 conn.execute("PRAGMA query_only = 1")
-        except sqlite3.DatabaseError:
-            pass                      # not a database: its statements will say so
+        except (sqlite3.DatabaseError, UnicodeDecodeError):
+            pass                      # not a database, or a damaged one: its statements will say so
         conn.set_authorizer(self._authorize)
         conn.set_progress_handler(self._progress, PROGRESS_STEPS)
         conn.set_trace_callback(self._traced)
@@ -180,7 +182,7 @@ class Database:
 
     # ---- running
 
-    def execute(self, sql: str, params=None) -> sqlite3.Cursor:
+    def execute(self, sql: str, params=None) -> "Rows":
         """Run one statement. Parameters the statement names but nobody bound are NULL, as in
         the shell (Python's module insists on a value for each)."""
         try:
@@ -199,19 +201,20 @@ class Database:
             self._bound([schema for _, schema, _ in self._trusted("PRAGMA database_list")])
         return cursor
 
-    def _execute(self, sql: str, params) -> sqlite3.Cursor:
+    def _execute(self, sql: str, params) -> "Rows":
         self.stepped = False
         conn = self.connection()
-        if params is not None:
-            return conn.execute(sql, params)
-        try:
-            return conn.execute(sql)
-        except sqlite3.ProgrammingError as e:
-            nulls = _unbound_parameters(str(e))
-            if nulls is None:
-                raise
-            self.stepped = False
-            return conn.execute(sql, nulls)
+        with readable_errors(conn):
+            if params is not None:
+                return Rows(conn, conn.execute(sql, params))
+            try:
+                return Rows(conn, conn.execute(sql))
+            except sqlite3.ProgrammingError as e:
+                nulls = _unbound_parameters(str(e))
+                if nulls is None:
+                    raise
+                self.stepped = False
+                return Rows(conn, conn.execute(sql, nulls))
 
     # ---- closing
 
@@ -246,6 +249,53 @@ class Database:
         finally:
             conn.close()
             HEAP.leave(self.heap_limit)
+
+
+class Rows:
+    """A statement's cursor whose errors are all sqlite3.Error (see readable_errors)."""
+
+    def __init__(self, conn: sqlite3.Connection, cursor: sqlite3.Cursor):
+        self.conn, self.cursor = conn, cursor
+        self.description = cursor.description
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        with readable_errors(self.conn):
+            return next(self.cursor)
+
+    def fetchone(self):
+        with readable_errors(self.conn):
+            return self.cursor.fetchone()
+
+    def fetchall(self) -> list:
+        with readable_errors(self.conn):
+            return self.cursor.fetchall()
+
+
+class NotUtf8(sqlite3.DatabaseError):
+    """SQL text that is not UTF-8 (bytes the script gave, kept as surrogates): Python's module
+    passes statements to SQLite as UTF-8 only. No position in the statement goes with it."""
+
+
+@contextlib.contextmanager
+def readable_errors(conn: sqlite3.Connection):
+    """Python's module raises UnicodeDecodeError where SQLite's error message (a damaged schema
+    quoted in it) or a column's name is not UTF-8: that becomes the sqlite3.Error it stands
+    for, with the message read from the library, its bytes kept as surrogates. It raises
+    UnicodeEncodeError for a statement that is not UTF-8: that becomes NotUtf8."""
+    try:
+        yield
+    except UnicodeEncodeError:
+        raise NotUtf8("the statement is not valid UTF-8") from None
+    except UnicodeDecodeError:
+        error = native.last_error(conn)
+        if error is None or error[0] & 0xFF in (sqlite3.SQLITE_OK, 100, 101):   # (no error: a name)
+            raise sqlite3.DatabaseError("a name or message is not valid UTF-8") from None
+        failure = sqlite3.DatabaseError(error[1].decode("utf-8", "surrogateescape"))
+        failure.sqlite_errorcode = error[0]  # type: ignore[attr-defined]
+        raise failure from None
 
 
 def _bound_pages(conn: sqlite3.Connection, schema: str, max_bytes: int):
