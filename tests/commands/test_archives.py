@@ -84,6 +84,9 @@ TAR_CASES = [
     FILES + "echo hi > plain; tar tzf plain; echo rc=$?",
     FILES + f"tar cf x.tar {OWN} d/a.txt; tar xf x.tar -C d --keep-old-files; echo rc=$?",
     FILES + f"cd d && tar czf ../all.tgz {OWN} . && cd .. && tar tzf all.tgz",
+    # --strip-components takes ASCII digits only (int() took "1_0" and "٢")
+    FILES + f"tar cf x.tar {OWN} d; for n in ' 1' +1 1_0 ٢ 01; do mkdir -p \"o$n\"; "
+            "tar xf x.tar -C \"o$n\" --strip-components=\"$n\"; echo rc=$?; done; find o* | sort",
 ]
 
 

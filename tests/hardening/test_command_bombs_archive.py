@@ -405,6 +405,23 @@ def test_mutated_zip_archives_never_reach_an_internal_error():
         assert r.stdout == "done\n" and "internal error" not in r.stderr, (case, r.stderr)
 
 
+# ---------------------------------------------------------------- file, checksums
+
+def test_file_of_json_nested_400000_deep_goes_on():
+    """json's recursion on it ended the whole run ("maximum nesting depth exceeded"): the depth
+    is measured first, and past file's 500 levels it is text, as file says."""
+    result, elapsed, _ = timed({"deep.json": b"[" * 400_000 + b"]" * 400_000},
+                               "file -b --mime-type deep.json; echo after")
+    assert (result.stdout, result.stderr) == ("text/plain\nafter\n", "")
+    assert elapsed < 3.5
+
+
+def test_checking_millions_of_lines_reads_the_clock():
+    result, elapsed, _ = timed({"sums": b"x\n" * 8_000_000}, "md5sum -c sums; echo after", timeout=1)
+    assert result.exit_code == 124 and "after" not in result.stdout
+    assert elapsed < 1.5 + 1.5
+
+
 # ---------------------------------------------------------------- gzip, bzip2, xz
 
 @pytest.mark.parametrize("script", ["xz -9e r", "bzip2 -9 r", "tar cJf r.txz r"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import stat as st_mod
 import tarfile
 import time
@@ -681,15 +682,12 @@ def _owner(option, default: str) -> tuple[str, int]:
 
 
 def _strip_count(text) -> int:
+    """--strip-components=N as GNU tar reads it: ASCII digits (blanks and + before)."""
     if text is None:
         return 0
-    try:
-        value = int(text)
-        if value >= 0:
-            return value
-    except ValueError:
-        pass
-    raise UsageError(f"tar: {text}: Invalid number of elements", 2)
+    if re.fullmatch(r"\s*\+?[0-9]{1,18}", text):
+        return int(text)
+    raise _bad(f"{text}: Invalid number of elements")
 
 
 def _member_data(archive: tarfile.TarFile, member: tarfile.TarInfo):
