@@ -217,6 +217,12 @@ FILE_SAMPLES = {
     "g.gz": _gzip(b"", 0, 6, 3), "g9.gz": _gzip(b"", 0, 9, 3), "g1.gz": _gzip(b"f", 1000000000, 1, 3),
     "gfat.gz": _gzip(b"", 0, 6, 0), "gpy.gz": gzip.compress(b"hi\n", mtime=0),
     "b.bz2": bz2.compress(b"hi\n"), "x.xz": lzma.compress(b"hi\n"),
+    # gzip headers field by field, as file's magic reads them (an extra field flagged in an
+    # 11-byte file was an internal struct.error; flags 1, 2, 0x10, 0x20 and methods were unnamed)
+    "gmac.gz": _gzip(b"", 0, 6, 7), "gtops.gz": _gzip(b"", 0, 6, 10), "gos99.gz": _gzip(b"", 0, 6, 99),
+    "gflags.gz": b"\x1f\x8b\x08\x3e\xbe\xdb\x0a\x6b\x02\xff\xcb",
+    "gext.gz": b"\x1f\x8b\x08\x0c" + bytes(6) + b"\x02\x00abnm\x00" + bytes(8),
+    "gm7.gz": b"\x1f\x8b\x07\x01" + bytes(5) + b"\x03" + bytes(8),
     "x32.xz": lzma.compress(b"hi\n", check=lzma.CHECK_CRC32),
     "z.zip": _zip(zipfile.ZIP_STORED), "zd.zip": _zip(zipfile.ZIP_DEFLATED),
     "p.tar": _tar(tarfile.PAX_FORMAT), "g.tar": _tar(tarfile.GNU_FORMAT), "u.tar": _tar(tarfile.USTAR_FORMAT),

@@ -261,23 +261,30 @@ def looks_csv(data: bytes) -> bool:
 
 # ------------------------------------------------------------------ binary formats
 
+_GZIP_SYSTEMS = ("FAT filesystem (MS-DOS, OS/2, NT)", "Amiga", "VMS", "Unix", "VM/CMS", "Atari",
+                 "HPFS filesystem (OS/2, NT)", "MacOS", "Z-System", "CP/M", "TOPS/20",
+                 "NTFS filesystem (NT)", "QDOS", "Acorn RISCOS")
+
+
 def gzip_kind(data: bytes) -> Kind:
-    flags, mtime, xfl, os_id = data[3], struct.unpack_from("<I", data, 4)[0], data[8], data[9]
+    """The header of a gzip member (at least 10 bytes) as file's magic reads it, field by field:
+    a name only when there is no extra field before it, nothing taken on trust."""
+    method, flags, mtime, xfl, os_id = data[2], data[3], struct.unpack_from("<I", data, 4)[0], data[8], data[9]
     parts = ["gzip compressed data"]
-    if flags & 8:
-        start = 10 + (2 + struct.unpack_from("<H", data, 10)[0] if flags & 4 else 0)
-        end = data.find(b"\0", start)
-        parts.append(f'was "{data[start:end].decode("latin-1")}"')
+    if method != 8:
+        parts.append("reserved method" if method < 8 else "unknown method")
+    parts += [word for bit, word in ((1, "ASCII"), (2, "has CRC"), (4, "extra field")) if flags & bit]
+    if flags & 0x0C == 0x08:
+        end = data.find(b"\0", 10)
+        parts.append(f'was "{data[10:end if end >= 0 else len(data)].decode("latin-1")}"')
+    parts += [word for bit, word in ((0x10, "has comment"), (0x20, "encrypted")) if flags & bit]
     if mtime:
         parts.append("last modified: " + time.asctime(time.gmtime(mtime)))
     if xfl in (2, 4):
         parts.append("max compression" if xfl == 2 else "max speed")
-    origin = {0: "FAT filesystem (MS-DOS, OS/2, NT)", 3: "Unix", 7: "Macintosh",
-              11: "NTFS filesystem (NT)"}.get(os_id)
-    if origin:
-        parts.append(f"from {origin}")
-    if len(data) >= 18:
-        parts.append(f"original size modulo 2^32 {struct.unpack_from('<I', data, len(data) - 4)[0]}")
+    if os_id < len(_GZIP_SYSTEMS):
+        parts.append(f"from {_GZIP_SYSTEMS[os_id]}")
+    parts.append(f"original size modulo 2^32 {struct.unpack_from('<I', data, len(data) - 4)[0]}")
     return Kind(", ".join(parts), "application/gzip")
 
 
