@@ -1,9 +1,9 @@
 """zip and unzip as Info-ZIP's zip 3.0 and unzip 6.0 print and exit, over the filesystem
-layer (`zipfile` over io.BytesIO).
+layer (zip writes with `zipfile` over io.BytesIO; both read with `zipread`).
 
 zip adds and replaces members of a new or existing archive ("  adding: x (deflated 53%)").
-unzip lists (-l), extracts (into the current directory or -d DIR; -o, -n, -j, -q) or prints
-(-p) members; every member goes through `members.Destination`, after unzip's own cleaning of
+unzip lists (-l), tests (-t), extracts (into the current directory or -d DIR; -o, -n, -j, -q)
+or prints (-p) members; every member goes through `members.Destination`, after unzip's own cleaning of
 `..` components and leading slashes, so that no member lands outside the target directory.
 """
 from __future__ import annotations
