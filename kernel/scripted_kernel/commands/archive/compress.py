@@ -14,7 +14,7 @@ from ...fs import FsError
 from .._bytes import read_bytes
 from .._options import UsageError, parse
 from ..registry import Usage, command
-from .codecs import BZIP2, GZIP, XZ, Ceiling, Codec, Corrupt, inflate
+from .codecs import BZIP2, GZIP, XZ, Ceiling, Codec, Corrupt, compress, inflate
 
 
 class Tool:
@@ -122,7 +122,7 @@ class Tool:
         if self.decompress or self.test:
             self.expand(data, "stdin", True)
         else:
-            self.ctx.write_bytes(self.codec.compress(data, self.level, "", 0))
+            self.ctx.write_bytes(b"".join(compress(self.codec, data, self.level)))
 
     def file(self, name: str):
         path = self.ctx.path(name)
@@ -183,17 +183,22 @@ class Tool:
         if data is None:
             return
         keep_name = "" if self.opts.has("n") else name.rsplit("/", 1)[-1]
-        packed = self.codec.compress(data, self.level, keep_name,
-                                     0 if self.opts.has("n") else int(st.mtime))
+        packed = compress(self.codec, data, self.level, keep_name,
+                          0 if self.opts.has("n") else int(st.mtime))
         if self.to_stdout:
-            self.ctx.write_bytes(packed)
+            self.ctx.write_bytes(b"".join(packed))
             return
-        self.replace(name, path, st, name + self.codec.suffix, [packed])
+        self.replace(name, path, st, name + self.codec.suffix, packed)
 
     def unpack(self, name: str, path: str, st):
-        if self.format_first and not self.ctx.fs.read_bytes(path).startswith(self.codec.magic):
-            self.corrupt(name, "format")
-            return
+        data = None
+        if self.format_first:
+            data = self.read(name, path)
+            if data is None:
+                return
+            if not data.startswith(self.codec.magic):
+                self.corrupt(name, "format")
+                return
         suffix = self.known_suffix(name)
         out: str | None = None
         if suffix is not None:
@@ -202,9 +207,10 @@ class Tool:
             out = self.unknown_suffix(name)
             if out is None:
                 return
-        data = self.read(name, path)
         if data is None:
-            return
+            data = self.read(name, path)
+            if data is None:
+                return
         if self.test:
             self.expand(data, name, False)
         elif self.to_stdout:
@@ -260,6 +266,9 @@ class Tool:
             else:
                 self.missing(out, e.strerror)
             return
+        except BaseException:        # the deadline, a cancel: no half-written output, as gzip
+            _remove(fs, out_path)    # removes it when a signal stops it
+            raise
         fs.chmod(out_path, st.mode & 0o7777)
         fs.utime(out_path, st.mtime)
         if not self.opts.has("k"):
