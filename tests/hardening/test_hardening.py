@@ -335,3 +335,15 @@ def test_many_backtick_substitutions_are_read_under_the_clock(script):
     r = ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=2)).build().execute(script)
     assert (r.exit_code, r.error) == (124, "timeout")
     assert time.monotonic() - start < 2 + 3
+
+
+@pytest.mark.parametrize("command", ["ls", "grep a", "stat", "find", "du", "xargs", "realpath", "tar -cf a.tar",
+                                     "tar -xf", "unzip", "gzip", "cd", "source", "cat", "wc -c", "cp a", "rm",
+                                     "echo hi >", "", "ln -s"])
+def test_a_diagnostic_quotes_at_most_4_kib_of_an_operand(command):
+    # an operand may be as long as a string (16 MiB here): each message quoted it whole, and
+    # forty of them took a notebook kernel past 800 MB
+    bash = BashTool.builder().limits(ExecutionLimits(max_output_bytes=64 << 20)).build()
+    r = bash.execute(f'x=$(printf "%09000000d" 0); {command} $x; echo status=$?')
+    assert r.stdout.rstrip().rsplit("=", 1)[-1] in ("1", "2", "9", "127")     # (unzip's 9: no such zipfile)
+    assert r.stderr and max(len(line) for line in r.stderr.splitlines()) < 2 * 4096 + 300, r.stderr[:80]

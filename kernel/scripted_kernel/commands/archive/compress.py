@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import struct
 
+from ...shell.errors import bounded
 from ...fs import FsError
 from .._bytes import read_bytes
 from .._options import UsageError, parse
@@ -46,7 +47,7 @@ class Tool:
     # ---------------------------------------------------------------- messages
 
     def complain(self, text: str, status: int):
-        self.ctx.err(f"{self.speaker}: {text}\n")
+        _say(self.ctx, f"{self.speaker}: {text}\n")
         self.statuses.add(status)
 
     def missing(self, name: str, reason: str):
@@ -56,7 +57,7 @@ class Tool:
         self.complain(f"{name} is a directory -- ignored", 2)
 
     def has_suffix(self, name: str):
-        self.ctx.err(f"{self.speaker}: {name} already has {self.codec.suffix} suffix -- unchanged\n")
+        _say(self.ctx, f"{self.speaker}: {name} already has {self.codec.suffix} suffix -- unchanged\n")
 
     def unknown_suffix(self, name: str) -> str | None:
         self.complain(f"{name}: unknown suffix -- ignored", 2)
@@ -71,11 +72,11 @@ class Tool:
     def corrupt(self, name: str, kind: str):
         text = {"format": "not in gzip format", "truncated": "unexpected end of file",
                 "damaged": "invalid compressed data--format violated"}[kind]
-        self.ctx.err("\n" if kind == "format" else "")
+        _say(self.ctx, "\n" if kind == "format" else "")
         self.complain(f"{name}: {text}", 1)
 
     def trailing_garbage(self, name: str):
-        self.ctx.err("\n")
+        _say(self.ctx, "\n")
         self.complain(f"{name}: decompression OK, trailing garbage ignored", 2)
 
     def status(self) -> int:
@@ -349,7 +350,7 @@ class Bzip2(Tool):
         self.complain(f"Input file {name} already has {self.codec.suffix} suffix.", 1)
 
     def unknown_suffix(self, name):
-        self.ctx.err(f"{self.prog}: Can't guess original name for {name} -- using {name}.out\n")
+        _say(self.ctx, f"{self.prog}: Can't guess original name for {name} -- using {name}.out\n")
         return name + ".out"
 
     def exists(self, out):
@@ -367,7 +368,7 @@ class Bzip2(Tool):
         return max(self.statuses, default=0)
 
     def trailing_garbage(self, name):
-        self.ctx.err(f"\n{self.speaker}: {name}: trailing garbage after EOF ignored\n")
+        _say(self.ctx, f"\n{self.speaker}: {name}: trailing garbage after EOF ignored\n")
 
 
 class Xz(Tool):
@@ -437,3 +438,8 @@ USAGES = {name: Usage("[OPTION]... [FILE]...",
 def compressor(ctx, argv):
     prog = argv[0].rsplit("/", 1)[-1]
     return FAMILIES.get(prog, Tool)(ctx, prog).run(argv)
+
+
+def _say(ctx, text: str):
+    """A diagnostic to standard error, an operand in it quoted at most 4 KiB (shell/errors.py)."""
+    ctx.err(bounded(text))

@@ -17,6 +17,7 @@ import stat as st_mod
 import tarfile
 import time
 
+from ...shell.errors import bounded
 from ...fs import FsError, absolute
 from ...fs.base import EFBIG, ENOSPC
 from ...shell.limits import check_clock
@@ -163,17 +164,17 @@ class Tar:
         self.wildcards = bool(self.opts.get("wildcards"))
 
     def fail(self, text: str):
-        self.ctx.err(f"tar: {text}\n")
+        _say(self.ctx, f"tar: {text}\n")
         self.failed = True
 
     def warn_once(self, prefix: str, what: str = "member names"):
         if (prefix, what) not in self.warned:
             self.warned.add((prefix, what))
-            self.ctx.err(f"tar: Removing leading `{prefix}' from {what}\n")
+            _say(self.ctx, f"tar: Removing leading `{prefix}' from {what}\n")
 
     def status(self) -> int:
         if self.failed:
-            self.ctx.err("tar: Exiting with failure status due to previous errors\n")
+            _say(self.ctx, "tar: Exiting with failure status due to previous errors\n")
             return 2
         return 0
 
@@ -272,7 +273,7 @@ class Tar:
             self.fail(f"{shown}: Cannot stat: {e.strerror}")
             return
         if info.ino == self.archive_ino and info.is_file:
-            self.ctx.err(f"tar: {shown}: file is the archive; not dumped\n")
+            _say(self.ctx, f"tar: {shown}: file is the archive; not dumped\n")
             return
         entry = self.header(member, info)
         data = None
@@ -773,5 +774,10 @@ def tar(ctx, argv):
     try:
         return {"create": run.create, "list": run.list, "extract": run.extract}[mode]()
     except Fatal as e:
-        ctx.err(("" if e.raw else "tar: ") + f"{e}\ntar: Error is not recoverable: exiting now\n")
+        _say(ctx, ("" if e.raw else "tar: ") + f"{e}\ntar: Error is not recoverable: exiting now\n")
         return 2
+
+
+def _say(ctx, text: str):
+    """A diagnostic to standard error, an operand in it quoted at most 4 KiB (shell/errors.py)."""
+    ctx.err(bounded(text))

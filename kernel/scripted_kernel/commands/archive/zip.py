@@ -19,7 +19,7 @@ from typing import Optional
 
 from ...fs import FsError
 from ...fs.base import ENAMETOOLONG
-from ...shell.errors import LimitExceeded
+from ...shell.errors import LimitExceeded, bounded
 from ...shell.limits import check_clock
 from ...shell.patterns import glob_match
 from .._bytes import read_bytes
@@ -170,7 +170,7 @@ class Zip:
                     raise Overlap
                 members[info.filename] = (info, bytes(expanded))
         except (NotAZip, MemberError, BadCrc, Overlap):
-            self.ctx.err(f"\nzip error: Zip file structure invalid ({self.archive})\n")
+            _say(self.ctx, f"\nzip error: Zip file structure invalid ({self.archive})\n")
             return None
         return members
 
@@ -253,7 +253,7 @@ class Zip:
             self.fs.write_bytes(self.ctx.path(self.archive), buffer.getvalue(),
                                 mode=0o666 & ~self.ctx.umask)
         except FsError as e:
-            self.ctx.err(f"\nzip error: Could not create output file ({self.archive}): "
+            _say(self.ctx, f"\nzip error: Could not create output file ({self.archive}): "
                          f"{e.strerror}\n")
             return 15
         return 0
@@ -305,14 +305,14 @@ class Unzip:
             except FsError:
                 continue
         else:
-            self.ctx.err(f"unzip:  cannot find or open {name}, {name}.zip or {name}.ZIP.\n")
+            _say(self.ctx, f"unzip:  cannot find or open {name}, {name}.zip or {name}.ZIP.\n")
             return None
         if "p" not in self.flags and not ("q" in self.flags and "l" not in self.flags):
             self.ctx.out(f"Archive:  {name}\n")
         try:
             return read_archive(data)
         except NotAZip:
-            self.ctx.err(NOT_A_ZIP + f"unzip:  cannot find zipfile directory in one of {name} or\n"
+            _say(self.ctx, NOT_A_ZIP + f"unzip:  cannot find zipfile directory in one of {name} or\n"
                          f"        {name}.zip, and cannot find {name}.ZIP, period.\n")
             return None
 
@@ -333,7 +333,7 @@ class Unzip:
             self.extract(archive, entries)
         missing = [w for w in self.wanted if w not in self.matched]
         for name in missing if "l" not in self.flags else ():
-            self.ctx.err(f"caution: filename not matched:  {name}\n")
+            _say(self.ctx, f"caution: filename not matched:  {name}\n")
         if missing:
             self.warn(11)
         return self.status
@@ -485,7 +485,7 @@ class Unzip:
                 if self.extract_one(archive, number, info, rel, shown, dest, deferred, directories) == STOP:
                     break
             except FsError as e:
-                self.ctx.err(f"error:  cannot create {shown}\n        {e.strerror}\n")
+                _say(self.ctx, f"error:  cannot create {shown}\n        {e.strerror}\n")
                 self.warn(2 if e.strerror not in ("File too large", "No space left on device") else 50)
         self.finish(deferred, directories)
 
@@ -499,7 +499,7 @@ class Unzip:
                 if not self.fs.exists(here):
                     self.fs.mkdir(here, 0o777 & ~self.ctx.umask)
         except FsError:
-            self.ctx.err(f"checkdir:  cannot create extraction directory: {self.exdir}\n")
+            _say(self.ctx, f"checkdir:  cannot create extraction directory: {self.exdir}\n")
             self.warn(3)
             return False
         return True
@@ -511,7 +511,7 @@ class Unzip:
             self.say(f'warning:  skipped "../" path component(s) in {name}')
             self.warn(1)
         if absolute:
-            self.ctx.err(f"warning:  stripped absolute path spec from {name}\n")
+            _say(self.ctx, f"warning:  stripped absolute path spec from {name}\n")
             self.warn(1)
         if "j" in self.flags:
             cleaned = "" if cleaned.endswith("/") else cleaned.rsplit("/", 1)[-1]
@@ -532,7 +532,7 @@ class Unzip:
             if self.refuse_all:
                 return READ
             if not self.replace_all:
-                self.ctx.err(f"replace {shown}? [y]es, [n]o, [A]ll, [N]one, [r]ename:  NULL\n"
+                _say(self.ctx, f"replace {shown}? [y]es, [n]o, [A]ll, [N]one, [r]ename:  NULL\n"
                              '(EOF or read error, treating as "[N]one" ...)\n')
                 self.refuse_all = True
                 self.warn(1)
@@ -582,7 +582,7 @@ class Unzip:
             try:
                 self.fs.symlink(target, path)
             except FsError as e:
-                self.ctx.err(f"error:  cannot create symlink {shown}: {e.strerror}\n")
+                _say(self.ctx, f"error:  cannot create symlink {shown}: {e.strerror}\n")
                 self.warn(1)
         for path, info in reversed(directories):
             try:
@@ -627,3 +627,8 @@ def zip_command(ctx, argv):
 @command("unzip", usage=UNZIP_USAGE, needs_files=True)
 def unzip_command(ctx, argv):
     return Unzip(ctx, argv).run()
+
+
+def _say(ctx, text: str):
+    """A diagnostic to standard error, an operand in it quoted at most 4 KiB (shell/errors.py)."""
+    ctx.err(bounded(text))
