@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from scripted_kernel.tools import catalog
+from scripted_kernel.tools.shapes import shape_text
 
 from .markup import Html, html, join
 
@@ -37,13 +38,14 @@ def _chip(value) -> Html:
 
 
 def params_html(tool_def) -> Html:
-    """A tool's usage line (click selects all of it, to copy) and flag table; the description
-    is in the title above it."""
+    """A tool's usage line (click selects all of it, to copy), flag table (types, choices,
+    defaults) and what it returns; the description is in the title above it."""
     usage = html("<p><code class='scripted-usage' title='click to select, then copy' style='{}'>{}</code></p>",
                  _USAGE, catalog.usage_line(tool_def.name, tool_def.input_schema))
+    returns = returns_html(tool_def)
     rows = catalog.flag_rows(tool_def)
     if not rows:
-        return usage
+        return html("{}{}", usage, returns)
     with_descriptions = any(r["description"] for r in rows)
     heads = ["flag", "type"] + (["description"] if with_descriptions else [])
     body = []
@@ -54,11 +56,23 @@ def params_html(tool_def) -> Html:
         kind = html("{}", r["type"])
         if r["enum"]:
             kind = html("{}<br>{}", kind, join(_chip(v) for v in r["enum"]))
+        if r["default"] is not None:
+            kind = html("{}<br><span class='scripted-default'>default {}</span>", kind, _chip(r["default"]))
         cells = [flag, kind] + ([r["description"] or ""] if with_descriptions else [])
         body.append(html("<tr>{}</tr>", join(html("<td style='{}'>{}</td>", _CELL, c) for c in cells)))
     return html("{}<table class='scripted-flags' style='border-collapse:collapse;margin:4px 0 8px'>"
-                "<thead><tr>{}</tr></thead><tbody>{}</tbody></table>",
-                usage, join(html("<th style='{}'>{}</th>", _HEAD, h) for h in heads), join(body))
+                "<thead><tr>{}</tr></thead><tbody>{}</tbody></table>{}",
+                usage, join(html("<th style='{}'>{}</th>", _HEAD, h) for h in heads), join(body), returns)
+
+
+def returns_html(tool_def) -> Html:
+    """What the tool prints, as the prompt shows it (its result shape), if it is known."""
+    if not tool_def.output_schema:
+        return html("")
+    described = tool_def.output_schema.get("description")
+    return html("<p class='scripted-returns'><b>Returns</b> <code>{}</code>{}</p>",
+                shape_text(tool_def.output_schema, budget=100_000),
+                html(" — {}", described) if described else "")
 
 
 def html_details(defs) -> Html:

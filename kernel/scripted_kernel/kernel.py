@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import json
 import re
 
 from ipykernel.ipkernel import IPythonKernel
@@ -243,6 +244,11 @@ def complete_script(script: str, cursor: int, tool, files) -> tuple:
     name = segment[0] if segment else ""
     if word.startswith("-") and "=" not in word:
         return start, _hits(_flags(name, tool), word)
+    if name in tool.tools:              # a flag's value: its choices, where the schema lists them
+        flag, equals, _ = word.partition("=") if word.startswith("--") else (segment[-1], "", "")
+        choices = [f"{flag}={c}" if equals else c for c in _choices(tool.tools[name].tool_def, flag)]
+        if choices:
+            return start, _hits([(c, "choice") for c in choices], word)
     if name in _NAME_TAKERS and len(segment) == 1:
         cands = ([(n, "function") for n in sorted(tool.tools)] +
                  [(n, "builtin") for n in sorted(set(manual.BUILTINS) | set(manual.KEYWORDS))] +
@@ -274,6 +280,16 @@ def _flags(name: str, tool) -> list:
         flags += [("--help", "flag"), ("--version", "flag")]
         return flags
     return [(f, "flag") for f in manual.builtin_flags(name)]
+
+
+def _choices(tool_def, flag: str) -> list:
+    """The values a tool's `--flag` takes when its schema lists them (an enum, true/false)."""
+    for row in catalog.flag_rows(tool_def):
+        if f"--{row['name']}" == flag:
+            if row["enum"]:
+                return [v if isinstance(v, str) else json.dumps(v) for v in row["enum"] if v is not None]
+            return ["true", "false"] if row["type"] == "boolean" else []
+    return []
 
 
 def _paths(word: str, fs, cwd: str) -> list:
