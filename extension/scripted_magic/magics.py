@@ -151,12 +151,14 @@ def _clear(sh, argv):
 class _NotebookTool(ScriptedTool):
     """The session's ScriptedTool: the notebook's limits (no wall clock; see limits.py), tool
     errors unsanitised for their authors (`%scripted sanitize on` shows what a model sees), a
-    `clear` command. Every fresh shell starts with the carried parameters (the variables set by
-    `# Parameters` cells)."""
+    `clear` command, each result checked against its tool's result shape (an author sees a
+    wrong shape at once). Every fresh shell starts with the carried parameters (the variables
+    set by `# Parameters` cells)."""
 
     def __init__(self, fs: MemoryFs):
         super().__init__("notebook", "Tools defined in this notebook", filesystem=fs,
                          limits=getattr(fs, "limits", None) or notebook_limits(), sanitize_errors=False)
+        self.validate_output = True
         self.parameters: dict = {}
         self._started = weakref.WeakSet()
 
