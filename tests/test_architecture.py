@@ -16,13 +16,13 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {"scripted_kernel": ROOT / "kernel" / "scripted_kernel",
             "scripted_magic": ROOT / "extension" / "scripted_magic"}
 
-# The libraries every layer may use: the budget and its errors, regular expressions and glob
-# patterns. They import nothing but each other (checked below).
-BASE = ("scripted_kernel.shell.errors", "scripted_kernel.shell.limits", "scripted_kernel.shell.regexes",
-        "scripted_kernel.shell.patterns", "scripted_kernel.shell.extglob")
+# The libraries every layer may use (scripted_kernel/base): the budget and its errors, regular
+# expressions and glob patterns. They import nothing but each other (checked below).
+BASE = ("scripted_kernel.base", "scripted_kernel.base.errors", "scripted_kernel.base.limits",
+        "scripted_kernel.base.regexes", "scripted_kernel.base.patterns", "scripted_kernel.base.extglob")
 
 LAYERS = [  # (module-name prefix, layer): the longest matching prefix decides
-    *((name, -1) for name in BASE),
+    ("scripted_kernel.base", -1),
     ("scripted_kernel.fs", 0),
     ("scripted_kernel.shell", 1),
     ("scripted_kernel.commands", 2),
@@ -35,11 +35,8 @@ LAYERS = [  # (module-name prefix, layer): the longest matching prefix decides
     ("scripted_kernel.__main__", 6),
 ]
 
-# What commands may use of the shell: the command context, the error types, and the libraries
-# that know nothing of the interpreter (budget checks, regular expressions, glob patterns).
-COMMAND_MAY_IMPORT = {"scripted_kernel.shell.context", "scripted_kernel.shell.errors",
-                      "scripted_kernel.shell.limits", "scripted_kernel.shell.regexes",
-                      "scripted_kernel.shell.patterns"}
+# What commands may use of the shell: the command context (and the base libraries, below it).
+COMMAND_MAY_IMPORT = {"scripted_kernel.shell.context"}
 
 # Back-edges inside the interpreter core, each an import inside a function: (importer, imported)
 # -> why it stays.
@@ -120,8 +117,8 @@ def test_the_base_libraries_import_only_each_other():
 
 def test_the_contract_fails_on_an_upward_import():
     graph = dict(GRAPH)
-    graph["scripted_kernel.shell.limits"] = [("scripted_kernel.tools.scripted_tool", False)]
-    assert upward_imports(graph) == ["scripted_kernel.shell.limits imports scripted_kernel.tools.scripted_tool"]
+    graph["scripted_kernel.base.limits"] = [("scripted_kernel.tools.scripted_tool", False)]
+    assert upward_imports(graph) == ["scripted_kernel.base.limits imports scripted_kernel.tools.scripted_tool"]
 
 
 def test_commands_use_the_shell_only_through_the_context():

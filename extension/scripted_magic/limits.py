@@ -12,7 +12,7 @@ import dataclasses
 import re
 from typing import Optional
 
-from scripted_kernel.shell.limits import ExecutionLimits
+from scripted_kernel.base.limits import ExecutionLimits
 
 from .markup import html, join
 

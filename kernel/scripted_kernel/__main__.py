@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from .shell.limits import CancelToken
+from .base.limits import CancelToken
 from .tools import ScriptedTool
 from .tools.loading import ToolSpecError, apply_filesystem, load_tools
 

@@ -17,8 +17,8 @@ from ipykernel.ipkernel import IPythonKernel
 from . import __version__
 from .commands import COMMANDS, USAGE
 from .shell.builtins import load as load_builtins
-from .shell.errors import Cancelled, ShellSyntaxError
-from .shell.limits import Budget, CancelToken, ExecutionLimits, activate
+from .base.errors import Cancelled, ShellSyntaxError
+from .base.limits import Budget, CancelToken, ExecutionLimits, activate
 from .shell.parser import Parser
 from .tools import catalog, manual
 

@@ -398,7 +398,7 @@ def test_a_session_too_large_for_max_sessions_bytes_is_refused_before_it_loads()
 def test_a_call_that_finds_no_room_within_its_timeout_is_refused():
     import threading
 
-    from scripted_kernel.shell.limits import ExecutionLimits
+    from scripted_kernel.base.limits import ExecutionLimits
 
     class HeldStore(MemoryStore):
         """Its first load waits until the test lets it go."""

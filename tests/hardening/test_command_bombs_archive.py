@@ -24,7 +24,7 @@ import pytest
 
 from conftest import ours_with_files, real_with_files
 from scripted_kernel import BashTool
-from scripted_kernel.shell.limits import ExecutionLimits
+from scripted_kernel.base.limits import ExecutionLimits
 
 MIB = 1 << 20
 EOF_ERROR = "tar: Unexpected EOF in archive\ntar: Error is not recoverable: exiting now\n"
@@ -50,7 +50,7 @@ def peak_growth(files: dict, script: str, **limits) -> dict:
     program = textwrap.dedent(f"""
         import json, resource, sys
         from scripted_kernel import BashTool
-        from scripted_kernel.shell.limits import ExecutionLimits
+        from scripted_kernel.base.limits import ExecutionLimits
         files = {{name: bytes.fromhex(data) for name, data in json.load(sys.stdin).items()}}
         tool = BashTool.builder().limits(ExecutionLimits(**{limits!r})).files(files).build()
         tool.execute("true")

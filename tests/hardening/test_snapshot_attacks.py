@@ -12,7 +12,7 @@ import zlib
 import pytest
 
 from scripted_kernel import BashTool
-from scripted_kernel.shell.limits import ExecutionLimits
+from scripted_kernel.base.limits import ExecutionLimits
 from scripted_kernel.tools import snapshot as snap
 from scripted_kernel.tools.snapshot import HEADER_BYTES, SnapshotError, SnapshotLimits, decode, encode
 

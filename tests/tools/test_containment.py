@@ -10,7 +10,7 @@ import time
 import pytest
 
 from scripted_kernel import ExecutionLimits, ScriptedTool
-from scripted_kernel.shell.limits import CancelToken
+from scripted_kernel.base.limits import CancelToken
 from scripted_kernel.tools import containment
 from scripted_kernel.tools.containment import sanitize
 from scripted_kernel.tools.definitions import ToolDef

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from ..fs import FsError
-from ..shell.limits import check_clock
+from ..base.limits import check_clock
 from ._bytes import read_bytes, shell_quote
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command

@@ -5,7 +5,7 @@ import datetime as dt
 import re
 
 from ..fs import FsError
-from ..shell.limits import wall_clock
+from ..base.limits import wall_clock
 from ._options import UsageError, parse
 from .registry import command
 

@@ -5,7 +5,7 @@ import time
 from typing import Optional
 
 from ..fs import FsError, access
-from ..shell.limits import wall_clock
+from ..base.limits import wall_clock
 from ._options import UsageError, bad_usage, parse
 from .registry import command
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ..shell.limits import check_length
+from ..base.limits import check_length
 from ._bytes import locale_quote, read_all_bytes
 from ._options import UsageError, parse
 from .registry import Usage, command

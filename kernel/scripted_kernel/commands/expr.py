@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..shell.regexes import RegexError, compile_posix
+from ..base.regexes import RegexError, compile_posix
 from .registry import command
 
 _INT = re.compile(r"-?\d+\Z")

@@ -5,7 +5,7 @@ import random
 import time
 
 from ..fs import FsError
-from ..shell.limits import check_stop
+from ..base.limits import check_stop
 from ._options import UsageError, bad_usage, parse, shown
 from .ls import blocks, human, mode_string
 from .registry import command

@@ -7,7 +7,7 @@ import re
 
 from ..fs import FsError
 from ..fs.base import EEXIST, ENAMETOOLONG, ENOSPC, EPERM, EROFS
-from ..shell.limits import check_stop, wall_clock
+from ..base.limits import check_stop, wall_clock
 from ._options import UsageError, bad_usage, bounded, parse
 from .registry import command
 

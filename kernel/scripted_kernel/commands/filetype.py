@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..fs import FsError, access
-from ..shell.limits import check_clock
+from ..base.limits import check_clock
 from ._options import UsageError, parse
 from .registry import Usage, command
 

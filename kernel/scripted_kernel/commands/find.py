@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..fs import FsError
-from ..shell import patterns
-from ..shell.limits import wall_clock
+from ..base import patterns
+from ..base.limits import wall_clock
 from ._options import UsageError, shown
 from .registry import command
 

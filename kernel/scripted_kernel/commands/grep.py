@@ -7,7 +7,7 @@ import regex
 
 from ..fs import FsError, access
 from ._options import UsageError, parse, shown as shown_operand, split_lines
-from ..shell.regexes import RegexError, RegexTimeout, finditer, matcher, translate
+from ..base.regexes import RegexError, RegexTimeout, finditer, matcher, translate
 from .registry import command
 
 STDIN_LABEL = "(standard input)"

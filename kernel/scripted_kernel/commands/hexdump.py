@@ -12,7 +12,7 @@ import re
 import struct
 from typing import Literal, Optional
 
-from ..shell.limits import check_clock, check_length
+from ..base.limits import check_clock, check_length
 from ._bytes import ByteInputs, FsError, locale_quote, parse_size, read_bytes
 from ._options import UsageError, parse
 from .registry import Usage, command

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ..shell.limits import check_clock
+from ..base.limits import check_clock
 from ._bytes import lines_of, locale_quote, text
 from ._options import UsageError, parse
 from .comm import CHECK_OFF, Disordered, OrderCheck, order_check_mode, read_two, two_operands

@@ -5,7 +5,7 @@ import stat as st_mod
 import time
 
 from ..fs import FsError, Stat
-from ..shell.limits import check_stop, wall_clock
+from ..base.limits import check_stop, wall_clock
 from ._options import parse, shown as shown_operand
 from .registry import command
 

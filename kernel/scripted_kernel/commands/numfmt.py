@@ -6,7 +6,7 @@ import math
 import re
 from typing import Callable, Optional
 
-from ..shell.limits import check_length
+from ..base.limits import check_length
 from ._options import Inputs, UsageError, parse, split_lines
 from ._bytes import locale_quote
 from .registry import Usage, command

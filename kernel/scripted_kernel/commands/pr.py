@@ -8,7 +8,7 @@ import re
 import time
 
 from ..fs import FsError
-from ..shell.limits import check_length
+from ..base.limits import check_length
 from ._bytes import ByteInputs, lines_of, locale_quote, text
 from ._options import UsageError, parse
 from .registry import Usage, command

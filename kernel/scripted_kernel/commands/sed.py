@@ -12,8 +12,8 @@ import regex
 
 from ..fs import FsError, access
 from ._options import Inputs, UsageError, parse
-from ..shell.limits import check_clock, check_length, string_limit
-from ..shell.regexes import RegexError, RegexTimeout, matcher, risky, substitute, translate
+from ..base.limits import check_clock, check_length, string_limit
+from ..base.regexes import RegexError, RegexTimeout, matcher, risky, substitute, translate
 from .registry import command
 
 

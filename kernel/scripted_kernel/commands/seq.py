@@ -5,7 +5,7 @@ import re
 from decimal import Decimal, InvalidOperation
 
 from ._options import UsageError, bad_usage, parse
-from ..shell.errors import LimitExceeded
+from ..base.errors import LimitExceeded
 from .registry import command
 
 # seq -f takes one floating-point directive (GNU: %a %e %f %g and their capitals), with

@@ -15,7 +15,7 @@ import re
 from typing import Union
 
 from ..fs import FsError, access
-from ..shell.limits import check_clock
+from ..base.limits import check_clock
 from ._bytes import lines_of, locale_quote, read_bytes, shell_quote, text
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command

@@ -10,8 +10,8 @@ import re
 from typing import Any
 
 from ..fs import FsError, access
-from ..shell.limits import check_clock
-from ..shell.regexes import RegexError, compile_posix, search
+from ..base.limits import check_clock
+from ..base.regexes import RegexError, compile_posix, search
 from ._bytes import lines_of, locale_quote, parse_size, quote_always, read_bytes, shell_quote
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..fs import FsError
-from ..shell.limits import check_clock
-from ..shell.patterns import glob_match
+from ..base.limits import check_clock
+from ..base.patterns import glob_match
 from ._options import UsageError
 from .registry import Usage, command
 

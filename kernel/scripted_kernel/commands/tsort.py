@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..fs import FsError
-from ..shell.limits import check_clock
+from ..base.limits import check_clock
 from ._bytes import read_bytes, shell_quote, text
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .errors import ArithError
+from ..base.errors import ArithError
 
 MASK = (1 << 64) - 1
 SIGN = 1 << 63

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import LimitExceeded
+from ..base.errors import LimitExceeded
 from .nodes import Lit, Word
 
 

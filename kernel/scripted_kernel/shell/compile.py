@@ -9,9 +9,9 @@ from typing import Any, Callable, Optional
 
 from ..fs import FsError, access
 from . import nodes as A
-from . import patterns
+from ..base import patterns
 from .arith import compile_arith
-from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
+from ..base.errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
                      LimitExceeded, ShellSyntaxError)
 from .builtins.test import binary_test, unary_test
 from .dispatch import dispatch
@@ -19,7 +19,7 @@ from .braces import brace_expand, has_braces
 from .expand import Disabled, WordCompiler
 from .quoting import quote_for_reuse
 from .jobs import start_job, with_substitutions
-from .regexes import RegexError, RegexTimeout, search
+from ..base.regexes import RegexError, RegexTimeout, search
 from .lexer import Source
 from .parser import Parser
 from .runtime import NO_COMMAND, DeclarationArg, seed_random, Function, InputStream, PipeBuffer, TempScope, discard

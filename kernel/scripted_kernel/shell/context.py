@@ -19,7 +19,7 @@ from ..fs import absolute
 from .runtime import next_random
 
 if TYPE_CHECKING:
-    from .limits import Budget, ExecutionLimits
+    from ..base.limits import Budget, ExecutionLimits
     from .runtime import InputStream, Shell
 
 Writer = Callable[[str], None]

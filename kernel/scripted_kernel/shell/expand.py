@@ -15,8 +15,8 @@ from typing import Callable
 
 from .nodes import (TRANSFORMS, ArithSub, CommandSub, DoubleQuoted, Lit, ParamExp, ProcessSub, SingleQuoted,
                   Tilde, Word)
-from .errors import ArithError, FatalError, LimitExceeded, unbound
-from . import patterns
+from ..base.errors import ArithError, FatalError, LimitExceeded, unbound
+from ..base import patterns
 from .state import IndexedArray
 from .braces import brace_expand, has_braces
 from .quoting import ansi_c_escape, needs_ansi_c, printf_q, quote_for_reuse
@@ -129,7 +129,7 @@ def _colon_list(text: str) -> list:
 def pathnames(sh, fields: list, escaped: list) -> list:
     """Replace each field whose pattern has an unquoted wildcard by the sorted paths matching
     it (nullglob: by nothing; failglob: an error; otherwise the field stays as it is)."""
-    from ..fs import glob
+    from . import glob
     out: list = []
     shopts = sh.shopts
     for field, pattern in zip(fields, escaped):

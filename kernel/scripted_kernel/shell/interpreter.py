@@ -17,12 +17,12 @@ from typing import Callable, Iterator, Optional
 
 from .builtins import load as load_builtins
 from .compile import COMPILER, CompiledScript, run_unit
-from .errors import (Cancelled, ErrexitSignal, ExitSignal, LimitExceeded,
+from ..base.errors import (Cancelled, ErrexitSignal, ExitSignal, LimitExceeded,
                      ShellSyntaxError, ReturnSignal)
 from .escapes import text_from_host
 from .jobs import end_of_call, finish_jobs
 from .lexer import Source
-from .limits import CancelToken, ExecutionLimits, activate, check_stop
+from ..base.limits import CancelToken, ExecutionLimits, activate, check_stop
 from .parser import Parser
 from .run import OutputSink, Run, ShellSlot
 from .runtime import InputStream, Shell

@@ -15,10 +15,10 @@ from typing import Callable, Final, Optional
 
 from .nodes import (TRANSFORMS, ArithSub, Assign, ArrayElem, CommandSub, DoubleQuoted, HereDoc, Lit,
                     ParamExp, ProcessSub, SingleQuoted, Tilde, Word)
-from .errors import ShellSyntaxError
-from .limits import check_stop
+from ..base.errors import ShellSyntaxError
+from ..base.limits import check_stop
 from .escapes import decode as decode_escapes
-from .patterns import group_end
+from ..base.patterns import group_end
 
 # (Final: compiled, the modules keep these in C variables rather than look them up by name)
 OPERATORS: Final = (";;&", ";;", ";&", "&&", "||", "|&", "&>>", "&>", ">>", ">|", ">&", "<<<",

@@ -9,7 +9,7 @@ from .nodes import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case,
                   CondAndOr, CondBinary, CondCommand, CondNot, CondUnary, CondWord,
                   For, FunctionDef, HereDoc, If, Pipeline, Redirect, SimpleCommand,
                   Subshell, While, COMPOUND_NODES)
-from .errors import ShellSyntaxError
+from ..base.errors import ShellSyntaxError
 from .lexer import ARGUMENT, COMMAND_START, DEFAULT_MAX_DEPTH, REDIRECT_OPS, Lexer, Source, SubParsers, Token, char_at
 
 

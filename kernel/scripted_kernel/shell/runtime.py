@@ -9,10 +9,10 @@ from typing import Callable, Optional
 from . import arith as arith_mod
 from .quoting import quote_for_reuse
 from .lexer import decode_ansi_c
-from .errors import (bounded, unbound, ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
+from ..base.errors import (bounded, unbound, ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
                      LimitExceeded, ReturnSignal)
 from ..fs import NO_FS, absolute
-from .limits import wall_clock
+from ..base.limits import wall_clock
 from .printer import body_text
 from .state import (CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray, Var)
 from .streams import EMPTY_INPUT, InputStream, PipeBuffer, SubstitutionBuffer, discard  # noqa: F401

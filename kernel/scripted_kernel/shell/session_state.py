@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .errors import LimitExceeded
+from ..base.errors import LimitExceeded
 from .state import IndexedArray
 
 ENTRY_BYTES = 128

@@ -23,7 +23,7 @@ from ..commands.python3 import NAMES as PYTHON_COMMANDS, available as python_ava
 from ..commands.urlpolicy import NetworkPolicy
 from ..fs import MemoryFs
 from ..shell.builtins import load as load_builtins
-from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
+from ..base.limits import CancelToken, ExecutionLimits, timeout_error
 from ..shell.run import ShellSlot
 from .containment import WAIT_SLICE, cannot_print
 from .definitions import is_async_callable

@@ -21,10 +21,10 @@ from typing import Iterator, Optional
 
 from ..shell import nodes as A
 from ..shell.builtins import load as load_builtins
-from ..shell.errors import ShellSyntaxError
+from ..base.errors import ShellSyntaxError
 from ..shell.interpreter import execute as run_script
 from ..shell.lexer import Source
-from ..shell.limits import ExecutionLimits
+from ..base.limits import ExecutionLimits
 from ..shell.parser import RESERVED, Parser
 from .flags import BOOLEAN_WORDS, FlagError, type_label
 

@@ -18,7 +18,7 @@ import re
 import threading
 from typing import Callable, Optional
 
-from ..shell.errors import Cancelled, LimitExceeded
+from ..base.errors import Cancelled, LimitExceeded
 from .results import NotJson
 
 # ---------------------------------------------------------------- threads

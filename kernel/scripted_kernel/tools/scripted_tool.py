@@ -27,9 +27,9 @@ from ..commands.python3 import NAMES as PYTHON_COMMANDS, available as python_ava
 from ..commands.urlpolicy import DryRunNetwork, NetworkPolicy, RunNetwork
 from ..fs import FileSystem, MemoryFs
 from ..shell.builtins import load as load_builtins
-from ..shell.errors import Cancelled, LimitExceeded
+from ..base.errors import Cancelled, LimitExceeded
 from ..shell.interpreter import execute as run_script
-from ..shell.limits import CancelToken, ExecutionLimits, timeout_error, wall_clock
+from ..base.limits import CancelToken, ExecutionLimits, timeout_error, wall_clock
 from ..shell.parser import RESERVED as SHELL_KEYWORDS
 from ..shell.run import Run, ShellSlot
 from . import catalog, telemetry

@@ -74,7 +74,7 @@ from ..fs import MemoryFs
 from ..fs.base import FsError
 from ..fs.inode import Inode
 from ..fs.memory import NAME_MAX, PATH_MAX
-from ..shell.limits import CancelToken, ExecutionLimits
+from ..base.limits import CancelToken, ExecutionLimits
 from ..shell.run import Run
 from ..shell.session_state import ENTRY_BYTES, FUNCTION_WEIGHT, measure
 from ..shell.state import IndexedArray, Var
@@ -273,7 +273,7 @@ def function_definition(func) -> tuple:
 def _with_redirections(script: str, start: int, last: int, name: str) -> Optional[str]:
     """The definition's text through its redirections (`f() {...} >&2`), which end on the line
     of the last one: the longest cut there that parses as the one definition."""
-    from ..shell.errors import ShellSyntaxError
+    from ..base.errors import ShellSyntaxError
     from ..shell.parser import Parser
     end = script.find("\n", last)
     end = len(script) if end < 0 else end
@@ -820,7 +820,7 @@ def _restore_variable(entry, texts: _Texts, slimits: SnapshotLimits) -> tuple:
 def define_function(sh, name: str, line: int, text: str):
     """Compile a function from its definition's text, refusing any text that is not exactly
     one definition of `name` (nothing else in it ever runs)."""
-    from ..shell.errors import ShellSyntaxError
+    from ..base.errors import ShellSyntaxError
     from ..shell.interpreter import COMPILER
     from ..shell.lexer import Source
     from ..shell.parser import Parser

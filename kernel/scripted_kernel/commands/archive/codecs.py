@@ -13,8 +13,8 @@ import zlib
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from ...shell.errors import LimitExceeded
-from ...shell.limits import check_clock
+from ...base.errors import LimitExceeded
+from ...base.limits import check_clock
 
 CHUNK = 1 << 16
 CLOCK_EVERY = 64            # chunks between two checks of the clock, cancel flag and memory

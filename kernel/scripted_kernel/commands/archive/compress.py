@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 
-from ...shell.errors import bounded
+from ...base.errors import bounded
 from ...fs import FsError
 from .._bytes import read_bytes
 from .._options import UsageError, parse
@@ -441,5 +441,5 @@ def compressor(ctx, argv):
 
 
 def _say(ctx, text: str):
-    """A diagnostic to standard error, an operand in it quoted at most 4 KiB (shell/errors.py)."""
+    """A diagnostic to standard error, an operand in it quoted at most 4 KiB (base/errors.py)."""
     ctx.err(bounded(text))

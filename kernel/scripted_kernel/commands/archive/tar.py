@@ -17,11 +17,11 @@ import stat as st_mod
 import tarfile
 import time
 
-from ...shell.errors import bounded
+from ...base.errors import bounded
 from ...fs import FsError, absolute
 from ...fs.base import EFBIG, ENOSPC
-from ...shell.limits import check_clock
-from ...shell.patterns import glob_match
+from ...base.limits import check_clock
+from ...base.patterns import glob_match
 from .._bytes import read_bytes
 from .._options import UsageError
 from ..registry import Usage, command
@@ -779,5 +779,5 @@ def tar(ctx, argv):
 
 
 def _say(ctx, text: str):
-    """A diagnostic to standard error, an operand in it quoted at most 4 KiB (shell/errors.py)."""
+    """A diagnostic to standard error, an operand in it quoted at most 4 KiB (base/errors.py)."""
     ctx.err(bounded(text))

@@ -19,9 +19,9 @@ from typing import Optional
 
 from ...fs import FsError
 from ...fs.base import ENAMETOOLONG
-from ...shell.errors import LimitExceeded, bounded
-from ...shell.limits import check_clock
-from ...shell.patterns import glob_match
+from ...base.errors import LimitExceeded, bounded
+from ...base.limits import check_clock
+from ...base.patterns import glob_match
 from .._bytes import read_bytes
 from .._options import UsageError
 from ..registry import Usage, command
@@ -630,5 +630,5 @@ def unzip_command(ctx, argv):
 
 
 def _say(ctx, text: str):
-    """A diagnostic to standard error, an operand in it quoted at most 4 KiB (shell/errors.py)."""
+    """A diagnostic to standard error, an operand in it quoted at most 4 KiB (base/errors.py)."""
     ctx.err(bounded(text))

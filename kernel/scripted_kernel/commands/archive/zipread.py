@@ -21,7 +21,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from ...shell.limits import check_clock
+from ...base.limits import check_clock
 from .codecs import CHUNK, Corrupt, one_stream
 
 CAN_DO = 46                     # the version unzip 6.0 can extract ("can do v4.6")

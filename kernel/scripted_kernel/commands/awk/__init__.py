@@ -16,7 +16,7 @@ from .codegen import compile_program
 from .runtime import Runtime, run_program
 from .syntax import Parser, tokenize
 from .values import AwkError
-from ...shell.regexes import RegexTimeout
+from ...base.regexes import RegexTimeout
 from ..registry import command
 
 

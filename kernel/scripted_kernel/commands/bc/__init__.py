@@ -7,7 +7,7 @@ parser (tokens and trees) <- numbers (arithmetic and printing) <- interpreter <-
 from __future__ import annotations
 
 from ...fs import FsError, access
-from ...shell.limits import check_stop
+from ...base.limits import check_stop
 from .._options import parse
 from ..registry import Usage, command
 from .interpreter import Interpreter

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ...shell.errors import LimitExceeded
+from ...base.errors import LimitExceeded
 from . import numbers as N
 from .numbers import BcError, Num
 from .parser import Function

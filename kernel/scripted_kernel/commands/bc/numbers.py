@@ -7,8 +7,8 @@ from __future__ import annotations
 from functools import lru_cache
 from math import isqrt
 
-from ...shell.errors import LimitExceeded
-from ...shell.limits import string_limit, time_left, timed_out
+from ...base.errors import LimitExceeded
+from ...base.limits import string_limit, time_left, timed_out
 
 _CHUNK = 4000                 # below Python's int/str conversion limit (4300 digits)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from ...shell.errors import LimitExceeded
+from ...base.errors import LimitExceeded
 from .._options import UsageError
 from ..registry import USAGE
 from .database import Database

@@ -10,7 +10,7 @@ import sqlite3
 from typing import Callable, Optional
 
 from ...fs import FsError, access
-from ...shell.limits import check_clock
+from ...base.limits import check_clock
 from .database import OpenError
 from .output import COLUMNAR, MODE_NAMES, SEP_ROW, quote_name, quoted_sql
 from .shell import MAX_INPUT_NESTING, Exit, Session, complete

@@ -11,7 +11,7 @@ import sqlite3
 from typing import Iterator, Optional
 
 from ...fs import FsError, access
-from ...shell.limits import check_clock
+from ...base.limits import check_clock
 from .output import quote_name
 from .shell import Session
 

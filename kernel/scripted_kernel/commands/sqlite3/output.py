@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from ...shell.limits import check_clock, note_allocation
+from ...base.limits import check_clock, note_allocation
 
 # The shell's separators (shell.c SEP_*)
 SEP_COLUMN, SEP_ROW, SEP_COMMA, SEP_CRLF, SEP_TAB = "|", "\n", ",", "\r\n", "\t"

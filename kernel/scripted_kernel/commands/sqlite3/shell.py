@@ -8,7 +8,7 @@ import re
 import sqlite3
 from typing import Callable, Optional
 
-from ...shell.limits import check_clock
+from ...base.limits import check_clock
 from . import native
 from .database import Database, NotUtf8, OpenError
 from .output import Printer, Settings

@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from ...shell.limits import check_clock
+from ...base.limits import check_clock
 
 try:
     from yaml import CSafeLoader as _BaseLoader

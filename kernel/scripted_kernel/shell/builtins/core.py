@@ -6,7 +6,7 @@ import re
 
 from .registry import builtin
 from ..dispatch import call_command, command_not_found, dispatch
-from ..errors import (ArithError, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal)
+from ...base.errors import (ArithError, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal)
 from ..parser import RESERVED
 from ..state import EXPORT, Var
 

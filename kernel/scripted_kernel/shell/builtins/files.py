@@ -3,7 +3,7 @@ scripts (`bash FILE`, `sh -c TEXT`, `./x.sh`). In logic mode (NoFs) they refuse 
 from __future__ import annotations
 
 from ...fs import FsError, access, lexical
-from ..errors import ExitSignal, FatalError, ReturnSignal
+from ...base.errors import ExitSignal, FatalError, ReturnSignal
 from ..state import EXPORT, Var
 from .registry import BUILTINS, builtin
 

@@ -6,7 +6,7 @@ import re
 from .registry import builtin
 from ..escapes import StopOutput, decode
 from ..quoting import printf_q
-from ..limits import MAX_FIELD_WIDTH, wall_clock
+from ...base.limits import MAX_FIELD_WIDTH, wall_clock
 
 _SPEC = re.compile(r"%([-+ #0']*)(\*|[0-9]+)?(?:\.(\*|[0-9]*))?(?:hh|h|ll|l|L|q|j|z|t)?"
                    r"([diouxXfFeEgGaAcsbq%]|\([^)]*\)T)")
@@ -205,7 +205,7 @@ def _pad(spec: str, text: str) -> str:
 
 
 def _too_wide(sh):
-    from ..errors import LimitExceeded
+    from ...base.errors import LimitExceeded
     return LimitExceeded("max_string_length", "printf: field width or precision too large "
                                               "(max_string_length)")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from .registry import builtin
-from ..errors import FatalError
+from ...base.errors import FatalError
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from .registry import builtin
-from ..errors import FatalError
+from ...base.errors import FatalError
 from ..quoting import ansi_c_escape, needs_ansi_c, quote_for_reuse
 from ..runtime import DeclarationArg, TempScope, attribute_letters
 from ..state import (assoc_order, CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray,
