@@ -37,6 +37,8 @@ LAYERS = [  # (module-name prefix, layer): the longest matching prefix decides
 
 # What commands may use of the shell: the command context (and the base libraries, below it).
 COMMAND_MAY_IMPORT = {"scripted_kernel.shell.context"}
+# What everything else above the shell may use of it: its front door and the command context.
+ABOVE_MAY_IMPORT = {"scripted_kernel.shell.api", "scripted_kernel.shell.context"}
 
 # Back-edges inside the interpreter core, each an import inside a function: (importer, imported)
 # -> why it stays.
@@ -127,6 +129,39 @@ def test_commands_use_the_shell_only_through_the_context():
             shell = {b for b, _ in edges if b.startswith("scripted_kernel.shell")}
             assert shell <= COMMAND_MAY_IMPORT, (name, shell - COMMAND_MAY_IMPORT)
             assert "Shell" not in MODULES[name].read_text(encoding="utf-8"), name
+
+
+def through_the_front_door(graph: dict) -> list[str]:
+    """Imports of shell internals from above the shell (not commands: see the test above)."""
+    return [f"{a} imports {b}" for a, edges in graph.items() for b, _ in edges
+            if layer(a) > layer("scripted_kernel.shell") and not a.startswith("scripted_kernel.commands")
+            and b.startswith("scripted_kernel.shell") and b not in ABOVE_MAY_IMPORT]
+
+
+def test_above_the_shell_everything_uses_its_front_door():
+    assert through_the_front_door(GRAPH) == []
+
+
+def test_the_front_door_rule_fails_on_a_shell_internal():
+    graph = dict(GRAPH)
+    graph["scripted_kernel.tools.snapshot"] = [("scripted_kernel.shell.runtime", True)]
+    assert through_the_front_door(graph) == ["scripted_kernel.tools.snapshot imports scripted_kernel.shell.runtime"]
+
+
+def test_nothing_above_the_shell_sets_a_shell_attribute():
+    # the tool layer, the notebook and the kernel once set sh.fs, sh.hostname, sh.globals[...]
+    # through hooks that handed them the Shell; now they describe the shell with a ShellConfig
+    for name, path in MODULES.items():
+        if layer(name) > layer("scripted_kernel.shell") and not name.startswith("scripted_kernel.commands"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                targets = node.targets if isinstance(node, ast.Assign) else \
+                    [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+                for target in targets:
+                    base = target.value if isinstance(target, (ast.Attribute, ast.Subscript)) else None
+                    while isinstance(base, (ast.Attribute, ast.Subscript)):
+                        base = base.value
+                    assert not (isinstance(base, ast.Name) and base.id in ("sh", "shell")), (name, node.lineno)
 
 
 def cycles(graph: dict, within: tuple) -> list[list[str]]:

@@ -5,12 +5,12 @@ code path: streaming output, errors that stop Run All, help/discover widgets, tr
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 import sys
 import threading
-import weakref
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -160,19 +160,15 @@ class _NotebookTool(ScriptedTool):
                          limits=getattr(fs, "limits", None) or notebook_limits(), sanitize_errors=False)
         self.validate_output = True
         self.parameters: dict = {}
-        self._started = weakref.WeakSet()
 
     def commands(self) -> dict:
         table = super().commands()
         table.setdefault("clear", _clear)
         return table
 
-    def _setup_shell(self, sh):
-        super()._setup_shell(sh)
-        if sh not in self._started:          # a session's shell gets them once, when it starts
-            self._started.add(sh)
-            for name, var in self.parameters.items():
-                sh.globals[name] = var.copy()
+    def _shell_config(self, table: dict, journal):
+        """ScriptedTool's, with the carried parameters for every shell that starts."""
+        return dataclasses.replace(super()._shell_config(table, journal), start_variables=self.parameters)
 
 
 class NotebookTools:
@@ -511,20 +507,21 @@ class _State:
 
     def _carry_parameters(self):
         tool = self.tools.tool
-        if self._parameters.shell is None:
+        if not self._parameters.shell_session:
             return
         fresh = tool.session()
         fresh.execute("")
-        preset = set(fresh.shell.globals) - set(tool.parameters)
-        tool.parameters = {name: var.copy() for name, var in self._parameters.shell.globals.items()
+        preset = set(fresh.shell_session.variables()) - set(tool.parameters)
+        tool.parameters = {name: var for name, var in self._parameters.shell_session.variables().items()
                            if name not in preset}
 
 
-def shell_state(shell) -> _State:
-    state = getattr(shell, "_scripted_state", None)
+def shell_state(ipython) -> _State:
+    """The extension's state of an IPython shell (made on first use, kept on the shell)."""
+    state = getattr(ipython, "_scripted_state", None)
     if state is None:
-        state = _State(shell)
-        shell._scripted_state = state
+        state = _State(ipython)
+        ipython._scripted_state = state
     return state
 
 

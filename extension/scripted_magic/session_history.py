@@ -31,8 +31,9 @@ class NotebookHistory:
         return self.history
 
     def _shell(self):
+        """The notebook session's shell (a ShellSession), or None when the session is off."""
         session = self.state.session
-        return session.shell if session is not None else None
+        return session.shell_session if session is not None else None
 
     def _capture(self) -> tuple:
         fs = self.state.fs
@@ -89,9 +90,8 @@ class NotebookHistory:
         state._parameters = None          # its shell holds the old files
         if state.session is not None:
             state.session = state.tools.tool.session()
-            if shell is not None:
-                shell.fs = fs
-                state.session._shell.shell = shell
+            shell.move_to(fs)
+            state.session.shell_session.take(shell)
 
     def save(self, path: str) -> int:
         fs = self.state.fs

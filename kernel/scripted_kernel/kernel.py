@@ -16,10 +16,7 @@ from ipykernel.ipkernel import IPythonKernel
 
 from . import __version__
 from .commands import COMMANDS, USAGE
-from .shell.builtins import load as load_builtins
-from .base.errors import Cancelled, ShellSyntaxError
-from .base.limits import Budget, CancelToken, ExecutionLimits, activate
-from .shell.parser import Parser
+from .shell.api import ExecutionLimits, builtin_names, read_status
 from .tools import catalog, manual
 
 TOOLS_ENV = "SCRIPTED_KERNEL_TOOLS"          # MODULE:OBJECT[,MODULE:OBJECT]: tools to preload
@@ -132,9 +129,7 @@ class ScriptedKernel(IPythonKernel):
         """The session's filesystem and the directory a new cell starts in."""
         from scripted_magic.magics import shell_state
         state = shell_state(self.shell)
-        cwd = None
-        if state.session is not None and state.session.shell is not None:
-            cwd = state.session.shell.cwd
+        cwd = state.session.shell_session.cwd if state.session is not None else None
         return state.fs, cwd or getattr(state.fs, "home", "/home/user")
 
     async def do_inspect(self, code, cursor_pos, detail_level=0, omit_sections=()):
@@ -187,19 +182,8 @@ def script_completeness(code: str, limits: ExecutionLimits, seconds: float = IS_
         return {"status": "invalid"}
     if len(code) > IS_COMPLETE_CHARS:
         return {"status": "complete"}
-    parser = Parser(code, max_depth=limits.max_parser_depth)
-    previous = activate(Budget(ExecutionLimits(timeout_seconds=seconds), CancelToken()))  # the parser's clock
-    try:
-        parser.parse_program()
-    except ShellSyntaxError as e:
-        return {"status": "incomplete", "indent": ""} if e.eof else {"status": "invalid"}
-    except Cancelled:
-        return {"status": "complete"}
-    finally:
-        activate(previous)
-    if parser.lex.heredoc_at_eof:          # bash would read on until the delimiter
-        return {"status": "incomplete", "indent": ""}
-    return {"status": "complete"}
+    status = read_status(code, limits.max_parser_depth, seconds)
+    return {"status": status, "indent": ""} if status == "incomplete" else {"status": status}
 
 
 # words that start a command where a command may start
@@ -236,7 +220,7 @@ def complete_script(script: str, cursor: int, tool, files) -> tuple:
         functions |= set(re.findall(r"^\s*function\s+([A-Za-z_][\w-]*)", script, re.M))
         cands = ([(n, "function") for n in sorted(tool.tools)] +
                  [(n, "keyword") for n in KEYWORDS] +
-                 [(n, "builtin") for n in sorted(set(load_builtins()) - {"help_bash", "set_prompt"}
+                 [(n, "builtin") for n in sorted(set(builtin_names()) - {"help_bash", "set_prompt"}
                                                  | {"help", "discover"})] +
                  [(n, "command") for n in sorted(set(tool.commands()) - set(tool.tools))] +
                  [(n, "function") for n in sorted(functions)])

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from scripted_kernel import ExecutionLimits, ScriptedTool
-from scripted_kernel.shell import CancelToken
+from scripted_kernel import CancelToken
 
 
 def tool_with(**limits):

@@ -248,7 +248,7 @@ def test_cancel_stops_quickly_and_keeps_output():
     """Cancelled by another thread once the script has printed (an event, not a timer: a
     loaded machine cannot make the cancel arrive before the first output)."""
     import threading
-    from scripted_kernel.shell import CancelToken
+    from scripted_kernel import CancelToken
     token = CancelToken()
     t = ScriptedTool.builder("t").limits(COUNTED).build()
     cancelling = []
@@ -292,7 +292,7 @@ def test_parsing_is_under_the_deadline_and_the_cancel(unit, stop):
     ahead to the end of the script for its `))`; 1 MiB of it took 13 s against a 1 s timeout).
     With the deadline already past, or the call already cancelled, nothing runs: not even the
     first command, which is read and run before the rest of the text is parsed."""
-    from scripted_kernel.shell import CancelToken
+    from scripted_kernel import CancelToken
     token = CancelToken()
     timeout = COUNTED.timeout_seconds
     if stop == "cancel":

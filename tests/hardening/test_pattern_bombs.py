@@ -4,7 +4,7 @@ item applied to a set of positions) and bounded, so a loaded machine cannot fail
 What is still long (a large value) ends at the deadline, not later."""
 import pytest
 from scripted_kernel import ExecutionLimits, ScriptedTool
-from scripted_kernel.shell import extglob, limits, patterns
+from scripted_kernel.base import extglob, limits, patterns
 
 A62 = "a" * 62
 

@@ -336,6 +336,12 @@ def note_allocation(size: int):
         budget.note(size)
 
 
+# What a kept shell's state counts (shell/session_state.py says why): each variable, array
+# element, positional parameter, trap or directory its text plus ENTRY_BYTES; a function
+# FUNCTION_WEIGHT times its text.
+ENTRY_BYTES = 128
+FUNCTION_WEIGHT = 128
+
 _DEFAULTS = ExecutionLimits()      # (a slots dataclass's class attribute is a descriptor, not the default)
 
 

@@ -12,6 +12,7 @@ hangs is left behind at the deadline (status 124) together with the shell it was
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import contextvars
 import threading
 import time
@@ -22,9 +23,8 @@ from ..commands import COMMANDS, FILE_COMMANDS
 from ..commands.python3 import NAMES as PYTHON_COMMANDS, available as python_available
 from ..commands.urlpolicy import NetworkPolicy
 from ..fs import MemoryFs
-from ..shell.builtins import load as load_builtins
 from ..base.limits import CancelToken, ExecutionLimits, timeout_error
-from ..shell.run import ShellSlot
+from ..shell.api import ShellConfig, ShellSession, builtin_names
 from .containment import WAIT_SLICE, cannot_print
 from .definitions import is_async_callable
 from . import snapshot
@@ -71,7 +71,7 @@ class BashTool(ScriptedTool):
         for builtin_name in self.custom_builtins:       # `shadow`: the names they may take from the shell
             self._check_name(builtin_name, builtin_name in shadow)
         self.fresh = fresh_shell
-        self._shell = ShellSlot()        # the persistent shell, once a call has made it
+        self._shell = ShellSession()     # the persistent shell, once a call has made it
         self._lock = threading.Lock()    # one call at a time uses the shell
         self.snapshot_key: Optional[bytes] = None      # signs snapshots, and is required of them
         self.max_history_bytes: Optional[int] = None   # None: max_fs_bytes + max_shell_state_bytes
@@ -95,7 +95,7 @@ class BashTool(ScriptedTool):
         return text
 
     def commands_available(self) -> list:
-        return sorted(set(COMMANDS) | set(load_builtins()) | set(self.custom_builtins))
+        return sorted(set(COMMANDS) | set(builtin_names()) | set(self.custom_builtins))
 
     def help(self) -> str:
         lines = [
@@ -237,7 +237,8 @@ class BashTool(ScriptedTool):
         copy = BashTool(self.username, self.hostname, self.limits, self.user_env, None, fs,
                         self.custom_builtins, self.fresh, self.name, self.sanitize_errors_enabled,
                         shadow=self.custom_builtins)
-        copy._shell.shell = shell if not self.fresh else None
+        if not self.fresh:
+            copy._shell.take(shell)
         copy.network_allow, copy.network_policy = self.network_allow, self.network_policy
         before = _file_states(fs)
         run, work = copy._prepare(commands, stdin, None, None, copy._session(), plan=True)
@@ -247,7 +248,7 @@ class BashTool(ScriptedTool):
         plan.files = sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
         return plan
 
-    def _session(self) -> Optional[ShellSlot]:
+    def _session(self) -> Optional[ShellSession]:
         return None if self.fresh else self._shell
 
     def _nested_call(self) -> Optional[ToolResponse]:
@@ -349,11 +350,11 @@ class BashTool(ScriptedTool):
     def _filesystem_for_call(self):
         return self.filesystem
 
-    def _setup_shell(self, sh):
-        super()._setup_shell(sh)
-        sh.hostname = self.hostname
-        if sh.fs is not self.filesystem:          # a shell made before: keep it on our files
-            sh.fs = self.filesystem
+    def _shell_config(self, table: dict, journal) -> ShellConfig:
+        """ScriptedTool's, with this tool's host name and files (a shell made before, as a
+        restored one, is kept on them)."""
+        return dataclasses.replace(super()._shell_config(table, journal), hostname=self.hostname,
+                                   fs=self.filesystem)
 
     def reset(self):
         """Forget the shell's state (variables, functions, directory); the files stay."""
@@ -421,12 +422,16 @@ class BashTool(ScriptedTool):
         return self.history.find(ref).manifest
 
     def _capture(self, known=None) -> tuple:
-        shell = None if self.fresh else self._shell.shell
-        return snapshot.capture(self.filesystem, shell, self.username, self.hostname, known=known)
+        return snapshot.capture(self.filesystem, None if self.fresh else self._shell, self.username,
+                                self.hostname, known=known)
 
-    def _install(self, fs, shell):
+    def _install(self, fs, session: ShellSession):
+        """Take the files and the shell of a restored session (a fresh-shell tool, the files)."""
         self.filesystem = fs if fs is not None else MemoryFs(user=self.username, limits=self.limits)
-        self._shell.shell = shell if not self.fresh else None
+        if self.fresh:
+            self._shell.clear()
+        else:
+            self._shell.take(session)
 
     @property
     def history(self) -> History:
@@ -438,8 +443,7 @@ class BashTool(ScriptedTool):
 
     def kept_bytes(self) -> int:
         """What the session keeps: its files, its shell's state and its history."""
-        shell = self._shell.shell
-        state = shell.state_bytes if shell is not None else 0
+        state = self._shell.state_bytes()
         return self.filesystem.used_bytes + state + (self._history.used_bytes if self._history is not None else 0)
 
 

@@ -18,7 +18,7 @@ import uuid
 from decimal import Decimal
 from typing import Any
 
-from ..shell.escapes import text_from_host
+from ..shell.api import text_from_host
 
 MAX_DEPTH = 500             # nesting of a result (deeper is refused: a cycle, or a bomb)
 

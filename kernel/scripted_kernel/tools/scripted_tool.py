@@ -12,10 +12,9 @@ import asyncio
 import contextlib
 import contextvars
 import dataclasses
-import functools
+import difflib
 import inspect
 import json
-import random
 import re
 import threading
 import time
@@ -26,12 +25,9 @@ from ..commands import COMMANDS, FILE_COMMANDS
 from ..commands.python3 import NAMES as PYTHON_COMMANDS, available as python_available
 from ..commands.urlpolicy import DryRunNetwork, NetworkPolicy, RunNetwork
 from ..fs import FileSystem, MemoryFs
-from ..shell.builtins import load as load_builtins
 from ..base.errors import Cancelled, LimitExceeded
-from ..shell.interpreter import execute as run_script
 from ..base.limits import CancelToken, ExecutionLimits, timeout_error, wall_clock
-from ..shell.parser import RESERVED as SHELL_KEYWORDS
-from ..shell.run import Run, ShellSlot
+from ..shell.api import KEYWORDS as SHELL_KEYWORDS, Run, ShellConfig, ShellSession, builtin_names, run_script
 from . import catalog, telemetry
 from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, cannot_print, failure_message, left_running,
                           run_coroutine, sanitize)
@@ -143,7 +139,7 @@ class _Run:
         self.in_flight: set = set()     # futures of async callbacks running on caller_loop
         self.closed = False
         self.errand: Optional[Errand] = None    # the runner thread's work, which the caller may leave
-        self.shell_slot: Optional[ShellSlot] = None     # the session's shell as this run sees it
+        self.shell_slot: Optional[ShellSession] = None     # the session's shell as this run sees it
         self.notify: Optional[Callable] = None     # wakes an async waiter
         self.result = None
         self.failure: Optional[BaseException] = None
@@ -296,12 +292,15 @@ class _Run:
             return "", ""
         return self.execution.out.text(), self.execution.err.text()
 
-    def settle(self, session: Optional[ShellSlot]):
+    def settle(self, session: Optional[ShellSession]):
         """The session's shell after the run: the run's own, unless the run was left running
         (its thread may still be using that shell): then the next call starts a new one."""
         left = self.errand is not None and self.errand.left
         if session is not None:
-            session.shell = None if left or self.shell_slot is None else self.shell_slot.shell
+            if left or self.shell_slot is None:
+                session.clear()
+            else:
+                session.take(self.shell_slot)
         if not left and self.execution is not None:
             # the run and the interpreter's state refer to each other (host, the output relay):
             # once the response is made, the pair goes at once rather than at the next collection
@@ -403,7 +402,7 @@ class ScriptedTool:
     def _name_owner(self, name: str) -> Optional[str]:
         """What already answers to `name` in this tool's shell, or None. A logic-only tool has
         no file commands, so their names are free there."""
-        if name in load_builtins():
+        if name in builtin_names():
             return f"the shell builtin {name!r}"
         if name in RESERVED_NAMES:
             return f"the {name!r} command of every scripted tool"
@@ -517,24 +516,16 @@ class ScriptedTool:
         """`table` with the host's commands `own` in it, each over a builtin or command of the
         same name (which `_check_name` let it take); what they shadow is kept for `builtin`
         and `command`, and the shadowed builtins leave the shell's builtin table."""
-        builtins = load_builtins()
+        builtins = builtin_names()
         shadowed = {}
         for name, fn in own.items():
             if name in builtins:
-                shadowed[name] = ("builtin", builtins[name])
+                shadowed[name] = ("builtin", None)        # (the shell finds its own builtin)
             elif name in table:
                 shadowed[name] = ("command", table[name])
             table[name] = fn
         self._shadowed = shadowed
         return table
-
-    def _builtins(self) -> Optional[dict]:
-        """The shell's builtins (None: all of them): those a tool took the name of are left out,
-        so that a call of that name reaches the tool."""
-        taken = [name for name, (kind, _) in self._shadowed.items() if kind == "builtin"]
-        if not taken:
-            return None
-        return {name: fn for name, fn in load_builtins().items() if name not in taken}
 
     def shadowed_names(self) -> set:
         """The builtins and commands whose names a tool of this one took."""
@@ -542,7 +533,7 @@ class ScriptedTool:
         return set(self._shadowed)
 
     def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
-                on_output: Optional[Callable] = None, _session: Optional[ShellSlot] = None) -> ToolResponse:
+                on_output: Optional[Callable] = None, _session: Optional[ShellSession] = None) -> ToolResponse:
         """Run a script (or `{"commands": script}`) in a fresh interpreter. Whatever the script
         and the callbacks do, this returns a response; only the caller's own KeyboardInterrupt
         (its user interrupting it) is raised again, once the run is cancelled."""
@@ -564,7 +555,7 @@ class ScriptedTool:
         self._last.trace = response.trace
         return response
 
-    async def _traced_await(self, run: "_Run", work: Callable, session: Optional[ShellSlot]) -> ToolResponse:
+    async def _traced_await(self, run: "_Run", work: Callable, session: Optional[ShellSession]) -> ToolResponse:
         """_run_and_await, in the script's span when tracing is on."""
         if run.tracer is None:
             return await self._run_and_await(run, work, session)
@@ -605,7 +596,7 @@ class ScriptedTool:
         self.hooks.after.append((fn, is_async_callable(fn)))
         return self
 
-    def _run_and_wait(self, run: _Run, work: Callable, session: Optional[ShellSlot]) -> ToolResponse:
+    def _run_and_wait(self, run: _Run, work: Callable, session: Optional[ShellSession]) -> ToolResponse:
         """The run's response: on a runner thread if the script names a tool, else here."""
         try:
             if not self._names_a_tool(run.script):
@@ -621,7 +612,7 @@ class ScriptedTool:
         finally:
             run.settle(session)
 
-    async def _run_and_await(self, run: _Run, work: Callable, session: Optional[ShellSlot]) -> ToolResponse:
+    async def _run_and_await(self, run: _Run, work: Callable, session: Optional[ShellSession]) -> ToolResponse:
         """The run's response, the script on a runner thread, the caller's loop free meanwhile."""
         try:
             run.start(work)
@@ -642,7 +633,7 @@ class ScriptedTool:
         run = _Run(self.limits, cancel, on_output, caller_loop)
         run.script = commands
         run.tracer = telemetry.tracer_for(self.telemetry)
-        table, env, limits = self.commands(), self.env, self.limits
+        table, limits = self.commands(), self.limits
         fs = self._filesystem_for_call() if not session else None
         run.watched = run.tracer is not None or plan
         network = self._network_for_run()
@@ -651,7 +642,7 @@ class ScriptedTool:
             network = self._network_for_plan(run.plan)
             if isinstance(fs, FileSystem):      # a plan changes no file of the tool's own
                 fs = MemoryFs(limits=limits)
-        slot = run.shell_slot = ShellSlot(session.shell) if session is not None else None
+        slot = run.shell_slot = session.copy() if session is not None else None
         observer = telemetry.Observer(run.tracer) if run.tracer is not None else None
         execution = run.execution = Run(limits, run.cancel, run.relay, fs, network,
                                         host=run, observer=observer)
@@ -659,11 +650,10 @@ class ScriptedTool:
             journal = self._new_journal(session)
         if journal is not None:
             self._journal_run(run, journal, commands, stdin)
-        setup = self._setup_shell if journal is None else functools.partial(self._seeded_shell, journal.seed)
+        config = self._shell_config(table, journal)
 
         def work():
-            return run_script(commands, commands=table, env=env, stdin=stdin, session=slot,
-                              shell_setup=setup, builtins=self._builtins(), run=execution)
+            return run_script(commands, config, execution, stdin, slot)
         return run, work
 
     # -------------------------------------------------------- pausing and resuming
@@ -684,12 +674,6 @@ class ScriptedTool:
         key = self.continuation_key
         run.continue_as = lambda call, reason: encode_continuation(self.name, script, stdin, journal, call,
                                                                    reason, key)
-
-    def _seeded_shell(self, seed: int, sh):
-        """_setup_shell, with $RANDOM (and what commands draw from it) from the journal's seed,
-        so that a replay draws what the first run drew."""
-        self._setup_shell(sh)
-        sh.random = random.Random(seed)
 
     def rollback(self, done) -> "Rollback":
         """Undo what a run did: the revert of each call that ran (a ToolResponse's call log, or
@@ -751,9 +735,10 @@ class ScriptedTool:
             return fs
         return fs(limits=self.limits) if fs is MemoryFs else fs()
 
-    def _setup_shell(self, sh):
-        """Before a script runs: what the tool's configuration gives its shell."""
-        sh.shadowed = self._shadowed
+    def _shell_config(self, table: dict, journal: Optional[Journal]) -> ShellConfig:
+        """The shell a run of this tool gets: its commands, environment and shadowed names;
+        with a journal, $RANDOM from its seed (a replay draws what the first run drew)."""
+        return ShellConfig(table, self.env, self._shadowed, random_seed=journal.seed if journal is not None else None)
 
     def _network_for_run(self):
         """The network policy with this execution's own request and byte counts (() for none)."""
@@ -1070,8 +1055,8 @@ class ScriptedTool:
                 if text:
                     sh.out(text)
                     continue
-                from ..shell.dispatch import suggest
-                hint = suggest(name, list(self.tools))
+                close = difflib.get_close_matches(name, list(self.tools), n=1, cutoff=0.75)
+                hint = close[0] if close else None
                 note = (f" (did you mean {hint!r}?)" if hint else
                         f" (a text command: {name} --help)" if name in self.commands() else "")
                 sh.err(f"help: no tool or builtin named {name!r}{note}\n")
@@ -1203,16 +1188,11 @@ class Session:
 
     def __init__(self, tool: ScriptedTool):
         self.tool = tool
-        self._shell = ShellSlot()
+        self.shell_session = ShellSession()
 
     def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
                 on_output: Optional[Callable] = None) -> ToolResponse:
-        return self.tool.execute(commands, stdin, cancel, on_output, _session=self._shell)
-
-    @property
-    def shell(self):
-        """The session's shell, once a call has made it (None before)."""
-        return self._shell.shell
+        return self.tool.execute(commands, stdin, cancel, on_output, _session=self.shell_session)
 
     def snapshot(self, key=None, compress: bool = False) -> bytes:
         """The session's shell state and files as bytes (tools/snapshot.py)."""
