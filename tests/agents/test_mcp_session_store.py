@@ -14,7 +14,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from conftest import RedisServer, free_port
+from support import RedisServer, free_port
 
 from scripted_kernel.tools.session_store import (DirectoryStore, MemoryStore, SessionTooLarge, StoreError,
                                                  TooManySessions, new_session_id, open_store)

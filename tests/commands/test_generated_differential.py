@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from conftest import HAVE_BASH5, run_bash
+from support import HAVE_BASH5, run_bash
 
 CASES_PER_COMMAND = 40
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ours_with_files as ours, real_with_files as real
+from support import ours_with_files as ours, real_with_files as real
 from scripted_kernel import BashTool, MemoryFs, ScriptedTool
 from scripted_kernel.base.limits import ExecutionLimits
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ours_with_files as ours, real_with_files as real
+from support import ours_with_files as ours, real_with_files as real
 from scripted_kernel import BashTool
 
 SQLITE3 = shutil.which("sqlite3")

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from conftest import HAVE_BASH5, run_bash
+from support import HAVE_BASH5, run_bash
 
 CASES = 300
 

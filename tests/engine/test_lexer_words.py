@@ -3,7 +3,7 @@ its general word scanner does: every word of up to four characters from an alpha
 literals, wildcards, braces, brackets and extglob prefixes is scanned both ways."""
 import itertools
 
-from conftest import script_corpus
+from support import script_corpus
 from scripted_kernel.shell.lexer import _COMMON_TOKEN, Lexer, Source, _common_token
 
 ALPHABET = "a{}[]?*+@!-=.,:%^~#\\("

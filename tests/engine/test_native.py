@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import mutate, script_corpus
+from support import mutate, script_corpus
 from scripted_kernel import shell
 from scripted_kernel.shell import native
 

@@ -8,7 +8,7 @@ import shlex
 import subprocess
 
 import pytest
-from conftest import BASH, HAVE_BASH5
+from support import BASH, HAVE_BASH5
 from scripted_kernel.base import limits, patterns
 
 OPERATIONS = ["match", "#", "##", "%", "%%", "/", "//", "/#", "/%"]

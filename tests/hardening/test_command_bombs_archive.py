@@ -22,7 +22,7 @@ import zlib
 
 import pytest
 
-from conftest import ours_with_files, real_with_files
+from support import ours_with_files, real_with_files
 from scripted_kernel import BashTool
 from scripted_kernel.base.limits import ExecutionLimits
 

@@ -494,7 +494,7 @@ def test_a_message_quotes_an_operand_up_to_path_max_as_coreutils_does():
     import shutil
     if not shutil.which("bash"):
         pytest.skip("no bash")
-    from conftest import real_with_files
+    from support import real_with_files
     name = "b" * 300
     script = f"cat {name}; ln -s {'c' * 4000} l; cat l"
     ours = BashTool.builder().build().execute(script)
