@@ -116,7 +116,7 @@ def test_a_worker_stops_by_itself_once_its_caller_is_out_of_time():
     child = jq_worker._Child.start()
     try:
         with pytest.raises(EOFError):
-            child.exchange(0.0, _request("def f: f; f"), lambda: None)
+            child.exchange(0, _request("def f: f; f"), lambda: None)
         assert child.proc.wait(timeout=60) == -signal.SIGXCPU
     finally:
         child.kill()

@@ -7,6 +7,7 @@ import pickle
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -48,7 +49,7 @@ def frame(payload: bytes) -> bytes:
 
 
 def ok_header(status: int = 0) -> bytes:
-    return frame(b'{"status": %d}' % status)
+    return frame(b'{"status":%d}' % status)
 
 
 def malicious_replies(marker: Path) -> dict:
@@ -63,14 +64,16 @@ def malicious_replies(marker: Path) -> dict:
         "a stderr length past its bound": ok_header() + frame(b"x") + struct.pack(">Q", TEXT_BOUND + 1),
         "garbage": frame(b"\x00\xff garbage \x80"),
         "python source": frame(b"__import__('os').system('touch " + str(marker).encode() + b"')"),
-        "a status that is text": frame(b'{"status": "0"}'),
-        "a status that is true": frame(b'{"status": true}'),
-        "a status past 255": frame(b'{"status": 256}'),
-        "a negative status": frame(b'{"status": -1}'),
-        "an extra field": frame(b'{"status": 0, "eval": "x"}'),
-        "another error": frame(b'{"error": "other"}'),
+        "a status that is text": frame(b'{"status":"0"}'),
+        "a status that is true": frame(b'{"status":true}'),
+        "a status past 255": frame(b'{"status":256}'),
+        "a negative status": frame(b'{"status":-1}'),
+        "an extra field": frame(b'{"status":0,"eval":"x"}'),
+        "another error": frame(b'{"error":"other"}'),
         "a list": frame(b"[0]"),
-        "nesting": frame(b"[" * 500 + b"]" * 500),
+        "nesting": frame(b"[" * 20 + b"]" * 20),
+        "spaced JSON": frame(b'{"status": 0}') + frame(b"") + frame(b""),
+        "a status with a leading zero": frame(b'{"status":01}') + frame(b"") + frame(b""),
         "text that is not UTF-8": ok_header() + frame(b"\xff\xfe") + frame(b""),
         "bytes after the reply": ok_header() + frame(b"ok\n") + frame(b"") + b"extra",
     }
@@ -142,12 +145,13 @@ def test_a_malicious_reply_is_refused_and_its_worker_stopped(kind, tmp_path, fak
 
 
 def test_an_oversized_length_is_refused_before_anything_is_read(fake_children):
-    """The length says 2**63 - 1 bytes and none follow: the call ends at once, nothing waits
-    for (or allocates) the rest."""
+    """The length says 2**63 - 1 bytes and none follow: the call ends on the length, without
+    waiting for (or allocating) the rest, which would end at the deadline instead."""
     fake = fake_children(struct.pack(">Q", 2 ** 63 - 1))
     request = jq_worker.Request(".a + 1", {}, {}, [], {}, "{}", LIMITS.max_output_bytes)
-    with pytest.raises(jq_worker.BadReply, match=f"a frame of {2 ** 63 - 1} bytes, more than 1024"):
-        fake.pool.run(request, None, lambda: False)
+    expected = f"a frame of {2 ** 63 - 1} bytes, more than {jq_worker.REPLY_HEADER_BOUND}"
+    with pytest.raises(jq_worker.BadReply, match=expected):
+        fake.pool.run(request, time.monotonic() + 30, lambda: False)
 
 
 @pytest.mark.parametrize("text", ["plain", "x\x00y", "caf\u00e9 \U0001F600", "bad \udcff byte"])

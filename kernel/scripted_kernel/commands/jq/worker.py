@@ -24,7 +24,7 @@ many bytes), the first a JSON object, the texts after it raw UTF-8 (lone surroga
 they are). The host checks each frame's length against a bound before it reads (or allocates)
 anything of it, and a reply that breaks the protocol ends the child (BadReply).
 
-    request   {"seconds": S or null, "filter": ..., "options": {...}, "named": {...},
+    request   {"seconds": S or null (whole seconds), "filter": ..., "options": {...}, "named": {...},
                "positional": [...], "env": {...}, "output_limit": N}, then the input
     reply     {"status": N}, then stdout, then stderr, each at most N + 1 characters
               {"error": "memory"} alone: the program ran out of memory
@@ -32,8 +32,10 @@ anything of it, and a reply that breaks the protocol ends the child (BadReply).
 from __future__ import annotations
 
 import json
+import math
 import os
 import queue
+import re
 import resource
 import select
 import signal
@@ -54,7 +56,7 @@ POLL_SLICE = 0.05                 # seconds between checks of the cancel flag an
 SLOW_AFTER = 0.25                 # seconds a call runs before it is moved aside
 CPU_GRACE = 1                     # seconds of CPU time a request gets past the caller's time left
 PR_SET_PDEATHSIG = 1              # prctl(2) option, Linux
-REPLY_HEADER_BOUND = 1024         # bytes of a reply's JSON object ({"status": 0} takes 13)
+REPLY_HEADER_BOUND = 64           # bytes of a reply's JSON object ({"error":"memory"} takes 18)
 READ_SIZE = 1 << 16               # bytes asked of a pipe at once (what a Linux pipe holds)
 _LENGTH = struct.Struct(">Q")
 
@@ -68,8 +70,8 @@ class WorkerCrashed(Exception):
 
 
 class BadReply(Exception):
-    """The child's reply broke the protocol (a frame over its bound, not the JSON object or the
-    UTF-8 text it should be); the child was killed."""
+    """The child's reply broke the protocol (a frame over its bound, not one of the two JSON
+    objects, text that is not UTF-8); the child was killed."""
 
 
 class Reply(NamedTuple):
@@ -78,43 +80,63 @@ class Reply(NamedTuple):
     status: int
 
 
-# ---------------------------------------------------------------- the child
+# ---------------------------------------------------------------- frames, both ways
 
 class _FrameReader:
     """Frames from a pipe. `wait()`, when given, blocks until bytes are ready (or raises)."""
-    __slots__ = ("fd", "wait", "pending")
+    __slots__ = ("fd", "wait", "data", "at")
 
     def __init__(self, fd: int, wait: Optional[Callable[[], None]] = None):
         self.fd, self.wait = fd, wait
-        self.pending = bytearray()        # read from the pipe, not yet taken
+        self.data, self.at = b"", 0      # read from the pipe; data[at:] is not taken yet
 
     def frame(self, bound: int) -> bytes:
         """The next frame's bytes; BadReply, before reading any of them, if it has more than
-        `bound`."""
-        (size,) = _LENGTH.unpack(self._take(_LENGTH.size))
+        `bound`. EOFError when the pipe closes first."""
+        if len(self.data) - self.at < _LENGTH.size:
+            self._read(_LENGTH.size)
+        (size,) = _LENGTH.unpack_from(self.data, self.at)
         if size > bound:
             raise BadReply(f"a frame of {size} bytes, more than {bound}")
-        return self._take(size)
+        start = self.at + _LENGTH.size
+        if len(self.data) - start < size:
+            self._read(_LENGTH.size + size)
+            start = _LENGTH.size
+        self.at = start + size
+        return self.data[start:self.at]
 
-    def _take(self, size: int) -> bytes:
-        pending = self.pending
-        while len(pending) < size:
+    def pending(self) -> bool:
+        """Whether bytes were read that no frame took."""
+        return len(self.data) > self.at
+
+    def _read(self, size: int):
+        """Reads until `size` bytes not taken yet are at hand (a whole message usually comes in
+        one read)."""
+        parts = [self.data[self.at:]]
+        have = len(parts[0])
+        while have < size:
             if self.wait is not None:
                 self.wait()
             chunk = os.read(self.fd, READ_SIZE)
             if not chunk:
                 raise EOFError
-            pending += chunk
-        taken = bytes(pending[:size])
-        del pending[:size]
-        return taken
+            parts.append(chunk)
+            have += len(chunk)
+        self.data, self.at = b"".join(parts), 0
 
 
-def _frames(header: dict, *texts: str) -> bytes:
-    """A message: `header` as a JSON frame, then each text as a UTF-8 frame."""
-    parts = [json.dumps(header, ensure_ascii=False).encode("utf-8", "surrogatepass")]
-    parts += [text.encode("utf-8", "surrogatepass") for text in texts]
-    return b"".join(_LENGTH.pack(len(part)) + part for part in parts)
+# compact, acyclic (the values were parsed from JSON text)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":"))
+_REPLY_HEADER = re.compile(rb'\{"status":(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\}|\{"error":"memory"\}')
+
+
+def _message(header: dict, *texts: str) -> bytes:
+    """`header` as a JSON frame, then each text as a UTF-8 frame."""
+    parts: list[bytes] = []
+    for part in (_ENCODER.encode(header), *texts):
+        data = part.encode("utf-8", "surrogatepass")
+        parts += (_LENGTH.pack(len(data)), data)
+    return b"".join(parts)
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -122,6 +144,8 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         view = view[os.write(fd, view):]
 
+
+# ---------------------------------------------------------------- the child
 
 class CapturedOutput:
     """What jq's runner needs of a shell: its output streams and its standard input."""
@@ -176,7 +200,7 @@ class _CpuLimit:
     def __init__(self):
         self.soft, self.hard = resource.getrlimit(resource.RLIMIT_CPU)
 
-    def allow(self, seconds: Optional[float]):
+    def allow(self, seconds: Optional[int]):
         soft = self.hard
         if seconds is not None:
             soft = int(time.process_time() + seconds) + CPU_GRACE
@@ -197,15 +221,15 @@ def serve(parent: int):
     except (ValueError, OSError):
         pass
     cpu_limit = _CpuLimit()
-    requests, out = _FrameReader(sys.stdin.fileno()), sys.stdout.fileno()
+    requests, replies = _FrameReader(sys.stdin.fileno()), sys.stdout.fileno()
     while True:
         try:
-            request = json.loads(requests.frame(sys.maxsize))         # the host is trusted
+            request = json.loads(requests.frame(sys.maxsize))     # the host is trusted
             raw = requests.frame(sys.maxsize).decode("utf-8", "surrogatepass")
         except EOFError:
             return
         cpu_limit.allow(request["seconds"])
-        _write_all(out, _run_request(request, raw))
+        _write_all(replies, _run_request(request, raw))
 
 
 def _run_request(request: dict, raw: str) -> bytes:
@@ -222,8 +246,8 @@ def _run_request(request: dict, raw: str) -> bytes:
         io.err(e.message + "\n")
         status = e.status
     except (MemoryError, RecursionError):
-        return _frames({"error": "memory"})
-    return _frames({"status": status}, "".join(io.out_parts)[:keep], "".join(io.err_parts)[:keep])
+        return _message({"error": "memory"})
+    return _message({"status": status}, "".join(io.out_parts)[:keep], "".join(io.err_parts)[:keep])
 
 
 # ---------------------------------------------------------------- the parent
@@ -272,14 +296,14 @@ class _Child:
             except Exception:
                 pass
 
-    def exchange(self, seconds: Optional[float], request: Request, between_slices: Callable[[], None]) -> Reply:
+    def exchange(self, seconds: Optional[int], request: Request, between_slices: Callable[[], None]) -> Reply:
         """Send one request and wait for its reply, calling `between_slices` (which raises to
         stop waiting) after each slice without one. Raises WorkerCrashed for a reply that says
         the program ran out of memory, BadReply for one that breaks the protocol."""
         header = {"seconds": seconds, "filter": request.filter, "options": request.options,
                   "named": request.named, "positional": request.positional, "env": request.env,
                   "output_limit": request.output_limit}
-        _write_all(self.to_child, _frames(header, request.input))
+        _write_all(self.to_child, _message(header, request.input))
         poller = select.poll()
         poller.register(self.from_child, select.POLLIN | select.POLLHUP | select.POLLERR)
 
@@ -291,29 +315,24 @@ class _Child:
 
 def _read_reply(reader: _FrameReader, output_limit: int) -> Reply:
     """A reply, every frame bounded: the JSON object by REPLY_HEADER_BOUND, each text by the
-    UTF-8 bytes of the output limit plus one character (4 bytes each at most)."""
-    header = _reply_header(reader.frame(REPLY_HEADER_BOUND))
-    if "error" in header:
+    output limit plus one character, 4 UTF-8 bytes each at most."""
+    status = _reply_status(reader.frame(REPLY_HEADER_BOUND))
+    if status is None:
         raise WorkerCrashed()
     text_bound = 4 * (output_limit + 1)
-    stdout = _reply_text(reader.frame(text_bound))
-    stderr = _reply_text(reader.frame(text_bound))
-    if reader.pending:
+    stdout, stderr = reader.frame(text_bound), reader.frame(text_bound)
+    if reader.pending():
         raise BadReply("bytes after the reply")
-    return Reply(stdout, stderr, header["status"])
+    return Reply(_reply_text(stdout), _reply_text(stderr), status)
 
 
-def _reply_header(frame: bytes) -> dict:
-    """{"status": N} with N from 0 to 255, or {"error": "memory"}; BadReply for anything else."""
-    try:
-        header = json.loads(frame)
-    except (ValueError, RecursionError):       # not UTF-8, not JSON, or nested deeper than Python reads
-        raise BadReply("a reply that is not JSON") from None
-    if header != {"error": "memory"} and not (
-            isinstance(header, dict) and header.keys() == {"status"}
-            and type(header["status"]) is int and 0 <= header["status"] <= 255):
-        raise BadReply("a reply that is not {\"status\": N} or {\"error\": \"memory\"}")
-    return header
+def _reply_status(frame: bytes) -> Optional[int]:
+    """N of {"status": N} (0 to 255), None for {"error": "memory"}, as the child writes them
+    (compact JSON, matched whole rather than parsed); BadReply for anything else."""
+    m = _REPLY_HEADER.fullmatch(frame)
+    if m is None:
+        raise BadReply('a reply that is not {"status": N} or {"error": "memory"}')
+    return None if m.group(1) is None else int(m.group(1))
 
 
 def _reply_text(frame: bytes) -> str:
@@ -425,7 +444,8 @@ class Pool:
                 raise WorkerTimeout()
             if not aside and time.monotonic() - started > SLOW_AFTER:
                 aside = self._move_aside()
-        seconds = None if deadline is None else max(0.0, deadline - started)
+        # whole seconds, as the CPU limit counts them (an integer is also cheaper to send)
+        seconds = None if deadline is None else math.ceil(max(0.0, deadline - started))
         try:
             reply = child.exchange(seconds, request, between_slices)
         except (BrokenPipeError, EOFError):
