@@ -72,8 +72,6 @@ def tracer_for(config: Optional[TelemetryConfig]):
             return cached[1]
         from .. import __version__
         tracer = provider.get_tracer(INSTRUMENTATION, __version__)
-    except KeyboardInterrupt:
-        raise
     except BaseException as e:
         _dropped(e)
         return None
@@ -88,8 +86,11 @@ _reported = False                     # a failure was logged: later ones are dro
 
 
 def _dropped(error: BaseException):
-    """A call into OpenTelemetry failed: the first failure is logged, every one is dropped."""
+    """A call into OpenTelemetry failed: the first failure is logged, every one is dropped, but
+    a KeyboardInterrupt (the caller's user interrupting) is raised again."""
     global _reported
+    if isinstance(error, KeyboardInterrupt):
+        raise error
     if not _reported:
         _reported = True
         _LOG.warning("an OpenTelemetry call failed (%s: %s); the span or attribute is dropped, and so are "
@@ -102,8 +103,6 @@ def _contained(fn: Callable) -> Callable:
     def call(*args):
         try:
             return fn(*args)
-        except KeyboardInterrupt:
-            raise
         except BaseException as e:
             _dropped(e)
     return call
@@ -132,8 +131,6 @@ class _CurrentSpan:
         try:
             manager = self.start()
             span = manager.__enter__()
-        except KeyboardInterrupt:
-            raise
         except BaseException as e:
             _dropped(e)
             return _NoSpan()
@@ -146,8 +143,6 @@ class _CurrentSpan:
                 self.manager.__exit__(kind, error, traceback)
             except BaseException as e:
                 if e is not error:        # the body's own is raised by the `with` itself
-                    if isinstance(e, KeyboardInterrupt):
-                        raise
                     _dropped(e)
 
 
@@ -231,8 +226,6 @@ def carry_context(make_coroutine: Callable) -> Callable:
     try:
         from opentelemetry import context
         current = context.get_current()
-    except KeyboardInterrupt:
-        raise
     except BaseException as e:
         _dropped(e)
         return make_coroutine
