@@ -122,9 +122,8 @@ TOO_DEEP = "[stderr]\napi: arguments nested too deeply: more than 32 levels\n[ex
 
 
 HOSTILE = {
-    "deep": ("[" * 5_000 + "]" * 5_000, TOO_DEEP),
-    "deep object beside the script": ('{"commands": "ls", "more": ' + '{"a": ' * 5_000 + "1" + "}" * 5_001,
-                                      TOO_DEEP),
+    "deep": ("[" * 200 + "]" * 200, TOO_DEEP),
+    "deep object beside the script": ('{"commands": "ls", "more": ' + '{"a": ' * 200 + "1" + "}" * 201, TOO_DEEP),
     "huge": ('{"commands": "' + "x" * (6 * 1024 * 1024 + 1024) + '"}',
              f"[stderr]\napi: arguments too large: more than {6 * 1024 * 1024 + 1024} characters\n[exit code 2]"),
     "list": ("[1, 2]", USAGE), "number": ("5", USAGE), "string": ('"get_user --id 1"', USAGE),
@@ -136,9 +135,9 @@ HOSTILE = {
 @pytest.mark.parametrize("kind", HOSTILE)
 def test_hostile_arguments_are_told_as_a_failed_call_and_the_agent_goes_on(kind):
     """Through the SDK's own run loop. (It parses the arguments itself, for the call's identity,
-    before the tool sees them; openai-agents 0.24 lets RecursionError out of that parse past
-    Python's recursion limit, openai/openai-agents-python#4772: those depths are tested on the
-    tool itself below.)"""
+    before the tool sees them, recursively; openai-agents 0.24 lets RecursionError out of that
+    parse near Python's recursion limit, openai/openai-agents-python#4772, which depends on the
+    process: deeper arguments are tested on the tool itself below.)"""
     arguments, told = HOSTILE[kind]
     model = ScriptedModel(("api", Raw(arguments)), ("api", "get_user --id 1 | jq -r .name"))
     result = run(model, [as_function_tool(API)])
