@@ -190,3 +190,16 @@ def test_nesting_within_the_bound_works():
 def test_a_jq_program_over_yaml_stops_at_the_deadline():
     r = run("echo 'a: 1' | yq '[range(1e9)] | length'; echo after", ExecutionLimits(timeout_seconds=1))
     assert r.exit_code == 124 and "after" not in r.stdout
+
+
+def test_a_lowered_recursion_limit_is_raised_again_for_a_run():
+    # hypothesis (or a host) may lower Python's recursion limit after the engine's import: the
+    # 1,000-level document then failed inside the full test run only
+    import sys
+    saved = sys.getrecursionlimit()
+    sys.setrecursionlimit(3000)
+    try:
+        r = run("yq -c . ok.yaml | wc -c", files={"ok.yaml": "[" * 1000 + "]" * 1000})
+    finally:
+        sys.setrecursionlimit(max(saved, sys.getrecursionlimit()))
+    assert r.stdout == "2001\n", r.stderr

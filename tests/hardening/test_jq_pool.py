@@ -105,17 +105,18 @@ def test_a_worker_whose_host_is_already_gone_exits_at_start():
         worker.wait()
 
 
-def _request(program: str):
+def _request(program: str) -> jq_worker.Request:
     opts, named, positional, text, *_ = jq._parse_args(["jq", "-n", program])
-    return text, opts, named, positional, {}, "", 1 << 20
+    return jq_worker.Request(text, opts, named, positional, {}, "", 1 << 20)
 
 
 def test_a_worker_stops_by_itself_once_its_caller_is_out_of_time():
     """Where there is no parent-death signal: a request gets the caller's time left (here none)
     plus a grace in CPU time, then SIGXCPU ends the worker, whoever waits for it."""
-    child = jq_worker._Child()
+    child = jq_worker._Child.start()
     try:
-        jq_worker._write_frame(child.to_child, (0.0, _request("def f: f; f")))
+        with pytest.raises(EOFError):
+            child.exchange(0, _request("def f: f; f"), lambda: None)
         assert child.proc.wait(timeout=60) == -signal.SIGXCPU
     finally:
         child.kill()
@@ -134,7 +135,7 @@ def test_warm_workers_outlive_the_thread_that_started_them():
         (child,) = pool._idle
         time.sleep(0.5)
         replies.append(pool.run(_request("[3, 4] | add"), None, lambda: False))
-        assert [r[1] for r in replies] == ["3\n", "7\n"]
+        assert [r.stdout for r in replies] == ["3\n", "7\n"]
         assert pool._idle == [child] and child.proc.poll() is None
     finally:
         for child in pool._idle:

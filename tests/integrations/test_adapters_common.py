@@ -2,15 +2,18 @@
 toolset offers, schemas with references, and the frameworks staying out of the core import."""
 import importlib
 import importlib.util
+import json
 import re
+import reprlib
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from scripted_kernel import BashTool, DiscoveryMode, ScriptedTool, ScriptingToolSet, ToolResponse, tool
-from scripted_kernel.integrations import inline_refs, script_entries, script_entry, text_for_model
+from scripted_kernel import BashTool, DiscoveryMode, ExecutionLimits, ScriptedTool, ScriptingToolSet, ToolResponse, tool
+from scripted_kernel.integrations import (MAX_ARGUMENTS_DEPTH, BadArguments, inline_refs, json_arguments,
+                                          script_arguments, script_entries, script_entry, text_for_model)
 
 
 @tool(register=False)
@@ -42,10 +45,68 @@ def test_a_real_failure_reads_as_bash_would_show_it():
         "Bob\n[stderr]\nbash: line 1: nosuch: command not found\n[exit code 127]"
 
 
-@pytest.mark.parametrize("args", [{}, {"commands": 5}, {"script": "ls"}, None, "get_user --id 1"])
+def deep(levels: int, leaf=None):
+    """A list nested `levels` deep, built without recursion."""
+    value = [] if leaf is None else leaf
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+DEEP_TEXT = "[" * 200_000 + "]" * 200_000
+
+
+@pytest.mark.parametrize("args", [
+    {}, {"commands": 5}, {"script": "ls"}, None, "get_user --id 1", [1], 5, "5", '"ls"', "[]", "",
+    {"commands": deep(200_000)}, {"commands": ["ls"]}, {"commands": None}, '{"commands": 5}'], ids=reprlib.repr)
 def test_arguments_other_than_a_script_are_refused_like_a_usage_error(args):
     response = script_entry(API, "plural").run(args)
     assert (response.exit_code, response.stderr) == (2, 'api: arguments must be {"commands": "<bash script>"}\n')
+
+
+SMALL = ScriptedTool.builder("api").limits(ExecutionLimits(max_script_bytes=1024)).function(get_user).build()
+TOO_DEEP = f"nested too deeply: more than {MAX_ARGUMENTS_DEPTH} levels"
+
+
+@pytest.mark.parametrize("tool, text, problem", [
+    (API, DEEP_TEXT, TOO_DEEP),
+    (API, '{"commands": "ls", "x": ' + DEEP_TEXT + "}", TOO_DEEP),
+    (API, "{" * 100_000, TOO_DEEP),
+    (SMALL, DEEP_TEXT, f"too large: more than {6 * 1024 + 1024} characters"),
+    (SMALL, json.dumps({"commands": "x" * 8000}), f"too large: more than {6 * 1024 + 1024} characters"),
+], ids=["deep", "deep beside the script", "unclosed", "deep and large", "large"])
+def test_json_arguments_too_deep_or_too_large_are_refused_naming_the_problem(tool, text, problem):
+    """The size bound follows the script limit (every byte of a script escaped, 6 characters)."""
+    for entry in script_entries(ScriptingToolSet(tool, DiscoveryMode.WITH_DISCOVERY)):
+        response = entry.run(text)
+        assert (response.stdout, response.stderr, response.exit_code) == ("", f"{entry.name}: arguments {problem}\n", 2)
+
+
+def test_json_arguments_at_the_bounds_run_their_script():
+    script = "printf '%s\\n' '[[[{{{\"' ; get_user --id 1 | jq -r .name"
+    text = json.dumps({"commands": script, "note": deep(MAX_ARGUMENTS_DEPTH - 2)})
+    response = script_entry(API, "plural").run(text)
+    assert (response.stdout, response.exit_code) == ('[[[{{{"\nBob\n', 0)
+    at_the_limit = "echo " + "\x01" * 1019                             # 1024 bytes, 6 characters each
+    response = script_entry(SMALL, "plural").run(json.dumps({"commands": at_the_limit}))
+    assert (response.stdout, response.exit_code) == ("\x01" * 1019 + "\n", 0)
+
+
+def test_json_arguments_count_brackets_outside_strings_only():
+    at_most = "[" * MAX_ARGUMENTS_DEPTH + "]" * MAX_ARGUMENTS_DEPTH
+    assert json_arguments(at_most, 10_000) == deep(MAX_ARGUMENTS_DEPTH - 1)
+    with pytest.raises(BadArguments):
+        json_arguments("[" + at_most + "]", 10_000)
+    in_strings = json.dumps({"commands": "[" * 10_000 + '\\"{' * 1000, "x": ["\\", "]]]", "\"[["]})
+    assert json_arguments(in_strings, 100_000) == json.loads(in_strings)
+    for not_json in ('{"commands": "unclosed', '"\\', "nope", "{'commands': 'ls'}", "[1,]"):
+        assert json_arguments(not_json, 100) is None
+
+
+def test_script_arguments_keep_only_the_script():
+    assert script_arguments({"commands": "ls", "x": deep(200_000)}) == {"commands": "ls"}
+    for other in (None, 5, "ls", [{"commands": "ls"}], {"commands": 5}, {"commands": deep(10)}):
+        assert script_arguments(other) == {}
 
 
 def test_a_scripted_tool_offers_one_tool_described_by_its_system_prompt():

@@ -208,3 +208,35 @@ def test_langchain_tools_through_a_script_tool_back_to_an_agent():
     script = "find_people --city Oslo | jq -r '.[] | .name' | while read n; do score --name $n; done"
     messages = run_agent(ScriptedChatModel(calls=[("research", script)]), [as_langchain_tool(RESEARCH)])
     assert messages[2].content == "3\n3\n"
+
+
+def deep(levels: int):
+    value: list = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+USAGE = '[stderr]\napi: arguments must be {"commands": "<bash script>"}\n[exit code 2]'
+HOSTILE = {"deep": {"commands": deep(200_000)}, "deep, no script": {"x": deep(200_000)},
+           "string": "get_user --id 1", "JSON string": '{"commands": "get_user --id 1"}', "list": [1], "number": 5,
+           "null": None, "number script": {"commands": 5}, "list script": {"commands": ["ls"]}}
+
+
+@pytest.mark.parametrize("kind", HOSTILE)
+def test_hostile_arguments_are_an_error_tool_message(kind):
+    """LangChain prints a tool's input for its callbacks, recursively, and raises for a string,
+    a list or a number where the schema wants an object: the tool's input is reduced first."""
+    adapted = as_langchain_tool(API)
+    call = {"type": "tool_call", "name": "api", "id": "c1", "args": HOSTILE[kind]}
+    for message in (adapted.invoke(call), asyncio.run(adapted.ainvoke(call))):
+        assert (message.status, message.content, message.tool_call_id) == ("error", USAGE, "c1")
+    assert adapted.invoke(HOSTILE[kind]) == USAGE                  # plain input: the error's text
+    assert adapted.run(HOSTILE[kind]) == USAGE
+    assert asyncio.run(adapted.arun(HOSTILE[kind])) == USAGE
+
+
+def test_other_keys_beside_the_script_are_dropped_however_deep():
+    args = {"commands": "get_user --id 1 | jq -r .name", "extra": deep(200_000)}
+    message = as_langchain_tool(API).invoke({"type": "tool_call", "name": "api", "id": "c1", "args": args})
+    assert (message.status, message.content) == ("success", "Bob\n")

@@ -17,8 +17,16 @@ from scripted_kernel import BashTool, DiscoveryMode, ScriptedTool, ScriptingTool
 from scripted_kernel.integrations.openai_agents import as_function_tool, as_function_tools  # noqa: E402
 
 
+class Raw:
+    """Arguments a model wrote as they are, not {"commands": script}."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+
 class ScriptedModel(Model):
-    """Makes each (tool, script) call in turn, then answers with the last function output."""
+    """Makes each (tool, script or Raw arguments) call in turn, then answers with the last
+    function output."""
 
     def __init__(self, *calls):
         self.calls = calls
@@ -33,8 +41,9 @@ class ScriptedModel(Model):
         done = len(self.outputs)
         if done < len(self.calls):
             name, script = self.calls[done]
+            arguments = script.text if isinstance(script, Raw) else json.dumps({"commands": script})
             item = ResponseFunctionToolCall(type="function_call", call_id=f"call_{done}", name=name,
-                                            arguments=json.dumps({"commands": script}), status="completed")
+                                            arguments=arguments, status="completed")
         else:
             item = ResponseOutputMessage(id="msg", type="message", role="assistant", status="completed", content=[
                 ResponseOutputText(type="output_text", text=f"The tool said: {self.outputs[-1]}", annotations=[])])
@@ -106,3 +115,38 @@ def test_a_toolset_with_discovery_gives_both_tools():
     model = ScriptedModel(("api_discover", "help get_user"), ("api", "get_user --id 2 | jq -r .name"))
     result = run(model, as_function_tools(toolset))
     assert "--id" in model.outputs[0] and result.final_output == "The tool said: Ada\n"
+
+
+USAGE = '[stderr]\napi: arguments must be {"commands": "<bash script>"}\n[exit code 2]'
+TOO_DEEP = "[stderr]\napi: arguments nested too deeply: more than 32 levels\n[exit code 2]"
+
+
+HOSTILE = {
+    "deep": ("[" * 200 + "]" * 200, TOO_DEEP),
+    "deep object beside the script": ('{"commands": "ls", "more": ' + '{"a": ' * 200 + "1" + "}" * 201, TOO_DEEP),
+    "huge": ('{"commands": "' + "x" * (6 * 1024 * 1024 + 1024) + '"}',
+             f"[stderr]\napi: arguments too large: more than {6 * 1024 * 1024 + 1024} characters\n[exit code 2]"),
+    "list": ("[1, 2]", USAGE), "number": ("5", USAGE), "string": ('"get_user --id 1"', USAGE),
+    "null": ("null", USAGE), "empty": ("", USAGE), "number script": ('{"commands": 5}', USAGE),
+    "list script": ('{"commands": ["get_user"]}', USAGE), "not JSON": ("{'commands': 'ls'}", USAGE),
+}
+
+
+@pytest.mark.parametrize("kind", HOSTILE)
+def test_hostile_arguments_are_told_as_a_failed_call_and_the_agent_goes_on(kind):
+    """Through the SDK's own run loop. (It parses the arguments itself, for the call's identity,
+    before the tool sees them, recursively; openai-agents 0.24 lets RecursionError out of that
+    parse near Python's recursion limit, openai/openai-agents-python#4772, which depends on the
+    process: deeper arguments are tested on the tool itself below.)"""
+    arguments, told = HOSTILE[kind]
+    model = ScriptedModel(("api", Raw(arguments)), ("api", "get_user --id 1 | jq -r .name"))
+    result = run(model, [as_function_tool(API)])
+    assert model.outputs == [told, "Bob\n"] and result.final_output == "The tool said: Bob\n"
+
+
+@pytest.mark.parametrize("arguments", ["[" * 200_000 + "]" * 200_000, '{"commands": "ls", "x": ' + "[" * 200_000,
+                                       '{"a": ' * 200_000 + "1" + "}" * 200_000],
+                         ids=["lists", "unclosed", "objects"])
+def test_arguments_200000_levels_deep_are_told_without_a_recursion_error(arguments):
+    text = asyncio.run(as_function_tool(API).on_invoke_tool(None, arguments))
+    assert text == TOO_DEEP

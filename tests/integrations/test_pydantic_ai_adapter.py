@@ -10,6 +10,7 @@ from pydantic import BaseModel, field_validator  # noqa: E402
 from pydantic_ai import Agent, ModelRetry, RunContext, Tool, ToolReturn  # noqa: E402
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart  # noqa: E402
 from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
+from pydantic_ai.usage import RequestUsage  # noqa: E402
 
 from scripted_kernel import BashTool, DiscoveryMode, ScriptingToolSet  # noqa: E402
 from scripted_kernel.integrations.pydantic_ai import (as_pydantic_ai_tool, as_pydantic_ai_tools,  # noqa: E402
@@ -146,3 +147,55 @@ def test_pydantic_ai_tools_through_a_script_tool_back_to_an_agent():
     script = "for c in oslo rome; do forecast --city \"{\\\"name\\\": \\\"$c\\\"}\" | jq -r .city.name; done"
     result = Agent(scripted_model(("weather", script)), tools=[as_pydantic_ai_tool(WEATHER)]).run_sync("go")
     assert result.output == "The tool said: Oslo\nRome\n"
+
+
+def deep(levels: int):
+    value: list = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+USAGE = '[stderr]\napi: arguments must be {"commands": "<bash script>"}\n[exit code 2]'
+
+
+def one_call_model(args):
+    """Calls `api` once with `args` (JSON text or a dict, as models' providers give them), then
+    answers with what came back. It states its usage, so that FunctionModel does not estimate
+    it by serialising the arguments (which fails on deep ones, before any tool runs)."""
+    def respond(messages, info: AgentInfo) -> ModelResponse:
+        parts = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts
+                 if isinstance(p, ToolReturnPart)]
+        usage = RequestUsage(input_tokens=1, output_tokens=1)
+        if not parts:
+            return ModelResponse(parts=[ToolCallPart("api", args, tool_call_id="c0")], usage=usage)
+        return ModelResponse(parts=[TextPart("done")], usage=usage)
+    return FunctionModel(respond)
+
+
+@pytest.mark.parametrize("args", ["[1, 2]", "5", '"get_user --id 1"', "null", '{"commands": 5}', [1], 5,
+                                  {"commands": deep(200_000)}, {"x": deep(200_000)}, {"commands": ["ls"]}],
+                         ids=["list", "number", "string", "null", "number script", "a list", "a number",
+                              "deep", "deep, no script", "list script"])
+def test_hostile_arguments_are_a_failed_tool_return(args):
+    """Tool.from_schema validates nothing: a list or a number reached the tool as `**args`, a
+    TypeError out of the agent run."""
+    result = Agent(one_call_model(args), tools=[as_pydantic_ai_tool(API)]).run_sync("go")
+    (failed,) = tool_returns(result)
+    assert (failed.outcome, failed.content) == ("failed", USAGE)
+
+
+def test_json_text_too_deep_is_pydantic_ais_own_retry_not_an_exception():
+    """pydantic-core parses JSON text with a depth limit of its own: the model is asked to
+    retry, as for any arguments that are not JSON."""
+    result = Agent(one_call_model('{"commands": ' + "[" * 200_000 + "]" * 200_000 + "}"),
+                   tools=[as_pydantic_ai_tool(API)]).run_sync("go")
+    (retry,) = tool_returns(result)
+    assert retry.outcome == "retried" and "recursion limit" in str(retry.content) and result.output == "done"
+
+
+def test_other_keys_beside_the_script_are_dropped_however_deep():
+    args = {"commands": "get_user --id 1 | jq -r .name", "extra": deep(200_000)}
+    result = Agent(one_call_model(args), tools=[as_pydantic_ai_tool(API)]).run_sync("go")
+    (returned,) = tool_returns(result)
+    assert (returned.outcome, returned.content) == ("success", "Bob\n")

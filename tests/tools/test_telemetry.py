@@ -1,16 +1,18 @@
 """OpenTelemetry: one span per execute(), a child per tool call, jq worker call and curl request,
 exported to an in-memory exporter; context reaches callbacks on runner threads and async ones."""
 import asyncio
+import contextlib
 import http.server
 import json
+import logging
 import threading
 
 import pytest
 
 pytest.importorskip("opentelemetry.sdk")
 from opentelemetry import trace                                                    # noqa: E402
-from opentelemetry.sdk.trace import TracerProvider                                 # noqa: E402
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor                     # noqa: E402
+from opentelemetry.sdk.trace import SpanProcessor, TracerProvider                  # noqa: E402
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter       # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter   # noqa: E402
 from opentelemetry.trace import StatusCode                                         # noqa: E402
 
@@ -176,3 +178,131 @@ def test_nothing_is_recorded_without_a_provider(exported):
     off = ScriptedTool.builder("api").function(get_user).telemetry(exported[0], enabled=False).build()
     off.execute("get_user --id 1")
     assert tree(exporter) == [(0, "host.lookup"), (0, "host.lookup")]      # the callbacks' own only
+
+
+# ---------------------------------------------------------------- the host's telemetry failing
+
+class RaisingProcessor(SpanProcessor):
+    """A span processor that raises in `where` (on_start or on_end)."""
+
+    def __init__(self, where: str):
+        self.where = where
+
+    def on_start(self, span, parent_context=None):
+        if self.where == "on_start":
+            raise RuntimeError("processor on_start failed")
+
+    def on_end(self, span):
+        if self.where == "on_end":
+            raise RuntimeError("processor on_end failed")
+
+
+class RaisingExporter(SpanExporter):
+    def export(self, spans):
+        raise RuntimeError("exporter failed")
+
+
+class NoTracerProvider(TracerProvider):
+    def get_tracer(self, *args, **kwargs):
+        raise RuntimeError("get_tracer failed")
+
+
+class FailingSpan:
+    """A span (of a tracer provider of the host's own) whose every method raises."""
+
+    def __getattr__(self, name):
+        def fail(*args, **kwargs):
+            raise RuntimeError(f"span.{name} failed")
+        return fail
+
+
+class FailingSpansProvider:
+    """A tracer provider, not the SDK's, whose spans start and end but fail at everything else."""
+
+    def get_tracer(self, *args, **kwargs):
+        return self
+
+    @contextlib.contextmanager
+    def start_as_current_span(self, name, **kwargs):
+        yield FailingSpan()
+
+
+def failing_provider(kind: str):
+    if kind == "get_tracer":
+        return NoTracerProvider()
+    if kind == "span methods":
+        return FailingSpansProvider()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(RaisingExporter()) if kind == "exporter"
+                                else RaisingProcessor(kind))
+    return provider
+
+
+FAILING = ["on_start", "on_end", "exporter", "get_tracer", "span methods"]
+# a tool span, an async callback's carried context, two jq worker spans (ctx.observer), a failure
+TRACED_SCRIPT = ("get_user --id 1 | jq -c 'to_entries | length'; slow_user --id 2 | jq -r '.id + 1'; "
+                 "get_user --id x")
+
+
+def outcome(response) -> tuple:
+    return response.stdout, response.stderr, response.exit_code, response.error
+
+
+def untraced_outcome() -> tuple:
+    api = ScriptedTool.builder("api").function(get_user).function(slow_user).build()
+    return outcome(api.execute(TRACED_SCRIPT))
+
+
+@pytest.fixture
+def telemetry_log(monkeypatch, caplog):
+    monkeypatch.setattr(telemetry, "_reported", False, raising=False)
+    caplog.set_level(logging.WARNING, logger="scripted_kernel.telemetry")
+    return caplog
+
+
+@pytest.mark.parametrize("kind", FAILING)
+def test_failing_telemetry_leaves_execute_as_it_was(kind, exported, telemetry_log):
+    expected = untraced_outcome()
+    assert expected[0] == "3\n3\n" and expected[2] == 2
+    api = (ScriptedTool.builder("api").function(get_user).function(slow_user)
+           .telemetry(failing_provider(kind), record_script=True).build())
+    assert outcome(api.execute(TRACED_SCRIPT)) == expected
+    assert outcome(api.execute(TRACED_SCRIPT)) == expected
+    assert not trace.get_current_span().get_span_context().is_valid       # no span left current
+    if kind != "exporter":             # the SDK logs its exporter's failure itself
+        (record,) = telemetry_log.records                 # once, however many calls failed
+        assert "OpenTelemetry" in record.getMessage()
+
+
+@pytest.mark.parametrize("kind", FAILING)
+def test_failing_telemetry_leaves_execute_async_as_it_was(kind, exported, telemetry_log):
+    expected = untraced_outcome()
+    api = (ScriptedTool.builder("api").function(get_user).function(slow_user)
+           .telemetry(failing_provider(kind)).build())
+    assert outcome(asyncio.run(api.execute_async(TRACED_SCRIPT))) == expected
+
+
+def test_a_failing_global_provider_leaves_a_bash_tool_as_it_was(telemetry_log, monkeypatch):
+    monkeypatch.setattr(trace, "get_tracer_provider", lambda: failing_provider("on_end"))
+    bash = BashTool()
+    response = bash.execute("echo '[1, 2]' | jq -c 'map(. + 1)'")
+    assert outcome(response) == ("[2,3]\n", "", 0, None)
+
+
+def test_a_failing_span_lets_the_bodys_own_exception_through(telemetry_log):
+    """Telemetry never swallows nor replaces what the code inside a span raises; only the
+    caller's KeyboardInterrupt gets out of telemetry itself."""
+    tracer = failing_provider("on_end").get_tracer("t")
+    with pytest.raises(ValueError, match="the body's own"):
+        with telemetry.Observer(tracer).span("jq") as span:
+            span.set("scripted.exit_code", 0)
+            raise ValueError("the body's own")
+
+    class Interrupting(SpanProcessor):
+        def on_start(self, span, parent_context=None):
+            raise KeyboardInterrupt
+    interrupting = TracerProvider()
+    interrupting.add_span_processor(Interrupting())
+    with pytest.raises(KeyboardInterrupt):
+        with telemetry.Observer(interrupting.get_tracer("t")).span("jq"):
+            pass

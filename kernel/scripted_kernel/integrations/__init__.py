@@ -14,14 +14,24 @@ script failed; `(no output)` when there is nothing at all. A failed script (a no
 code) is also reported through the framework's error channel where it has one that keeps the
 agent running: LangChain's ToolMessage with status "error", PydanticAI's failed tool return
 (`ToolFailed`, which uses no retry); the OpenAI Agents SDK has none, so the text alone says it.
+
+The arguments come from a model, so they may be anything: JSON text too large or nested too
+deep for Python's parser (which recurses), a list or a number instead of an object, a
+`commands` that is not a string, other keys holding huge values. Each adapter reduces them to
+the one argument a script tool reads before the framework or this package handles them
+further (`script_arguments`), and JSON text is read with bounds on its size and nesting
+(`json_arguments`); whatever is not a script is answered as a failed call with a one-line
+reason, never an exception.
 """
 from __future__ import annotations
 
 import asyncio
 import importlib
+import json
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Optional
+from typing import Union
 
 from ..tools.containment import valid_unicode
 from ..tools.scripted_tool import ScriptedTool, ToolResponse
@@ -107,6 +117,44 @@ def _pointer(document: dict, ref: str):
     return node
 
 
+MAX_ARGUMENTS_DEPTH = 32       # nesting of JSON arguments read: {"commands": "..."} has 1
+# a JSON string (closed or not: the scan never backtracks) or a bracket
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.DOTALL)
+
+
+class BadArguments(ValueError):
+    """JSON arguments too large or nested too deep to read; the message says which."""
+
+
+def json_arguments(text: str, max_chars: int):
+    """The value of JSON arguments, None if `text` is not JSON. Read with bounds: at most
+    `max_chars` characters, and MAX_ARGUMENTS_DEPTH levels of nesting, counted by a linear
+    scan before json.loads (which recurses, and raised RecursionError on 200,000 levels)."""
+    if len(text) > max_chars:
+        raise BadArguments(f"arguments too large: more than {max_chars} characters")
+    depth = 0
+    for token in _STRING_OR_BRACKET.finditer(text):
+        opening = text[token.start()]
+        if opening in "[{":
+            depth += 1
+            if depth > MAX_ARGUMENTS_DEPTH:
+                raise BadArguments(f"arguments nested too deeply: more than {MAX_ARGUMENTS_DEPTH} levels")
+        elif opening in "]}":
+            depth -= 1
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def script_arguments(args) -> dict:
+    """`args` reduced to the one argument a script tool reads: {"commands": script}, or {} when
+    they hold no script (which the tool answers with its usage line). Nothing else a model
+    sent (other keys, deep or huge values, a list, a number) goes further."""
+    script = args.get("commands") if isinstance(args, dict) else None
+    return {"commands": script} if isinstance(script, str) else {}
+
+
 @dataclass(frozen=True)
 class ScriptEntry:
     """One tool as a framework offers it: its name, description, input schema and the object
@@ -116,27 +164,41 @@ class ScriptEntry:
     input_schema: dict
     runner: object
 
-    def run(self, args: dict) -> ToolResponse:
-        script = _script_of(args)
-        return self.runner.execute(script) if script is not None else self._refusal()
+    def run(self, args) -> ToolResponse:
+        """The response to a call with `args`: the arguments, or their JSON text."""
+        script = self._script(args)
+        return self.runner.execute(script) if isinstance(script, str) else script
 
-    async def run_async(self, args: dict) -> ToolResponse:
-        script = _script_of(args)
-        if script is None:
-            return self._refusal()
+    async def run_async(self, args) -> ToolResponse:
+        script = self._script(args)
+        if not isinstance(script, str):
+            return script
         if isinstance(self.runner, DiscoverTool):          # quick, and synchronous only
             return await asyncio.to_thread(self.runner.execute, script)
         return await self.runner.execute_async(script)
 
-    def _refusal(self) -> ToolResponse:
-        return ToolResponse("", f'{self.name}: arguments must be {{"commands": "<bash script>"}}\n', 2)
+    def _script(self, args) -> Union[str, ToolResponse]:
+        """The script the model sent, or the refusal that answers anything else (not every
+        framework validates the arguments against the schema)."""
+        if isinstance(args, str):
+            try:
+                args = json_arguments(args, self.max_arguments_chars())
+            except BadArguments as e:
+                return self._refusal(str(e))
+        script = script_arguments(args).get("commands")
+        if script is None:
+            return self._refusal('arguments must be {"commands": "<bash script>"}')
+        return script
 
+    def max_arguments_chars(self) -> int:
+        """The most characters JSON arguments may take: a script at max_script_bytes with every
+        byte escaped (\\u00XX), and a kilobyte more."""
+        runner = self.runner
+        limits = runner.scripted.limits if isinstance(runner, DiscoverTool) else runner.limits
+        return 6 * limits.max_script_bytes + 1024
 
-def _script_of(args) -> Optional[str]:
-    """The script the model sent; None when it sent something else (not every framework
-    validates the arguments against the schema)."""
-    script = args.get("commands") if isinstance(args, dict) else None
-    return script if isinstance(script, str) else None
+    def _refusal(self, problem: str) -> ToolResponse:
+        return ToolResponse("", f"{self.name}: {problem}\n", 2)
 
 
 def script_entries(tool) -> list[ScriptEntry]:

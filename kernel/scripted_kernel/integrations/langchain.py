@@ -6,7 +6,8 @@ tool, and LangChain tools as the commands of a ScriptedTool.
 """
 from __future__ import annotations
 
-from . import one_line_validation_errors, plain_value, require, script_entries, script_entry, text_for_model
+from . import (one_line_validation_errors, plain_value, require, script_arguments, script_entries, script_entry,
+               text_for_model)
 from ..tools.definitions import ToolArgs, ToolDef
 from ..tools.scripted_tool import ScriptedTool, ScriptedToolBuilder, ToolResponse
 
@@ -33,8 +34,35 @@ def _structured_tool(entry) -> StructuredTool:
 
     async def arun(**args) -> str:
         return _content(await entry.run_async(args))
-    return StructuredTool.from_function(func=run, coroutine=arun, name=entry.name, description=entry.description,
-                                        args_schema=entry.input_schema, handle_tool_error=True)
+    return _ScriptTool.from_function(func=run, coroutine=arun, name=entry.name, description=entry.description,
+                                     args_schema=entry.input_schema, handle_tool_error=True)
+
+
+class _ScriptTool(StructuredTool):
+    """A StructuredTool whose input is reduced to {"commands": script} (or {}, answered with the
+    usage line as a tool error) before LangChain handles it: LangChain prints a tool's input
+    for its callbacks, recursively (200,000 levels of lists raised RecursionError), and raises
+    for a string, a list or a number where the JSON schema wants an object."""
+
+    def invoke(self, input, config=None, **kwargs):
+        return super().invoke(_screened(input), config, **kwargs)
+
+    async def ainvoke(self, input, config=None, **kwargs):
+        return await super().ainvoke(_screened(input), config, **kwargs)
+
+    def run(self, tool_input, *args, **kwargs):
+        return super().run(script_arguments(tool_input), *args, **kwargs)
+
+    async def arun(self, tool_input, *args, **kwargs):
+        return await super().arun(script_arguments(tool_input), *args, **kwargs)
+
+
+def _screened(input):
+    """A tool call (a dict of type "tool_call", as LangChain tells one) with its arguments
+    reduced, or the arguments reduced."""
+    if isinstance(input, dict) and input.get("type") == "tool_call":
+        return {**input, "args": script_arguments(input.get("args"))}
+    return script_arguments(input)
 
 
 def _content(response: ToolResponse) -> str:

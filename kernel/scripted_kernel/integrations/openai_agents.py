@@ -5,8 +5,6 @@ FunctionTool.
 """
 from __future__ import annotations
 
-import json
-
 from . import require, script_entries, script_entry, text_for_model
 
 require("agents", "openai-agents", "The OpenAI Agents SDK (openai-agents)")
@@ -27,10 +25,7 @@ def as_function_tools(tool) -> list:
 
 def _function_tool(entry) -> FunctionTool:
     async def invoke(context, arguments: str) -> str:
-        try:
-            args = json.loads(arguments or "{}")
-        except ValueError:
-            args = None               # answered with the usage line, as any other bad arguments
-        return text_for_model(await entry.run_async(args))
+        # JSON text as the model wrote it: read with bounds on its size and nesting
+        return text_for_model(await entry.run_async(arguments if isinstance(arguments, str) else None))
     return FunctionTool(name=entry.name, description=entry.description, params_json_schema=entry.input_schema,
                         on_invoke_tool=invoke, strict_json_schema=True)

@@ -6,14 +6,20 @@ pydantic_ai.Tool, and PydanticAI tools (or plain functions) as the commands of a
 """
 from __future__ import annotations
 
-from . import (inline_refs, one_line_validation_errors, plain_value, require, script_entries, script_entry,
-               text_for_model)
+from . import (inline_refs, one_line_validation_errors, plain_value, require, script_arguments, script_entries,
+               script_entry, text_for_model)
 from ..tools.definitions import ToolArgs, ToolDef
 from ..tools.scripted_tool import ScriptedTool, ScriptedToolBuilder, ToolResponse
 
 require("pydantic_ai", "pydantic-ai", "PydanticAI (pydantic-ai-slim)")
 from pydantic_ai import Tool, ToolReturn  # noqa: E402
 from pydantic_ai.exceptions import ToolFailed  # noqa: E402
+from pydantic_core import SchemaValidator, core_schema  # noqa: E402
+
+# A tool call's arguments as the tool reads them (integrations.script_arguments). Tool.from_schema
+# validates nothing, so a list or a number reached `run(**args)` as a TypeError out of the agent
+# run. JSON text is parsed by pydantic-core, whose depth limit makes too deep a text a retry.
+_ARGUMENTS = SchemaValidator(core_schema.no_info_plain_validator_function(script_arguments))
 
 
 def as_pydantic_ai_tool(tool) -> Tool:
@@ -31,7 +37,9 @@ def as_pydantic_ai_tools(tool) -> list:
 def _pydantic_ai_tool(entry) -> Tool:
     async def run(**args) -> str:
         return _content(await entry.run_async(args))
-    return Tool.from_schema(run, name=entry.name, description=entry.description, json_schema=entry.input_schema)
+    tool = Tool.from_schema(run, name=entry.name, description=entry.description, json_schema=entry.input_schema)
+    tool.function_schema.validator = _ARGUMENTS
+    return tool
 
 
 def _content(response: ToolResponse) -> str:

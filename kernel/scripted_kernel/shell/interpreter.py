@@ -29,9 +29,12 @@ from .runtime import InputStream, Shell
 from .session_state import Checkpoint, keep_within_budget
 from .state import Var
 
-# Deep but bounded recursion (nested functions, subshells) needs more than Python's default.
-if sys.getrecursionlimit() < 20000:
-    sys.setrecursionlimit(20000)
+# Deep but bounded recursion (nested functions, subshells, a YAML or JSON document a thousand
+# levels deep) needs more than Python's default. Checked again at every execute(): a host (or
+# a library it runs, such as hypothesis) may lower it after the import.
+RECURSION_LIMIT = 20000
+if sys.getrecursionlimit() < RECURSION_LIMIT:
+    sys.setrecursionlimit(RECURSION_LIMIT)
 
 DEBUG = os.environ.get("SCRIPTED_KERNEL_DEBUG") == "1"
 
@@ -268,6 +271,8 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
     and functions then carry over between calls, within max_shell_state_bytes."""
     if run is None:
         run = Run(limits or ExecutionLimits(), cancel or CancelToken(), on_output, fs, network)
+    if sys.getrecursionlimit() < RECURSION_LIMIT:
+        sys.setrecursionlimit(RECURSION_LIMIT)
     limits = run.limits
     script, stdin = text_from_host(script), text_from_host(stdin)
     if env:

@@ -17,12 +17,19 @@ provider (`opentelemetry.trace.set_tracer_provider`, or `.telemetry(tracer_provi
 builder): `tracer_for` is a dictionary lookup when tracing is off. The script's text is
 recorded only when the host opts in (`.telemetry(record_script=True)`), as
 `gen_ai.tool.call.arguments`.
+
+Telemetry never changes a script's result. The tracer provider, its span processors and
+exporters are the host's code and may raise (on_start, on_end, get_tracer, a span's
+set_attribute): every call into OpenTelemetry here is contained, its failure dropped (logged
+once, on the `scripted_kernel.telemetry` logger) and the script runs on without that span or
+attribute. Only a KeyboardInterrupt goes through: that is the caller's user interrupting.
 """
 from __future__ import annotations
 
+import functools
 import json
+import logging
 import sys
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -47,24 +54,96 @@ _TRACERS: dict = {}                   # id(provider) -> (provider, tracer)
 
 def tracer_for(config: Optional[TelemetryConfig]):
     """The tracer to record an execution with, or None when tracing is off: no provider
-    configured (the default proxy or no-op one), or opentelemetry not even imported."""
+    configured (the default proxy or no-op one), opentelemetry not even imported, or a provider
+    that fails to give one."""
     if config is not None and not config.enabled:
         return None
     provider = config.tracer_provider if config is not None else None
-    if provider is None:
-        trace = sys.modules.get("opentelemetry.trace")
-        if trace is None:             # nobody imported OpenTelemetry: nobody configured it
-            return None
-        provider = trace.get_tracer_provider()
-        if isinstance(provider, (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
-            return None
-    cached = _TRACERS.get(id(provider))
-    if cached is not None and cached[0] is provider:
-        return cached[1]
-    from .. import __version__
-    tracer = provider.get_tracer(INSTRUMENTATION, __version__)
+    try:
+        if provider is None:
+            trace = sys.modules.get("opentelemetry.trace")
+            if trace is None:             # nobody imported OpenTelemetry: nobody configured it
+                return None
+            provider = trace.get_tracer_provider()
+            if isinstance(provider, (trace.ProxyTracerProvider, trace.NoOpTracerProvider)):
+                return None
+        cached = _TRACERS.get(id(provider))
+        if cached is not None and cached[0] is provider:
+            return cached[1]
+        from .. import __version__
+        tracer = provider.get_tracer(INSTRUMENTATION, __version__)
+    except BaseException as e:
+        _dropped(e)
+        return None
     _TRACERS[id(provider)] = (provider, tracer)
     return tracer
+
+
+# ---------------------------------------------------------------- containment
+
+_LOG = logging.getLogger("scripted_kernel.telemetry")
+_reported = False                     # a failure was logged: later ones are dropped silently
+
+
+def _dropped(error: BaseException):
+    """A call into OpenTelemetry failed: the first failure is logged, every one is dropped, but
+    a KeyboardInterrupt (the caller's user interrupting) is raised again."""
+    global _reported
+    if isinstance(error, KeyboardInterrupt):
+        raise error
+    if not _reported:
+        _reported = True
+        _LOG.warning("an OpenTelemetry call failed (%s: %s); the span or attribute is dropped, and so are "
+                     "later failures, unlogged", type(error).__name__, error, exc_info=error)
+
+
+def _contained(fn: Callable) -> Callable:
+    """fn, with any failure of the OpenTelemetry calls it makes dropped."""
+    @functools.wraps(fn)
+    def call(*args):
+        try:
+            return fn(*args)
+        except BaseException as e:
+            _dropped(e)
+    return call
+
+
+class _NoSpan:
+    """Stands for a span that could not be started."""
+
+    def set_attribute(self, key: str, value):
+        pass
+
+    def set_status(self, status, description=None):
+        pass
+
+
+class _CurrentSpan:
+    """`with`: the span `start()` (a tracer's start_as_current_span) gives, current while the
+    body runs; a _NoSpan if starting it fails, and a failure to end it dropped. The body's own
+    exception goes through unchanged: telemetry never swallows or replaces one."""
+    __slots__ = ("start", "manager")
+
+    def __init__(self, start: Callable):
+        self.start, self.manager = start, None
+
+    def __enter__(self):
+        try:
+            manager = self.start()
+            span = manager.__enter__()
+        except BaseException as e:
+            _dropped(e)
+            return _NoSpan()
+        self.manager = manager
+        return span
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if self.manager is not None:
+            try:
+                self.manager.__exit__(kind, error, traceback)
+            except BaseException as e:
+                if e is not error:        # the body's own is raised by the `with` itself
+                    _dropped(e)
 
 
 def _status_error(span, error_type: str, description: str = ""):
@@ -75,20 +154,22 @@ def _status_error(span, error_type: str, description: str = ""):
 
 # ---------------------------------------------------------------- the script
 
-@contextmanager
-def script_span(tracer, tool, script: str, config: Optional[TelemetryConfig]):
+def script_span(tracer, tool, script: str, config: Optional[TelemetryConfig]) -> _CurrentSpan:
     """The span of one execute(): current while the script runs (runner threads copy it)."""
-    from opentelemetry.trace import SpanKind
-    attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool.name,
-                  "gen_ai.tool.type": "function", "scripted.script.bytes": len(script.encode("utf-8", "replace"))}
-    if config is not None and config.record_script:
-        attributes["gen_ai.tool.call.arguments"] = json.dumps({"commands": script[:MAX_SCRIPT_TEXT]})
-    with tracer.start_as_current_span(f"execute_tool {tool.name}", kind=SpanKind.INTERNAL,
-                                      attributes=attributes, record_exception=False,
-                                      set_status_on_exception=True) as span:
-        yield span
+    def start():
+        from opentelemetry.trace import SpanKind
+        attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool.name,
+                      "gen_ai.tool.type": "function",
+                      "scripted.script.bytes": len(script.encode("utf-8", "replace"))}
+        if config is not None and config.record_script:
+            attributes["gen_ai.tool.call.arguments"] = json.dumps({"commands": script[:MAX_SCRIPT_TEXT]})
+        return tracer.start_as_current_span(f"execute_tool {tool.name}", kind=SpanKind.INTERNAL,
+                                            attributes=attributes, record_exception=False,
+                                            set_status_on_exception=True)
+    return _CurrentSpan(start)
 
 
+@_contained
 def end_script(span, response):
     span.set_attribute("scripted.exit_code", response.exit_code)
     span.set_attribute("scripted.stdout.bytes", len(response.stdout.encode("utf-8", "surrogateescape")))
@@ -104,17 +185,17 @@ def end_script(span, response):
 
 # ---------------------------------------------------------------- a tool call
 
-@contextmanager
-def tool_span(tracer, call):
+def tool_span(tracer, call) -> _CurrentSpan:
     """The span of one tool call, current while its hooks and callback run."""
-    from opentelemetry.trace import SpanKind
-    attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name,
-                  "gen_ai.tool.type": "function", "scripted.tool.kind": call.kind,
-                  "scripted.tool.flags": flags_text(call.params, call.argv),
-                  "scripted.stdin.bytes": call.stdin_size}
-    with tracer.start_as_current_span(f"execute_tool {call.name}", kind=SpanKind.INTERNAL,
-                                      attributes=attributes, record_exception=False) as span:
-        yield span
+    def start():
+        from opentelemetry.trace import SpanKind
+        attributes = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name,
+                      "gen_ai.tool.type": "function", "scripted.tool.kind": call.kind,
+                      "scripted.tool.flags": flags_text(call.params, call.argv),
+                      "scripted.stdin.bytes": call.stdin_size}
+        return tracer.start_as_current_span(f"execute_tool {call.name}", kind=SpanKind.INTERNAL,
+                                            attributes=attributes, record_exception=False)
+    return _CurrentSpan(start)
 
 
 def flags_text(params, argv) -> str:
@@ -126,6 +207,7 @@ def flags_text(params, argv) -> str:
     return sanitize(text[:MAX_FLAGS_TEXT * 2])[:MAX_FLAGS_TEXT]
 
 
+@_contained
 def end_tool(span, result):
     span.set_attribute("scripted.exit_code", result.exit_code)
     span.set_attribute("scripted.duration_ms", round(result.duration_ms, 3))
@@ -141,15 +223,20 @@ def end_tool(span, result):
 def carry_context(make_coroutine: Callable) -> Callable:
     """An async callback that runs in the current trace context, wherever its coroutine runs
     (the caller's loop under execute_async does not share the runner thread's context)."""
-    from opentelemetry import context
-    current = context.get_current()
+    try:
+        from opentelemetry import context
+        current = context.get_current()
+    except BaseException as e:
+        _dropped(e)
+        return make_coroutine
 
     async def in_context():
-        token = context.attach(current)
+        token = _contained(context.attach)(current)
         try:
             return await make_coroutine()
         finally:
-            context.detach(token)
+            if token is not None:
+                _contained(context.detach)(token)
     return in_context
 
 
@@ -162,9 +249,11 @@ class _Span:
     def __init__(self, span):
         self.span = span
 
+    @_contained
     def set(self, key: str, value):
         self.span.set_attribute(key, value)
 
+    @_contained
     def fail(self, error_type: str, description: str = ""):
         _status_error(self.span, error_type, description)
 
@@ -178,10 +267,18 @@ class Observer:
     def __init__(self, tracer):
         self.tracer = tracer
 
-    @contextmanager
-    def span(self, name: str, attributes: Optional[dict] = None, client: bool = False):
-        from opentelemetry.trace import SpanKind
-        kind = SpanKind.CLIENT if client else SpanKind.INTERNAL
-        with self.tracer.start_as_current_span(name, kind=kind, attributes=attributes or {},
-                                               record_exception=False) as span:
-            yield _Span(span)
+    def span(self, name: str, attributes: Optional[dict] = None, client: bool = False) -> "_CommandSpan":
+        def start():
+            from opentelemetry.trace import SpanKind
+            kind = SpanKind.CLIENT if client else SpanKind.INTERNAL
+            return self.tracer.start_as_current_span(name, kind=kind, attributes=attributes or {},
+                                                     record_exception=False)
+        return _CommandSpan(start)
+
+
+class _CommandSpan(_CurrentSpan):
+    """A command's span, seen as a _Span."""
+    __slots__ = ()
+
+    def __enter__(self) -> _Span:
+        return _Span(super().__enter__())

@@ -16,7 +16,7 @@ from ...base.limits import timeout_error
 from .._options import UsageError
 from ..registry import Usage, command
 from .program import JqFailure, check_guards, run_program
-from .worker import MEMORY_LIMIT, POOL, WorkerCrashed, WorkerTimeout
+from .worker import MEMORY_LIMIT, POOL, BadReply, Request, WorkerCrashed, WorkerTimeout
 
 
 def _parse_args(argv):
@@ -220,7 +220,8 @@ def run_command_line(ctx, argv, stdin_text=None, out=None) -> int:
         if _PATH_ONLY.fullmatch(text) and len(raw) <= IN_PROCESS_INPUT:
             status = run_program(_InProcess(out, ctx.err, raw), opts, named, positional, text, env)
         else:
-            status = _in_worker(ctx, out, (text, opts, named, positional, env, raw, ctx.limits.max_output_bytes))
+            status = _in_worker(ctx, out, Request(text, opts, named, positional, env, raw,
+                                                  ctx.limits.max_output_bytes))
         return max(status, read_status)
     except JqFailure as e:
         ctx.err(e.message + "\n")
@@ -238,12 +239,12 @@ class _InProcess:
         return self.raw
 
 
-def _in_worker(ctx, write, request) -> int:
+def _in_worker(ctx, write, request: Request) -> int:
     """Run the program in a worker process, within the script's deadline and cancel flag; a
     `jq` span around it when the host traces (ctx.observer)."""
     if ctx.observer is None:
         return _worker_call(ctx, write, request)
-    attributes = {"scripted.jq.program.bytes": len(request[0]), "scripted.jq.input.bytes": len(request[5])}
+    attributes = {"scripted.jq.program.bytes": len(request.filter), "scripted.jq.input.bytes": len(request.input)}
     with ctx.observer.span("jq", attributes) as span:
         status = _worker_call(ctx, write, request)
         span.set("scripted.exit_code", status)
@@ -252,16 +253,18 @@ def _in_worker(ctx, write, request) -> int:
         return status
 
 
-def _worker_call(ctx, write, request) -> int:
+def _worker_call(ctx, write, request: Request) -> int:
     budget = ctx.budget
     try:
-        _, out, err, status = POOL.run(request, budget.deadline, lambda: budget.cancel.cancelled)
+        out, err, status = POOL.run(request, budget.deadline, lambda: budget.cancel.cancelled)
     except WorkerTimeout:         # the worker stopped on the cancel flag or the deadline
         budget.check_stop()
         raise timeout_error(ctx.limits) from None
     except WorkerCrashed:
         raise JqFailure(f"jq: error: jq ran out of memory (jq values are limited to "
                         f"{MEMORY_LIMIT >> 20} MiB in all)", 5) from None
+    except BadReply as e:         # the worker may have been taken over: nothing of it is used
+        raise JqFailure(f"jq: error: the jq worker process sent an invalid reply ({e}) and was stopped", 5) from None
     write(out)
     if err:
         ctx.err(err)

@@ -16,12 +16,26 @@ runs to the deadline) leave the pool's workers to the short programs of others.
 A child never outlives its host: on Linux it gets SIGKILL when the host dies (the parent-death
 signal); everywhere it exits when its request pipe closes, and a request may use no more CPU
 time than the caller had left, so a child whose host died mid-request stops by itself.
+
+The protocol. A child is less trusted than its host: it runs libjq on the script's program and
+data, and libjq has had heap overflows, so a child may be taken over. Nothing it sends is
+unpickled or evaluated: a message is a run of frames (an 8-byte big-endian length, then that
+many bytes), the first a JSON object, the texts after it raw UTF-8 (lone surrogates passed as
+they are). The host checks each frame's length against a bound before it reads (or allocates)
+anything of it, and a reply that breaks the protocol ends the child (BadReply).
+
+    request   {"seconds": S or null (whole seconds), "filter": ..., "options": {...}, "named": {...},
+               "positional": [...], "env": {...}, "output_limit": N}, then the input
+    reply     {"status": N}, then stdout, then stderr, each at most N + 1 characters
+              {"error": "memory"} alone: the program ran out of memory
 """
 from __future__ import annotations
 
+import json
+import math
 import os
-import pickle
 import queue
+import re
 import resource
 import select
 import signal
@@ -31,7 +45,7 @@ import sys
 import threading
 import time
 from concurrent.futures import Future
-from typing import Callable, Optional
+from typing import Callable, NamedTuple, Optional
 
 from .program import JqFailure, run_program
 
@@ -42,7 +56,9 @@ POLL_SLICE = 0.05                 # seconds between checks of the cancel flag an
 SLOW_AFTER = 0.25                 # seconds a call runs before it is moved aside
 CPU_GRACE = 1                     # seconds of CPU time a request gets past the caller's time left
 PR_SET_PDEATHSIG = 1              # prctl(2) option, Linux
-_HEADER = struct.Struct(">Q")
+REPLY_HEADER_BOUND = 64           # bytes of a reply's JSON object ({"error":"memory"} takes 18)
+READ_SIZE = 1 << 16               # bytes asked of a pipe at once (what a Linux pipe holds)
+_LENGTH = struct.Struct(">Q")
 
 
 class WorkerTimeout(Exception):
@@ -53,28 +69,83 @@ class WorkerCrashed(Exception):
     """The child died (an allocation failure inside libjq ends it with abort())."""
 
 
-# ---------------------------------------------------------------- the child
+class BadReply(Exception):
+    """The child's reply broke the protocol (a frame over its bound, not one of the two JSON
+    objects, text that is not UTF-8); the child was killed."""
 
-def _read_exact(fd: int, size: int, wait: Optional[Callable[[], None]] = None) -> bytes:
-    """`size` bytes from `fd`; `wait()` first blocks until some are ready (or raises)."""
-    parts, got = [], 0
-    while got < size:
-        if wait is not None:
-            wait()
-        chunk = os.read(fd, min(size - got, 1 << 20))
-        if not chunk:
-            raise EOFError
-        parts.append(chunk)
-        got += len(chunk)
+
+class Reply(NamedTuple):
+    stdout: str
+    stderr: str
+    status: int
+
+
+# ---------------------------------------------------------------- frames, both ways
+
+class _FrameReader:
+    """Frames from a pipe. `wait()`, when given, blocks until bytes are ready (or raises)."""
+    __slots__ = ("fd", "wait", "data", "at")
+
+    def __init__(self, fd: int, wait: Optional[Callable[[], None]] = None):
+        self.fd, self.wait = fd, wait
+        self.data, self.at = b"", 0      # read from the pipe; data[at:] is not taken yet
+
+    def frame(self, bound: int) -> bytes:
+        """The next frame's bytes; BadReply, before reading any of them, if it has more than
+        `bound`. EOFError when the pipe closes first."""
+        if len(self.data) - self.at < _LENGTH.size:
+            self._read(_LENGTH.size)
+        (size,) = _LENGTH.unpack_from(self.data, self.at)
+        if size > bound:
+            raise BadReply(f"a frame of {size} bytes, more than {bound}")
+        start = self.at + _LENGTH.size
+        if len(self.data) - start < size:
+            self._read(_LENGTH.size + size)
+            start = _LENGTH.size
+        self.at = start + size
+        return self.data[start:self.at]
+
+    def pending(self) -> bool:
+        """Whether bytes were read that no frame took."""
+        return len(self.data) > self.at
+
+    def _read(self, size: int):
+        """Reads until `size` bytes not taken yet are at hand (a whole message usually comes in
+        one read)."""
+        parts = [self.data[self.at:]]
+        have = len(parts[0])
+        while have < size:
+            if self.wait is not None:
+                self.wait()
+            chunk = os.read(self.fd, READ_SIZE)
+            if not chunk:
+                raise EOFError
+            parts.append(chunk)
+            have += len(chunk)
+        self.data, self.at = b"".join(parts), 0
+
+
+# compact, acyclic (the values were parsed from JSON text)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":"))
+_REPLY_HEADER = re.compile(rb'\{"status":(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\}|\{"error":"memory"\}')
+
+
+def _message(header: dict, *texts: str) -> bytes:
+    """`header` as a JSON frame, then each text as a UTF-8 frame."""
+    parts: list[bytes] = []
+    for part in (_ENCODER.encode(header), *texts):
+        data = part.encode("utf-8", "surrogatepass")
+        parts += (_LENGTH.pack(len(data)), data)
     return b"".join(parts)
 
 
-def _write_frame(fd: int, obj) -> None:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    view = memoryview(_HEADER.pack(len(data)) + data)
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
 
+
+# ---------------------------------------------------------------- the child
 
 class CapturedOutput:
     """What jq's runner needs of a shell: its output streams and its standard input."""
@@ -129,7 +200,7 @@ class _CpuLimit:
     def __init__(self):
         self.soft, self.hard = resource.getrlimit(resource.RLIMIT_CPU)
 
-    def allow(self, seconds: Optional[float]):
+    def allow(self, seconds: Optional[int]):
         soft = self.hard
         if seconds is not None:
             soft = int(time.process_time() + seconds) + CPU_GRACE
@@ -141,9 +212,8 @@ class _CpuLimit:
 
 
 def serve(parent: int):
-    """The child of host process `parent`: run requests from stdin until it closes. A request is
-    (seconds the caller has left or None, (filter, options, named, positional, env, stdin text,
-    output limit)); the reply is ("ok", stdout, stderr, status) or ("error", message)."""
+    """The child of host process `parent`: run requests from stdin until it closes (the protocol
+    is in the module's docstring)."""
     _die_with(parent)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))         # abort() and SIGXCPU write no core
     try:
@@ -151,45 +221,67 @@ def serve(parent: int):
     except (ValueError, OSError):
         pass
     cpu_limit = _CpuLimit()
-    inp, out = sys.stdin.fileno(), sys.stdout.fileno()
+    requests, replies = _FrameReader(sys.stdin.fileno()), sys.stdout.fileno()
     while True:
         try:
-            (size,) = _HEADER.unpack(_read_exact(inp, _HEADER.size))
-            seconds, request = pickle.loads(_read_exact(inp, size))
+            request = json.loads(requests.frame(sys.maxsize))     # the host is trusted
+            raw = requests.frame(sys.maxsize).decode("utf-8", "surrogatepass")
         except EOFError:
             return
-        text, opts, named, positional, env, raw, out_limit = request
-        cpu_limit.allow(seconds)
-        io = CapturedOutput(raw, out_limit)
-        try:
-            status = run_program(io, opts, named, positional, text, env)
-        except _OutputFull:
-            status = 0
-        except JqFailure as e:
-            io.err(e.message + "\n")
-            status = e.status
-        except (MemoryError, RecursionError):
-            _write_frame(out, ("error", "memory"))
-            continue
-        _write_frame(out, ("ok", "".join(io.out_parts), "".join(io.err_parts), status))
+        cpu_limit.allow(request["seconds"])
+        _write_all(replies, _run_request(request, raw))
+
+
+def _run_request(request: dict, raw: str) -> bytes:
+    """The reply to one request: its output and status, each text cut to the output limit plus
+    one character (still over the limit, which the host reports)."""
+    keep = request["output_limit"] + 1
+    io = CapturedOutput(raw, request["output_limit"])
+    try:
+        status = run_program(io, request["options"], request["named"], request["positional"],
+                             request["filter"], request["env"])
+    except _OutputFull:
+        status = 0
+    except JqFailure as e:
+        io.err(e.message + "\n")
+        status = e.status
+    except (MemoryError, RecursionError):
+        return _message({"error": "memory"})
+    return _message({"status": status}, "".join(io.out_parts)[:keep], "".join(io.err_parts)[:keep])
 
 
 # ---------------------------------------------------------------- the parent
 
+class Request(NamedTuple):
+    """One jq command line, as the host hands it to a child."""
+    filter: str
+    options: dict
+    named: dict
+    positional: list
+    env: dict
+    input: str
+    output_limit: int             # max_output_bytes: the child stops writing past it
+
+
 class _Child:
+    """A child process serving requests on its stdin and stdout."""
     __slots__ = ("proc", "to_child", "from_child")
 
-    def __init__(self):
+    def __init__(self, proc: subprocess.Popen):
+        assert proc.stdin is not None and proc.stdout is not None     # both are PIPEs
+        self.proc = proc
+        self.to_child = proc.stdin.fileno()
+        self.from_child = proc.stdout.fileno()
+
+    @classmethod
+    def start(cls) -> "_Child":
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        self.proc = subprocess.Popen(
+        return cls(subprocess.Popen(
             [sys.executable, "-c",
              f"from scripted_kernel.commands.jq.worker import serve; serve({os.getpid()})"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-            close_fds=True)
-        assert self.proc.stdin is not None and self.proc.stdout is not None     # both are PIPEs
-        self.to_child = self.proc.stdin.fileno()
-        self.from_child = self.proc.stdout.fileno()
+            close_fds=True))
 
     def kill(self):
         try:
@@ -204,18 +296,50 @@ class _Child:
             except Exception:
                 pass
 
-    def exchange(self, request, between_slices: Callable[[], None]):
+    def exchange(self, seconds: Optional[int], request: Request, between_slices: Callable[[], None]) -> Reply:
         """Send one request and wait for its reply, calling `between_slices` (which raises to
-        stop waiting) after each slice without one."""
-        _write_frame(self.to_child, request)
+        stop waiting) after each slice without one. Raises WorkerCrashed for a reply that says
+        the program ran out of memory, BadReply for one that breaks the protocol."""
+        header = {"seconds": seconds, "filter": request.filter, "options": request.options,
+                  "named": request.named, "positional": request.positional, "env": request.env,
+                  "output_limit": request.output_limit}
+        _write_all(self.to_child, _message(header, request.input))
         poller = select.poll()
         poller.register(self.from_child, select.POLLIN | select.POLLHUP | select.POLLERR)
 
         def wait():
             while not poller.poll(POLL_SLICE * 1000):
                 between_slices()
-        (size,) = _HEADER.unpack(_read_exact(self.from_child, _HEADER.size, wait))
-        return pickle.loads(_read_exact(self.from_child, size, wait))
+        return _read_reply(_FrameReader(self.from_child, wait), request.output_limit)
+
+
+def _read_reply(reader: _FrameReader, output_limit: int) -> Reply:
+    """A reply, every frame bounded: the JSON object by REPLY_HEADER_BOUND, each text by the
+    output limit plus one character, 4 UTF-8 bytes each at most."""
+    status = _reply_status(reader.frame(REPLY_HEADER_BOUND))
+    if status is None:
+        raise WorkerCrashed()
+    text_bound = 4 * (output_limit + 1)
+    stdout, stderr = reader.frame(text_bound), reader.frame(text_bound)
+    if reader.pending():
+        raise BadReply("bytes after the reply")
+    return Reply(_reply_text(stdout), _reply_text(stderr), status)
+
+
+def _reply_status(frame: bytes) -> Optional[int]:
+    """N of {"status": N} (0 to 255), None for {"error": "memory"}, as the child writes them
+    (compact JSON, matched whole rather than parsed); BadReply for anything else."""
+    m = _REPLY_HEADER.fullmatch(frame)
+    if m is None:
+        raise BadReply('a reply that is not {"status": N} or {"error": "memory"}')
+    return None if m.group(1) is None else int(m.group(1))
+
+
+def _reply_text(frame: bytes) -> str:
+    try:
+        return frame.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        raise BadReply("a text that is not UTF-8") from None
 
 
 class _Spawner:
@@ -242,7 +366,7 @@ class _Spawner:
         while True:
             started = self._requests.get()
             try:
-                started.set_result(_Child())
+                started.set_result(_Child.start())
             except BaseException as e:
                 started.set_exception(e)
 
@@ -305,8 +429,8 @@ class Pool:
         if not keep:
             child.kill()
 
-    def run(self, request, deadline: Optional[float], cancelled: Callable[[], bool]):
-        """The child's reply to `request`; raises WorkerTimeout or WorkerCrashed."""
+    def run(self, request: Request, deadline: Optional[float], cancelled: Callable[[], bool]) -> Reply:
+        """The child's reply to `request`; raises WorkerTimeout, WorkerCrashed or BadReply."""
         def should_stop():
             return cancelled() or (deadline is not None and time.monotonic() > deadline)
         if should_stop():
@@ -320,19 +444,19 @@ class Pool:
                 raise WorkerTimeout()
             if not aside and time.monotonic() - started > SLOW_AFTER:
                 aside = self._move_aside()
-        seconds = None if deadline is None else max(0.0, deadline - started)
+        # whole seconds, as the CPU limit counts them (an integer is also cheaper to send)
+        seconds = None if deadline is None else math.ceil(max(0.0, deadline - started))
         try:
-            reply = child.exchange((seconds, request), between_slices)
-        except BaseException as e:      # timeout, crash, interrupt: the child is discarded
+            reply = child.exchange(seconds, request, between_slices)
+        except (BrokenPipeError, EOFError):
             self._release(child, aside, healthy=False)
-            if not isinstance(e, (BrokenPipeError, EOFError, pickle.UnpicklingError)):
-                raise
             if should_stop():           # it died of its CPU limit, which ends it past the deadline
                 raise WorkerTimeout() from None
             raise WorkerCrashed() from None
-        self._release(child, aside, healthy=reply[0] != "error")
-        if reply[0] == "error":
-            raise WorkerCrashed()
+        except BaseException:           # timeout, out of memory, a bad reply, an interrupt
+            self._release(child, aside, healthy=False)
+            raise
+        self._release(child, aside, healthy=True)
         return reply
 
 
