@@ -7,7 +7,6 @@ parser (tokens and trees) <- numbers (arithmetic and printing) <- interpreter <-
 from __future__ import annotations
 
 from ...fs import FsError, access
-from ...shell.limits import check_stop
 from .._options import parse
 from ..registry import Usage, command
 from .interpreter import Interpreter
@@ -40,6 +39,8 @@ def run_program(bc: Interpreter, text: str, source: str) -> bool:
         except BcSyntaxError as e:
             bc.flush()
             bc.ctx.err(f"{source} {e.line}: {e.message}\n" if e.located else e.message + "\n")
+            if e.fatal:
+                return False
             parser.recover()
             continue
         if item is None:
@@ -57,7 +58,7 @@ def run(ctx, argv):
     opts, files = parse("bc", argv, short_flags="lqswi",
                         long_flags={"mathlib": "l", "quiet": "q", "standard": "s", "warn": "w",
                                     "interactive": "i"})
-    bc = Interpreter(ctx, _line_length(ctx), check_stop)
+    bc = Interpreter(ctx, _line_length(ctx))
     if opts.has("l"):
         bc.functions.update(LIBRARY)
         bc.scale = 20

