@@ -280,6 +280,15 @@ ICONV_SCRIPTS = [
     "printf 'abc\\xff\\n' | iconv -f utf-8 -t utf-8; echo $?; printf 'abc\\xc3' | iconv -f utf-8 -t latin1; echo $?",
     "iconv -f utf-8 -t ascii -o out u; echo $?; cat out; iconv -f utf-8 -t cp1252 u | base64; "
     "iconv -f utf-8 -t SHIFT_JIS u; echo $?; iconv -x; echo $?",
+    # Python's transforms are no character sets: refused as glibc refuses an unknown name
+    "iconv -f zlib_codec -t utf-8 u; echo $?; iconv -f utf-8 -t base64 u; echo $?; "
+    "iconv -f hex -t utf-8 u; echo $?; iconv -f utf-8 -t rot13 u; echo $?; iconv -f utf_8 -t uu u; echo $?",
+    # glibc's spellings, any case, blanks around, slashes: the same bytes as glibc's tables
+    "for c in KOI8-R cp1251 iso-8859-15 ISO8859-7 macintosh UTF-16BE ucs-2 UCS-4LE IBM437 CP850 "
+    "windows-1250 LATIN2 ' latin1 ' ISO-10646/UCS2 wchar_t EUC-JP GB18030 TIS-620 CP1125; do "
+    "printf 'caf\\xc3\\xa9 \\xd0\\xb4 \\xce\\xb1 \\xe2\\x82\\xac x\\n' | iconv -c -f utf-8 -t \"$c\" | od -An -tx1; "
+    "done",
+    "printf '\\xe9t\\xe9\\n' | iconv -f LATIN1 -t UTF-8//TRANSLIT; printf 'h\\xe9' | iconv -f cp1252// -t utf-8//IGNORE",
 ]
 
 
@@ -287,6 +296,14 @@ ICONV_SCRIPTS = [
 @pytest.mark.parametrize("script", ICONV_SCRIPTS)
 def test_iconv_as_glibc(script):
     assert_same(script, {"u": "caf\u00e9 na\u00efve\n"})
+
+
+@needs("iconv")
+def test_iconv_lists_only_character_sets_glibc_knows_in_its_order():
+    real = subprocess.run(["iconv", "-l"], capture_output=True, text=True).stdout.splitlines()
+    ours = BashTool().execute("iconv -l").stdout.splitlines()
+    assert len(ours) > 300 and ours == [name for name in real if name in set(ours)]
+    assert not [name for name in ours if re.search("ZLIB|BZ2|BASE64|HEX|UU|ROT|QUOPRI|PUNYCODE|IDNA", name)]
 
 
 def test_iconv_charset_name_with_a_byte_no_charset_has_is_unsupported():

@@ -64,10 +64,23 @@ CASES: dict[str, tuple[str, str, dict]] = {
         "", "printf '%.0s(' {1..20000} | bc; echo status=$?",
         {"stdout": "status=0\n", "stderr": "(standard_in) 1: memory exhausted\n"}),
     "bc a 16 MB program of NUL bytes": (
-        "head -c 16000000 /dev/zero > d", "bc d", {"error": "timeout", "status": 124}),
+        "truncate -s 16000000 d", "bc d", {"error": "timeout", "status": 124}),
     "bc printing without end": (
         "", "echo 'while (1) print \"'$(printf 'x%.0s' {1..1000})'\"' | bc",
         {"error": "limit:max_output_bytes", "status": 1}),
+    # ---------------------------------------------------------------- iconv
+    "iconv from Python's zlib and bz2 transforms": (
+        "head -c 1000000 /dev/zero | gzip > bomb",
+        "iconv -f zlib_codec -t utf-8 bomb; echo status=$?; iconv -f bz2_codec bomb; echo status=$?",
+        {"stdout": "status=1\nstatus=1\n",
+         "stderr": "iconv: failed to start conversion processing: No such file or directory\n" * 2}),
+    "iconv -l lists character sets only": (
+        "", "iconv -l | grep -ciE 'zlib|bz2|base64|hex|uu'; iconv -l | grep -cx -e UTF-8// -e LATIN1//",
+        {"stdout": "0\n2\n"}),
+    "iconv //TRANSLIT of 500,000 characters the target lacks": (
+        "head -c 500000 /dev/zero | tr '\\0' x | sed 's/x/\u00e9/g' > e",
+        "iconv -f utf-8 -t ascii//TRANSLIT e | wc -c; iconv -f utf-8 -t ascii//IGNORE e | wc -c",
+        {"stdout": "500000\n0\n", "stderr": "iconv: illegal input sequence at position 1000000\n"}),
 }
 
 CHILD = r"""
