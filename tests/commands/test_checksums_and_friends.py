@@ -288,7 +288,8 @@ ICONV_SCRIPTS = [
     "windows-1250 LATIN2 ' latin1 ' ISO-10646/UCS2 wchar_t EUC-JP GB18030 TIS-620 CP1125; do "
     "printf 'caf\\xc3\\xa9 \\xd0\\xb4 \\xce\\xb1 \\xe2\\x82\\xac x\\n' | iconv -c -f utf-8 -t \"$c\" | od -An -tx1; "
     "done",
-    "printf '\\xe9t\\xe9\\n' | iconv -f LATIN1 -t UTF-8//TRANSLIT; printf 'h\\xe9' | iconv -f cp1252// -t utf-8//IGNORE",
+    "printf '\\xe9t\\xe9\\n' | iconv -f LATIN1 -t UTF-8//TRANSLIT; "
+    "printf 'h\\xe9' | iconv -f cp1252// -t utf-8//IGNORE",
 ]
 
 
