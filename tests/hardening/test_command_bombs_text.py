@@ -81,6 +81,48 @@ CASES: dict[str, tuple[str, str, dict]] = {
         "head -c 500000 /dev/zero | tr '\\0' x | sed 's/x/\u00e9/g' > e",
         "iconv -f utf-8 -t ascii//TRANSLIT e | wc -c; iconv -f utf-8 -t ascii//IGNORE e | wc -c",
         {"stdout": "500000\n0\n", "stderr": "iconv: illegal input sequence at position 1000000\n"}),
+    # ---------------------------------------------------------------- od, hexdump, xxd
+    "hexdump a field 2,000,000,000 wide": (
+        "", "echo abcd | hexdump -e '\"%2000000000d\"'",
+        {"error": "limit:max_string_length", "status": 1,
+         "stderr": "bash: hexdump: field width or precision too large (max_string_length)\n"}),
+    "hexdump a block of 2,000,000,000 bytes": (
+        "", "echo abcd | hexdump -e '2000000000/1 \"%x\"'",
+        {"error": "limit:max_string_length", "status": 1,
+         "stderr": "bash: hexdump: format block: string longer than 16777216 characters (max_string_length)\n"}),
+    "xxd -c 2147483647": (
+        "", "echo abcd | xxd -c 2147483647",
+        {"stdout": "", "stderr": "xxd: invalid number of columns (max. 256).\n", "status": 1}),
+    "od -w2147483647": (
+        "", "echo abcd | od -w2147483647 -tx1",
+        {"stdout": "0000000 61 62 63 64 0a\n0000005\n", "stderr": "", "status": 0}),
+    "od -w2147483647 with the printable characters": (
+        "", "echo abcd | od -w2147483647 -tx1z",
+        {"error": "limit:max_string_length", "status": 1,
+         "stderr": "bash: od: string longer than 16777216 characters (max_string_length)\n"}),
+    "od lines of 4,000,000 bytes in two types": (
+        "truncate -s 5000000 z", "od -v -w4000000 -tx1 -td8 z",
+        {"error": "limit:max_output_bytes", "status": 1}),
+    # ---------------------------------------------------------------- tsort
+    "tsort a cycle of 20,000 items": (
+        "seq 20000 > a; (seq 2 20000; echo 1) > b; paste -d' ' a b > g",
+        "tsort g | wc -l; tsort g 2>&1 >/dev/null | sed -n '1p;$='; tsort g >/dev/null 2>&1; echo status=$?",
+        {"stdout": "20000\ntsort: g: input contains a loop:\n20001\nstatus=1\n", "status": 0}),
+    "tsort 10,000 loops of two": (
+        "seq 10000 | sed 's/.*/a& b&\\nb& a&/' > g",
+        "tsort g | wc -l; tsort g 2>&1 >/dev/null | grep -c 'input contains a loop'",
+        {"stdout": "20000\n10000\n", "status": 0}),
+    # ---------------------------------------------------------------- pr
+    "pr a million columns": (
+        "", "seq 3 | pr -1000000; echo status=$?",
+        {"stdout": "status=1\n", "stderr": "pr: page width too narrow\n"}),
+    "pr two columns 2147483647 wide": (
+        "", "seq 3 | pr -2 -w 2147483647; echo status=$?",
+        {"stdout": "status=1\n", "stderr": "pr: integer overflow\n"}),
+    "pr columns past INT_MAX": (
+        "", "seq 3 | pr -99999999999999999999999999; echo status=$?",
+        {"stdout": "status=1\n", "stderr": "pr: invalid number of columns: \u201899999999999999999999999999"
+                                         "\u2019: Value too large for defined data type\n"}),
 }
 
 CHILD = r"""
