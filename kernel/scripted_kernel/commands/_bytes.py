@@ -8,6 +8,7 @@ import unicodedata
 from typing import Callable, Iterator
 
 from ..fs import FsError, access
+from ._options import UsageError
 
 _DEVICE = "/dev/"
 
@@ -136,6 +137,33 @@ def shell_quote(name: str) -> str:
 
 
 _SUFFIXES = "KMGTPEZYRQ"
+UINTMAX = 2 ** 64 - 1
+INTMAX = 2 ** 63 - 1
+INT_MAX = 2 ** 31 - 1
+TOO_LARGE = ": Value too large for defined data type"        # strerror(EOVERFLOW)
+OUT_OF_RANGE = ": Numerical result out of range"              # strerror(ERANGE)
+
+
+def bounded_decimal(digits: str) -> int:
+    """int() of a string of decimal digits, one past UINTMAX when it is longer than any 64-bit
+    number (int() refuses more than 4,300 digits, and no bound here needs their value)."""
+    return int(digits) if len(digits) <= 40 else UINTMAX + 1
+
+
+def gnu_number(value: str, minimum: int, maximum: int, problem: str, suffixes: bool = False) -> int:
+    """gnulib's xdectoimax (xnumtoimax): a decimal number (with the usual multipliers when
+    `suffixes`) from `minimum` to `maximum`, else `problem` with the text quoted and errno's
+    words: none for no number, EOVERFLOW past the int range, ERANGE otherwise."""
+    m = re.fullmatch(r"\s*([-+]?)(\d+[A-Za-z]*)" if suffixes else r"\s*([-+]?)(\d+)", value)
+    number = parse_size(m.group(2), allow_b=False) if m else None
+    if number is None:
+        raise UsageError(f"{problem}: {locale_quote(value)}")
+    if m and m.group(1) == "-":
+        number = -number
+    if not minimum <= number <= maximum:
+        reason = TOO_LARGE if not -INT_MAX - 1 <= number <= INT_MAX else OUT_OF_RANGE
+        raise UsageError(f"{problem}: {locale_quote(value)}{reason}")
+    return number
 
 
 def parse_size(text_value: str, allow_b: bool = True, extra: dict | None = None):
@@ -144,7 +172,7 @@ def parse_size(text_value: str, allow_b: bool = True, extra: dict | None = None)
     m = re.fullmatch(r"(\d+)([A-Za-z]*)", text_value)
     if not m:
         return None
-    number, suffix = int(m.group(1)), m.group(2)
+    number, suffix = bounded_decimal(m.group(1)), m.group(2)
     if not suffix:
         return number
     if extra and suffix in extra:
@@ -167,4 +195,5 @@ def parse_size(text_value: str, allow_b: bool = True, extra: dict | None = None)
 
 
 __all__ = ["read_bytes", "ByteInputs", "read_all_bytes", "lines_of", "text", "locale_quote", "shell_quote",
-           "quote_always", "parse_size", "FsError"]
+           "quote_always", "parse_size", "bounded_decimal", "gnu_number", "FsError", "UINTMAX", "INTMAX", "INT_MAX",
+           "TOO_LARGE", "OUT_OF_RANGE"]
