@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Optional
 
 from ..fs import FsError, access
 from ._options import UsageError
@@ -150,12 +150,15 @@ def bounded_decimal(digits: str) -> int:
     return int(digits) if len(digits) <= 40 else UINTMAX + 1
 
 
-def gnu_number(value: str, minimum: int, maximum: int, problem: str, suffixes: bool = False) -> int:
-    """gnulib's xdectoimax (xnumtoimax): a decimal number (with the usual multipliers when
-    `suffixes`) from `minimum` to `maximum`, else `problem` with the text quoted and errno's
-    words: none for no number, EOVERFLOW past the int range, ERANGE otherwise."""
-    m = re.fullmatch(r"\s*([-+]?)(\d+[A-Za-z]*)" if suffixes else r"\s*([-+]?)(\d+)", value)
-    number = parse_size(m.group(2), allow_b=False) if m else None
+def gnu_number(value: str, minimum: int, maximum: int, problem: str, units: Optional[bool] = None,
+               unsigned: bool = False) -> int:
+    """gnulib's xdectoimax (xdectoumax when `unsigned`: no minus sign): a decimal number from
+    `minimum` to `maximum`, with the usual multipliers unless `units` is None (b=512 among them
+    when it is True), else `problem` with the text quoted and errno's words: none for no
+    number, EOVERFLOW past the int range, ERANGE otherwise."""
+    sign = "[+]?" if unsigned else "[-+]?"
+    m = re.fullmatch(rf"\s*({sign})(\d+[A-Za-z]*)" if units is not None else rf"\s*({sign})(\d+)", value)
+    number = parse_size(m.group(2), allow_b=bool(units)) if m else None
     if number is None:
         raise UsageError(f"{problem}: {locale_quote(value)}")
     if m and m.group(1) == "-":

@@ -4,8 +4,8 @@ orphans), so the same line breaks."""
 from __future__ import annotations
 
 from ..shell.limits import check_clock
-from ._bytes import ByteInputs, gnu_number, locale_quote, quote_always
-from ._options import UsageError, parse
+from ._bytes import ByteInputs, gnu_number, quote_always
+from ._options import parse
 from .registry import Usage, command
 
 USAGE = Usage("[-WIDTH] [OPTION]... [FILE]...", "Reformat each paragraph in the FILE(s), "
@@ -343,9 +343,7 @@ class Fmt:
 
 def _width(text: str, limit: int) -> int:
     """GNU's xdectoumax of a width, from 0 to `limit` (its words, its reasons)."""
-    if text.lstrip().startswith("-"):                 # (no unsigned number: no reason)
-        raise UsageError(f"fmt: invalid width: {locale_quote(text)}")
-    return gnu_number(text, 0, limit, "fmt: invalid width")
+    return gnu_number(text, 0, limit, "fmt: invalid width", unsigned=True)
 
 
 @command("fmt", usage=USAGE)
