@@ -123,6 +123,65 @@ CASES: dict[str, tuple[str, str, dict]] = {
         "", "seq 3 | pr -99999999999999999999999999; echo status=$?",
         {"stdout": "status=1\n", "stderr": "pr: invalid number of columns: \u201899999999999999999999999999"
                                          "\u2019: Value too large for defined data type\n"}),
+    # ---------------------------------------------------------------- widths, counts, sizes
+    "numfmt --padding 1,000,000,000": (
+        "", "numfmt --padding=1000000000 5",
+        {"error": "limit:max_string_length", "status": 1,
+         "stderr": "bash: numfmt: string longer than 16777216 characters (max_string_length)\n"}),
+    "numfmt a precision of 5,000": (
+        "", "numfmt --format=%.5000f 5; echo status=$?",
+        {"stdout": "status=2\n",
+         "stderr": "numfmt: value/precision too large to be printed: '5/5000' (consider using --to)\n"}),
+    "expand 100 tabs of 16,000,000 columns": (
+        "", "printf '\\t%.0s' {1..100} | expand -t 16000000 | wc -c",
+        {"error": "limit:max_string_length", "status": 1,
+         "stderr": "bash: expand: string longer than 16777216 characters (max_string_length)\n"}),
+    "fmt of a 16 MB word": (
+        "truncate -s 16000000 z", "fmt z | wc -c", {"error": "timeout", "status": 124}),
+    "pr a margin of 16,000,000 on 1,000 lines": (
+        "", "seq 1000 | pr -t -o 16000000", {"error": "limit:max_output_bytes", "status": 1}),
+    "pr -n:2147483647": (
+        "", "seq 3 | pr -n:2147483647", {"error": "limit:max_string_length", "status": 1}),
+    "shuf the whole 64-bit range": (
+        "", "shuf -i 0-18446744073709551615 -n 1; echo status=$?",
+        {"stdout": "status=1\n", "stderr": "shuf: invalid input range: \u20180-18446744073709551615\u2019\n"}),
+    "shuf three of 10^18 numbers": (
+        "", "shuf -i 1-1000000000000000000 -n 3 | wc -l", {"stdout": "3\n", "status": 0}),
+    "dd bs=1G conv=sync of a small file": (
+        "printf abc > f", "dd if=f of=g bs=1G conv=sync status=none; echo status=$?; wc -c < g",
+        {"stdout": "status=1\n0\n", "stderr": "dd: error writing 'g': File too large\n"}),
+    "dd count past INTMAX": (
+        "printf abc > f", "dd if=f count=9223372036854775808; echo status=$?",
+        {"stdout": "status=1\n",
+         "stderr": "dd: invalid number: \u20189223372036854775808\u2019: Value too large for defined data type\n"}),
+    "truncate past an off_t": (
+        "", "truncate -s 99999999999999999999 f; echo status=$?",
+        {"stdout": "status=1\n",
+         "stderr": "truncate: Invalid number: \u201899999999999999999999\u2019: Value too large for defined data type\n"}),
+    "split -e into 10^12 chunks": (
+        "printf 'abc\\n' > f", "split -e -n 1000000000000 f; echo status=$?; ls x* | wc -l",
+        {"stdout": "status=0\n4\n", "status": 0}),
+    "split chunk 2 of 10^12": (
+        "printf 'abc\\n' > f", "split -n 2/1000000000000 f | od -c; echo status=$?",
+        {"stdout": "0000000   b\n0000001\nstatus=0\n", "status": 0}),
+    "split -a 100,000,000": (
+        "printf 'abc\\n' > f", "split -a 100000000 f",
+        {"error": "limit:max_string_length", "status": 1}),
+    "split a suffix of 5,000 digits": (
+        "printf 'abc\\n' > f", "split -a 5000 --numeric-suffixes=$(printf '9%.0s' {1..5000}) f 2>&1 | wc -c",
+        {"stdout": "5029\n", "status": 0}),
+    "strings -n 4294967296": (
+        "printf 'abcdefgh\\n' > f", "strings -n 4294967296 f; echo status=$?",
+        {"stdout": "status=1\n", "stderr": "strings: invalid minimum string length 0\n"}),
+    "column -t a row of 100,000 cells above 20,000 short rows": (
+        "x=$(printf 'a %.0s' {1..100000}); (echo \"$x\"; for i in {1..20000}; do echo b; done) > t",
+        "column -t t", {"error": "limit:max_output_bytes", "status": 1}),
+    "envsubst 300 references to an 8 MB value": (
+        "", "export X=$(printf '%8000000s'); for i in {1..300}; do printf '$X'; done | envsubst",
+        {"error": "limit:max_output_bytes", "status": 1}),
+    "join on a field past SIZE_MAX": (
+        "printf 'a 1\\n' > f", "join -1 $(printf '9%.0s' {1..5000}) f f; echo status=$?",
+        {"stdout": "status=0\n", "stderr": ""}),
 }
 
 CHILD = r"""

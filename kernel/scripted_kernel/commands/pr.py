@@ -169,12 +169,13 @@ def _paginate(lines: list, page: Page, stamp: str, title: str) -> Iterator[str]:
         chunk = lines[start:start + per_page]
         if not page.omit:
             yield _header(page, stamp, title, page_no)
-        rows = _rows(chunk, page, number)
-        number += len(chunk)
-        for row in rows:
+        shown = 0
+        for row in _rows(chunk, page, number):     # one at a time: a row may be a margin of millions
             yield row + ("\n\n" if page.double else "\n")
+            shown += 1
+        number += len(chunk)
         if not page.omit:
-            yield "\n" * (page.body * (2 if page.double else 1) - len(rows) * (1 + page.double))
+            yield "\n" * (page.body * (2 if page.double else 1) - shown * (1 + page.double))
             yield "\n" * TRAILER_LINES
 
 
@@ -187,12 +188,13 @@ def _header(page: Page, stamp: str, title: str, page_no: int) -> str:
             f"{page_text}\n\n\n")
 
 
-def _rows(chunk: list, page: Page, first_number: int) -> list:
+def _rows(chunk: list, page: Page, first_number: int) -> Iterator[str]:
     """The lines of one page's body: single column as is, else columns laid out down
     (balanced) or across."""
     numbered = [(first_number + k, line) for k, line in enumerate(chunk)]
     if page.columns == 1:
-        return [" " * page.margin + _numbered(page, n, line) for n, line in numbered]
+        yield from (" " * page.margin + _numbered(page, n, line) for n, line in numbered)
+        return
     if page.across:
         grid = [numbered[k:k + page.columns] for k in range(0, len(numbered), page.columns)]
     else:
@@ -203,7 +205,7 @@ def _rows(chunk: list, page: Page, first_number: int) -> list:
             start += size
         height = len(cols[0])
         grid = [[col[r] for col in cols if r < len(col)] for r in range(height)]
-    return [_columns_line(page, row) for row in grid]
+    yield from (_columns_line(page, row) for row in grid)
 
 
 def _numbered(page: Page, n: int, line: str) -> str:
