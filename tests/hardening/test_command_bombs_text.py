@@ -157,7 +157,8 @@ CASES: dict[str, tuple[str, str, dict]] = {
     "truncate past an off_t": (
         "", "truncate -s 99999999999999999999 f; echo status=$?",
         {"stdout": "status=1\n",
-         "stderr": "truncate: Invalid number: \u201899999999999999999999\u2019: Value too large for defined data type\n"}),
+         "stderr": "truncate: Invalid number: \u201899999999999999999999\u2019: Value too large for defined "
+                   "data type\n"}),
     "split -e into 10^12 chunks": (
         "printf 'abc\\n' > f", "split -e -n 1000000000000 f; echo status=$?; ls x* | wc -l",
         {"stdout": "status=0\n4\n", "status": 0}),
