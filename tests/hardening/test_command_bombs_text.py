@@ -36,7 +36,8 @@ def _md5(text: str) -> str:
 
 HEX_DIGITS = "head -c {n} /dev/zero | tr '\\0' F > d; (echo ibase=16; cat d; echo) > big.bc"
 
-# name -> (setup script, script, what the response must show: error, status, stdout, stderr)
+# name -> (setup script, script, what the response must show: error, status, stdout, stderr;
+# a tuple: one of its values)
 CASES: dict[str, tuple[str, str, dict]] = {
     # ---------------------------------------------------------------- bc
     "bc obase=2 of 7^355000": (
@@ -58,8 +59,10 @@ CASES: dict[str, tuple[str, str, dict]] = {
         "", "echo 'scale=2000000000; x=.1; for(i=0;i<31;i++) x=x*x; x' | bc",
         {"error": "limit:max_string_length", "status": 1,
          "stderr": "bash: bc: a product would have more than 1048576 digits (max_string_length)\n"}),
+    # its factorial reaches the digit bound after some 200,000 products (10 s here): the clock
+    # ends it, or on a machine four times as fast the bound
     "bc Bessel function of a huge order": (
-        "", "echo 'j(100000, 1)' | bc -l", {"error": "timeout", "status": 124}),
+        "", "echo 'j(1000000, 1)' | bc -l", {"error": ("timeout", "limit:max_string_length")}),
     "bc 20,000 nested parentheses": (
         "", "printf '%.0s(' {1..20000} | bc; echo status=$?",
         {"stdout": "status=0\n", "stderr": "(standard_in) 1: memory exhausted\n"}),
@@ -136,8 +139,8 @@ CASES: dict[str, tuple[str, str, dict]] = {
         "", "printf '\\t%.0s' {1..100} | expand -t 16000000 | wc -c",
         {"error": "limit:max_string_length", "status": 1,
          "stderr": "bash: expand: string longer than 16777216 characters (max_string_length)\n"}),
-    "fmt of a 16 MB word": (
-        "truncate -s 16000000 z", "fmt z | wc -c", {"error": "timeout", "status": 124}),
+    "fmt of four 16 MB words": (
+        "truncate -s 16000000 z", "fmt z z z z | wc -c", {"error": "timeout", "status": 124}),
     "pr a margin of 16,000,000 on 1,000 lines": (
         "", "seq 1000 | pr -t -o 16000000", {"error": "limit:max_output_bytes", "status": 1}),
     "pr -n:2147483647": (
@@ -190,7 +193,7 @@ import json, resource, sys, time
 from scripted_kernel import BashTool, ExecutionLimits
 cases, timeout = json.loads(sys.stdin.read())
 for name, (setup, script, expected) in cases.items():
-    clock = timeout if expected.get("error") == "timeout" else 300
+    clock = timeout if "timeout" in str(expected.get("error")) else 300
     tool = BashTool.builder().limits(ExecutionLimits(timeout_seconds=clock)).build()
     if setup:
         tool.execute(setup)
@@ -221,11 +224,12 @@ def outcomes():
 def test_bomb_ends_cleanly(outcomes, name):
     r = outcomes[name]
     for field, value in CASES[name][2].items():
-        assert r[field] == value, (field, r["error"], r["status"], r["stdout"][:300], r["stderr"][-300:])
+        assert r[field] in (value if isinstance(value, tuple) else (value,)), \
+            (field, r["error"], r["status"], r["stdout"][:300], r["stderr"][-300:])
     assert "internal error" not in r["stderr"] and "Traceback" not in r["stderr"]
     assert r["next"] == "next\n42\n"
     assert r["peak_mb"] < PEAK_MB
-    assert r["seconds"] < (TIMEOUT + 10 if CASES[name][2].get("error") == "timeout" else 120)
+    assert r["seconds"] < (TIMEOUT + 10 if "timeout" in str(CASES[name][2].get("error")) else 120)
 
 
 def _report():
