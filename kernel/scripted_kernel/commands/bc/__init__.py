@@ -35,7 +35,7 @@ def run_program(bc: Interpreter, text: str, source: str) -> bool:
     parser = Parser(tokenize(text))
     while True:
         try:
-            item = parser.item()
+            item = _next_item(parser)
         except BcSyntaxError as e:
             bc.flush()
             bc.ctx.err(f"{source} {e.line}: {e.message}\n" if e.located else e.message + "\n")
@@ -51,6 +51,15 @@ def run_program(bc: Interpreter, text: str, source: str) -> bool:
             bc.define(item.function)
         elif not bc.run_statements(item.statements):
             return False
+
+
+def _next_item(parser: Parser):
+    """parser.item(); running out of Python's recursion (a host with a low limit) ends bc as
+    the nesting limit does."""
+    try:
+        return parser.item()
+    except RecursionError:
+        raise BcSyntaxError("memory exhausted", parser.tok.line, fatal=True) from None
 
 
 @command("bc", usage=USAGE)
