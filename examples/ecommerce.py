@@ -6,9 +6,37 @@
 """
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Literal, Optional, TypedDict
 
 from scripted_kernel import ScriptedTool, tool
+
+
+class User(TypedDict):
+    id: int
+    name: str
+    email: str
+    tier: Literal["gold", "silver", "bronze"]
+
+
+class Order(TypedDict):
+    order_id: int
+    sku: str
+    qty: int
+    total: float
+    status: Literal["pending", "shipped"]
+
+
+class Stock(TypedDict):
+    sku: str
+    in_stock: int
+
+
+class Discount(TypedDict):
+    code: str
+    user_id: int
+    percent: int
+    reason: str
+
 
 USERS = {
     1: {"id": 1, "name": "Alice", "email": "alice@example.com", "tier": "gold"},
@@ -25,7 +53,7 @@ INVENTORY = {"widget": 42, "gadget": 0, "gizmo": 7}
 
 
 @tool(category="customers", tags=["users", "read"])
-def get_user(id: int) -> dict:
+def get_user(id: int) -> User:
     """Fetch a customer by id.
 
     Args:
@@ -37,7 +65,7 @@ def get_user(id: int) -> dict:
 
 
 @tool(category="orders", tags=["orders", "read"])
-def list_orders(user_id: int, status: Optional[Literal["pending", "shipped"]] = None) -> list:
+def list_orders(user_id: int, status: Optional[Literal["pending", "shipped"]] = None) -> list[Order]:
     """List a customer's orders, newest last.
 
     Args:
@@ -49,7 +77,7 @@ def list_orders(user_id: int, status: Optional[Literal["pending", "shipped"]] = 
 
 
 @tool(category="catalog", tags=["inventory", "read"])
-def get_inventory(sku: str) -> dict:
+def get_inventory(sku: str) -> Stock:
     """Units in stock for a product.
 
     Args:
@@ -61,7 +89,7 @@ def get_inventory(sku: str) -> dict:
 
 
 @tool(category="customers", tags=["write"])
-def create_discount(user_id: int, percent: int, reason: str = "loyalty") -> dict:
+def create_discount(user_id: int, percent: int, reason: str = "loyalty") -> Discount:
     """Create a discount code for a customer.
 
     Args:

@@ -144,3 +144,51 @@ def double(x: int) -> int:
 ''')
     yield shell
     REGISTRY.clear()
+
+
+def free_port() -> int:
+    """A TCP port free on the loopback interface now."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class RedisServer:
+    """A real `redis-server` on a free loopback port, without persistence, for the session
+    store's tests (skipped when the Debian package or the PyPI client is absent)."""
+
+    def __init__(self):
+        import time
+        server = shutil.which("redis-server")
+        if server is None:
+            pytest.skip("redis-server is not installed (Debian package redis-server)")
+        redis = pytest.importorskip("redis")
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc = subprocess.Popen([server, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                                      "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis(port=self.port)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.exceptions.ConnectionError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    self.stop()
+                    pytest.skip("redis-server did not start")
+                time.sleep(0.1)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(30)
+
+
+@pytest.fixture(scope="session")
+def redis_url():
+    """The URL of a redis-server shared by the tests of a run."""
+    server = RedisServer()
+    yield server.url
+    server.stop()

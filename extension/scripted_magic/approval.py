@@ -14,13 +14,14 @@ whose thread hands the answer to the waiting script. A kernel without subshells 
 """
 from __future__ import annotations
 
-import html
 import json
 import shlex
 import threading
 from typing import Callable, Optional
 
 from scripted_kernel import Deny
+
+from .markup import html
 
 ALLOW, ALLOW_ALL, DENY = "allow", "allow_all", "deny"
 
@@ -112,8 +113,8 @@ class WidgetQuestion:
         self.answer: Optional[str] = None
         self.done = threading.Event()
         params = json.dumps(call.params, default=str) if call.params is not None else ""
-        text = widgets.HTML(f"<b>scripted</b>: run <code>{html.escape(describe(call))}</code>?"
-                            + (f" <small>(parameters <code>{html.escape(params)}</code>)</small>" if params else ""))
+        text = widgets.HTML(html("<b>scripted</b>: run <code>{}</code>?{}", describe(call),
+                                 html(" <small>(parameters <code>{}</code>)</small>", params) if params else ""))
         self.buttons = {ALLOW: widgets.Button(description="Allow", button_style="success"),
                         ALLOW_ALL: widgets.Button(description=f"Allow all {call.name}"),
                         DENY: widgets.Button(description="Deny", button_style="danger")}

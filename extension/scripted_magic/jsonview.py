@@ -8,16 +8,20 @@ only when sorting would not change the document.
 """
 from __future__ import annotations
 
-import html
 import json
+
+from .markup import Html, html, join
 
 MAX_TREE_CHARS = 2_000_000      # a longer document is shown as its text only
 
-_KEY = "color:var(--jp-mirror-editor-property-color,#0055aa)"
-_STRING = "color:var(--jp-mirror-editor-string-color,#a31515)"
-_NUMBER = "color:var(--jp-mirror-editor-number-color,#098658)"
-_LITERAL = "color:var(--jp-mirror-editor-keyword-color,#0000ff)"
-_MUTED = "color:var(--jp-content-font-color3,#888888)"
+# the view's own markup (Html: put into the templates as it is): styles and punctuation
+_KEY = Html("color:var(--jp-mirror-editor-property-color,#0055aa)")
+_STRING = Html("color:var(--jp-mirror-editor-string-color,#a31515)")
+_NUMBER = Html("color:var(--jp-mirror-editor-number-color,#098658)")
+_LITERAL = Html("color:var(--jp-mirror-editor-keyword-color,#0000ff)")
+_MUTED = Html("color:var(--jp-content-font-color3,#888888)")
+_NOTHING, _COMMA, _EMPTY_OBJECT, _EMPTY_ARRAY = Html(""), Html(","), Html("{}"), Html("[]")
+_BRACES, _BRACKETS = (Html("{"), Html("}")), (Html("["), Html("]"))
 
 
 def sort_stable(value) -> bool:
@@ -30,45 +34,50 @@ def sort_stable(value) -> bool:
     return True
 
 
-def _scalar(value) -> str:
-    text = html.escape(json.dumps(value, ensure_ascii=False))
+def _style(value) -> Html:
     if isinstance(value, str):
-        return f"<span style='{_STRING}'>{text}</span>"
+        return _STRING
     if isinstance(value, bool) or value is None:
-        return f"<span style='{_LITERAL}'>{text}</span>"
-    return f"<span style='{_NUMBER}'>{text}</span>"
+        return _LITERAL
+    return _NUMBER
 
 
-def _node(value, key, comma: bool, depth: int) -> str:
-    label = ""
-    if key is not None:
-        label = f"<span style='{_KEY}'>{html.escape(json.dumps(key, ensure_ascii=False))}</span>: "
-    tail = "," if comma else ""
-    if isinstance(value, (dict, list)) and value:
-        is_dict = isinstance(value, dict)
-        opening, closing = ("{", "}") if is_dict else ("[", "]")
-        items = list(value.items()) if is_dict else [(None, v) for v in value]
-        count = f"{len(items)} {'key' if is_dict else 'item'}{'s' if len(items) != 1 else ''}"
-        children = "".join(_node(v, k, i < len(items) - 1, depth + 1) for i, (k, v) in enumerate(items))
-        return (f"<details open><summary>{label}{opening}"
-                f"<span style='{_MUTED}'> {count}</span></summary>"
-                f"<div style='padding-left:1.5em'>{children}</div>{closing}{tail}</details>")
-    shown = ("{}" if isinstance(value, dict) else "[]") if isinstance(value, (dict, list)) else _scalar(value)
-    return f"<div>{label}{shown}{tail}</div>"
+def _node(value, key, comma: bool) -> Html:
+    """One value of the tree: a line for a scalar or an empty container, a section that opens
+    for the others; `key` is its key in an object (None in an array and at the top)."""
+    label = _NOTHING if key is None else html("<span style='{}'>{}</span>: ", _KEY, json.dumps(key, ensure_ascii=False))
+    tail = _COMMA if comma else _NOTHING
+    if not isinstance(value, (dict, list)):       # one call for a scalar's line: the tree's most of them
+        return html("<div>{}<span style='{}'>{}</span>{}</div>", label, _style(value),
+                    json.dumps(value, ensure_ascii=False), tail)
+    if not value:
+        return html("<div>{}{}{}</div>", label, _EMPTY_OBJECT if isinstance(value, dict) else _EMPTY_ARRAY, tail)
+    is_dict = isinstance(value, dict)
+    opening, closing = _BRACES if is_dict else _BRACKETS
+    items = list(value.items()) if is_dict else [(None, v) for v in value]
+    count = f"{len(items)} {'key' if is_dict else 'item'}{'s' if len(items) != 1 else ''}"
+    last = len(items) - 1
+    children = join([_node(v, k, i < last) for i, (k, v) in enumerate(items)])
+    return html("<details open><summary>{}{}<span style='{}'> {}</span></summary>"
+                "<div style='padding-left:1.5em'>{}</div>{}{}</details>",
+                label, opening, _MUTED, count, children, closing, tail)
 
 
-def tree_html(value) -> str:
-    return ("<div class='scripted-json' style='font-family:var(--jp-code-font-family,monospace);"
-            f"font-size:var(--jp-code-font-size,13px);line-height:1.45'>{_node(value, None, False, 0)}</div>")
+def tree_html(value) -> Html:
+    return html("<div class='scripted-json' style='font-family:var(--jp-code-font-family,monospace);"
+                "font-size:var(--jp-code-font-size,13px);line-height:1.45'>{}</div>", _node(value, None, False))
 
 
 def json_bundle(value, text: str) -> dict:
     """The display bundle of one JSON document printed as `text`."""
     bundle = {"text/plain": text.rstrip("\n")}
-    if len(text) <= MAX_TREE_CHARS:
-        bundle["text/html"] = tree_html(value)
-    if sort_stable(value):
-        bundle["application/json"] = value
+    try:
+        if len(text) <= MAX_TREE_CHARS:
+            bundle["text/html"] = tree_html(value)
+        if sort_stable(value):
+            bundle["application/json"] = value
+    except RecursionError:             # nested deeper than a tree can be drawn: the text only
+        bundle = {"text/plain": bundle["text/plain"]}
     return bundle
 
 

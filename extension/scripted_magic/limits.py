@@ -14,6 +14,8 @@ from typing import Optional
 
 from scripted_kernel.shell.limits import ExecutionLimits
 
+from .markup import html, join
+
 MiB = 1024 * 1024
 
 # What differs from the library's defaults in a notebook; every other bound is the library's.
@@ -111,14 +113,13 @@ def table(limits: ExecutionLimits) -> dict:
     vwidth = max(len(r[1]) for r in rows)
     text = [f"{'limit'.ljust(width)}  {'this session'.ljust(vwidth)}  library default"]
     text += [f"{a.ljust(width)}  {b.ljust(vwidth)}  {c}" for a, b, c in rows]
-    html = ("<table class='scripted-limits'><thead><tr><th>limit</th><th>this session</th>"
-            "<th>library default</th></tr></thead><tbody>" +
-            "".join(f"<tr><td><code>{a}</code></td><td>{b}</td><td>{c}</td></tr>" for a, b, c in rows) +
-            "</tbody></table>")
+    cells = join(html("<tr><td><code>{}</code></td><td>{}</td><td>{}</td></tr>", a, b, c) for a, b, c in rows)
     return {"text/plain": "\n".join(text) + "\n\nset with: %scripted limits --timeout 300 --max-output 50M ...;"
                           " --reset: the notebook's defaults\n",
-            "text/html": html + "<p>set with <code>%scripted limits --timeout 300 --max-output 50M ...</code>; "
-                                "<code>--reset</code>: the notebook's defaults</p>"}
+            "text/html": html("<table class='scripted-limits'><thead><tr><th>limit</th><th>this session</th>"
+                              "<th>library default</th></tr></thead><tbody>{}</tbody></table>"
+                              "<p>set with <code>%scripted limits --timeout 300 --max-output 50M ...</code>; "
+                              "<code>--reset</code>: the notebook's defaults</p>", cells)}
 
 
 def hint(error: Optional[str], limits: ExecutionLimits) -> str:

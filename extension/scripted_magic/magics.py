@@ -5,7 +5,6 @@ code path: streaming output, errors that stop Run All, help/discover widgets, tr
 """
 from __future__ import annotations
 
-import html
 import json
 import os
 import re
@@ -21,13 +20,15 @@ from IPython import get_ipython
 from IPython.display import clear_output, display
 
 from scripted_kernel import MemoryFs, ScriptedTool
+from scripted_kernel.tools.containment import left_running
 from scripted_kernel.tools.definitions import REGISTRY
 from scripted_kernel.tools.scripted_tool import Session
 
 from . import frontend
 from .approval import Approval
-from .jsonview import json_bundle, json_result
+from .jsonview import MAX_TREE_CHARS, json_bundle, json_result
 from .limits import hint as limit_hint, notebook_limits
+from .markup import html, join
 from .session_history import NotebookHistory
 from .tracebacks import FailureRecorder, format_exception
 from .widgets import rich_bundle, tool_page
@@ -51,14 +52,18 @@ def _red(text: str) -> str:
     return f"\x1b[0;31m{text}\x1b[0m" if _colours() else text
 
 
+STDERR_KEPT = 64 * 1024     # characters of a failed script's stderr its ScriptError keeps (the last ones)
+
+
 class ScriptError(Exception):
     """A script that ended with a non-zero status: the cell fails, Run All stops here. Its
-    stderr was already shown as it streamed, so the error names only the status."""
+    stderr was already shown as it streamed, so the error names only the status; `stderr` is
+    its end (IPython keeps the last error, whatever the script wrote)."""
 
     def __init__(self, status: int, stderr: str = "", hint: str = ""):
         super().__init__(f"exit status {status}")
         self.status = status
-        self.stderr = stderr
+        self.stderr = stderr[-STDERR_KEPT:]
         self.hint = hint          # a limit stopped the script: which, and the magic that raises it
 
     def _render_traceback_(self):
@@ -74,8 +79,53 @@ class MagicUsageError(Exception):
 
 
 class ScriptInterrupted(KeyboardInterrupt):
+    """The user interrupted the cell. `left`: the tools whose callbacks were still running
+    (Python cannot stop a thread: they go on, and the notebook says so)."""
+
+    def __init__(self, left: Optional[list] = None):
+        super().__init__()
+        self.left = left or []
+
     def _render_traceback_(self):
-        return [_red("Interrupted") + " (the output so far is kept)"]
+        line = _red("Interrupted") + " (the output so far is kept)"
+        return [line + ("; " + left_running(self.left) if self.left else "")]
+
+
+class _CallsInFlight:
+    """The tool calls of one cell that started and have not returned, seen through a last
+    before_tool hook and an after_tool hook: what an interrupt leaves running."""
+
+    def __init__(self):
+        self._names: list = []
+        self._lock = threading.Lock()
+
+    def started(self, call):
+        with self._lock:
+            self._names.append(call.name)
+
+    def returned(self, call, _result):
+        with self._lock:
+            if call.name in self._names:       # not there when an earlier hook denied the call
+                self._names.remove(call.name)
+
+    def names(self) -> list:
+        with self._lock:
+            return list(dict.fromkeys(self._names))
+
+
+_CELL_ERRORS = (ScriptError, ScriptInterrupted, MagicUsageError)
+
+
+def _bare(error: BaseException) -> BaseException:
+    """`error` without the frames it was raised through, nor the exception it was raised while
+    handling. IPython keeps the last error with its traceback, in a reference cycle (run_code's
+    result, the error, its traceback, run_code's frame) that only the collector's rare full
+    pass frees; the frames under a magic hold the cell's output (the response, the result: up
+    to max_output_bytes each), so every failing cell that printed much kept it (64 MiB of
+    output a cell grew the kernel by 200 MB a cell until it died). The error shows one line
+    (_render_traceback_), which needs none of them."""
+    error.__context__ = None
+    return error.with_traceback(None)
 
 
 @dataclass
@@ -101,12 +151,14 @@ def _clear(sh, argv):
 class _NotebookTool(ScriptedTool):
     """The session's ScriptedTool: the notebook's limits (no wall clock; see limits.py), tool
     errors unsanitised for their authors (`%scripted sanitize on` shows what a model sees), a
-    `clear` command. Every fresh shell starts with the carried parameters (the variables set by
-    `# Parameters` cells)."""
+    `clear` command, each result checked against its tool's result shape (an author sees a
+    wrong shape at once). Every fresh shell starts with the carried parameters (the variables
+    set by `# Parameters` cells)."""
 
     def __init__(self, fs: MemoryFs):
         super().__init__("notebook", "Tools defined in this notebook", filesystem=fs,
                          limits=getattr(fs, "limits", None) or notebook_limits(), sanitize_errors=False)
+        self.validate_output = True
         self.parameters: dict = {}
         self._started = weakref.WeakSet()
 
@@ -142,23 +194,33 @@ class NotebookTools:
 
 
 def _json_document(text: str):
+    """The JSON document `text` holds, or None: for text that is not one, or is longer than
+    MAX_TREE_CHARS (shown as text, and not kept as the cell's Out[n]: parsed, a document takes
+    up to twenty times its text's size, and IPython keeps every Out[n])."""
     text = text.strip()
-    if not text or text[0] not in "{[":
+    if not text or text[0] not in "{[" or len(text) > MAX_TREE_CHARS:
         return None
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):       # deeper than Python's stack allows
         return None
 
 
+TRACE_ROWS = 200      # tool calls a trace table shows; the result's trace (--result VAR) has them all
+
+
 def _trace_table(trace) -> dict:
-    rows = "".join(f"<tr><td>{e.name}</td><td><code>{json.dumps(e.params)}</code></td><td>{e.exit_code}</td>"
-                   f"<td>{e.duration_ms:.2f} ms</td></tr>" for e in trace)
+    """The cell's tool calls as a table: the first TRACE_ROWS of them, then how many more."""
+    shown = trace[:TRACE_ROWS]
+    more = f"... {len(trace) - TRACE_ROWS} more tool calls\n" if len(trace) > TRACE_ROWS else ""
+    rows = join(html("<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+                     e.name, json.dumps(e.params), e.exit_code, f"{e.duration_ms:.2f} ms") for e in shown)
     text = "".join(f"{e.name:16} {json.dumps(e.params):40} {e.exit_code:3} {e.duration_ms:8.2f} ms\n"
-                   for e in trace) or "(no tool calls)\n"
-    return {"text/plain": "tool trace:\n" + text,
-            "text/html": "<table><thead><tr><th>tool</th><th>params</th><th>status</th><th>duration</th>"
-                         f"</tr></thead><tbody>{rows}</tbody></table>"}
+                   for e in shown) or "(no tool calls)\n"
+    return {"text/plain": "tool trace:\n" + text + more,
+            "text/html": html("<table><thead><tr><th>tool</th><th>params</th><th>status</th><th>duration</th>"
+                              "</tr></thead><tbody>{}</tbody></table>{}", rows,
+                              html("<p>{}</p>", more) if more else "")}
 
 
 ORDERED_SWITCHES = 500       # switches between stdout and stderr shown in order, per cell
@@ -177,7 +239,9 @@ class _CellOutput:
     ("stream"), is only collected ("capture": --out and --json show it their own way), or
     ("json", the notebook's default) is held back while it could be one JSON document and the
     cell is younger than half a second (JSON_HOLD_ENV), so that a quick JSON result is shown once, as a
-    tree, instead of as text and then as a tree."""
+    tree, instead of as text and then as a tree. Nothing is kept but what is held back: the
+    engine's response has the whole output (within max_output_bytes), and a second copy here
+    doubled what a cell's output cost the kernel."""
 
     def __init__(self, stdout_mode: str, in_kernel: bool = False):
         self.mode = stdout_mode
@@ -185,7 +249,9 @@ class _CellOutput:
         self.failures: Optional[FailureRecorder] = None
         self.last = ""                  # the stream written last: the other is flushed first
         self.switches = 0
-        self.out, self.err = [], []
+        self.held: list = []            # stdout held back while it may be a JSON document
+        self.held_chars = 0
+        self.looks_like_json = False    # the held text's first non-blank character is { or [
         self.holding = stdout_mode == "json"
         self._lock = threading.RLock()        # a tool's traceback is written while a write holds it
         self._timer = None
@@ -197,21 +263,24 @@ class _CellOutput:
     def write(self, name: str, text: str):
         with self._lock:
             if name != "stdout":
-                self.err.append(text)
                 self._show("stderr", text)
                 if self.failures is not None:
                     self.failures.after_stderr(text)
                 return
-            self.out.append(text)
             if self.mode == "capture":
                 return
             if self.holding:
-                started = "".join(self.out).lstrip()
-                if not started or started[0] in "{[":
-                    return
-                self._release_locked()
-            else:
-                self._show("stdout", text)
+                self.held.append(text)
+                self.held_chars += len(text)
+                if not self.looks_like_json:
+                    first = text.lstrip()[:1]
+                    self.looks_like_json = first in ("{", "[")
+                    if first and not self.looks_like_json:
+                        self._release_locked()
+                if self.held_chars > MAX_TREE_CHARS:      # too long to be shown as a document
+                    self._release_locked()
+                return
+            self._show("stdout", text)
 
     def write_held(self, text: str):
         with self._lock:
@@ -250,15 +319,18 @@ class _CellOutput:
     def _release_locked(self):
         if self.holding:
             self.holding = False
-            self._show("stdout", "".join(self.out))
+            held, self.held = "".join(self.held), []
+            if held:
+                self._show("stdout", held)
 
     def finish(self) -> Optional[str]:
         """Stop holding; the stdout text if it is still held back, else None."""
         if self._timer is not None:
             self._timer.cancel()
         with self._lock:
-            held, self.holding = self.holding, False
-        return "".join(self.out) if held else None
+            holding, self.holding = self.holding, False
+            held, self.held = "".join(self.held), []
+        return held if holding else None
 
 
 def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: bool = False,
@@ -287,6 +359,10 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
     borrowed = state.approval.on and hook not in tool.hooks.before     # a tool named in the cell asks too
     if borrowed:
         tool.hooks.before.append(hook)
+    in_flight = _CallsInFlight()
+    watch = ((in_flight.started, False), (in_flight.returned, False))
+    tool.hooks.before.append(watch[0])       # the last: a call it sees is about to run
+    tool.hooks.after.append(watch[1])
     output = _CellOutput(stdout or ("json" if in_kernel else "stream"), in_kernel)
     colours = _colours(shell)
     recorder = None
@@ -300,15 +376,18 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
             response = (session or tool).execute(code, on_output=output.write)
     except KeyboardInterrupt:
         sys.stdout.write(output.finish() or "")      # the output so far is kept
-        raise ScriptInterrupted() from None
+        raise ScriptInterrupted(in_flight.names()) from None
     finally:
         tool.env = saved_env
         if borrowed:
             tool.hooks.before.remove(hook)
-    if recorder is not None:
-        recorder.finish()
+        tool.hooks.before.remove(watch[0])
+        tool.hooks.after.remove(watch[1])
+    untold = recorder.finish() if recorder is not None else 0
+    if untold:
+        output.note(f"({untold} more tool calls failed; their tracebacks are not shown)\n")
     # no explicit flush: the kernel flushes the streams before display() and before its reply
-    result = ScriptResult("".join(output.out), "".join(output.err), response.exit_code, list(tool.last_trace),
+    result = ScriptResult(response.stdout, response.stderr, response.exit_code, list(response.trace),
                           response.error or "")
     held = output.finish()
     if held is not None:
@@ -325,7 +404,7 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
     if trace or state.trace:
         display(_trace_table(result.trace), raw=True)
     if response.error == "cancelled":
-        raise ScriptInterrupted()
+        raise ScriptInterrupted(in_flight.names())
     if result.exit_code and not no_raise:
         raise ScriptError(result.exit_code, result.stderr, limit_hint(response.error, tool.limits))
     return result
@@ -469,6 +548,12 @@ class ScriptedMagics(Magics):
     def scripted_cell(self, line, cell):
         """Run the cell as a bash script against tools registered in Python. A cell whose
         whole output is one JSON document returns it: it is the cell's Out[n]."""
+        try:
+            return self._scripted_cell(line, cell)
+        except _CELL_ERRORS as e:
+            raise _bare(e) from None
+
+    def _scripted_cell(self, line, cell):
         if not line.strip():                 # every kernel cell comes this way: no options
             return shell_state(self.shell).run_cell(self.shell, cell).value
         args = parse_argstring(self.scripted_cell, line)
@@ -493,7 +578,9 @@ class ScriptedMagics(Magics):
         if args.result:
             self.shell.user_ns[args.result] = result
         shown = None
-        if args.json and not failed:
+        if args.json and not failed and not args.out and len(result.stdout) > MAX_TREE_CHARS:
+            sys.stdout.write(result.stdout)      # too long for a tree or an Out[n]: see _json_document
+        elif args.json and not failed:
             parsed = self._parse_json(result.stdout)
             if args.out:
                 self.shell.user_ns[args.out] = parsed
@@ -534,6 +621,9 @@ class ScriptedMagics(Magics):
             sys.stdout.write(text)               # captured, not shown yet: nothing is lost
             raise MagicUsageError(f"--json: the output is not JSON ({e.msg} at line {e.lineno} "
                                   f"column {e.colno})") from None
+        except RecursionError:
+            sys.stdout.write(text)
+            raise MagicUsageError("--json: the output is nested too deeply to parse") from None
 
     @line_magic("scripted")
     def scripted_line(self, line):
@@ -541,6 +631,12 @@ class ScriptedMagics(Magics):
         | limits [--timeout SECONDS --max-output SIZE ... | --reset] | sanitize on|off | files
         | mount HOST_DIR [AT] | fs reset | undo | history | checkout N | save FILE | load FILE
         | SCRIPT"""
+        try:
+            self._scripted_line(line)
+        except _CELL_ERRORS as e:
+            raise _bare(e) from None
+
+    def _scripted_line(self, line):
         words = line.split()
         state = shell_state(self.shell)
         if not words:
@@ -688,10 +784,10 @@ def files_bundle(fs: MemoryFs, widgets: bool) -> dict:
     text = "\n".join(f"{path}{'/' if st.kind == 'd' else ''}  {size(st)}".rstrip() for path, st in rows)
     bundle = {"text/plain": text or "(no files)"}
     if widgets:
-        cells = "".join(f"<tr><td><code>{html.escape(path)}{'/' if st.kind == 'd' else ''}</code></td>"
-                        f"<td style='text-align:right'>{size(st)}</td></tr>" for path, st in rows)
-        bundle["text/html"] = (f"<table class='scripted-files'><tr><th>path</th><th>size</th></tr>{cells}</table>"
-                               if rows else "<p>(no files)</p>")
+        cells = join(html("<tr><td><code>{}</code></td><td style='text-align:right'>{}</td></tr>",
+                          path + ("/" if st.kind == "d" else ""), size(st)) for path, st in rows)
+        bundle["text/html"] = (html("<table class='scripted-files'><tr><th>path</th><th>size</th></tr>{}</table>",
+                                    cells) if rows else html("<p>(no files)</p>"))
     return bundle
 
 

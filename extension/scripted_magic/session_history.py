@@ -9,13 +9,14 @@ Commits share unchanged files (tools/history.py); the history's bytes count agai
 pass it the oldest commits are dropped to make room."""
 from __future__ import annotations
 
-import html
 import os
 import time
 from typing import Optional
 
 from scripted_kernel.tools import snapshot
 from scripted_kernel.tools.history import History, HistoryFull, diff
+
+from .markup import html, join
 
 
 class NotebookHistory:
@@ -131,21 +132,20 @@ class NotebookHistory:
         rows = self.rows()
         if not rows:
             text = "no history yet: cells that change files are committed\n"
-            return {"text/plain": text, "text/html": f"<p>{html.escape(text)}</p>"}
+            return {"text/plain": text, "text/html": html("<p>{}</p>", text)}
         lines = []
         cells = []
         for number, short, label, when, summary, head in rows:
             stamp = time.strftime("%H:%M:%S", time.localtime(when))
             mark = "*" if head else " "
             lines.append(f"{mark}{number:>3}  {short}  {stamp}  {label:<10}  {summary}")
-            style = ' style="font-weight:bold"' if head else ""
-            cells.append(f"<tr{style}><td>{number}</td>"
-                         f"<td><code>{short}</code></td><td>{stamp}</td><td>{html.escape(label)}</td>"
-                         f"<td>{html.escape(summary)}</td></tr>")
+            row = html("<td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td>",
+                       number, short, stamp, label, summary)
+            cells.append(html("<tr style='font-weight:bold'>{}</tr>" if head else "<tr>{}</tr>", row))
         text = "\n".join(lines) + ("\n(* the session now; %scripted checkout N goes to commit N, "
                                    "%scripted undo one back)\n")
-        table = ("<table><thead><tr><th>#</th><th>commit</th><th>time</th><th>cell</th><th>changed</th>"
-                 "</tr></thead><tbody>" + "".join(cells) + "</tbody></table>")
+        table = html("<table><thead><tr><th>#</th><th>commit</th><th>time</th><th>cell</th><th>changed</th>"
+                     "</tr></thead><tbody>{}</tbody></table>", join(cells))
         return {"text/plain": text, "text/html": table}
 
 

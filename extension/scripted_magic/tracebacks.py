@@ -61,14 +61,22 @@ def format_exception(shell, error: BaseException, colours: bool) -> str:
     return text if colours else _ANSI.sub("", text)
 
 
+MAX_TRACEBACKS = 20      # a cell's tool tracebacks shown; past them, only how many more failed
+
+
 class FailureRecorder:
     """Installed on a ScriptedTool for one cell: remembers each exception a tool raised, with
-    the message the script's stderr shows for it, until that line has been shown."""
+    the message the script's stderr shows for it, until that line has been shown. The first
+    MAX_TRACEBACKS are shown: a loop calling a failing tool a million times would otherwise
+    write a million tracebacks, past max_output_bytes (they are not the script's output), and
+    keep every exception, its frames and what they hold until the cell ends."""
 
     def __init__(self, tool, show):
         self.tool = tool
         self.show = show                  # show(exception): write its traceback to the notebook
         self.pending: list = []
+        self.shown = 0
+        self.untold = 0                   # failures past MAX_TRACEBACKS
         self._lock = threading.Lock()
         self._had = "_failure_text" in vars(tool)
 
@@ -78,7 +86,10 @@ class FailureRecorder:
         def failure_text(error):
             message = original(self.tool, error)
             with self._lock:
-                self.pending.append((message, error))
+                if self.shown + len(self.pending) < MAX_TRACEBACKS:
+                    self.pending.append((message, error))
+                else:
+                    self.untold += 1
             return message
         self.tool._failure_text = failure_text
         return self
@@ -93,12 +104,16 @@ class FailureRecorder:
         with self._lock:
             due = [p for p in self.pending if p[0].split("\n", 1)[0] in text]
             self.pending = [p for p in self.pending if p not in due]
+            self.shown += len(due)
         for _, error in due:
             self.show(error)
 
-    def finish(self):
-        """The cell ended: tracebacks whose line went elsewhere (2>/dev/null, a pipe)."""
+    def finish(self) -> int:
+        """The cell ended: tracebacks whose line went elsewhere (2>/dev/null, a pipe). The
+        number of failures whose traceback was not kept."""
         with self._lock:
             due, self.pending = self.pending, []
+            self.shown += len(due)
         for _, error in due:
             self.show(error)
+        return self.untold

@@ -1,11 +1,13 @@
-"""The tool browser: an ipywidgets view of a ScriptedTool's tools, with text/plain, text/html
-and text/markdown fallbacks for nbconvert, consoles and static viewers."""
+"""The tool browser: an ipywidgets view of a ScriptedTool's tools, with text/plain and text/html
+fallbacks for nbconvert, consoles and static viewers."""
 from __future__ import annotations
 
-import html
 import json
 
 from scripted_kernel.tools import catalog
+from scripted_kernel.tools.shapes import shape_text
+
+from .markup import Html, html, join
 
 
 def select(tool, query: str = "", category: str = "", tag: str = "") -> list:
@@ -30,64 +32,76 @@ _USAGE = ("user-select:all;cursor:text;display:inline-block;padding:2px 6px;bord
           "background:var(--jp-layout-color2,#eeeeee);color:var(--jp-content-font-color1,#1a1a1a)")
 
 
-def _chip(value) -> str:
+def _chip(value) -> Html:
     text = value if isinstance(value, str) else json.dumps(value)
-    return f"<span class='scripted-chip' style='{_CHIP}'>{html.escape(text)}</span>"
+    return html("<span class='scripted-chip' style='{}'>{}</span>", _CHIP, text)
 
 
-def params_html(tool_def) -> str:
-    """A tool's usage line (click selects all of it, to copy) and flag table; the description
-    is in the title above it."""
-    usage = html.escape(catalog.usage_line(tool_def.name, tool_def.input_schema))
-    parts = [f"<p><code class='scripted-usage' title='click to select, then copy' "
-                 f"style='{_USAGE}'>{usage}</code></p>"]
+def params_html(tool_def) -> Html:
+    """A tool's usage line (click selects all of it, to copy), flag table (types, choices,
+    defaults) and what it returns; the description is in the title above it."""
+    usage = html("<p><code class='scripted-usage' title='click to select, then copy' style='{}'>{}</code></p>",
+                 _USAGE, catalog.usage_line(tool_def.name, tool_def.input_schema))
+    returns = returns_html(tool_def)
     rows = catalog.flag_rows(tool_def)
-    if rows:
-        with_descriptions = any(r["description"] for r in rows)
-        heads = ["flag", "type"] + (["description"] if with_descriptions else [])
-        parts.append("<table class='scripted-flags' style='border-collapse:collapse;margin:4px 0 8px'>"
-                     "<thead><tr>" + "".join(f"<th style='{_HEAD}'>{h}</th>" for h in heads) +
-                     "</tr></thead><tbody>")
-        for r in rows:
-            flag = f"<code>--{html.escape(r['name'])}</code>"
-            if r["required"]:
-                flag += f"<span class='scripted-required' style='{_REQUIRED}'>required</span>"
-            kind = html.escape(r["type"])
-            if r["enum"]:
-                kind += "<br>" + "".join(_chip(v) for v in r["enum"])
-            cells = [flag, kind] + ([html.escape(r["description"] or "")] if with_descriptions else [])
-            parts.append("<tr>" + "".join(f"<td style='{_CELL}'>{c}</td>" for c in cells) + "</tr>")
-        parts.append("</tbody></table>")
-    return "".join(parts)
+    if not rows:
+        return html("{}{}", usage, returns)
+    with_descriptions = any(r["description"] for r in rows)
+    heads = ["flag", "type"] + (["description"] if with_descriptions else [])
+    body = []
+    for r in rows:
+        flag = html("<code>--{}</code>", r["name"])
+        if r["required"]:
+            flag = html("{}<span class='scripted-required' style='{}'>required</span>", flag, _REQUIRED)
+        kind = html("{}", r["type"])
+        if r["enum"]:
+            kind = html("{}<br>{}", kind, join(_chip(v) for v in r["enum"]))
+        if r["default"] is not None:
+            kind = html("{}<br><span class='scripted-default'>default {}</span>", kind, _chip(r["default"]))
+        cells = [flag, kind] + ([r["description"] or ""] if with_descriptions else [])
+        body.append(html("<tr>{}</tr>", join(html("<td style='{}'>{}</td>", _CELL, c) for c in cells)))
+    return html("{}<table class='scripted-flags' style='border-collapse:collapse;margin:4px 0 8px'>"
+                "<thead><tr>{}</tr></thead><tbody>{}</tbody></table>{}",
+                usage, join(html("<th style='{}'>{}</th>", _HEAD, h) for h in heads), join(body), returns)
 
 
-def html_details(defs) -> str:
+def returns_html(tool_def) -> Html:
+    """What the tool prints, as the prompt shows it (its result shape), if it is known."""
+    if not tool_def.output_schema:
+        return html("")
+    described = tool_def.output_schema.get("description")
+    return html("<p class='scripted-returns'><b>Returns</b> <code>{}</code>{}</p>",
+                shape_text(tool_def.output_schema, budget=100_000),
+                html(" — {}", described) if described else "")
+
+
+def html_details(defs) -> Html:
     """The tools as static HTML, for every viewer without the live widget (nbconvert, GitHub,
     VS Code, a notebook run by nbclient or papermill): a table of the tools that is always
     visible, then each tool's flags in a section that opens."""
     if not defs:
-        return "<p><i>no tools</i></p>"
-    rows = "".join(
-        f"<tr><td style='{_CELL}'><b>{html.escape(d.name)}</b></td>"
-        f"<td style='{_CELL}'>{html.escape(d.description or '')}</td>"
-        f"<td style='{_CELL}'><code>{html.escape(catalog.usage_line(d.name, d.input_schema))}</code></td></tr>"
-        for d in defs)
-    table = (f"<table class='scripted-tools' style='border-collapse:collapse;margin:4px 0 8px'><thead><tr>"
-             f"<th style='{_HEAD}'>tool</th><th style='{_HEAD}'>description</th><th style='{_HEAD}'>usage</th>"
-             f"</tr></thead><tbody>{rows}</tbody></table>")
-    return table + "".join(f"<details><summary><b>{html.escape(d.name)}</b>: flags</summary>{params_html(d)}</details>"
-                           for d in defs)
+        return html("<p><i>no tools</i></p>")
+    rows = join(html("<tr><td style='{0}'><b>{1}</b></td><td style='{0}'>{2}</td>"
+                     "<td style='{0}'><code>{3}</code></td></tr>",
+                     _CELL, d.name, d.description or "", catalog.usage_line(d.name, d.input_schema)) for d in defs)
+    table = html("<table class='scripted-tools' style='border-collapse:collapse;margin:4px 0 8px'><thead><tr>"
+                 "<th style='{0}'>tool</th><th style='{0}'>description</th><th style='{0}'>usage</th>"
+                 "</tr></thead><tbody>{1}</tbody></table>", _HEAD, rows)
+    sections = join(html("<details><summary><b>{}</b>: flags</summary>{}</details>", d.name, params_html(d))
+                    for d in defs)
+    return html("{}{}", table, sections)
 
 
 def tool_page(tool_def) -> dict:
-    """`help TOOL` as a whole notebook cell: the tool's page as Markdown and HTML, text fallback."""
-    title = f"<p><b>{html.escape(tool_def.name)}</b> — {html.escape(tool_def.description or '')}</p>"
-    return {"text/plain": catalog.tool_help_text(tool_def), "text/markdown": catalog.tool_markdown(tool_def),
-            "text/html": title + params_html(tool_def)}
+    """`help TOOL` as a whole notebook cell: the tool's page as HTML, text fallback. (No
+    text/markdown: a Markdown renderer passes the HTML inside it through, and the catalog's
+    Markdown quotes descriptions and schema words as they are, for a model to read; every
+    front-end that renders Markdown renders HTML, and prefers it.)"""
+    return {"text/plain": catalog.tool_help_text(tool_def), "text/html": tool_page_html(tool_def)}
 
 
-def markdown_list(defs) -> str:
-    return "\n".join(catalog.tool_markdown(d) for d in defs) or "_no tools_"
+def tool_page_html(tool_def) -> Html:
+    return html("<p><b>{}</b> — {}</p>{}", tool_def.name, tool_def.description or "", params_html(tool_def))
 
 
 def tool_browser(tool, query: str = "", category: str = "", tag: str = ""):
@@ -111,7 +125,7 @@ def tool_browser(tool, query: str = "", category: str = "", tag: str = ""):
                       chosen[2:] if chosen.startswith("t:") else "")
         accordion.children = [W.HTML(params_html(d)) for d in defs]
         accordion.titles = tuple(f"{d.name} — {d.description}" for d in defs)
-        count.value = f"<i>{len(defs)} of {len(defs_all)} tools</i>"
+        count.value = html("<i>{} of {} tools</i>", len(defs), len(defs_all))
 
     search.observe(refresh, names="value")
     kind.observe(refresh, names="value")
@@ -130,7 +144,5 @@ def rich_bundle(tool, query: str = "", category: str = "", tag: str = "", widget
             data.update(tool_browser(tool, query, category, tag)._repr_mimebundle_())
         except ImportError:
             pass
-    data.update({"text/plain": catalog.list_text(defs) or "(no tools)\n",
-                 "text/markdown": markdown_list(defs),
-                 "text/html": html_details(defs)})
+    data.update({"text/plain": catalog.list_text(defs) or "(no tools)\n", "text/html": html_details(defs)})
     return data

@@ -1,10 +1,10 @@
 """scripted_kernel: bash scripts against tools registered in Python."""
 from .shell import CancelToken, ExecutionLimits
 from .fs import MemoryFs, NoFs
-from .tools import (BashTool, Deny, DiscoveryMode, ScriptedTool, ScriptingToolSet, ToolArgs, ToolCall,
-                    ToolCallResult, ToolDef, ToolResponse, ToolStatus, tool)
+from .tools import (BashTool, ContinuationError, Deny, DiscoveryMode, Pause, ScriptedTool, ScriptingToolSet,
+                    ToolArgs, ToolCall, ToolCallResult, ToolDef, ToolResponse, ToolStatus, tool)
 
 __version__ = "0.1.0"
-__all__ = ["BashTool", "Deny", "MemoryFs", "NoFs", "CancelToken", "DiscoveryMode", "ScriptingToolSet",
-           "ExecutionLimits", "ScriptedTool", "ToolArgs", "ToolCall", "ToolCallResult", "ToolDef", "ToolResponse",
-           "ToolStatus", "__version__", "tool"]
+__all__ = ["BashTool", "CancelToken", "ContinuationError", "Deny", "DiscoveryMode", "ExecutionLimits", "MemoryFs",
+           "NoFs", "Pause", "ScriptedTool", "ScriptingToolSet", "ToolArgs", "ToolCall", "ToolCallResult", "ToolDef",
+           "ToolResponse", "ToolStatus", "__version__", "tool"]

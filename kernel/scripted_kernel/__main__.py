@@ -10,21 +10,23 @@ from .tools import ScriptedTool
 from .tools.loading import ToolSpecError, apply_filesystem, load_tools
 
 
-def _run(args) -> int:
+def _script_and_stdin(args) -> tuple:
+    """The script (-c, a FILE, or standard input) and the standard input it gets; None for the
+    script when its file cannot be read (the error printed)."""
     if args.command is not None:
-        script = args.command
-        script_stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
-    elif args.file in (None, "-"):
-        script = sys.stdin.read()
-        script_stdin = ""
-    else:
-        try:
-            with open(args.file, encoding="utf-8", errors="surrogateescape") as f:
-                script = f.read()
-        except OSError as e:
-            print(f"scripted_kernel: {args.file}: {e.strerror}", file=sys.stderr)
-            return 127
-        script_stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+        return args.command, "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    if args.file in (None, "-"):
+        return sys.stdin.read(), ""
+    try:
+        with open(args.file, encoding="utf-8", errors="surrogateescape") as f:
+            script = f.read()
+    except OSError as e:
+        print(f"scripted_kernel: {args.file}: {e.strerror}", file=sys.stderr)
+        return None, ""
+    return script, "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+
+
+def _tool_for(args):
     if args.tools:
         tool = load_tools(args.tools)
     else:
@@ -33,6 +35,25 @@ def _run(args) -> int:
             builder.executables(args.tools_dir)
         tool = builder.build()
     apply_filesystem(tool, args.fs)
+    return tool
+
+
+def _check(args) -> int:
+    """`check`: the script's diagnostics, one a line; status 1 when there is any."""
+    script, _ = _script_and_stdin(args)
+    if script is None:
+        return 127
+    found = _tool_for(args).check(script)
+    for diagnostic in found:
+        print(diagnostic)
+    return 1 if found else 0
+
+
+def _run(args) -> int:
+    script, script_stdin = _script_and_stdin(args)
+    if script is None:
+        return 127
+    tool = _tool_for(args)
 
     def stream(name, text):
         target = sys.stdout if name == "stdout" else sys.stderr
@@ -223,12 +244,15 @@ def _main(argv: list) -> int:
                                      description="Scripted tools: bash scripts in a logic-only interpreter.")
     sub = parser.add_subparsers(dest="action", required=True)
     run = sub.add_parser("run", help="run a script (-c SCRIPT, a FILE, or - for standard input)")
-    run.add_argument("-c", dest="command", metavar="SCRIPT", help="the script text")
-    run.add_argument("file", nargs="?", help="a script file, or - to read the script from stdin")
-    run.add_argument("--tools", metavar="MODULE:OBJECT", help="run against this ScriptedTool")
-    run.add_argument("--tools-dir", metavar="DIR", help="add the self-describing executables of DIR")
-    run.add_argument("--fs", choices=("none", "scratch"), default="none",
-                     help="files for the script: none (logic mode) or scratch (an empty virtual filesystem)")
+    check = sub.add_parser("check", help="check a script without running it: unknown commands and flags, "
+                                         "wrong values, jq that does not compile, syntax errors")
+    for command in (run, check):
+        command.add_argument("-c", dest="command", metavar="SCRIPT", help="the script text")
+        command.add_argument("file", nargs="?", help="a script file, or - to read the script from stdin")
+        command.add_argument("--tools", metavar="MODULE:OBJECT", help="against this ScriptedTool")
+        command.add_argument("--tools-dir", metavar="DIR", help="add the self-describing executables of DIR")
+        command.add_argument("--fs", choices=("none", "scratch"), default="none",
+                             help="files for the script: none (logic mode) or scratch (an empty virtual filesystem)")
     prompt = sub.add_parser("prompt", help="print the system prompt of a ScriptedTool")
     prompt.add_argument("--tools", metavar="MODULE:OBJECT", required=True)
     catalog_cmd = sub.add_parser("catalog", help="print the tools of a folder of self-describing executables")
@@ -247,6 +271,8 @@ def _main(argv: list) -> int:
     if args.action == "prompt":
         sys.stdout.write(load_tools(args.tools).system_prompt())
         return 0
+    if args.action == "check":
+        return _check(args)
     if args.action == "run":
         for stream in (sys.stdout, sys.stderr):
             try:

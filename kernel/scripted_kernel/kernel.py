@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import json
 import re
 
 from ipykernel.ipkernel import IPythonKernel
@@ -16,7 +17,8 @@ from ipykernel.ipkernel import IPythonKernel
 from . import __version__
 from .commands import COMMANDS, USAGE
 from .shell.builtins import load as load_builtins
-from .shell.errors import ShellSyntaxError
+from .shell.errors import Cancelled, ShellSyntaxError
+from .shell.limits import Budget, CancelToken, ExecutionLimits, activate
 from .shell.parser import Parser
 from .tools import catalog, manual
 
@@ -146,9 +148,8 @@ class ScriptedKernel(IPythonKernel):
         tool = self._tool()
         registered = tool.tools.get(name)
         if registered is not None:
-            d = registered.tool_def
-            return {"status": "ok", "found": True, "metadata": {},
-                    "data": {"text/plain": catalog.tool_help_text(d), "text/markdown": catalog.tool_markdown(d)}}
+            from scripted_magic.widgets import tool_page
+            return {"status": "ok", "found": True, "metadata": {}, "data": tool_page(registered.tool_def)}
         text = manual.page(name, tool)
         if not text:
             return {"status": "ok", "found": False, "data": {}, "metadata": {}}
@@ -159,18 +160,46 @@ class ScriptedKernel(IPythonKernel):
         if kind != "script":
             res = super().do_is_complete(code)
             return await res if inspect.isawaitable(res) else res
-        code = "".join(code.splitlines(keepends=True)[n:])
-        stripped = code.rstrip()
-        if stripped.endswith(("\\", "|", "&&", "||")):
-            return {"status": "incomplete", "indent": ""}
-        parser = Parser(code)
-        try:
-            parser.parse_program()
-        except ShellSyntaxError as e:
-            return {"status": "incomplete", "indent": ""} if e.eof else {"status": "invalid"}
-        if parser.lex.heredoc_at_eof:          # bash would read on until the delimiter
-            return {"status": "incomplete", "indent": ""}
+        return script_completeness("".join(code.splitlines(keepends=True)[n:]), self._tool().limits)
+
+
+# A console asks is_complete at every Enter (JupyterLab's waits 250 ms, then runs the cell
+# anyway), so its parse is bounded by size and by time, and not only by the run's limits: some
+# texts cost far more to parse than their size suggests (`let x[` repeated takes the pure-Python
+# parser 0.34 s for 4 KiB and 1.9 s for 8 KiB; `x[$((` repeated, 35 s for 1 MiB). The clock
+# stops most of them, at the parser's next check; 4 KiB keeps the worst found under 0.2 s.
+IS_COMPLETE_CHARS = 4 * 1024
+IS_COMPLETE_SECONDS = 0.1
+
+
+def script_completeness(code: str, limits: ExecutionLimits, seconds: float = IS_COMPLETE_SECONDS) -> dict:
+    """The is_complete reply for a script: "incomplete" where bash would read on (an open
+    quote, block or heredoc, a trailing `|`, `&&` or `\\`), "invalid" for a syntax error or a
+    script the run would refuse (max_script_bytes, max_parser_depth), else "complete". A script
+    longer than IS_COMPLETE_CHARS, or whose parse takes more than `seconds`, is "complete":
+    the front-end then sends it to run (every front-end runs a cell on any answer but
+    "incomplete"), and the run, under the session's limits, says what is wrong with it. At
+    worst a console runs a long cell that should have gone on to a new line."""
+    if code.rstrip().endswith(("\\", "|", "&&", "||")):
+        return {"status": "incomplete", "indent": ""}
+    if len(code) > limits.max_script_bytes or (      # as the run measures it (shell/interpreter.py)
+            not code.isascii() and len(code.encode("utf-8", "surrogateescape")) > limits.max_script_bytes):
+        return {"status": "invalid"}
+    if len(code) > IS_COMPLETE_CHARS:
         return {"status": "complete"}
+    parser = Parser(code, max_depth=limits.max_parser_depth)
+    previous = activate(Budget(ExecutionLimits(timeout_seconds=seconds), CancelToken()))  # the parser's clock
+    try:
+        parser.parse_program()
+    except ShellSyntaxError as e:
+        return {"status": "incomplete", "indent": ""} if e.eof else {"status": "invalid"}
+    except Cancelled:
+        return {"status": "complete"}
+    finally:
+        activate(previous)
+    if parser.lex.heredoc_at_eof:          # bash would read on until the delimiter
+        return {"status": "incomplete", "indent": ""}
+    return {"status": "complete"}
 
 
 # words that start a command where a command may start
@@ -215,6 +244,11 @@ def complete_script(script: str, cursor: int, tool, files) -> tuple:
     name = segment[0] if segment else ""
     if word.startswith("-") and "=" not in word:
         return start, _hits(_flags(name, tool), word)
+    if name in tool.tools:              # a flag's value: its choices, where the schema lists them
+        flag, equals, _ = word.partition("=") if word.startswith("--") else (segment[-1], "", "")
+        choices = [f"{flag}={c}" if equals else c for c in _choices(tool.tools[name].tool_def, flag)]
+        if choices:
+            return start, _hits([(c, "choice") for c in choices], word)
     if name in _NAME_TAKERS and len(segment) == 1:
         cands = ([(n, "function") for n in sorted(tool.tools)] +
                  [(n, "builtin") for n in sorted(set(manual.BUILTINS) | set(manual.KEYWORDS))] +
@@ -246,6 +280,16 @@ def _flags(name: str, tool) -> list:
         flags += [("--help", "flag"), ("--version", "flag")]
         return flags
     return [(f, "flag") for f in manual.builtin_flags(name)]
+
+
+def _choices(tool_def, flag: str) -> list:
+    """The values a tool's `--flag` takes when its schema lists them (an enum, true/false)."""
+    for row in catalog.flag_rows(tool_def):
+        if f"--{row['name']}" == flag:
+            if row["enum"]:
+                return [v if isinstance(v, str) else json.dumps(v) for v in row["enum"] if v is not None]
+            return ["true", "false"] if row["type"] == "boolean" else []
+    return []
 
 
 def _paths(word: str, fs, cwd: str) -> list:

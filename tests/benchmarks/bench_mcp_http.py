@@ -39,9 +39,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(workers: int, store: str = ""):
+def start(workers: int, store: str = "", sessions: int = 16):
     port = free_port()
-    served = (["--bash", "--session-store", store] if store else
+    served = (["--bash", "--session-store", store, "--max-sessions", str(sessions)] if store else
               ["--tools", f"{ROOT / 'examples' / 'ecommerce.py'}:api"])
     proc = subprocess.Popen([sys.executable, "-m", "scripted_kernel", "mcp", "--http", "--port", str(port),
                              "--workers", str(workers), "--token", TOKEN, *served],
@@ -149,7 +149,8 @@ def main(argv=None) -> int:
     rows = []
     try:
         for workers in args.workers:
-            proc, port = start(workers, args.session_store)
+            # each client of each run (and of each warm-up) opens a session in the one store
+            proc, port = start(workers, args.session_store, len(args.workers) * (args.clients + 4))
             try:
                 asyncio.run(drive(port, 4, 2, bash))                 # warm every worker up
                 latencies, errors, elapsed = asyncio.run(drive(port, args.clients, args.seconds, bash))

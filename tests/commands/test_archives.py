@@ -84,6 +84,9 @@ TAR_CASES = [
     FILES + "echo hi > plain; tar tzf plain; echo rc=$?",
     FILES + f"tar cf x.tar {OWN} d/a.txt; tar xf x.tar -C d --keep-old-files; echo rc=$?",
     FILES + f"cd d && tar czf ../all.tgz {OWN} . && cd .. && tar tzf all.tgz",
+    # --strip-components takes ASCII digits only (int() took "1_0" and "٢")
+    FILES + f"tar cf x.tar {OWN} d; for n in ' 1' +1 1_0 ٢ 01; do mkdir -p \"o$n\"; "
+            "tar xf x.tar -C \"o$n\" --strip-components=\"$n\"; echo rc=$?; done; find o* | sort",
 ]
 
 
@@ -145,6 +148,8 @@ GZIP_CASES = [
     "echo x | gzip -n > x.gz; printf 'garbage' >> x.gz; zcat x.gz; echo rc=$?",
     # an empty -S would name the output after the input (gunzip failed with an internal error)
     "echo hi | gzip > a; gunzip -S '' a; echo rc=$?; echo hi > b; gzip -S '' b; echo rc=$?; ls",
+    # an empty file compresses to a stream that ends in its first call (was "unexpected end of file")
+    "printf '' | gzip | gunzip | wc -c; : > e; gzip e; gunzip e.gz; echo rc=$?; wc -c < e",
 ]
 
 
@@ -191,6 +196,8 @@ ZIP_CASES = [
     ZIP_FILES + "unzip nosuch.zip; echo rc=$?; echo junk > bad.zip; unzip bad.zip; echo rc=$?",
     ZIP_FILES + "zip -q x.zip d/a.txt d/sub/n.txt; unzip -j -q x.zip -d flat; ls flat",
     ZIP_FILES + "zip -qr x.zip d -x '*.txt'; unzip -l x.zip | sort",
+    # -t tests every member (it extracted them); -qt prints the verdict only
+    ZIP_FILES + "zip -q x.zip d d/a.txt d/sub/n.txt; unzip -t x.zip; echo rc=$?; unzip -qt x.zip; ls",
 ]
 
 

@@ -31,6 +31,12 @@ CASES = {
     "csv header": SETUP + "sqlite3 -header -csv t.db 'select * from t'",
     "csv quoting": "sqlite3 -csv :memory: \"select '', 'a b', 'q\\\"x', 'c,d', NULL, 'plain'\"",
     "json": SETUP + "sqlite3 -json t.db 'select * from t'",
+    # printf and format run through a guard (bounds.PrintfGuard) that hands them to SQLite's own
+    "printf": "sqlite3 :memory: \"select printf('%5.2f|%-6d|%x|%o|%e|%g|%s|%q|%Q|%w|%%|%c', 3.14159, 42, 255, 8, "
+              "12345.678, 0.0001, 'str', 'it''s', NULL, 'a\\\"b', 'xyz'), printf('%.*c|%*c|%3c|%.2c', 5, 'ab', 4, "
+              "'q', 'é', 'z'), format('%!.3f %,d %lld %.*s', 1.5, 1234567, 9, '3', 'abcdef'), printf(NULL), "
+              "printf('%d %d', 1), printf('%.*c', -3, 'n'), printf('%.*c', 'x', 'm'), printf('no args'), "
+              "printf(x'2564', 7), printf('%.*c', 4294967299, 'w')\"",
     "json blob and reals": "sqlite3 -json :memory: \"select x'41', 0.1+0.2, 123456789012345678.0, 1e300*1e300\"",
     "line": SETUP + "sqlite3 -line t.db 'select * from t; select 1 as longer_name'",
     "column": SETUP + "sqlite3 -column -header t.db 'select * from t'",
@@ -193,6 +199,40 @@ def test_a_wal_database_opens():
         data = path.read_bytes()
     r = BashTool.builder().files({"w.db": data}).build().execute("sqlite3 w.db 'select x from w'")
     assert (r.stdout, r.exit_code) == ("42\n", 0)
+
+
+def _damaged_schema() -> bytes:
+    """A database whose view's SQL holds a byte that is not UTF-8, so that SQLite's error
+    quotes it (Python's module raised UnicodeDecodeError building the message)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "d.db"
+        conn = sqlite3.connect(path)
+        conn.executescript("create table t(a); insert into t values (1); create view v as select * from t;")
+        conn.close()
+        data = path.read_bytes()
+    return data.replace(b"create view v", b"create vi\xc3w v")
+
+
+NOT_UTF8 = {"d.db": _damaged_schema(), "latin1.csv": b"a,b\n\xe9,1\n"}
+
+
+@needs_sqlite3
+@pytest.mark.parametrize("script", [
+    "sqlite3 d.db 'select * from t'; echo rc=$?; sqlite3 d.db .tables; echo rc=$?",
+    "sqlite3 x.db '.import --csv latin1.csv t' 'select hex(a), typeof(b) from t'; echo rc=$?",
+])
+def test_bytes_that_are_not_utf8_like_the_sqlite3_shell(script):
+    assert ours(script, NOT_UTF8) == real(script, NOT_UTF8)
+
+
+def test_sql_that_is_not_utf8_is_an_error_not_a_crash():
+    """Python's module passes statements to SQLite as UTF-8 only (the shell takes the bytes):
+    such a statement is refused with an error, where it was an internal error."""
+    r = BashTool().execute("sqlite3 :memory: \"select '$(printf '\\xe9')'\"; echo rc=$?; "
+                           "printf \"select 'a\\xe9';\\nselect 2;\\n\" | sqlite3 :memory:; echo rc=$?")
+    assert r.stdout == "rc=1\n2\nrc=1\n"
+    assert r.stderr == ("Error: in prepare, the statement is not valid UTF-8\n"
+                        "Parse error near line 1: the statement is not valid UTF-8\n")
 
 
 def test_absent_in_logic_mode():

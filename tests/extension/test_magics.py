@@ -293,3 +293,23 @@ def test_terminal_ipython_shows_a_tools_traceback_after_its_line():
     line = shown.index("lookup: zzz")
     assert line < shown.index("return {'a': '1'}[key]") < shown.index("KeyError: 'zzz'")
     assert "scripted_tool.py" not in shown and "ScriptError: exit status 1" in shown
+
+
+def test_a_notebook_tool_whose_result_has_the_wrong_shape_fails_at_once(ip, capsys):
+    ip.run_cell('''
+from typing import TypedDict
+from scripted_kernel import tool
+
+class Point(TypedDict):
+    x: int
+    y: int
+
+@tool
+def wrong_point() -> Point:
+    """A point, wrongly."""
+    return {"x": 1, "y": "two"}
+''')
+    result = ip.run_cell("%%scripted --no-raise\nwrong_point; echo status=$?")
+    out, err = capsys.readouterr()
+    assert result.success and "status=1" in out
+    assert "wrong_point: the result does not match its output schema: $.y: " in err

@@ -40,3 +40,18 @@ def test_description_is_shown_once():
     accordion = browser.children[2]
     assert accordion.titles == ("lookup — Find things quickly.",)
     assert "Find things quickly." not in accordion.children[0].value
+
+
+def test_the_tool_page_shows_defaults_and_what_the_tool_returns():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+    try:
+        import ecommerce
+    finally:
+        sys.path.pop(0)
+    page = params_html(ecommerce.api.tools["create_discount"].tool_def)
+    assert "<b>Returns</b> <code>{code: string, user_id: integer, percent: integer, reason: string}</code>" in page
+    assert "class='scripted-default'>default <span class='scripted-chip'" in page and ">loyalty</span>" in page
+    assert "Returns" not in params_html(ToolDef("plain", "no shape"))
+

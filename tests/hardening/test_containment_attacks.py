@@ -67,8 +67,10 @@ MISBEHAVING = {
     "tuple_of_four": (lambda a, s: ("a", "b", 0, 1), "cannot print the result: a tuple of 4 values"),
     "tuple_of_one": (lambda a, s: ("a",), "cannot print the result: a tuple of 1 values"),
     "status_not_a_number": (lambda a, s: ("out", "bad"), "cannot print the result: the status is a str"),
-    "unprintable": (lambda a, s: _Unprintable(), "cannot print the result: no text"),
-    "circular": (lambda a, s: (lambda d: d.setdefault("d", d))({}), "cannot print the result: Circular"),
+    "unprintable": (lambda a, s: _Unprintable(), "cannot print the result: a value of type _Unprintable has no "
+                                                 "JSON form"),
+    "circular": (lambda a, s: (lambda d: d.setdefault("d", d))({}), "cannot print the result: nested more than "
+                                                                     "500 levels deep (a cycle?)"),
 }
 
 

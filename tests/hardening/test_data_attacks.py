@@ -156,6 +156,25 @@ def test_deeply_nested_yaml_is_refused_without_crashing(document):
     assert r.stderr == "yq: Error: deep.yaml: the document is nested deeper than 1000 levels\n"
 
 
+def test_nesting_is_refused_at_the_same_depth_whichever_layer_refuses():
+    """PyYAML 6.0.4's libyaml refuses 1001 flow levels itself, before our count of the events
+    sees them (its scanner reads ahead); both refusals give our message, 1000 levels pass."""
+    pytest.importorskip("tomllib")
+    r = run("yq -c . ok.yaml | wc -c; yq -c . deep.yaml; echo rc=$?; tomlq -c . deep.toml; echo rc=$?",
+            files={"ok.yaml": "[" * 1000 + "]" * 1000, "deep.yaml": "x: " + "[" * 1001 + "]" * 1001,
+                   "deep.toml": "a = " + "[" * 1001 + "]" * 1001 + "\n"})
+    assert r.stdout == "2001\nrc=1\nrc=1\n"
+    assert r.stderr == ("yq: Error: deep.yaml: the document is nested deeper than 1000 levels\n"
+                        "tomlq: Error: the document is nested deeper than 1000 levels\n")
+
+
+def test_a_syntax_error_deep_inside_is_reported_as_one():
+    r = run("yq . deep.yaml; echo rc=$?", files={"deep.yaml": "[" * 900 + "a: b: c" + "]" * 900})
+    assert r.stdout == "rc=1\n"
+    assert r.stderr.startswith("yq: Error: deep.yaml: line 1, column ")
+    assert "nested" not in r.stderr and r.stderr.count("\n") == 1
+
+
 def test_depth_built_through_aliases_is_refused():
     chain = "a0: &a0 [1]\n" + "".join(f"a{i}: &a{i} [*a{i - 1}]\n" for i in range(1, 3000))
     r = run("yq -c .a5 chain.yaml; echo rc=$?", files={"chain.yaml": chain})

@@ -6,12 +6,13 @@ import json
 import resource
 import subprocess
 import sys
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scripted_kernel import ExecutionLimits, ScriptedTool, ToolDef
+from scripted_kernel import BashTool, ExecutionLimits, MemoryFs, ScriptedTool, ToolDef
 
 LIMITS = ExecutionLimits(timeout_seconds=3, max_output_bytes=1 << 20)
 # Bombs that a count limit must stop get a clock far beyond any machine's speed, so that the
@@ -302,3 +303,47 @@ def test_parsing_is_under_the_deadline_and_the_cancel(unit, stop):
     r = t.execute("echo started\n" + unit * 20_000, cancel=token)
     assert (r.stdout, r.error) == ("", "timeout" if stop == "deadline" else "cancelled"), r.stderr
     assert r.exit_code == (124 if stop == "deadline" else 130) and r.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("script,stdout", [
+    ("echo \ud800", "\ufffd\n"),
+    ("x=a\udfffb; echo ${#x} $x", "3 a\ufffdb\n"),
+    ("printf '%s' \ud800 | wc -c", "3\n"),
+    ("echo \ud800 | jq -R .", '"\ufffd"\n'),
+    ("echo \ud800 > f; cat f; rm f", "\ufffd\n"),
+    ("echo $V; cat", "a\ufffdb\nin\ufffd\n"),
+    ("lone", "x\ufffdy\n"),
+    ("printf '\\xff' | od -An -tx1", " ff\n"),        # a byte that is not UTF-8 stays that byte
+])
+def test_a_lone_surrogate_from_the_host_is_a_replacement_character(script, stdout):
+    # a JSON string from a model or an MCP client can carry "\ud800": no character and no
+    # byte; before, any script holding one ended in an internal error (UnicodeEncodeError)
+    scripted = (ScriptedTool.builder("t").env("V", "a\ud800b").filesystem(MemoryFs())
+                .tool(ToolDef("lone", "a lone surrogate"), lambda args: "x\udc00y\n").build())
+    bash = BashTool.builder().env("V", "a\ud800b").builtin("lone", lambda args, stdin: "x\udc00y\n").build()
+    for tool in (scripted, bash):
+        r = tool.execute(script, stdin="in\udfff\n")
+        assert (r.stdout, r.stderr, r.exit_code) == (stdout, "", 0), type(tool).__name__
+
+
+@pytest.mark.parametrize("script", ["`" * 1_000_000, "echo " + "`:`" * 330_000])
+def test_many_backtick_substitutions_are_read_under_the_clock(script):
+    # each `...` body is read by a parser of its own, whose count of work never reached the
+    # clock check: 1 MiB of backticks was read for 14 s past a 3 s deadline (the bound below
+    # is generous: the clock is read every 64 substitutions, a few milliseconds)
+    start = time.monotonic()
+    r = ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=2)).build().execute(script)
+    assert (r.exit_code, r.error) == (124, "timeout")
+    assert time.monotonic() - start < 2 + 3
+
+
+@pytest.mark.parametrize("command", ["ls", "grep a", "stat", "find", "du", "xargs", "realpath", "tar -cf a.tar",
+                                     "tar -xf", "unzip", "gzip", "cd", "source", "cat", "wc -c", "cp a", "rm",
+                                     "echo hi >", "", "ln -s"])
+def test_a_diagnostic_quotes_at_most_4_kib_of_an_operand(command):
+    # an operand may be as long as a string (16 MiB here): each message quoted it whole, and
+    # forty of them took a notebook kernel past 800 MB
+    bash = BashTool.builder().limits(ExecutionLimits(max_output_bytes=64 << 20)).build()
+    r = bash.execute(f'x=$(printf "%09000000d" 0); {command} $x; echo status=$?')
+    assert r.stdout.rstrip().rsplit("=", 1)[-1] in ("1", "2", "9", "127")     # (unzip's 9: no such zipfile)
+    assert r.stderr and max(len(line) for line in r.stderr.splitlines()) < 2 * 4096 + 300, r.stderr[:80]

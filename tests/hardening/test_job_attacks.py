@@ -87,3 +87,47 @@ def test_jobs_of_a_kept_shell_end_with_the_call():
     assert r.exit_code == 0
     r = tool.execute("jobs; wait %1; echo $?")
     assert r.stdout == "127\n"
+
+
+def _kept_shells():
+    """Every front-end that keeps one shell across calls, with a 2 s clock."""
+    limits = ExecutionLimits(timeout_seconds=2)
+    yield "BashTool", BashTool.builder().limits(limits).build()
+    yield "session", ScriptedTool.builder("t").limits(limits).build().session()
+
+
+@pytest.mark.parametrize("front", ["BashTool", "session"])
+@pytest.mark.parametrize("script,error", [
+    ("for i in $(seq 200); do sleep 10 & done; wait", "timeout"),
+    ("f(){ f & f & }; f", "limit:max_subshell_depth"),
+    ("for i in 1 2 3; do x=$(printf '%*s' 9000000 x)$(printf '%*s' 9000000 x) & done; wait",
+     "limit:max_string_length"),
+])
+def test_a_stopped_call_leaves_no_job_to_the_next(front, script, error):
+    # the jobs a stopped call could not run held its spent budget: each later call ran them
+    # and failed with the first call's error (63 calls in a row after the sleep loop)
+    shell = dict(_kept_shells())[front]
+    r = shell.execute(script)
+    assert r.error == error, (r.error, r.stderr[-300:])
+    for _ in range(3):
+        after = shell.execute("echo next; jobs; echo $?")
+        assert (after.stdout, after.stderr, after.exit_code, after.error) == ("next\n0\n", "", 0, None)
+
+
+def test_a_stopped_call_leaves_no_pending_output_to_the_next():
+    # output bound reached by jobs: the next call starts with its own, empty output
+    shell = BashTool.builder().limits(ExecutionLimits(max_output_bytes=10_000, timeout_seconds=5)).build()
+    r = shell.execute("for i in $(seq 100); do printf '%2000s' x & done; wait")
+    assert r.error == "limit:max_output_bytes"
+    after = shell.execute("echo fine")
+    assert (after.stdout, after.exit_code, after.error) == ("fine\n", 0, None)
+
+
+def test_a_substitution_kept_open_by_exec_ends_with_its_call():
+    # it ran at the end of the call that opened it; its descriptor is closed there, so a
+    # later write is a bad descriptor as it is in bash once the reader is gone, not text lost
+    shell = BashTool()
+    r = shell.execute('exec 3> >(while read l; do echo "got $l"; done); echo one >&3')
+    assert (r.stdout, r.exit_code) == ("got one\n", 0)
+    r = shell.execute("echo two >&3; echo status=$?")
+    assert r.stdout == "status=1\n" and r.stderr == "bash: line 1: 3: Bad file descriptor\n"

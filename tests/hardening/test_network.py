@@ -363,6 +363,18 @@ def test_a_malformed_reply_is_curls_own_error(case):
     assert bash.execute("echo next").stdout == "next\n"
 
 
+@pytest.mark.parametrize("reply", [
+    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nokk",
+    b"HTTP/1.1 200 OK\r\nContent-Length: 2, 3\r\n\r\nokk",
+])
+def test_conflicting_content_lengths_are_refused(reply):
+    # RFC 9112 6.3: the framing is invalid, the response is not used (curl 7.88 took the last
+    # value, so a smuggled length decided what the script read)
+    server = RawServer(reply)
+    r = tool_for(server.url).execute(f"curl -sS {server.url}/x; echo status=$?")
+    assert (r.stdout, r.stderr) == ("status=8\n", "curl: (8) Invalid Content-Length: value\n")
+
+
 @pytest.mark.skipif(shutil.which("curl") is None, reason="no curl on this machine")
 @pytest.mark.parametrize("case", MALFORMED)
 def test_malformed_replies_match_real_curl(case):

@@ -205,8 +205,7 @@ def test_help_cell_renders_the_widget_with_fallbacks_and_piped_help_stays_text(w
     _, kc = widget_kernel
     reply, out = run(kc, "help")
     bundles = [c["data"] for _, k, c in out if k == "display_data"]
-    assert set(bundles[0]) == {"application/vnd.jupyter.widget-view+json", "text/plain", "text/html",
-                               "text/markdown"}
+    assert set(bundles[0]) == {"application/vnd.jupyter.widget-view+json", "text/plain", "text/html"}
     assert "greet" in bundles[0]["text/plain"] and "<details>" in bundles[0]["text/html"]
     assert any(k == "comm_open" and c["target_name"] == "jupyter.widget" for _, k, c in out)
     reply, out = run(kc, "help --list | grep greet")
@@ -218,9 +217,9 @@ def test_help_tool_cell_is_a_page_and_an_unknown_tool_stays_an_error(kernel):
     reply, out = run(kc, "help greet")
     pages = [c["data"] for _, k, c in out if k == "display_data"]
     assert reply["status"] == "ok" and streams(out) == "" and len(pages) == 1
-    assert set(pages[0]) == {"text/plain", "text/markdown", "text/html"}
+    assert set(pages[0]) == {"text/plain", "text/html"}
     assert "Usage: greet --name <string> [--times <integer>]" in pages[0]["text/plain"]
-    assert "### `greet`" in pages[0]["text/markdown"] and "scripted-flags" in pages[0]["text/html"]
+    assert "<b>greet</b>" in pages[0]["text/html"] and "scripted-flags" in pages[0]["text/html"]
     reply, out = run(kc, "help nosuch")
     assert reply["status"] == "error" and "nosuch" in streams(out, "stderr")
 

@@ -170,7 +170,7 @@ def test_cancelling_execute_cancels_the_callback(cls):
         with pytest.raises(asyncio.CancelledError):
             await task
         released.set()                       # too late: the callback was cancelled first
-        await asyncio.wait_for(cancelled.wait(), 5)
+        await asyncio.wait_for(cancelled.wait(), 60)   # a bound for a broken build, not a race
         return finished
     assert asyncio.run(main()) == []
 
@@ -211,7 +211,7 @@ def test_callback_failure_does_not_show_the_exception_text():
 def test_the_native_tool_keeps_its_own_rulings():
     from scripted_kernel import ScriptedTool
     native = ScriptedTool("api")
-    with pytest.raises(ValueError, match="taken by a shell builtin"):
+    with pytest.raises(ValueError, match="taken by the shell builtin .echo.; pass shadow=True"):
         native.add_tool("echo", "d", lambda p, s=None: "")
     native.add_tool("data", "d", lambda p, s=None: {"a": 1})
     assert native.execute("data").stdout == '{"a": 1}\n'

@@ -185,3 +185,29 @@ def test_an_interrupt_while_making_the_socket_is_not_masked(monkeypatch):
     monkeypatch.setattr(http_wire, "socket", Interrupted())
     with pytest.raises(KeyboardInterrupt):
         http_wire._connect(http_wire.Clock(None, None, None), parse_url("http://127.0.0.1:9/"))
+
+
+def test_a_plan_sends_no_request_and_lists_each_one(server):
+    # a plan runs before a person approves it: before, it sent the POST and the DELETE, with
+    # the injected credentials, and listed neither
+    api = (ScriptedTool.builder("api")
+           .network(allow=[(f"{server}/api/", ["GET", "POST", "DELETE"])],
+                    credentials={server: {"Authorization": "Bearer planned-secret"}})
+           .build())
+    _Handler.hits.clear()
+    plan = api.plan(f"""
+curl -s -X POST -d '{{"n":1}}' {server}/api/items
+curl -s -X DELETE {server}/api/items/7 && echo deleted
+curl -s {server}/api/items?page=2
+curl -s -X POST {server}/private/x || echo refused $?
+""")
+    assert _Handler.hits == []
+    assert [(c.name, c.kind, c.params) for c in plan] == [
+        ("curl", "network", {"method": "POST", "url": f"{server}/api/items"}),
+        ("curl", "network", {"method": "DELETE", "url": f"{server}/api/items/7"}),
+        ("curl", "network", {"method": "GET", "url": f"{server}/api/items?page=2"}),
+    ]
+    assert "planned-secret" not in repr(plan)
+    # and the same request for real is sent
+    api.execute(f"curl -s -X POST -d x {server}/api/items")
+    assert _Handler.hits == ["/api/items"]

@@ -3,7 +3,6 @@ pipelines, variables, timeout), can deny (126) or replace its parameters; plan()
 a script makes with dry-run answers."""
 import asyncio
 
-import pytest
 
 from scripted_kernel import BashTool, Deny, MemoryFs, ScriptedTool, ToolCall, tool
 
@@ -167,5 +166,43 @@ def test_plan_changes_no_file_of_a_shared_filesystem():
     plan = api.plan("get_user --id 1 > /tmp/u.json; rm -f /tmp/keep; get_user --id 2")
     assert [c.params["id"] for c in plan] == [1, 2]
     assert sorted(p for p in fs.tree() if p.startswith("/tmp/")) == ["/tmp/keep"]
-    with pytest.raises(NotImplementedError):
-        BashTool().plan("ls")
+
+
+def test_plan_calls_nothing_whatever_route_reaches_a_tool():
+    # every route by which a script reaches a tool (eval, a function, xargs, timeout, a
+    # pipeline stage, command, a variable holding the name, a job, a substitution) is a dry run
+    called, hooked = [], []
+
+    def counting(id: int) -> dict:
+        """Count."""
+        called.append(id)
+        return {"id": id}
+    api = (ScriptedTool.builder("api").function(counting)
+           .before_tool(lambda c: hooked.append(c)).after_tool(lambda c, r: hooked.append(c)).build())
+    plan = api.plan("""
+eval 'counting --id 1'
+f() { counting --id 2; }; f
+echo 3 | xargs -I{} counting --id {}
+timeout 5 counting --id 4
+counting --id 5 | cat
+command counting --id 6
+t=counting; $t --id 7
+counting --id 8 & wait
+x=$(counting --id 9); cat <(counting --id 10)
+""")
+    assert [c.params["id"] for c in plan] == list(range(1, 11))
+    assert called == [] and hooked == []
+
+
+def test_a_bash_tool_plan_changes_nothing_and_lists_what_it_would():
+    deployed, hooked = [], []
+    bash = (BashTool.builder().builtin("deploy", lambda args, stdin: deployed.append(args) or "ok\n")
+            .files({"keep.txt": "k\n", "old.txt": "o\n"}).before_tool(lambda c: hooked.append(c)).build())
+    bash.execute("x=5; cd /tmp")
+    plan = bash.plan("echo new > new.txt; rm ~/old.txt; deploy --env prod && echo deployed; "
+                     "echo $x $PWD > seen; chmod 600 ~/keep.txt")
+    assert [(c.name, c.kind, c.params) for c in plan] == [("deploy", "builtin", {"args": ["--env", "prod"]})]
+    assert plan.files == ["/home/user/keep.txt", "/home/user/old.txt", "/tmp/new.txt", "/tmp/seen"]
+    assert deployed == [] and hooked == []
+    after = bash.execute("ls ~; ls /tmp; echo $x $PWD; stat -c %a ~/keep.txt")
+    assert after.stdout == "keep.txt\nold.txt\n5 /tmp\n644\n"

@@ -8,7 +8,7 @@ import unicodedata
 from typing import Callable, Iterator, Optional
 
 from ..fs import FsError, access
-from ._options import UsageError
+from ._options import UsageError, shown
 
 _DEVICE = "/dev/"
 
@@ -72,8 +72,9 @@ def text(data: bytes) -> str:
 
 
 def locale_quote(value: str) -> str:
-    """GNU quote(): an argument in a message, ‘like this’ in a UTF-8 locale."""
-    return f"‘{value}’"
+    """GNU quote(): an argument in a message, ‘like this’ in a UTF-8 locale; at most
+    QUOTED_CHARS characters of it (a number of a million digits is an operand too)."""
+    return f"‘{shown(value)}’"
 
 
 # gnulib quotearg's shell-escape styles, as coreutils prints file names in its messages
@@ -108,7 +109,9 @@ def _double_quotable(name: str) -> bool:
 
 def quote_always(name: str) -> str:
     """GNU quoteaf() (shell-escape-always): a file name always quoted, `'a b'`, "it's",
-    unprintable characters as $'\\t' or octal bytes: 'a'$'\\t''b'."""
+    unprintable characters as $'\\t' or octal bytes: 'a'$'\\t''b'. At most the first
+    QUOTED_CHARS characters of the name, then `...` (as a diagnostic quotes any operand)."""
+    name = shown(name)
     if "'" in name and _double_quotable(name):
         return f'"{name}"'
     out, escaping = ["'"], False
@@ -132,7 +135,8 @@ def quote_always(name: str) -> str:
 
 def shell_quote(name: str) -> str:
     """GNU quotef(): a file name as the shell would need it, bare when nothing needs quoting
-    (quoted as quote_always quotes it otherwise)."""
+    (quoted as quote_always quotes it otherwise); at most QUOTED_CHARS characters of it."""
+    name = shown(name)
     return name if _bare(name) else quote_always(name)
 
 

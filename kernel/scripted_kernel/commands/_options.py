@@ -4,12 +4,15 @@ from __future__ import annotations
 from typing import Optional
 
 from ..fs import access
+from ..shell.errors import QUOTED_CHARS, bounded, shown  # noqa: F401  (the commands' own names for them)
 
 
 class UsageError(Exception):
-    """A bad option or operand: the command prints the message and exits with `status`."""
+    """A bad option or operand: the command prints the message (bounded: see QUOTED_CHARS)
+    and exits with `status`."""
 
     def __init__(self, message: str, status: int = 1):
+        message = bounded(message)
         super().__init__(message)
         self.message = message
         self.status = status
@@ -146,7 +149,7 @@ class Inputs:
 
     def _report(self, name: str, reason: str):
         self.status = self.fail_status
-        self.ctx.err(self.message.format(cmd=self.cmd, name=name, reason=reason) + "\n")
+        self.ctx.err(self.message.format(cmd=self.cmd, name=shown(name), reason=reason) + "\n")
 
     def text(self) -> str:
         """All operands' contents, one after the other."""

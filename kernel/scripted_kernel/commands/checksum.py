@@ -4,6 +4,7 @@ checksums or verifying them with -c."""
 from __future__ import annotations
 
 import hashlib
+import re
 import zlib
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -196,11 +197,17 @@ def _cksum_algorithm(value: str) -> str:
                      f"Valid arguments are:\n{choices}Try 'cksum --help' for more information.")
 
 
+_LENGTH = re.compile(r"\s*\+?[0-9]+")       # what xstrtoumax takes: ASCII digits, a sign, blanks before
+
+
 def _blake2_length(program: str, text: str) -> int:
-    try:
-        bits = int(text)
-    except ValueError:
-        bits = -1
+    bits = -1
+    if _LENGTH.fullmatch(text):
+        digits = text.strip().lstrip("+").lstrip("0") or "0"
+        if len(digits) > 20 or int(digits) >= 1 << 64:
+            raise UsageError(f"{program}: invalid length: \u2018{text}\u2019: "
+                             "Value too large for defined data type")
+        bits = int(digits)
     if bits < 0 or bits > 512:
         reason = ("maximum digest length for \u2018BLAKE2b\u2019 is 512 bits" if bits > 512
                   else None)
@@ -307,9 +314,10 @@ class LineReader:
             rest = text[len(tag):]
             if tag == "BLAKE2b" and rest.startswith("-"):
                 bits_text = rest[1:].split(" ", 1)[0].split("(", 1)[0]
-                if not bits_text.isdigit() or int(bits_text) % 8 or not 0 < int(bits_text) <= 512:
+                bits = _tag_bits(bits_text)
+                if bits is None:
                     return None
-                digest = blake2b(int(bits_text))
+                digest = blake2b(bits)
                 rest = rest[1 + len(bits_text):]
             rest = rest[1:] if rest.startswith(" ") else rest
             if not rest.startswith("("):
@@ -361,6 +369,20 @@ class LineReader:
         return rest, hexdigest, digest
 
 
+_TAG_LENGTH = re.compile(r"\+?(?:0[xX]([0-9a-fA-F]{1,8})|(0[0-7]{0,8})|([1-9][0-9]{0,8}))")
+
+
+def _tag_bits(text: str) -> Optional[int]:
+    """The length in a `BLAKE2b-N` tag, if it is one: a number as strtoumax reads it in base 0
+    (0x10 and 020 are 16), a multiple of 8 up to 512."""
+    match = _TAG_LENGTH.fullmatch(text)
+    if match is None:
+        return None
+    hexadecimal, octal, decimal = match.groups()
+    bits = int(hexadecimal, 16) if hexadecimal else int(octal, 8) if octal else int(decimal)
+    return bits if bits and not bits % 8 and bits <= 512 else None
+
+
 def _is_hex(text: str, length: int) -> bool:
     return len(text) == length and all(c in "0123456789abcdefABCDEF" for c in text)
 
@@ -409,6 +431,8 @@ def _check_file(ctx, s: Settings, list_name: str) -> bool:
     if lines and lines[-1] == "":
         lines.pop()
     for number, line in enumerate(lines, 1):
+        if not number % 1024:
+            check_clock()
         if line.startswith("#"):
             continue
         entry = reader.parse(line[:-1] if line.endswith("\r") else line)

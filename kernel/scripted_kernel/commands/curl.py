@@ -13,7 +13,6 @@ import re
 from urllib.parse import quote, unquote
 
 from ..fs import FsError, access
-from . import http_wire
 from ._options import UsageError, parse
 from .urlpolicy import CurlError, parse_url, resolve, run_network
 from .registry import Usage, command
@@ -51,6 +50,7 @@ def _curl(ctx, argv):
 
 
 def _fetch(ctx, opts, text: str) -> int:
+    from . import http_wire         # (and h11) when a script first fetches, not at import
     clock = http_wire.Clock(ctx.budget, _seconds(opts, "m", "-m"),
                             _seconds(opts, "connect-timeout", "--connect-timeout"))
     method, headers, body = _request(ctx, opts)
@@ -65,6 +65,9 @@ def _fetch(ctx, opts, text: str) -> int:
     heads = []
     for _ in range(MAX_REDIRECTS + 1):
         grant = network.start_request(url, method)        # every hop judged again (6: not admitted)
+        if network.dry_run:                 # a plan: the request is listed, never sent
+            network.record(method, str(url))
+            return 0
         sent = _with_auth(credentials, headers)
         if opts.has("v"):
             _verbose_request(ctx, method, url, sent, body)
@@ -95,6 +98,7 @@ def _exchange(ctx, clock, network, grant, url, method: str, headers: list, body,
     if budget_cut:
         limit = left
     try:
+        from . import http_wire
         if ctx.observer is None:
             response = http_wire.exchange(clock, url, method, headers, body, limit, secure, grant)
         else:
@@ -111,6 +115,7 @@ def _exchange(ctx, clock, network, grant, url, method: str, headers: list, body,
 def _traced_exchange(ctx, clock, url, method, headers, body, limit, secure, grant):
     attributes = {"http.request.method": method, "server.address": url.host, "server.port": url.port,
                   "url.full": str(url), "url.scheme": url.scheme}
+    from . import http_wire
     with ctx.observer.span(method, attributes, client=True) as span:
         try:
             response = http_wire.exchange(clock, url, method, headers, body, limit, secure, grant)

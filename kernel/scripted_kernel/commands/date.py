@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import time
 
 from ..fs import FsError
+from ..shell.limits import wall_clock
 from ._options import UsageError, parse
 from .registry import command
 
@@ -36,7 +36,7 @@ def _parse_when(text: str, tz) -> dt.datetime:
 def _when(text: str, tz) -> dt.datetime:
     if text.startswith("@"):
         return dt.datetime.fromtimestamp(float(text[1:]), tz)
-    now = dt.datetime.now(tz)
+    now = dt.datetime.fromtimestamp(wall_clock(), tz)
     simple = {"now": now, "today": now, "yesterday": now - dt.timedelta(days=1),
               "tomorrow": now + dt.timedelta(days=1)}
     if text in simple:
@@ -70,7 +70,7 @@ def run(ctx, argv):
                       long_flags={"utc": "u", "universal": "u", "rfc-email": "R"},
                       long_values={"date": "d", "iso-8601": "I", "reference": "r"})
     tz = _zone(ctx, opts.has("u"))
-    when = _parse_when(opts.get("d"), tz) if opts.has("d") else dt.datetime.fromtimestamp(time.time(), tz)
+    when = _parse_when(opts.get("d"), tz) if opts.has("d") else dt.datetime.fromtimestamp(wall_clock(), tz)
     if opts.has("r"):
         try:
             when = dt.datetime.fromtimestamp(ctx.fs.stat(ctx.path(opts.get("r"))).mtime, tz)

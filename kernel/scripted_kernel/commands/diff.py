@@ -5,6 +5,7 @@ import time
 from typing import Optional
 
 from ..fs import FsError, access
+from ..shell.limits import wall_clock
 from ._options import UsageError, bad_usage, parse
 from .registry import command
 
@@ -140,9 +141,9 @@ def _normal(a: list, b: list, opcodes) -> str:
 
 def _stamp(ctx, name: str) -> str:
     try:
-        mtime = ctx.fs.stat(ctx.path(name)).mtime if name != "-" else time.time()
+        mtime = ctx.fs.stat(ctx.path(name)).mtime if name != "-" else wall_clock()
     except FsError:
-        mtime = time.time()
+        mtime = wall_clock()
     local = time.localtime(mtime)
     return time.strftime("%Y-%m-%d %H:%M:%S", local) + f".{int(mtime % 1 * 1e9):09d} " + \
         time.strftime("%z", local)

@@ -6,7 +6,7 @@ import time
 
 from ..fs import FsError
 from ..shell.limits import check_stop
-from ._options import UsageError, bad_usage, parse
+from ._options import UsageError, bad_usage, parse, shown
 from .ls import blocks, human, mode_string
 from .registry import command
 
@@ -57,7 +57,7 @@ def _stat(ctx, argv):
         try:
             s = ctx.fs.stat(ctx.path(name), follow=opts.has("L"))
         except FsError as e:
-            ctx.err(f"stat: cannot statx '{name}': {e.strerror}\n")
+            ctx.err(f"stat: cannot statx '{shown(name)}': {e.strerror}\n")
             status = 1
             continue
         user = getattr(ctx.fs, "user", "user")
@@ -112,7 +112,7 @@ def _du(ctx, argv):
             kb, _ = walk(name, 0)
             grand += kb
         except FsError as e:
-            ctx.err(f"du: cannot access '{name}': {e.strerror}\n")
+            ctx.err(f"du: cannot access '{shown(name)}': {e.strerror}\n")
             status = 1
     if opts.has("c"):
         show(grand, grand * 1024, "total")
@@ -153,7 +153,7 @@ def _realpath(ctx, argv):
         except FsError as e:
             status = 1
             if cmd == "realpath" and not opts.has("q"):
-                ctx.err(f"realpath: {name}: {e.strerror}\n")
+                ctx.err(f"realpath: {shown(name)}: {e.strerror}\n")
     return status
 
 

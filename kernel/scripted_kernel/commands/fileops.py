@@ -7,8 +7,8 @@ import re
 
 from ..fs import FsError
 from ..fs.base import EEXIST, ENAMETOOLONG, ENOSPC, EPERM, EROFS
-from ..shell.limits import check_stop
-from ._options import UsageError, bad_usage, parse
+from ..shell.limits import check_stop, wall_clock
+from ._options import UsageError, bad_usage, bounded, parse
 from .registry import command
 
 
@@ -23,7 +23,7 @@ class _Run:
         return self.ctx.path(name)
 
     def fail(self, message: str):
-        self.ctx.err(f"{self.cmd}: {message}\n")
+        self.ctx.err(f"{self.cmd}: {bounded(message)}\n")
         self.status = 1
 
     def stat(self, name: str, follow: bool = True):
@@ -265,8 +265,7 @@ def _touch(r: _Run, opts, ops):
 
 def _now(r: _Run) -> float:
     tick = getattr(r.fs, "_tick", None)
-    import time
-    return tick() if tick else time.time()
+    return tick() if tick else wall_clock()
 
 
 def _parse_date(text: str) -> float:
@@ -279,7 +278,7 @@ def _parse_stamp(text: str) -> float:
     if not m:
         raise UsageError(f"touch: invalid date format '{text}'")
     year = m.group(1)
-    now = dt.datetime.now()
+    now = dt.datetime.fromtimestamp(wall_clock())
     year = int(year) + (2000 if year and len(year) == 2 else 0) if year else now.year
     when = dt.datetime(year, int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5)),
                        int(m.group(6) or 0))

@@ -4,12 +4,14 @@ images, PDF, SQLite, ELF), with -b, -i / --mime-type / --mime-encoding, -L and -
 from __future__ import annotations
 
 import json
+import re
 import struct
 import time
 from dataclasses import dataclass
 from typing import Optional
 
 from ..fs import FsError, access
+from ..shell.limits import check_clock
 from ._options import UsageError, parse
 from .registry import Usage, command
 
@@ -160,28 +162,68 @@ def _markup(text: str) -> Optional[tuple]:
 
 def json_kind(text: str, charset: str) -> Optional[Kind]:
     """An object or array, or one per line (NDJSON), as file's JSON test accepts them."""
-    def reject(constant):
-        raise ValueError(constant)
-
     stripped = text.strip()
     if not stripped or stripped[0] not in "[{":
         return None
-    try:
-        json.loads(stripped, parse_constant=reject)
+    if _is_json(stripped):
         return Kind("JSON text data", "application/json", charset)
-    except ValueError:
-        pass
     lines = [line for line in stripped.split("\n") if line.strip()]
     if len(lines) < 2:
         return None
-    try:
-        for line in lines:
-            if line.strip()[0] not in "[{":
-                return None
-            json.loads(line, parse_constant=reject)
-    except ValueError:
-        return None
+    for number, line in enumerate(lines):
+        if line.strip()[0] not in "[{" or not _is_json(line):
+            return None
+        if number % 1024 == 1023:
+            check_clock()
     return Kind("New Line Delimited JSON text data", "application/x-ndjson", charset)
+
+
+# file's JSON parser gives up past 500 levels of its recursion, where a container costs two and
+# the value in it one more ([] nested 251 deep is JSON to it, 252 deep is not)
+JSON_LEVELS = 501
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?', re.S)
+_NOT_BRACKET = re.compile(r"[^][{}]+")
+
+
+def _is_json(text: str) -> bool:
+    """Whether file's JSON test accepts `text`: valid JSON (NaN and Infinity refused) within
+    its depth. The depth is measured before parsing, so that json's recursion is never deep."""
+    if text.count("[") + text.count("{") > JSON_LEVELS // 2 and _nesting(text) > JSON_LEVELS // 2 + 1:
+        return False
+
+    def reject(constant):
+        raise ValueError(constant)
+    try:
+        value = json.loads(text, parse_constant=reject)
+    except ValueError:
+        return False
+    return _levels(value) <= JSON_LEVELS
+
+
+def _nesting(text: str) -> int:
+    """The deepest nesting of brackets and braces outside strings."""
+    depth = deepest = 0
+    for bracket in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def _levels(value) -> int:
+    """The levels file's parser goes down to for `value` (see JSON_LEVELS), without recursion."""
+    deepest = 1
+    stack = [(value, 1)] if isinstance(value, (list, dict)) else []
+    while stack:
+        container, depth = stack.pop()
+        children = list(container.values()) if isinstance(container, dict) else container
+        if not children:
+            deepest = max(deepest, 2 * depth - 1)
+        for child in children:
+            if isinstance(child, (list, dict)):
+                stack.append((child, depth + 1))
+            else:
+                deepest = max(deepest, 2 * depth + 1)
+    return deepest
 
 
 def looks_csv(data: bytes) -> bool:
@@ -219,23 +261,30 @@ def looks_csv(data: bytes) -> bool:
 
 # ------------------------------------------------------------------ binary formats
 
+_GZIP_SYSTEMS = ("FAT filesystem (MS-DOS, OS/2, NT)", "Amiga", "VMS", "Unix", "VM/CMS", "Atari",
+                 "HPFS filesystem (OS/2, NT)", "MacOS", "Z-System", "CP/M", "TOPS/20",
+                 "NTFS filesystem (NT)", "QDOS", "Acorn RISCOS")
+
+
 def gzip_kind(data: bytes) -> Kind:
-    flags, mtime, xfl, os_id = data[3], struct.unpack_from("<I", data, 4)[0], data[8], data[9]
+    """The header of a gzip member (at least 10 bytes) as file's magic reads it, field by field:
+    a name only when there is no extra field before it, nothing taken on trust."""
+    method, flags, mtime, xfl, os_id = data[2], data[3], struct.unpack_from("<I", data, 4)[0], data[8], data[9]
     parts = ["gzip compressed data"]
-    if flags & 8:
-        start = 10 + (2 + struct.unpack_from("<H", data, 10)[0] if flags & 4 else 0)
-        end = data.find(b"\0", start)
-        parts.append(f'was "{data[start:end].decode("latin-1")}"')
+    if method != 8:
+        parts.append("reserved method" if method < 8 else "unknown method")
+    parts += [word for bit, word in ((1, "ASCII"), (2, "has CRC"), (4, "extra field")) if flags & bit]
+    if flags & 0x0C == 0x08:
+        end = data.find(b"\0", 10)
+        parts.append(f'was "{data[10:end if end >= 0 else len(data)].decode("latin-1")}"')
+    parts += [word for bit, word in ((0x10, "has comment"), (0x20, "encrypted")) if flags & bit]
     if mtime:
         parts.append("last modified: " + time.asctime(time.gmtime(mtime)))
     if xfl in (2, 4):
         parts.append("max compression" if xfl == 2 else "max speed")
-    origin = {0: "FAT filesystem (MS-DOS, OS/2, NT)", 3: "Unix", 7: "Macintosh",
-              11: "NTFS filesystem (NT)"}.get(os_id)
-    if origin:
-        parts.append(f"from {origin}")
-    if len(data) >= 18:
-        parts.append(f"original size modulo 2^32 {struct.unpack_from('<I', data, len(data) - 4)[0]}")
+    if os_id < len(_GZIP_SYSTEMS):
+        parts.append(f"from {_GZIP_SYSTEMS[os_id]}")
+    parts.append(f"original size modulo 2^32 {struct.unpack_from('<I', data, len(data) - 4)[0]}")
     return Kind(", ".join(parts), "application/gzip")
 
 

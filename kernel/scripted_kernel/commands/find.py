@@ -1,12 +1,12 @@
 """find: walk directories and evaluate an expression (GNU find's tests and actions)."""
 from __future__ import annotations
 
-import time
 from typing import Optional
 
 from ..fs import FsError
 from ..shell import patterns
-from ._options import UsageError
+from ..shell.limits import wall_clock
+from ._options import UsageError, shown
 from .registry import command
 
 _TESTS_WITH_ARG = {"-name", "-iname", "-path", "-ipath", "-wholename", "-type", "-maxdepth",
@@ -178,7 +178,7 @@ def _time_test(text: str, unit: int):
     n = int(text[len(sign):])
 
     def test(ctx):
-        age = int((time.time() - ctx.stat.mtime) // unit)
+        age = int((wall_clock() - ctx.stat.mtime) // unit)
         return age > n if sign == "+" else age < n if sign == "-" else age == n
     return test
 
@@ -276,7 +276,7 @@ class _Walker:
                 self.ctx.fs.unlink(self.ctx.path(ctx.path))
             return True
         except FsError as e:
-            self.ctx.err(f"find: cannot delete '{ctx.path}': {e.strerror}\n")
+            self.ctx.err(f"find: cannot delete '{shown(ctx.path)}': {e.strerror}\n")
             self.status = 1
             return False
 
@@ -290,7 +290,7 @@ class _Walker:
     def _run(self, argv: list) -> int:
         status = self.ctx.run(argv)
         if status is None:
-            self.ctx.err(f"find: ‘{argv[0]}’: No such file or directory\n")
+            self.ctx.err(f"find: ‘{shown(argv[0])}’: No such file or directory\n")
             return 1
         return status
 
@@ -305,7 +305,7 @@ class _Walker:
         try:
             stat = self.ctx.fs.stat(self.ctx.path(start), follow=False)
         except FsError as e:
-            self.ctx.err(f"find: '{start}': {e.strerror}\n")
+            self.ctx.err(f"find: '{shown(start)}': {e.strerror}\n")
             self.status = 1
             return
         self._visit(start, stat, 0, start, expr, parser)
@@ -323,7 +323,7 @@ class _Walker:
             try:
                 names = sorted(self.ctx.fs.listdir(self.ctx.path(path)))
             except FsError as e:
-                self.ctx.err(f"find: '{path}': {e.strerror}\n")
+                self.ctx.err(f"find: '{shown(path)}': {e.strerror}\n")
                 self.status = 1
                 names = []
             for name in names:

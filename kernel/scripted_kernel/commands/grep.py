@@ -6,7 +6,7 @@ from fnmatch import fnmatchcase
 import regex
 
 from ..fs import FsError, access
-from ._options import UsageError, parse, split_lines
+from ._options import UsageError, parse, shown as shown_operand, split_lines
 from ..shell.regexes import RegexError, RegexTimeout, finditer, matcher, translate
 from .registry import command
 
@@ -182,7 +182,7 @@ def run(ctx, argv):
             ctx.out((label + (name_end or ":") if with_name else "") + str(count) + "\n")
             return count
         if count and binary and binary_files == "binary":
-            ctx.err(f"{cmd}: {label}: binary file matches\n")     # GNU grep 3.5+
+            ctx.err(f"{cmd}: {shown_operand(label)}: binary file matches\n")     # GNU grep 3.5+
             return count
         out = []
         offsets = _byte_offsets(lines) if opts.has("b") else None
@@ -314,7 +314,7 @@ def _inputs(ctx, cmd: str, operands: list, recursive: bool, quiet_errors: bool, 
     takes them in the order the directory lists them, which depends on the filesystem)."""
     def report(name, reason):
         if not quiet_errors:
-            ctx.err(f"{cmd}: {name}: {reason}\n")
+            ctx.err(f"{cmd}: {shown_operand(name)}: {reason}\n")
     for name in operands or ["-"]:
         if name != "-" and _is_dir(ctx, name):
             if not recursive:

@@ -4,8 +4,10 @@ Every wait (name lookup, connect, TLS handshake, send, receive) is cut into slic
 SLICE seconds. Between slices the execution's cancel flag and deadline are checked (they stop
 the script, as for any command), then curl's own -m / --connect-timeout (which end curl with
 28). A server dripping one byte at a time therefore holds curl no longer than those allow, and
-curl holds no lock while it waits. The response is parsed here rather than by http.client, so
-every malformed reply is curl's own status and message and the head is bounded as curl bounds it.
+curl holds no lock while it waits. The messages are framed and parsed by h11 (the sans-IO
+HTTP/1.1 parser under httpcore and uvicorn), which refuses what RFC 9112 says to refuse
+(conflicting Content-Length headers among them); when it refuses a reply, `_diagnose` names
+the fault as curl does, with curl's status and message.
 """
 from __future__ import annotations
 
@@ -20,15 +22,16 @@ import ssl
 import threading
 import time
 
+import h11
+
 from .urlpolicy import CurlError, Url, is_public
 
 SLICE = 0.1                       # seconds between checks of the cancel flag and the clock
 MAX_HEADER_LINE = 100 * 1024      # curl's CURL_MAX_HTTP_HEADER
 MAX_HEAD_BYTES = 300 * 1024       # curl's bound on a response's headers together
 _READ = 64 * 1024
-_HEX = rb"[0-9A-Fa-f]+"                   # patterns compiled on first use (see urlpolicy)
-_STATUS_LINE = rb"HTTP/(\S*)[ \t]+(\S*)"
-_VERSIONS = (b"1.0", b"1.1", b"2", b"2.0")
+_STATUS_LINE = rb"HTTP/(\S*)[ \t]+(\S*)"           # patterns compiled on first use (see urlpolicy)
+_LONG_CHUNK_SIZE = rb"(?:^|\n)[0-9A-Fa-f]{17,}[;\s]"
 _CONNECTING = ("resolve", "connect")
 
 
@@ -97,24 +100,27 @@ def exchange(clock: Clock, url, method: str, headers: list, body: "bytes | None"
     try:
         if url.scheme == "https":
             sock = _tls(clock, sock, url, verify)
-        wire = _Wire(clock, sock)
         if grant is not None and grant.inject:
             names = {name.lower() for name, _ in grant.inject}
             headers = [h for h in headers if h[0].lower() not in names] + list(grant.inject)
-        wire.send(_request_bytes(method, url, headers, body))
-        status, head, fields = _read_head(wire)
-        wire.start_body()
-        return Response(status, head, fields, _read_body(wire, method, status, fields, limit))
+        wire = _Wire(clock, sock)
+        wire.send(_request(method, url, headers, body), body)
+        try:
+            status, head, fields = _read_head(wire)
+            return Response(status, head, fields, _read_body(wire, fields, limit))
+        except h11.RemoteProtocolError:
+            raise _diagnose(wire, fields if wire.in_body else None) from None
     finally:
         sock.close()
 
 
-def _request_bytes(method: str, url, headers: list, body: "bytes | None") -> bytes:
-    lines = [f"{method} {url.target} HTTP/1.1", f"Host: {url.authority}"]
-    lines += [f"{name}: {value}" for name, value in headers]
+def _request(method: str, url, headers: list, body: "bytes | None") -> h11.Request:
+    fields = [(b"Host", url.authority.encode("ascii"))]
+    fields += [(name.encode("ascii"), value.encode("utf-8", "surrogateescape")) for name, value in headers]
     if body is not None:
-        lines.append(f"Content-Length: {len(body)}")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8", "surrogateescape") + (body or b"")
+        fields.append((b"Content-Length", str(len(body)).encode("ascii")))
+    return h11.Request(method=method.encode("ascii"), target=url.target.encode("ascii", "surrogateescape"),
+                       headers=fields)
 
 
 # ------------------------------------------------------------------ connecting
@@ -214,19 +220,29 @@ def _tls(clock: Clock, sock: socket.socket, url, verify: bool) -> ssl.SSLSocket:
 # ------------------------------------------------------------------ the exchange
 
 class _Wire:
-    """A connected socket read through a buffer, every wait in slices of the clock."""
+    """A connected socket and h11's state of the exchange on it; every wait in slices of the
+    clock. What arrives before the body (and the last stretch of the body) is kept, for
+    `_diagnose` to name a fault h11 refuses as curl names it."""
 
     def __init__(self, clock: Clock, sock):
         self.clock = clock
         self.sock = sock
-        self.buffer = bytearray()
+        self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
+        self.seen = bytearray()         # the head's bytes; in the body, its last _READ * 2
         self.in_body = False            # counting the bytes received into clock.received
+        self.ended = False              # the server closed its side
+        self.body_received = 0          # bytes of the body h11 has handed over
 
     def start_body(self):
         self.in_body = True
-        self.clock.received += len(self.buffer)
 
-    def send(self, data: bytes):
+    def send(self, request: h11.Request, body: "bytes | None"):
+        data = self.h11.send(request) or b""
+        if body:
+            data += self.h11.send(h11.Data(data=body)) or b""
+        self._send_bytes(data + (self.h11.send(h11.EndOfMessage()) or b""))
+
+    def _send_bytes(self, data: bytes):
         view = memoryview(data)
         while view:
             self.sock.settimeout(self.clock.slice("transfer"))
@@ -237,8 +253,15 @@ class _Wire:
             except OSError as e:
                 raise CurlError(55, f"Send failure: {_reason(e, 'Broken pipe')}") from None
 
-    def _fill(self) -> bool:
-        """Receive more into the buffer; False at the end of the stream."""
+    def next_event(self):
+        """h11's next event, receiving as it needs (RemoteProtocolError for a reply it refuses)."""
+        while True:
+            event = self.h11.next_event()
+            if event is not h11.NEED_DATA:
+                return event
+            self.h11.receive_data(self._receive())
+
+    def _receive(self) -> bytes:
         while True:
             self.sock.settimeout(self.clock.slice("transfer"))
             try:
@@ -247,42 +270,13 @@ class _Wire:
                 continue
             except OSError as e:
                 raise CurlError(56, f"Recv failure: {_reason(e, 'Connection reset by peer')}") from None
+            self.ended = not data
             if self.in_body:
                 self.clock.received += len(data)
-            self.buffer += data
-            return bool(data)
-
-    def readline(self, limit: int, too_long: CurlError) -> bytes:
-        """The next line with its b"\\n" (without one at the end of the stream; b"" after it),
-        at most `limit` bytes long (`too_long` beyond)."""
-        searched = 0
-        while True:
-            end = self.buffer.find(b"\n", searched, limit)
-            if end >= 0:
-                return self._take(end + 1)
-            if len(self.buffer) >= limit:
-                raise too_long
-            searched = len(self.buffer)
-            if not self._fill():
-                return self._take(len(self.buffer))
-
-    def read(self, size: int) -> bytes:
-        """`size` bytes, fewer only at the end of the stream."""
-        while len(self.buffer) < size and self._fill():
-            pass
-        return self._take(min(size, len(self.buffer)))
-
-    def read_to_end(self, limit: int) -> bytes:
-        while len(self.buffer) <= limit and self._fill():
-            pass
-        if len(self.buffer) > limit:
-            raise _too_big()
-        return self._take(len(self.buffer))
-
-    def _take(self, size: int) -> bytes:
-        data = bytes(self.buffer[:size])
-        del self.buffer[:size]
-        return data
+                self.seen = self.seen[-_READ:] + data
+            else:
+                self.seen += data
+            return data
 
 
 def _reason(e: OSError, default: str) -> str:
@@ -299,50 +293,43 @@ def _head_too_big() -> CurlError:
 
 
 def _read_head(wire: _Wire) -> tuple[int, str, list]:
-    """The final response's status, head text and headers (interim 1xx heads are skipped)."""
-    size = 0
+    """The final response's status, head text (as -i shows it) and headers (interim 1xx heads
+    are skipped)."""
     while True:
-        line = wire.readline(MAX_HEADER_LINE, _head_too_big())
-        if not line:
+        event = wire.next_event()
+        if isinstance(event, h11.InformationalResponse):
+            continue
+        if not isinstance(event, h11.Response):
             raise CurlError(52, "Empty reply from server")
-        status = _status(line)
-        lines = [line]
-        fields: list[tuple[str, str]] = []
-        while line.rstrip(b"\r\n"):
-            size += len(line)
-            line = wire.readline(MAX_HEADER_LINE, _head_too_big())
-            if size + len(line) > MAX_HEAD_BYTES:
-                raise _head_too_big()
-            lines.append(line)
-            if line.rstrip(b"\r\n"):
-                _add_field(fields, line)
-        if not 100 <= status < 200 or status == 101:
-            return status, b"".join(lines).decode("utf-8", "surrogateescape"), fields
+        if event.http_version not in (b"1.0", b"1.1"):
+            raise CurlError(1, f"Unsupported HTTP version ({event.http_version.decode('ascii', 'replace')}) "
+                               f"in response")
+        fields = [(name.decode("ascii", "surrogateescape"), value.decode("utf-8", "surrogateescape"))
+                  for name, value in event.headers.raw_items()]
+        if any(len(name) + len(value) + 2 > MAX_HEADER_LINE for name, value in fields):
+            raise _head_too_big()
+        head = f"HTTP/{event.http_version.decode()} {event.status_code} " \
+               f"{event.reason.decode('utf-8', 'surrogateescape')}\r\n" + \
+               "".join(f"{name}: {value}\r\n" for name, value in fields) + "\r\n"
+        wire.clock.received += max(0, len(wire.seen) - len(head.encode("utf-8", "surrogateescape")))
+        wire.start_body()
+        return event.status_code, head, fields
 
 
-def _status(line: bytes) -> int:
-    if not line.startswith(b"HTTP/"):
-        raise CurlError(1, "Received HTTP/0.9 when not allowed")
-    m = re.match(_STATUS_LINE, line)
-    version, code = m.groups() if m else (b"", b"")
-    if version not in _VERSIONS:
-        shown = f" ({version.decode()})" if re.fullmatch(rb"\d\.\d", version) else ""
-        raise CurlError(1, f"Unsupported HTTP version{shown} in response")
-    if not (len(code) == 3 and code.isdigit() and code[:1] != b"0"):
-        raise CurlError(1, "Unsupported response code in HTTP response")
-    return int(code)
-
-
-def _add_field(fields: list, line: bytes):
-    text = line.rstrip(b"\r\n").decode("utf-8", "surrogateescape")
-    if text[0] in " \t" and fields:             # an obsolete folded continuation line
-        name, value = fields[-1]
-        fields[-1] = (name, f"{value} {text.strip()}")
-        return
-    name, colon, value = text.partition(":")
-    if not colon:
-        raise CurlError(8, "Header without colon")
-    fields.append((name.strip(), value.strip()))
+def _read_body(wire: _Wire, fields: list, limit: int) -> bytes:
+    length = _last(fields, "content-length")
+    if length is not None and length.isdigit() and int(length) > limit:
+        raise _too_big()
+    body = bytearray()
+    while True:
+        event = wire.next_event()
+        if isinstance(event, h11.Data):
+            if len(body) + len(event.data) > limit:
+                raise _too_big()
+            body += event.data
+            wire.body_received = len(body)
+        elif isinstance(event, (h11.EndOfMessage, h11.ConnectionClosed)):
+            return bytes(body)
 
 
 def _last(fields: list, name: str) -> "str | None":
@@ -350,59 +337,39 @@ def _last(fields: list, name: str) -> "str | None":
     return values[-1] if values else None
 
 
-def _read_body(wire: _Wire, method: str, status: int, fields: list, limit: int) -> bytes:
-    if method == "HEAD" or status in (101, 204, 304):
-        return b""
-    if "chunked" in (_last(fields, "transfer-encoding") or "").lower():
-        return _read_chunked(wire, limit)
-    length = _last(fields, "content-length")
-    if length is None:
-        return wire.read_to_end(limit)
-    if not (length.isascii() and length.isdigit()):
-        raise CurlError(8, "Invalid Content-Length: value")
-    size = int(length)
-    if size > limit:
-        raise _too_big()
-    body = wire.read(size)
-    if len(body) < size:
-        raise CurlError(18, f"transfer closed with {size - len(body)} bytes remaining to read")
-    return body
-
-
-def _read_chunked(wire: _Wire, limit: int) -> bytes:
-    body = bytearray()
-    bad = CurlError(56, "Illegal or missing hexadecimal sequence in chunked-encoding")
-    truncated = CurlError(18, "transfer closed with outstanding read data remaining")
-    while True:
-        line = wire.readline(MAX_HEADER_LINE, bad)
-        if not line:
-            raise truncated
-        digits = line.split(b";", 1)[0].strip()
-        if not re.fullmatch(_HEX, digits):
-            raise bad
-        if len(digits) > 16:
-            raise CurlError(56, "Too long hexadecimal number in chunked-encoding")
-        size = int(digits, 16)
-        if size == 0:
-            _skip_trailers(wire)
-            return bytes(body)
-        if len(body) + size > limit:
-            raise _too_big()
-        chunk = wire.read(size)
-        end = wire.readline(2, bad)
-        if len(chunk) < size or not end:
-            raise truncated
-        if end.rstrip(b"\r\n"):
-            raise bad
-        body += chunk
-
-
-def _skip_trailers(wire: _Wire):
-    size = 0
-    while True:
-        line = wire.readline(MAX_HEADER_LINE, _head_too_big())
-        size += len(line)
-        if size > MAX_HEAD_BYTES:
-            raise _head_too_big()
-        if not line.rstrip(b"\r\n"):
-            return
+def _diagnose(wire: _Wire, fields: "list | None") -> CurlError:
+    """The curl error for a reply h11 refused: `fields` are the head's when it was read (the
+    fault is in the body), else None (the fault is in the head)."""
+    if fields is not None:
+        if "chunked" not in (_last(fields, "transfer-encoding") or "").lower():
+            length = _last(fields, "content-length") or "0"
+            missing = int(length) - wire.body_received if length.isdigit() else 0
+            return CurlError(18, f"transfer closed with {max(missing, 1)} bytes remaining to read")
+        if re.search(_LONG_CHUNK_SIZE, bytes(wire.seen)):
+            return CurlError(56, "Too long hexadecimal number in chunked-encoding")
+        if wire.ended:
+            return CurlError(18, "transfer closed with outstanding read data remaining")
+        return CurlError(56, "Illegal or missing hexadecimal sequence in chunked-encoding")
+    head = bytes(wire.seen)
+    if not head:
+        return CurlError(52, "Empty reply from server")
+    if not head.startswith(b"HTTP/"):
+        return CurlError(1, "Received HTTP/0.9 when not allowed")
+    if len(head) >= MAX_HEAD_BYTES:
+        return _head_too_big()
+    status_line, _, rest = head.partition(b"\n")
+    m = re.match(_STATUS_LINE, status_line)
+    version, code = m.groups() if m else (b"", b"")
+    if version not in (b"1.0", b"1.1"):
+        shown = f" ({version.decode()})" if re.fullmatch(rb"\d\.\d", version) else ""
+        return CurlError(1, f"Unsupported HTTP version{shown} in response")
+    if not (len(code) == 3 and code.isdigit() and code[:1] != b"0"):
+        return CurlError(1, "Unsupported response code in HTTP response")
+    lines = rest.split(b"\r\n\r\n", 1)[0].split(b"\n")
+    if any(line.strip() and b":" not in line and line[:1] not in b" \t" for line in lines):
+        return CurlError(8, "Header without colon")
+    if any(line.lower().startswith(b"content-length") for line in lines):
+        return CurlError(8, "Invalid Content-Length: value")     # malformed, or conflicting (RFC 9112)
+    if wire.ended:
+        return CurlError(52, "Empty reply from server")
+    return CurlError(8, "Weird server reply")

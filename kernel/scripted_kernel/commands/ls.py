@@ -5,8 +5,8 @@ import stat as st_mod
 import time
 
 from ..fs import FsError, Stat
-from ..shell.limits import check_stop
-from ._options import parse
+from ..shell.limits import check_stop, wall_clock
+from ._options import parse, shown as shown_operand
 from .registry import command
 
 _SIX_MONTHS = 182.5 * 24 * 3600
@@ -51,7 +51,7 @@ class _Lister:
         self.almost_all = opts.has("A") and not self.all
         self.user = getattr(ctx.fs, "user", "user")
         self.status = 0
-        self.now = time.time()
+        self.now = wall_clock()
 
     def stat(self, path: str, follow: bool):
         return self.ctx.fs.stat(self.ctx.path(path), follow=follow)
@@ -106,7 +106,7 @@ class _Lister:
         try:
             names = self.ctx.fs.listdir(self.ctx.path(path))
         except FsError as e:
-            self.ctx.err(f"ls: cannot open directory '{path}': {e.strerror}\n")
+            self.ctx.err(f"ls: cannot open directory '{shown_operand(path)}': {e.strerror}\n")
             self.status = 2
             return "", []
         if not self.all and not self.almost_all:
@@ -149,7 +149,7 @@ def run(ctx, argv):
             if s.kind == "l" and not opts.has("d") and not lister.long:
                 s = lister.stat(op, follow=True)
         except FsError as e:
-            ctx.err(f"ls: cannot access '{op}': {e.strerror}\n")
+            ctx.err(f"ls: cannot access '{shown_operand(op)}': {e.strerror}\n")
             lister.status = 2
             continue
         if s.kind == "d" and not opts.has("d"):

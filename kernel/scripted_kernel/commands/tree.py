@@ -1,6 +1,7 @@
 """tree: list directories as an indented tree, as the `tree` program (2.x) prints them."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -125,14 +126,34 @@ def parse_arguments(argv: list) -> TreeOptions:
 
 def _set_value(o: TreeOptions, letter: str, value: str):
     if letter == "L":
-        digits = value[:len(value) - len(value.lstrip("0123456789"))]
-        if not digits or int(digits) < 1:
+        # tree's Level = strtoul(value, NULL, 0) - 1, kept in an int
+        level = (_strtoul(value) - 1) & 0xFFFFFFFF
+        if level >= 1 << 31:
             raise UsageError("tree: Invalid level, must be greater than 0.")
-        o.level = int(digits)
+        o.level = level + 1
     elif letter == "P":
         o.only = value
     else:
         o.ignore.append(value)
+
+
+_NUMBER = re.compile(r"\s*([-+]?)(0[xX](?=[0-9a-fA-F])|0)?([0-9a-fA-F]*)")
+_DIGITS = {8: "01234567", 10: "0123456789", 16: "0123456789abcdefABCDEF"}
+ULONG = 1 << 64
+
+
+def _strtoul(text: str) -> int:
+    """C's strtoul(text, NULL, 0): blanks, a sign, 0x for hexadecimal or 0 for octal, the
+    digits that fit the base; past ULONG_MAX it is ULONG_MAX, a minus sign negates modulo 2**64."""
+    match = _NUMBER.match(text)
+    assert match is not None                      # (every part of it may be empty)
+    sign, prefix, digits = match.groups()
+    base = 16 if prefix and len(prefix) == 2 else 8 if prefix else 10
+    digits = digits[:len(digits) - len(digits.lstrip(_DIGITS[base]))].lstrip("0")
+    value = int(digits, base) if len(digits) <= 64 and digits else (ULONG if digits else 0)
+    if value >= ULONG:
+        return ULONG - 1
+    return (-value) % ULONG if sign == "-" else value
 
 
 # ------------------------------------------------------------------ reading directories

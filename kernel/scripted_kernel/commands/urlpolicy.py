@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import ipaddress
 import re
+from typing import Callable
 from urllib.parse import unquote_to_bytes
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -348,6 +349,8 @@ def _entry_and_methods(item) -> tuple:
 class RunNetwork:
     """The policy as one execution uses it: with its own request and byte counts."""
     __slots__ = ("policy", "requests", "received")
+    dry_run = False             # DryRunNetwork: requests are judged and listed, never sent
+    record: Callable[[str, str], None]
 
     def __init__(self, policy: NetworkPolicy):
         self.policy = policy
@@ -373,6 +376,18 @@ class RunNetwork:
 
     def note_received(self, size: int):
         self.received += size
+
+
+class DryRunNetwork(RunNetwork):
+    """The policy as a plan uses it (ScriptedTool.plan): every request is judged as it would
+    be, then handed to `record(method, url)` instead of being sent, so a plan contacts nothing
+    and sends no credential, and lists what the run would request."""
+    __slots__ = ("record",)
+    dry_run = True
+
+    def __init__(self, policy: NetworkPolicy, record: Callable[[str, str], None]):
+        super().__init__(policy)
+        self.record = record
 
 
 def run_network(network) -> RunNetwork:

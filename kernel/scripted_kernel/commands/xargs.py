@@ -4,7 +4,7 @@ from __future__ import annotations
 import shlex
 
 from ..fs import FsError, access
-from ._options import UsageError, integer, parse
+from ._options import UsageError, integer, parse, shown
 from .registry import command
 
 
@@ -84,7 +84,7 @@ def run(ctx, argv):
             ctx.err(" ".join(args) + "\n")
         code = _run_program(ctx, args)
         if code == 255:
-            ctx.err(f"xargs: {args[0]}: exited with status 255; aborting\n")
+            ctx.err(f"xargs: {shown(args[0])}: exited with status 255; aborting\n")
             return 124
         if code:
             status = 127 if code == 127 else (126 if code == 126 else 123)
@@ -96,7 +96,7 @@ def _run_program(ctx, args: list) -> int:
     program's standard input is empty (xargs has consumed its own)."""
     status = ctx.run(args, stdin="")
     if status is None:
-        ctx.err(f"xargs: {args[0]}: No such file or directory\n")
+        ctx.err(f"xargs: {shown(args[0])}: No such file or directory\n")
         return 127
     return status
 

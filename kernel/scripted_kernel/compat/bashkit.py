@@ -36,7 +36,6 @@ import asyncio
 import json
 from typing import Any, Callable, Optional
 
-from ..shell.interpreter import BUILTINS
 from ..shell.limits import ExecutionLimits
 from ..tools import scripted_tool as native
 from ..tools.definitions import is_async_callable
@@ -102,14 +101,8 @@ class _CallbackFailed(Exception):
 class _Engine(native.ScriptedTool):
     """The native tool with bashkit's rulings on names and callback failures."""
 
-    def _check_name(self, name: str):
+    def _check_name(self, name: str, shadow: bool = False):
         pass                            # bashkit accepts every name (add_tool keeps the first)
-
-    def _builtins(self) -> Optional[dict]:
-        shadowed = BUILTINS.keys() & self.tools.keys()
-        if not shadowed:
-            return None
-        return {name: fn for name, fn in BUILTINS.items() if name not in shadowed}
 
     def _failure_text(self, error: BaseException) -> str:
         return "callback failed"

@@ -14,10 +14,9 @@ an absolute path of PATH_MAX bytes or more, so every file can be named and remov
 """
 from __future__ import annotations
 
-import time
 from typing import Optional
 
-from ..shell.limits import ExecutionLimits, check_stop
+from ..shell.limits import ExecutionLimits, check_stop, wall_clock
 from .host import HostMount
 from .inode import Inode
 from .base import (EACCES, EEXIST, EFBIG, EINVAL, EISDIR, ELOOP, ENAMETOOLONG, ENOENT, ENOSPC,
@@ -142,7 +141,7 @@ class MemoryFs(FileSystem):
     def _tick(self) -> float:
         """The time now, strictly later than any mtime given before, so that files written
         one after the other compare as newer (-nt) on any clock."""
-        now = time.time()
+        now = wall_clock()
         self._clock = now if now > self._clock else self._clock + 1e-6
         return self._clock
 

@@ -53,6 +53,11 @@ class CommandContext:
         return self.budget.limits
 
     @property
+    def lineno(self) -> int:
+        """The script line the command is on ($LINENO), for messages that point at it."""
+        return self._shell.lineno
+
+    @property
     def random(self) -> "random.Random":
         """The generator behind $RANDOM: the shell's (shared by every shell of the process
         unless a snapshot gave it its own), or, once `RANDOM=N` seeded bash's generator, one

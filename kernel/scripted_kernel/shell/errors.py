@@ -114,3 +114,29 @@ class ErrexitSignal(Exception):
 
     def __init__(self, status: int):
         self.status = status
+
+
+# ---------------------------------------------------------------- diagnostics of any size
+
+# What a diagnostic quotes of an operand: PATH_MAX characters. A real tool never meets a longer
+# one (exec refuses an argument over 128 KiB, and no path over PATH_MAX exists), but here an
+# operand may be as long as a string (64 MiB in a notebook): forty `ln -s` of an 8 MB target,
+# each refused, wrote 320 MB of messages that each quoted the whole target.
+QUOTED_CHARS = 4096
+_REASON_CHARS = 200         # what bounded() keeps of a long line's end: the reason is there
+
+
+def shown(operand: str) -> str:
+    """An operand as a diagnostic quotes it: whole up to QUOTED_CHARS characters, else its
+    first QUOTED_CHARS and `...`."""
+    return operand if len(operand) <= QUOTED_CHARS else operand[:QUOTED_CHARS] + "..."
+
+
+def bounded(message: str) -> str:
+    """A diagnostic written with its operands in it, bounded as if they had been shown(): a
+    line longer than 2 * QUOTED_CHARS keeps its first QUOTED_CHARS characters and its last
+    _REASON_CHARS, `...` between."""
+    if len(message) <= 2 * QUOTED_CHARS:
+        return message
+    return "\n".join(line if len(line) <= 2 * QUOTED_CHARS
+                     else line[:QUOTED_CHARS] + "..." + line[-_REASON_CHARS:] for line in message.split("\n"))

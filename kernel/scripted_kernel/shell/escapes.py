@@ -12,6 +12,20 @@ _QUOTES = {"'": 39, '"': 34, "?": 63}
 _HEX = re.compile(r"[0-9A-Fa-f]{1,2}")
 
 
+# A surrogate that `surrogateescape` does not make (those are U+DC80..U+DCFF, one per byte that
+# is not UTF-8): no character and no byte, so nothing can encode it. JSON's "\ud800" gives one.
+_LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
+def text_from_host(text: str) -> str:
+    """Text entering the shell from outside (a script, its input, a variable, a callback's
+    result) with each lone surrogate that stands for no byte as U+FFFD, as a UTF-8 decoder
+    shows such a sequence; the surrogates that stand for undecodable bytes stay bytes."""
+    if text.isascii():
+        return text
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
 class StopOutput(Exception):
     """\\c in echo -e or %b: nothing more is printed. args[0] is the text before it."""
 

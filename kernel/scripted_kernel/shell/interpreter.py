@@ -19,7 +19,8 @@ from .builtins import load as load_builtins
 from .compile import COMPILER, CompiledScript, run_unit
 from .errors import (Cancelled, ErrexitSignal, ExitSignal, LimitExceeded,
                      ShellSyntaxError, ReturnSignal)
-from .jobs import finish_jobs
+from .escapes import text_from_host
+from .jobs import end_of_call, finish_jobs
 from .lexer import Source
 from .limits import CancelToken, ExecutionLimits, activate, check_stop
 from .parser import Parser
@@ -268,6 +269,9 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
     if run is None:
         run = Run(limits or ExecutionLimits(), cancel or CancelToken(), on_output, fs, network)
     limits = run.limits
+    script, stdin = text_from_host(script), text_from_host(stdin)
+    if env:
+        env = {text_from_host(k): text_from_host(v) for k, v in env.items()}
     if len(script) > limits.max_script_bytes or (
             not script.isascii() and len(script.encode("utf-8", "surrogateescape")) > limits.max_script_bytes):
         return _stopped_before_running(run, f"script too large: more than {limits.max_script_bytes} bytes "
@@ -365,7 +369,6 @@ def run_shell(sh: Shell, fn: Callable, report: Optional[Callable] = None) -> tup
         status = sh.run_exit_trap(status)
         if sh.jobs is not None or sh.procsub_frame:
             finish_jobs(sh)         # the jobs still to run, after the EXIT trap (shell/jobs.py)
-            sh.jobs = None
     except ParserTooDeep:          # (a script read command by command: after the ones before)
         status, error = 2, "limit:max_parser_depth"
         _report(sh, TOO_DEEP)
@@ -387,5 +390,6 @@ def run_shell(sh: Shell, fn: Callable, report: Optional[Callable] = None) -> tup
         status, error = 1, "internal"
         _report(sh, f"internal error ({type(e).__name__})")
     finally:
+        end_of_call(sh)
         activate(outer_budget)
     return status, error

@@ -275,5 +275,17 @@ def finish_jobs(sh):
         close(sh, frame)
 
 
+def end_of_call(sh):
+    """The top level of a call is over, however it ended: its jobs and process substitutions
+    end with it. Those a stopped call could not run are dropped (they hold that call's spent
+    budget, which would stop the next call at once), and a `<( )`/`>( )` descriptor that
+    `exec N>` kept open is closed, so a persistent shell's next call starts with none."""
+    sh.jobs = None
+    sh.procsub_frame = None
+    fds = sh.extra_fds
+    for fd in [fd for fd, stream in fds.items() if isinstance(stream, (ProcessInput, ProcessOutput))]:
+        del fds[fd]
+
+
 __all__ = ["ProcessInput", "ProcessOutput", "JobTable", "Job", "substitute", "with_substitutions",
-           "start_job", "finish_jobs", "jobs_of", "fork", "MAX_PENDING"]
+           "start_job", "finish_jobs", "end_of_call", "jobs_of", "fork", "MAX_PENDING"]

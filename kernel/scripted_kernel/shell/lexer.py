@@ -1034,6 +1034,7 @@ class Lexer:
             body.append(c)
             pos += 1
         self.pos = pos + 1
+        self.source.step()          # (its body is read by a parser of its own, counting anew)
         node = self.parsers.backtick("".join(body), self.source.line_of(start) - 1, self.depth + 1,
                                      self.max_depth)
         return CommandSub(start, node, backtick=True)

@@ -64,6 +64,8 @@ class ExecutionLimits:
     # positional parameters, traps and directory stack keep, checked at the end of each call
     # (see shell/session_state.py for how each is counted).
     max_shell_state_bytes: int = 16 * 1024 * 1024
+    # Calls of registered tools (and a BashTool's custom builtins) in one execution.
+    max_tool_calls: int = 100_000
 
     def __setattr__(self, name, value):
         setting = _SETTING_TYPES.get(type(value))
@@ -111,7 +113,7 @@ MAX_FIELD_WIDTH = 10_000_000   # characters of one printf field's width or preci
 class Budget:
     """Counters shared by a script and all of its subshells."""
     __slots__ = ("limits", "commands", "deadline", "cancel", "started", "memory_start", "unchecked",
-                 "stop")
+                 "stop", "clock_offset")
 
     def __init__(self, limits: ExecutionLimits, cancel: CancelToken):
         self.limits = limits
@@ -124,6 +126,9 @@ class Budget:
         self.stop = cancel
         self.memory_start = resident_bytes()
         self.unchecked = 0            # bytes of large values built since the last memory check
+        # seconds added to the host's wall clock for this execution: 0, or the step back to the
+        # time a resumed run saw when it first ran (tools/journal.py replays it)
+        self.clock_offset = 0.0
 
     def watch(self):
         """Have the watchdog mark this budget when its deadline passes (until unwatch())."""
@@ -286,6 +291,13 @@ def activate(budget: "Budget | None") -> "Budget | None":
     previous = getattr(_active, "budget", None)
     _active.budget = budget
     return previous
+
+
+def wall_clock() -> float:
+    """Seconds since the epoch as the running script sees them (`date`, $EPOCHSECONDS, file
+    times): the host's clock, shifted by the execution's clock_offset."""
+    budget = getattr(_active, "budget", None)
+    return time.time() + (budget.clock_offset if budget is not None else 0.0)
 
 
 def time_left() -> "float | None":

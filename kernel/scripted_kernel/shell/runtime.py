@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from typing import Callable, Optional
 
 from . import arith as arith_mod
 from .quoting import quote_for_reuse
 from .lexer import decode_ansi_c
-from .errors import (unbound, ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
+from .errors import (bounded, unbound, ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
                      LimitExceeded, ReturnSignal)
 from ..fs import NO_FS, absolute
+from .limits import wall_clock
 from .printer import body_text
 from .state import (CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray, Var)
 from .streams import EMPTY_INPUT, InputStream, PipeBuffer, SubstitutionBuffer, discard  # noqa: F401
@@ -150,6 +150,9 @@ class Shell:
         self.dirstack: list[str] = []        # pushd's saved directories (below the current one)
         self.commands = commands
         self.builtins = builtins
+        # the shell's own builtins and commands whose names a tool took (name -> ("builtin" or
+        # "command", fn)): `builtin NAME` and `command NAME` still reach them
+        self.shadowed: dict[str, tuple] = {}
         self.compile_script = compile_script     # text -> a compiled script (cached)
         self.compiler = compiler                 # the Compiler: words and assignments met at run time
         self.globals: dict[str, Var] = {}
@@ -195,7 +198,7 @@ class Shell:
         self.err_trap_held = 0      # > 0: no ERR trap now (inside it, or in a pipeline stage)
         self.script_name = "bash"
         self.pid = 4242
-        self.started = time.time()
+        self.started = wall_clock()
         self.pipestatus = [0]
         self.in_subshell = False
         self.isolate_tools = False          # under `timeout`: sync tools run on a helper thread
@@ -276,6 +279,7 @@ class Shell:
         child.pids = self.pids
         child.hostname = self.hostname
         child.random = self.random
+        child.shadowed = self.shadowed
         return child
 
     def attach(self, run, stdin: InputStream, commands: dict):
@@ -368,7 +372,7 @@ class Shell:
     def error(self, message: str):
         """A diagnostic as bash prints it for a script: `bash: line N: message` (a script run
         by path or `bash FILE` names its path: `s.sh: line N: message`)."""
-        self.err(f"{self.script_name}: line {self.lineno}: {message}\n")
+        self.err(bounded(f"{self.script_name}: line {self.lineno}: {message}") + "\n")
 
     # ------------------------------------------------------------ variables
 
@@ -1063,9 +1067,9 @@ DYNAMIC_VARS: dict[str, Callable[[Shell], Optional[Var]]] = {
     "RANDOM": lambda sh: Var(str(next_random(sh))),
     "LINENO": lambda sh: Var(str(sh.lineno)),
     "BASH_COMMAND": lambda sh: Var(command_text(sh.bash_command)),
-    "SECONDS": lambda sh: Var(str(int(time.time() - sh.started))),
-    "EPOCHSECONDS": lambda sh: Var(str(int(time.time()))),
-    "EPOCHREALTIME": lambda sh: Var(f"{time.time():.6f}"),
+    "SECONDS": lambda sh: Var(str(int(wall_clock() - sh.started))),
+    "EPOCHSECONDS": lambda sh: Var(str(int(wall_clock()))),
+    "EPOCHREALTIME": lambda sh: Var(f"{wall_clock():.6f}"),
     "BASHPID": lambda sh: Var(str(sh.pid + sh.subshell_level)),
     "BASH_SUBSHELL": lambda sh: Var(str(sh.subshell_level)),
     "FUNCNAME": _funcname,

@@ -19,26 +19,31 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..commands import COMMANDS, FILE_COMMANDS
+from ..commands.python3 import NAMES as PYTHON_COMMANDS, available as python_available
 from ..commands.urlpolicy import NetworkPolicy
 from ..fs import MemoryFs
 from ..shell.builtins import load as load_builtins
 from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
 from ..shell.run import ShellSlot
-from .containment import WAIT_SLICE, failure_message, result_text
+from .containment import WAIT_SLICE, cannot_print
 from .definitions import is_async_callable
 from . import snapshot
 from .flags import FlagError
 from .history import History, diff as history_diff
-from .hooks import Hooks, ToolCall, pending_stdin
+from .hooks import Hooks, Plan, ToolCall, pending_stdin
+from .journal import Journal
+from .results import result_text
 from .scripted_tool import GRACE, HostPolicyOptions, ScriptedTool, ToolResponse, _tool_run
 from .telemetry import TelemetryConfig
 
 DESCRIPTION = "Virtual bash interpreter with a virtual filesystem"
 
 
-def _file_commands() -> str:
-    """The commands that need the filesystem, from the registry (`needs_files=True`)."""
-    return " ".join(sorted(FILE_COMMANDS))
+def _file_commands(taken=()) -> str:
+    """The commands that need the filesystem, from the registry (`needs_files=True`), but
+    those a custom builtin took the name of (and python3 without the `python` extra)."""
+    missing = set() if python_available() else set(PYTHON_COMMANDS)
+    return " ".join(sorted(FILE_COMMANDS - set(taken) - missing))
 
 
 class BashTool(ScriptedTool):
@@ -48,7 +53,7 @@ class BashTool(ScriptedTool):
                  limits: Optional[ExecutionLimits] = None, env: Optional[dict] = None,
                  files: Optional[dict] = None, filesystem: Optional[MemoryFs] = None,
                  builtins: Optional[dict] = None, fresh_shell: bool = False, name: str = "bash",
-                 sanitize_errors: bool = True):
+                 sanitize_errors: bool = True, shadow=()):
         limits = limits or ExecutionLimits()
         fs = filesystem if filesystem is not None else MemoryFs(files, user=username, limits=limits)
         if filesystem is not None and files:
@@ -63,6 +68,8 @@ class BashTool(ScriptedTool):
         self.username = username
         self.hostname = hostname
         self.custom_builtins = dict(builtins or {})
+        for builtin_name in self.custom_builtins:       # `shadow`: the names they may take from the shell
+            self._check_name(builtin_name, builtin_name in shadow)
         self.fresh = fresh_shell
         self._shell = ShellSlot()        # the persistent shell, once a call has made it
         self._lock = threading.Lock()    # one call at a time uses the shell
@@ -138,12 +145,16 @@ class BashTool(ScriptedTool):
                  "Output: {stdout, stderr, exit_code}", "",
                  f"Home: {self.home}",
                  f"User: {self.username}, host: {self.hostname}; {mode}.",
-                 f"File commands: {_file_commands()}; text commands: grep sed awk jq sort uniq cut "
-                 "head tail wc tr xargs ...",
+                 f"File commands: {_file_commands(self.custom_builtins)}; text commands: " +
+                 " ".join(c for c in ("grep", "sed", "awk", "jq", "sort", "uniq", "cut", "head", "tail", "wc",
+                                      "tr", "xargs") if c not in self.custom_builtins) + " ...",
                  ("curl may fetch: " + ", ".join(self.network_allow) + "; no other network, "
                   if self.network_allow else "No network, ") + "no processes and no host files."]
         if self.custom_builtins:
-            lines.append("Custom commands: " + ", ".join(sorted(self.custom_builtins)) + ".")
+            taken = self.shadowed_names()
+            lines.append("Custom commands: " + ", ".join(
+                f"{name} (not the shell's {name}: `command {name}` runs that)" if name in taken else name
+                for name in sorted(self.custom_builtins)) + ".")
         return "\n".join(lines) + "\n"
 
     def input_schema(self) -> dict:
@@ -155,10 +166,9 @@ class BashTool(ScriptedTool):
 
     def commands(self) -> dict:
         if self._commands is None:
-            table = dict(COMMANDS)
-            for name, fn in self.custom_builtins.items():
-                table[name] = self._builtin_command(name, fn)
-            self._commands = table
+            table = self._with_journaled_programs(dict(COMMANDS))
+            self._commands = self._with_host_commands(table, {name: self._builtin_command(name, fn)
+                                                              for name, fn in self.custom_builtins.items()})
         return self._commands
 
     def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
@@ -189,9 +199,53 @@ class BashTool(ScriptedTool):
         self._last.trace = response.trace
         return response
 
-    def plan(self, commands, stdin: str = "") -> list:
-        raise NotImplementedError("BashTool has no plan mode: its scripts change its files, and its "
-                                  "builtins have no dry run; use before_tool to approve each call")
+    def _new_journal(self, session) -> Journal:
+        """A journaled call keeps the session as it was when it began: a resume puts it back
+        before replaying (the cost of a snapshot of the session per call, with a hook)."""
+        journal = super()._new_journal(session)
+        manifest, blobs = self._capture()           # (the call holds the shell's lock)
+        journal.session = snapshot.encode(manifest, blobs, self.snapshot_key)
+        return journal
+
+    def _resumed(self, loaded) -> ToolResponse:
+        refused = self._nested_call() or self._wait_for_shell(None)
+        if refused is not None:
+            return refused
+        try:
+            if loaded.journal.session is not None:
+                _, fs, shell = snapshot.load_session(loaded.journal.session, self.limits, self.snapshot_key,
+                                                     snapshot.host_mounts(self.filesystem),
+                                                     expect_user=self.username)
+                self._install(fs, shell)
+            session = self._session()
+            run, work = self._prepare(loaded.script, loaded.stdin, None, None, session, journal=loaded.journal)
+            response = self._run_and_wait(run, work, session)
+        finally:
+            self._lock.release()
+        self._last.trace = response.trace
+        return response
+
+    def plan(self, commands, stdin: str = "") -> Plan:
+        """The script run on a copy of this session (its files and shell), with no side effect:
+        custom builtins are not called (each is listed as a call of kind "builtin"), curl's
+        requests are listed and not sent, and `files` lists the paths the script would create,
+        change or remove. The session itself is left as it was."""
+        with self._lock:
+            manifest, blobs = self._capture()
+        _, fs, shell = snapshot.rebuild(manifest, blobs, self.limits, snapshot.host_mounts(self.filesystem),
+                                        self.username)
+        copy = BashTool(self.username, self.hostname, self.limits, self.user_env, None, fs,
+                        self.custom_builtins, self.fresh, self.name, self.sanitize_errors_enabled,
+                        shadow=self.custom_builtins)
+        copy._shell.shell = shell if not self.fresh else None
+        copy.network_allow, copy.network_policy = self.network_allow, self.network_policy
+        before = _file_states(fs)
+        run, work = copy._prepare(commands, stdin, None, None, copy._session(), plan=True)
+        copy._run_and_wait(run, work, copy._session())
+        plan = run.plan if run.plan is not None else Plan()
+        after = _file_states(fs)
+        plan.files = sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+        return plan
 
     def _session(self) -> Optional[ShellSlot]:
         return None if self.fresh else self._shell
@@ -251,22 +305,28 @@ class BashTool(ScriptedTool):
         def run(sh, argv):
             started = time.perf_counter()
             active = _tool_run(sh)
-            if self.hooks.before or self.hooks.after or (active is not None and active.watched):
+            if active is not None and active.plan is not None:         # a plan: listed, not called
+                active.plan.append(ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(sh.stdin),
+                                            "builtin"))
+                return 0
+            if self.hooks.before or self.hooks.after or (active is not None and (active.watched or active.journal)):
                 call = ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(sh.stdin), "builtin")
-                return self._guarded(sh, active, call, lambda c: invoke(sh, argv, c.params["args"], started),
-                                     _builtin_params)
+                return self._through_hooks(sh, active, call, lambda c: invoke(sh, argv, c.params["args"], started),
+                                           _builtin_params)
             return invoke(sh, argv, list(argv[1:]), started)[0]
 
         def invoke(sh, argv, args, started) -> tuple:
+            self._count_call(sh, name, "builtin", argv, None, started)
             stdin = sh.stdin.read_all()
-            value = self._contained(sh, name, lambda: self._call_builtin(fn, args, stdin, is_async), is_async)
+            value = self._contained(sh, _tool_run(sh), name, lambda: self._call_builtin(fn, args, stdin, is_async),
+                                    is_async, (name, "builtin", argv, None, started))
             if isinstance(value, BaseException):
                 return self._fail(sh, name, argv, None, started, self._failure_text(value), "builtin"), 0, 0
             try:
                 out, err, status = _builtin_result(value)
             except BaseException as e:    # the wrong shape, a cycle, an object whose __str__ raises
                 return self._fail(sh, name, argv, None, started,
-                                  f"cannot print the result: {failure_message(e)}", "builtin"), 0, 0
+                                  cannot_print(e), "builtin"), 0, 0
             sh.out(out)
             sh.err(err)
             self._trace(sh, name, "builtin", argv, None, status, started, len(out), len(err))
@@ -423,6 +483,7 @@ class BashToolBuilder(HostPolicyOptions):
     _limits: Optional[ExecutionLimits] = None
     _env: dict = field(default_factory=dict)
     _builtins: dict = field(default_factory=dict)
+    _shadow: set = field(default_factory=set)
     _files: dict = field(default_factory=dict)
     _mounts: list = field(default_factory=list)
     _filesystem: Optional[MemoryFs] = None
@@ -457,8 +518,12 @@ class BashToolBuilder(HostPolicyOptions):
         self._env[key] = str(value)
         return self
 
-    def builtin(self, name: str, fn: Callable) -> "BashToolBuilder":
+    def builtin(self, name: str, fn: Callable, shadow: bool = False) -> "BashToolBuilder":
+        """A command of the host's: fn(args, stdin) -> text (or (stdout, stderr, status)).
+        `shadow=True` lets it take the name of a shell builtin or command."""
         self._builtins[name] = fn
+        if shadow:
+            self._shadow.add(name)
         return self
 
     def files(self, files: dict) -> "BashToolBuilder":
@@ -514,7 +579,8 @@ class BashToolBuilder(HostPolicyOptions):
             self._hostname = restored[0]["hostname"]
             self._limits = limits
         tool = BashTool(self._username, self._hostname, self._limits, self._env, None,
-                        self._filesystem, self._builtins, self._fresh, self._name, self._sanitize)
+                        self._filesystem, self._builtins, self._fresh, self._name, self._sanitize,
+                        self._shadow)
         if restored is not None:
             tool._install(restored[1], restored[2])
         for path, content in self._files.items():
@@ -522,9 +588,16 @@ class BashToolBuilder(HostPolicyOptions):
         for at, host_dir, read_only in self._mounts:
             tool.filesystem.mount(at, host_dir, read_only)
         tool.network_allow = self._network
-        tool.snapshot_key = self._snapshot_key
+        tool.snapshot_key = tool.continuation_key = self._snapshot_key
         tool.max_history_bytes = self._history_bytes
         tool.network_policy = self._network_policy
         tool.hooks = self._hooks.copy()
         tool.telemetry = self._telemetry
         return tool
+
+
+def _file_states(fs) -> dict:
+    """{path: what a plan compares} for every file of `fs`: kind, mode, size, mtime and link
+    target (a directory by its kind and mode: its mtime moves whenever an entry does)."""
+    return {path: (st.kind, st.mode) if st.kind == "d" else (st.kind, st.mode, st.size, st.mtime, st.target)
+            for path, st in fs.tree().items()}

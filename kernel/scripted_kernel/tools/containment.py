@@ -13,13 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import ipaddress
-import json
 import os
 import re
 import threading
 from typing import Callable, Optional
 
 from ..shell.errors import Cancelled, LimitExceeded
+from .results import NotJson
 
 # ---------------------------------------------------------------- threads
 
@@ -71,6 +71,18 @@ class _Abandoned:
 
 
 ABANDONED = _Abandoned()
+
+
+def left_running(names: list) -> str:
+    """What a caller that stopped waiting says of the callbacks it left running (one line)."""
+    quoted = ", ".join(f"'{name}'" for name in names)
+    if len(names) == 1:
+        said = f"tool {quoted} did not return and was left running: its callback goes on"
+    else:
+        said = f"tools {quoted} did not return and were left running: their callbacks go on"
+    return (f"{said} in the background, counted against the abandoned-threads limit "
+            f"({ABANDONED.count} of {MAX_ABANDONED_THREADS}, max_abandoned_threads) until "
+            f"{'it returns' if len(names) == 1 else 'they return'}")
 
 
 class Errand:
@@ -229,19 +241,12 @@ async def _within_budget(coroutine, budget):
 
 # ---------------------------------------------------------------- results and failures
 
-_LONE_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 
-
-def result_text(value) -> str:
-    """A callback's return value as command output. Raises ValueError (or TypeError) when
-    the value has no text form."""
-    if value is None:
-        return ""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "surrogateescape")
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str) + "\n"
-    # a lone surrogate is no character; the ones from undecodable bytes stay bytes
-    return _LONE_SURROGATE.sub("\ufffd", text) if not text.isascii() else text
+def cannot_print(error: BaseException) -> str:
+    """Why a callback's return value could not be printed (results.result_text raised)."""
+    if isinstance(error, NotJson):
+        return str(error)
+    return f"cannot print the result: {failure_message(error)}"
 
 
 def failure_message(error: BaseException) -> str:

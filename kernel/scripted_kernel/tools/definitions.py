@@ -3,20 +3,27 @@ Python function's signature, type hints and docstring."""
 from __future__ import annotations
 
 import inspect
-import re
 import typing
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
+
+from .docstrings import DocInfo, choices_in, parse_docstring
+from .results import NotJson, json_value, result_text
+from .schemas import converter_for, output_schema_for, schema_for_type
 
 
 @dataclass
 class ToolDef:
-    """A tool: its command name, description, JSON Schema of its flags, tags and category."""
+    """A tool: its command name, description, JSON Schema of its flags, tags and category.
+    `output_schema`: the JSON Schema of what it prints, where known (None: not known).
+    `shadow`: the tool may take the name of a shell builtin or command (see ScriptedTool)."""
     name: str
     description: str = ""
     input_schema: dict = field(default_factory=dict)
     tags: list = field(default_factory=list)
     category: Optional[str] = None
+    shadow: bool = False
+    output_schema: Optional[dict] = None
 
     @classmethod
     def new(cls, name: str, description: str = "") -> "ToolDef":
@@ -105,113 +112,94 @@ class ToolArgs:
 
 # ---------------------------------------------------------------- @tool
 
-_TYPES = {int: "integer", float: "number", bool: "boolean", str: "string", dict: "object",
-          list: "array"}
-
-
-def schema_for_type(annotation) -> dict:
-    """JSON Schema for a type hint: int float bool str, Optional[...], Literal[...] → enum,
-    list[...] → array of items, dict → object."""
-    if annotation is inspect.Parameter.empty or annotation is Any:
-        return {}
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin is typing.Union or (origin is not None and str(origin) == "<class 'types.UnionType'>"):
-        rest = [a for a in args if a is not type(None)]
-        return schema_for_type(rest[0]) if len(rest) == 1 else {"anyOf": [schema_for_type(a) for a in rest]}
-    if origin is typing.Literal:
-        values = list(args)
-        schema: dict[str, Any] = {"enum": values}
-        kinds = {_TYPES.get(type(v)) for v in values}
-        if len(kinds) == 1 and None not in kinds:
-            schema = {"type": kinds.pop(), "enum": values}
-        return schema
-    if origin in (list, typing.List, tuple, set):
-        array: dict[str, Any] = {"type": "array"}
-        if args:
-            array["items"] = schema_for_type(args[0])
-        return array
-    if origin in (dict, typing.Dict):
-        return {"type": "object"}
-    if annotation in _TYPES:
-        return {"type": _TYPES[annotation]}
-    return {}
-
-
-def parse_docstring(doc: str) -> tuple[str, dict]:
-    """(summary, {param: description}) from Google-, NumPy- or Sphinx-style docstrings."""
-    if not doc:
-        return "", {}
-    doc = inspect.cleandoc(doc)
-    paragraphs = doc.split("\n\n")
-    summary = " ".join(paragraphs[0].split())
-    params: dict = {}
-    for m in re.finditer(r"^\s*:param\s+(?:\w+\s+)?(\w+):\s*(.+)$", doc, re.M):
-        params[m.group(1)] = m.group(2).strip()
-    section = re.search(r"^(Args|Arguments|Parameters|Params):?\s*\n(?:-+\n)?(.*?)(?:\n\s*\n(?=\S)|\Z)", doc,
-                        re.M | re.S)
-    if section:
-        current = None
-        for line in section.group(2).splitlines():
-            row = re.match(r"\s*(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$", line)
-            if row and (not line.startswith("        ") or current is None):
-                current = row.group(1)
-                params[current] = row.group(2).strip()
-            elif current and line.strip():
-                params[current] = (params[current] + " " + line.strip()).strip()
-    if summary.startswith(("Args", "Parameters", ":param")):
-        summary = ""
-    return summary, params
-
-
 def tool_def_from_function(fn: Callable, name: Optional[str] = None, description: Optional[str] = None,
-                           tags=(), category: Optional[str] = None) -> ToolDef:
-    sig = inspect.signature(fn)
-    try:
-        hints = typing.get_type_hints(fn)
-    except Exception:
-        hints = {}
-    summary, param_docs = parse_docstring(fn.__doc__ or "")
+                           tags=(), category: Optional[str] = None, shadow: bool = False) -> ToolDef:
+    """The ToolDef a function's signature, type hints and docstring give: a flag per
+    parameter (`self`, `*args`, `**kwargs` and `stdin` aside), typed by its hint, required
+    unless it has a default, described and given choices by its docstring."""
+    doc = parse_docstring(inspect.getdoc(fn))
     properties, required = {}, []
-    for pname, param in sig.parameters.items():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        schema = dict(schema_for_type(hints.get(pname, param.annotation)))
-        if pname in param_docs:
-            schema["description"] = param_docs[pname]
+    for param, hint in _flag_parameters(fn):
+        schema = dict(schema_for_type(hint))
+        text = doc.params.get(param.name)
+        if text:
+            schema["description"] = text
+            if "enum" not in schema and schema.get("type", "string") == "string":
+                choices = choices_in(text)
+                if choices is not None and all(isinstance(c, str) for c in choices):
+                    schema.update(type="string", enum=choices)
         if param.default is inspect.Parameter.empty:
-            required.append(pname)
-        elif param.default is not None:
-            schema["default"] = param.default
-        properties[pname] = schema
-    input_schema = {"type": "object", "properties": properties}
+            required.append(param.name)
+        else:
+            default = _json_default(param.default)
+            if default is not None:
+                schema["default"] = default
+        properties[param.name] = schema
+    input_schema: dict = {"type": "object", "properties": properties}
     if required:
         input_schema["required"] = required
-    return ToolDef(name or fn.__name__.replace("_", "_"), description or summary, input_schema,
-                   list(tags), category)
+    return ToolDef(name or fn.__name__, description if description is not None else doc.description,
+                   input_schema, list(tags), category, shadow=shadow, output_schema=_result_schema(fn, doc))
 
 
-def callback_from_function(fn: Callable, tool_def: ToolDef) -> Callable:
-    """Adapt `def f(a: int, b: str = "x")` (sync or async) to `(ToolArgs) -> result`. A
-    parameter named `stdin` receives the pipeline input."""
-    params = [p for p in inspect.signature(fn).parameters.values()
-              if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    wants_stdin = any(p.name == "stdin" for p in params)
-    names = [p.name for p in params if p.name != "stdin"]
+def _result_schema(fn: Callable, doc: DocInfo) -> Optional[dict]:
+    """The output schema the return annotation gives, described by the docstring's Returns."""
+    try:
+        hint = typing.get_type_hints(fn, include_extras=True).get("return", inspect.Signature.empty)
+    except Exception:
+        hint = inspect.Signature.empty
+    schema = output_schema_for(hint)
+    if schema is not None and doc.returns and "description" not in schema:
+        schema = {**schema, "description": doc.returns}
+    return schema
+
+
+def _flag_parameters(fn: Callable) -> list:
+    """(parameter, type hint) for each parameter that is a flag."""
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception:           # an annotation naming what cannot be imported: the raw ones
+        hints = {}
+    return [(p, hints.get(p.name, p.annotation)) for p in inspect.signature(fn).parameters.values()
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name != "stdin"]
+
+
+def _json_default(value):
+    """A parameter's default as the schema shows it; None when it has no JSON form."""
+    try:
+        return json_value(value)
+    except NotJson:
+        return None
+
+
+def callback_from_function(fn: Callable, tool_def: ToolDef, print_none: bool = True) -> Callable:
+    """Adapt `def f(a: int, b: str = "x")` (sync or async) to `(ToolArgs) -> text`: each flag
+    turned back into its hint's type (an Enum member, a model, a tuple), a parameter named
+    `stdin` given the pipeline input, the result printed as results.result_text prints it
+    (None as `null`, or nothing when print_none is False)."""
+    params = [p for p, _ in _flag_parameters(fn)]
+    converters = {p.name: c for p, hint in _flag_parameters(fn) if (c := converter_for(hint)) is not None}
+    wants_stdin = "stdin" in inspect.signature(fn).parameters
+    none_text = "null\n" if print_none else ""
 
     def kwargs_of(args: ToolArgs) -> dict:
-        kw = {n: args.params[n] for n in names if n in args.params}
+        kw = {}
+        for p in params:
+            if p.name in args.params:
+                value = args.params[p.name]
+                convert = converters.get(p.name)
+                kw[p.name] = convert(value) if convert is not None and value is not None else value
         if wants_stdin:
             kw["stdin"] = args.stdin
         return kw
 
     if is_async_callable(fn):
         async def async_adapter(args: ToolArgs):
-            return await fn(**kwargs_of(args))
+            return result_text(await fn(**kwargs_of(args)), none_text)
         return async_adapter
 
     def adapter(args: ToolArgs):
-        return fn(**kwargs_of(args))
+        return result_text(fn(**kwargs_of(args)), none_text)
     return adapter
 
 
@@ -223,13 +211,15 @@ def is_async_callable(fn) -> bool:
 class DecoratedTool:
     """What @tool returns: still callable as the original function, carrying its ToolDef."""
 
-    def __init__(self, fn: Callable, tool_def: ToolDef):
+    def __init__(self, fn: Callable, tool_def: ToolDef, print_none: bool = True, revert: Optional[Callable] = None):
         self.fn = fn
         self.tool_def = tool_def
-        self.callback = callback_from_function(fn, tool_def)
+        self.print_none = print_none
+        self.revert = revert
+        self.callback = callback_from_function(fn, tool_def, print_none)
         self.__wrapped__ = fn
         self.__doc__ = fn.__doc__
-        self.__name__ = fn.__name__
+        self.__name__ = getattr(fn, "__name__", tool_def.name)
         self.is_async = is_async_callable(fn)
 
     def __call__(self, *args, **kwargs):
@@ -244,10 +234,16 @@ REGISTRY: list = []     # every @tool-decorated function, for front-ends that co
 
 def tool(fn: Optional[Callable] = None, *, name: Optional[str] = None,
          description: Optional[str] = None, tags=(), category: Optional[str] = None,
-         register: bool = True):
-    """Decorator: derive a tool from a function. `@tool` or `@tool(name=..., tags=[...])`."""
+         register: bool = True, shadow: bool = False, print_none: bool = True, revert: Optional[Callable] = None):
+    """Decorator: derive a tool from a function (or a bound method). `@tool` or
+    `@tool(name=..., tags=[...])`. `shadow=True` lets the tool take the name of a shell
+    builtin or command (a call of that name then calls the tool; `command NAME` and `builtin
+    NAME` still reach the shell's own). `print_none=False`: a None result prints nothing
+    (by default it prints `null`, as JSON). `revert(call, output)` undoes one of its calls
+    (ScriptedTool.rollback)."""
     def wrap(f):
-        decorated = DecoratedTool(f, tool_def_from_function(f, name, description, tags, category))
+        tool_def = tool_def_from_function(f, name, description, tags, category, shadow)
+        decorated = DecoratedTool(f, tool_def, print_none, revert)
         if register:
             REGISTRY[:] = [t for t in REGISTRY if t.tool_def.name != decorated.tool_def.name]
             REGISTRY.append(decorated)

@@ -28,6 +28,14 @@ class Deny:
     reason: str = "refused by policy"
 
 
+@dataclass(frozen=True, slots=True)
+class Pause:
+    """What a before_tool hook returns to stop the run before this call, for a person to
+    decide later: the run ends paused, with a continuation that `tool.resume()` picks up
+    (tools/journal.py)."""
+    reason: str = "waiting for approval"
+
+
 @dataclass(slots=True)
 class ToolCall:
     """One call of a tool as dispatched: `name`, `params` as parsed and validated (for a
@@ -37,7 +45,7 @@ class ToolCall:
     params: Optional[dict]
     argv: list
     stdin_size: int = 0
-    kind: str = "tool"           # tool, or builtin (a BashTool's custom command)
+    kind: str = "tool"           # tool, builtin (a BashTool's custom command), or network (a plan's curl)
 
 
 @dataclass(slots=True)
@@ -82,4 +90,28 @@ def decide(value, call: ToolCall, revalidate: Callable) -> "tuple[Optional[str],
     if isinstance(value, dict):
         params = revalidate(value)
         return None, ToolCall(call.name, params, call.argv, call.stdin_size, call.kind)
-    return f"before_tool returned {type(value).__name__}, not None, Deny or a dict", call
+    return f"before_tool returned {type(value).__name__}, not None, Deny, Pause or a dict", call
+
+
+@dataclass(slots=True)
+class Unmade:
+    """A call a plan could not make: where, what, and why (its flags were not valid)."""
+    line: int
+    name: str
+    argv: list
+    reason: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.name}: {self.reason}"
+
+
+class Plan(list):
+    """What ScriptedTool.plan() found, in order: the ToolCalls the script makes when every tool
+    answers as its dry run does (curl's requests among them, kind "network"); `unmade`: the
+    calls it could not make and why; `files`: for a BashTool, the paths the script would
+    create, change or remove."""
+
+    def __init__(self, calls=()):
+        super().__init__(calls)
+        self.unmade: list[Unmade] = []
+        self.files: list[str] = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import sys
 
 from ..fs import MemoryFs
 from .executables import scan
@@ -35,11 +36,19 @@ def _import(module_name: str):
     """A module by name, or by the path of its file."""
     if not (module_name.endswith(".py") or os.sep in module_name):
         return importlib.import_module(module_name)
-    loader = importlib.util.spec_from_file_location("scripted_tools_module", module_name)
+    name = "scripted_tools_" + os.path.splitext(os.path.basename(module_name))[0]
+    loader = importlib.util.spec_from_file_location(name, module_name)
     if loader is None or loader.loader is None:
         raise ImportError(f"no Python module at {module_name}")
     module = importlib.util.module_from_spec(loader)
-    loader.loader.exec_module(module)
+    # in sys.modules while it runs, as an import puts it: type hints that name the module's
+    # own classes (TypedDicts, dataclasses) resolve through it
+    sys.modules[name] = module
+    try:
+        loader.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
     return module
 
 

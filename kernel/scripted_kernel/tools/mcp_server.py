@@ -4,11 +4,13 @@ DiscoveryMode.WITH_DISCOVERY; BashTool sessions kept per MCP session within limi
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextvars
 import json
 import logging
 import os
 import sys
+import threading
 import time
 import weakref
 from dataclasses import dataclass
@@ -231,71 +233,303 @@ class StoredSessions:
     state, up to `retries` times, then fails with a clear error; its changes are not kept.
     Calls of one session in one process take turns (a lock), so conflicts come only from
     other processes. A snapshot over the store's per-session limit is not kept: the call
-    fails, saying so. `key`: snapshots are signed (HMAC) and unsigned or forged ones refused."""
+    fails, saying so. A failing store is one line in the result, never its address or error.
+
+    What is trusted in a record (SECURITY.md, "The session store's threat model"): with a
+    `key`, each snapshot is signed with a key bound to its session's id, its version and the
+    bytes its session holds once loaded (snapshot.bound_key), a new session's empty snapshot at
+    version 0 included, so a record moved to another session, paired with another version or
+    size, or not signed with the key is refused; and a version lower than the highest this
+    process has seen of the session is refused as a rollback.
+
+    Memory: the calls in flight together reserve at most `max_bytes`, each before it loads
+    anything, from what the record says (checked against the signature before anything is
+    rebuilt): the more of what its loading takes (the snapshot read, the blobs decoded from
+    it, the session rebuilt) and of what its saving takes (the session, grown, and its new
+    snapshot, at most as large). What it may grow by is at least a shell state's budget and
+    MIN_FILES, at most what its limits allow, as much as is free; its files may grow only by
+    that. A call that does not fit waits its turn, at most its timeout_seconds, then fails."""
+
+    MIN_FILES = 1 << 20               # a call's files may always grow by this much
 
     def __init__(self, store, key: Optional[bytes] = None, retries: int = 2, limits=None,
-                 max_workers: int = 16):
+                 max_workers: int = 16, max_bytes: int = 512 * 1024 * 1024):
         from concurrent.futures import ThreadPoolExecutor
+        from ..shell.limits import ExecutionLimits
         self.store = store
         self.key = key or None
         self.retries = retries
         self.limits = limits
+        self.budget = _Reservations(max_bytes)
+        self.highest = _HighestVersions(max(4096, 4 * store.max_sessions))
         self.locks: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self.executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="scripted-mcp-stored")
+        self._limits = limits or ExecutionLimits()
+
+    def create(self, sid: str):
+        """Record a new session: an empty session's snapshot, signed for it at version 0
+        (TooManySessions, StoreError: the store's refusal)."""
+        tool = self._tool()
+        kept = tool.kept_bytes()
+        self.store.create(sid, tool.snapshot(key=self._signing_key(sid, 0, kept)), kept)
+        self.highest.note(sid, 0)
 
     async def execute(self, sid: str, commands: str):
         lock = self.locks.get(sid)
         if lock is None:
             lock = self.locks[sid] = asyncio.Lock()
-        loop = asyncio.get_running_loop()
         async with lock:
             for _ in range(self.retries + 1):
-                response, saved = await loop.run_in_executor(self.executor, self._run, sid, commands)
-                if saved:
+                response = await self._attempt(sid, commands)
+                if response is not None:
                     return response
-        from .scripted_tool import ToolResponse
-        return ToolResponse("", "bash: another request of this session changed it at the same time, "
-                            f"{self.retries + 1} times; this call's changes were not kept: try again\n",
-                            1, "conflict")
+        return _refusal("another request of this session changed it at the same time, "
+                        f"{self.retries + 1} times; this call's changes were not kept: try again", "conflict")
 
-    def _tool(self, data: Optional[bytes]):
+    async def _attempt(self, sid: str, commands: str):
+        """The call's response, or None: another request saved the session meanwhile."""
+        from .session_store import StoreError
+        loop = asyncio.get_running_loop()
+        try:
+            sizes = await loop.run_in_executor(self.executor, self.store.sizes, sid)
+        except StoreError as e:
+            return self._store_failure(e, "load")
+        if sizes is None:
+            return _refusal("this session is unknown or expired: start a new one", "session")
+        stored, kept = sizes
+        limit = self.store.max_bytes
+        if limit and stored > limit:
+            return _refusal(f"the stored session of {stored} bytes is over the store's per-session limit "
+                            f"({limit}, session_max_bytes); the call did not run", "limit:session_max_bytes")
+        least, most = self._reservation(stored, kept)
+        if least > self.budget.max_bytes:
+            return _refusal(f"this session ({kept} bytes, {stored} stored) needs {least} bytes of memory to run, "
+                            f"more than the sessions of all calls in flight may take ({self.budget.max_bytes}, "
+                            "max_sessions_bytes); the call did not run", "limit:max_sessions_bytes")
+        wait = self._limits.timeout_seconds
+        grant = await self.budget.reserve(least, most, wait)
+        if grant is None:
+            return _refusal(f"the memory for sessions of calls in flight ({self.budget.max_bytes} bytes, "
+                            f"max_sessions_bytes) stayed taken for {wait:g} s; the call did not run: try again",
+                            "limit:max_sessions_bytes")
+        work = loop.run_in_executor(self.executor, contextvars.copy_context().run,
+                                    self._run, sid, commands, sizes, grant)
+        # the reservation ends with the work, even if this request is cancelled before
+        work.add_done_callback(lambda done: self.budget.release(
+            grant, grant if done.cancelled() or done.exception() else done.result()[1]))
+        response, _ = await asyncio.shield(work)
+        return response
+
+    def _reservation(self, stored: int, kept: int) -> tuple:
+        """(least, most) bytes a call reserves for a session of `kept` bytes, `stored` in its
+        snapshot: loading, the snapshot and its blobs beside the session rebuilt; saving, the
+        session grown and its new snapshot."""
+        state = self._limits.max_shell_state_bytes
+        least_growth = state + self.MIN_FILES
+        most_growth = max(least_growth, self._limits.max_fs_bytes + state - kept)
+        loading = 2 * stored + kept
+        return max(loading, 2 * (kept + least_growth)), max(loading, 2 * (kept + most_growth))
+
+    def _signing_key(self, sid: str, version: int, kept: int) -> Optional[bytes]:
+        from .snapshot import bound_key
+        return bound_key(self.key, "session", sid, version, kept) if self.key else None
+
+    def _tool(self, data: Optional[bytes] = None, key: Optional[bytes] = None):
         from .bash_tool import BashTool
-        builder = BashTool.builder().snapshot_key(self.key)
+        builder = BashTool.builder()
         if self.limits is not None:
             from dataclasses import replace
             builder = builder.limits(replace(self.limits))
-        if data:
-            builder = builder.from_snapshot(data)
+        if data is not None:
+            builder = builder.from_snapshot(data, key)
         return builder.build()
 
-    def _run(self, sid: str, commands: str) -> tuple:
-        """(response, whether it may stand: saved, or a failure that changed nothing)."""
-        from .scripted_tool import ToolResponse
+    def _run(self, sid: str, commands: str, sizes: tuple, grant: int) -> tuple:
+        """(the call's response, or None: the session was saved meanwhile; the bytes of session
+        the call leaves to the cyclic collector). `sizes`: the record's (stored, kept) bytes,
+        as reserved for; `grant`: the bytes reserved."""
+        loaded = self._load(sid, sizes)
+        if not isinstance(loaded, tuple):
+            return loaded, 0
+        version, tool = loaded
+        self._limit_growth(tool, grant // 2 - tool.kept_bytes())
+        response = tool.execute(commands)
+        kept = tool.kept_bytes()
+        snapshot = tool.snapshot(key=self._signing_key(sid, version + 1, kept))
+        return self._save(sid, version, snapshot, kept, response), kept
+
+    def _load(self, sid: str, sizes: tuple):
+        """(version, the session's BashTool); a response saying why not; or None: the session
+        was saved meanwhile, larger than `sizes` (stored, kept bytes)."""
         from .session_store import SessionTooLarge, StoreError
         from .snapshot import SnapshotError
         try:
-            record = self.store.load(sid)
-        except (StoreError, OSError) as e:
-            return ToolResponse("", f"bash: the session store cannot be read: {e}\n", 1, "store"), True
+            record = self.store.load(sid, max_bytes=sizes[0])
+        except SessionTooLarge:
+            return None
+        except StoreError as e:
+            return self._store_failure(e, "load")
         if record is None:
-            return ToolResponse("", "bash: this session is unknown or expired: start a new one\n", 1,
-                                "session"), True
-        version, data = record
+            return _refusal("this session is unknown or expired: start a new one", "session")
+        if record.kept > sizes[1]:
+            return None
+        seen = self.highest.get(sid)
+        if record.version < seen:
+            return _refusal(f"the stored session was refused: its version {record.version} is older than version "
+                            f"{seen}, which this server has seen (a rollback); the call did not run", "session")
         try:
-            tool = self._tool(data)
+            tool = self._tool(record.data, self._signing_key(sid, record.version, record.kept))
         except SnapshotError as e:
-            return ToolResponse("", f"bash: the stored session cannot be restored: {e}\n", 1, "session"), True
-        response = tool.execute(commands)
+            return _refusal(f"the stored session was refused: {e}; the call did not run", "session")
+        self.highest.note(sid, record.version)
+        return record.version, tool
+
+    def _save(self, sid: str, version: int, snapshot: bytes, kept: int, response):
+        """The call's response once its snapshot is saved as version+1 (or why not), or None:
+        another request saved first."""
+        from .session_store import SessionTooLarge, StoreError
         try:
-            return response, self.store.save(sid, version, tool.snapshot())
+            saved = self.store.save(sid, version, snapshot, kept)
         except SessionTooLarge as e:
             response.stderr += f"bash: {e}; this call's changes were not kept\n"
             response.exit_code, response.error = 1, "limit:session_max_bytes"
-            return response, True
-        except (StoreError, OSError) as e:
-            response.stderr += f"bash: the session store cannot be written: {e}; this call's changes were not kept\n"
-            response.exit_code, response.error = 1, "store"
-            return response, True
+            return response
+        except StoreError as e:
+            failure = self._store_failure(e, "save")
+            response.stderr += failure.stderr
+            response.exit_code, response.error = 1, failure.error
+            return response
+        if not saved:
+            return None
+        self.highest.note(sid, version + 1)
+        return response
+
+    @staticmethod
+    def _limit_growth(tool, growth: int):
+        """The call's files may grow by `growth` less a whole shell state's budget (which its
+        variables may still take)."""
+        room = max(0, growth - tool.limits.max_shell_state_bytes)
+        tool.limits.max_fs_bytes = min(tool.limits.max_fs_bytes, tool.filesystem.used_bytes + room)
+
+    @staticmethod
+    def _store_failure(e, operation: str):
+        """The call's result when the store fails: one line, without the store's address or
+        error (those go to the server's log)."""
+        from .session_store import UNAVAILABLE, MalformedRecord
+        if isinstance(e, MalformedRecord):
+            return _refusal(f"the stored session was refused: {e}; the call did not run", "session")
+        log_store_error(e, operation)
+        done = "did not save" if operation == "save" else "did not run"
+        return _refusal(f"{UNAVAILABLE}; the call {done}", "store")
+
+
+def log_store_error(e: Exception, operation: str):
+    """One line on the server's log for a failure of the session store, with its cause (which
+    the client is not shown)."""
+    cause = e.__cause__ or e
+    _CALLS.warning(json.dumps({"event": "store_error", "operation": operation, "pid": os.getpid(),
+                               "error": f"{type(cause).__name__}: {cause}"}))
+
+
+def _refusal(message: str, error: str):
+    from .scripted_tool import ToolResponse
+    return ToolResponse("", f"bash: {message}\n", 1, error)
+
+
+class _Reservations:
+    """Bytes reserved by the calls in flight, at most `max_bytes` in all: a call waits, first
+    come first served, until the least it needs fits, and then takes as much of what is free
+    as it may use. The session a finished call leaves stays counted until Python's cyclic
+    collector has run (a BashTool's run and its files form a reference cycle, so they outlive
+    the call until a full collection): the next call starts a collection, and waits for it,
+    when that would give it the room it needs, or a MiB more of what it may use.
+    Used on the event loop's thread only."""
+
+    WORTH_COLLECTING = 1 << 20
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self.reserved = 0                 # by the calls in flight, and the uncollected
+        self.uncollected = 0              # of calls finished since the last collection
+        self._waiting: collections.deque = collections.deque()     # (least, most, future)
+        self._collection: Optional[asyncio.Task] = None
+
+    async def reserve(self, least: int, most: int, timeout: float) -> Optional[int]:
+        """The bytes granted, or None: the least did not fit within `timeout` seconds."""
+        entry = (least, most, asyncio.get_running_loop().create_future())
+        self._waiting.append(entry)
+        future = entry[2]
+        granted = False
+        try:
+            self._wake()
+            if not future.done():
+                await asyncio.wait({future}, timeout=timeout)
+            granted = future.done()
+            return future.result() if granted else None
+        finally:
+            if not granted:
+                if future.done():                 # granted just as the wait was cancelled
+                    self.release(future.result(), 0)
+                else:
+                    self._waiting.remove(entry)
+                    future.cancel()
+                    self._wake()                  # the next in line may fit now
+
+    def release(self, amount: int, left: int):
+        """The end of a reservation of `amount` bytes, of which `left` stay taken until the
+        cyclic collector has run."""
+        self.reserved -= amount - left
+        self.uncollected += left
+        self._wake()
+
+    def _wake(self):
+        """Grant the calls in line their turn, the first first, while they fit; start a
+        collection when the first would gain by it."""
+        while self._waiting:
+            least, most, future = self._waiting[0]
+            free = self.max_bytes - self.reserved
+            gain = min(most, free + self.uncollected) - min(most, free)
+            if free >= least and gain < self.WORTH_COLLECTING:
+                self._waiting.popleft()
+                amount = min(most, free)
+                self.reserved += amount
+                future.set_result(amount)
+                continue
+            if self._collection is None and free + self.uncollected >= least and gain:
+                self._collection = asyncio.get_running_loop().create_task(self._collect())
+            return
+
+    async def _collect(self):
+        import gc
+        freed = self.uncollected
+        try:
+            await asyncio.to_thread(gc.collect)
+        finally:
+            self.uncollected -= freed
+            self.reserved -= freed
+            self._collection = None
+        self._wake()
+
+
+class _HighestVersions:
+    """The highest version this process has seen of each of the last `capacity` sessions it
+    served (a record older than it is a rollback)."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self._seen: collections.OrderedDict = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, sid: str) -> int:
+        with self._lock:
+            return self._seen.get(sid, -1)
+
+    def note(self, sid: str, version: int):
+        with self._lock:
+            self._seen[sid] = max(version, self._seen.get(sid, -1))
+            self._seen.move_to_end(sid)
+            while len(self._seen) > self.capacity:
+                self._seen.popitem(last=False)
 
 
 def kept_bytes(tool) -> int:

@@ -9,8 +9,13 @@ the caller's event loop under `execute_async`, else on the runner thread's own l
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
+import dataclasses
+import functools
+import inspect
 import json
+import random
 import re
 import threading
 import time
@@ -18,22 +23,30 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, TypeVar
 
 from ..commands import COMMANDS, FILE_COMMANDS
-from ..commands.urlpolicy import NetworkPolicy
+from ..commands.python3 import NAMES as PYTHON_COMMANDS, available as python_available
+from ..commands.urlpolicy import DryRunNetwork, NetworkPolicy, RunNetwork
 from ..fs import FileSystem, MemoryFs
 from ..shell.builtins import load as load_builtins
 from ..shell.errors import Cancelled, LimitExceeded
 from ..shell.interpreter import execute as run_script
-from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
+from ..shell.limits import CancelToken, ExecutionLimits, timeout_error, wall_clock
+from ..shell.parser import RESERVED as SHELL_KEYWORDS
 from ..shell.run import Run, ShellSlot
 from . import catalog, telemetry
-from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, failure_message, result_text,
+from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, cannot_print, failure_message, left_running,
                           run_coroutine, sanitize)
-from .definitions import (DecoratedTool, ToolArgs, ToolDef, callback_from_function, is_async_callable,
+from .definitions import (DecoratedTool, ToolArgs, ToolDef, callback_from_function, is_async_callable, tool,
                           tool_def_from_function)
 from .flags import FlagError, FlagParser
-from .hooks import DENIED, Hooks, ToolCall, ToolCallResult, decide, pending_stdin
+from .hooks import DENIED, Deny, Hooks, Pause, Plan, ToolCall, ToolCallResult, Unmade, decide, pending_stdin
+from .journal import Journal, decision_status
+from .journal import decode as decode_continuation, encode as encode_continuation
+from .results import result_text
+from .shapes import minimal_instance, result_mismatch
 
 RESERVED_NAMES = {"help", "discover"}
+PAUSED = 148                # a paused run's status: bash's for a job stopped by SIGTSTP (128 + 20)
+DISCOVER_LIMIT = 10         # tools `discover` lists at most, best first (--limit N for more)
 
 
 @dataclass(slots=True)
@@ -44,6 +57,15 @@ class ToolResponse:
     error: Optional[str] = None
     stdout_truncated: bool = False
     trace: list = field(default_factory=list)      # this run's tool calls (TraceEntry)
+    # a run a before_tool hook paused (error "paused", status 148): the call it stopped before,
+    # and the bytes tool.resume() continues from
+    pending: Optional[ToolCall] = None
+    continuation: Optional[bytes] = None
+
+    @property
+    def status(self) -> str:
+        """"paused" for a run waiting for a decision, else "completed"."""
+        return "paused" if self.error == "paused" else "completed"
 
     def to_dict(self) -> dict:
         return {"stdout": self.stdout, "stderr": self.stderr, "exit_code": self.exit_code}
@@ -71,14 +93,19 @@ class ToolStatus:
 
 @dataclass(slots=True)
 class TraceEntry:
+    """One call of the run's call log. `status`: done, failed (the callback ran and failed),
+    denied (a before_tool hook refused it), not started (its flags were invalid, or the run
+    was out of tool calls: nothing ran), left running (the run stopped waiting for it)."""
     name: str
-    kind: str                      # tool, help, discover
+    kind: str                      # tool, builtin, help, discover
     argv: list
     params: Optional[dict]
     exit_code: int
     duration_ms: float
     stdout_bytes: int = 0
     stderr_bytes: int = 0
+    status: str = "done"
+    output: Optional[str] = None        # what it printed, kept for a tool that has a revert
 
 
 @dataclass
@@ -87,6 +114,7 @@ class RegisteredTool:
     callback: Callable
     is_async: bool
     parser: FlagParser
+    revert: Optional[Callable] = None       # undoes a call: revert(call, output) (tool.rollback)
 
 
 # ---------------------------------------------------------------- one execution
@@ -110,7 +138,8 @@ class _Run:
         self.on_output = on_output
         self.caller_loop = caller_loop
         self.trace: list[TraceEntry] = []
-        self.calling: Optional[str] = None      # the callback running now
+        self.calling: Optional[tuple] = None    # the callback running now: (name, kind, argv, params, started)
+        self.tool_calls = 0                     # tool calls started, against max_tool_calls
         self.in_flight: set = set()     # futures of async callbacks running on caller_loop
         self.closed = False
         self.errand: Optional[Errand] = None    # the runner thread's work, which the caller may leave
@@ -122,7 +151,9 @@ class _Run:
         self._started = time.monotonic()
         self._cancel_seen: Optional[float] = None
         self.tracer = None         # an OpenTelemetry tracer while tracing is on (telemetry.py)
-        self.plan: Optional[list] = None     # tool.plan(): the ToolCalls, every tool a dry run
+        self.plan: Optional[Plan] = None     # tool.plan(): the ToolCalls, every tool a dry run
+        self.journal: Optional[Journal] = None      # the calls of a run that may pause, or is resumed
+        self.continue_as: Optional[Callable] = None     # (ToolCall, reason) -> continuation bytes
         self.watched = False       # a plan or a tracer: tool calls take the slower, observed path
 
     def start(self, work: Callable):
@@ -224,14 +255,24 @@ class _Run:
             out, err = self.output_so_far()
             return ToolResponse(out, err + f"bash: internal error ({name})\n",
                                 1, "internal", trace=self.trace)
-        return ToolResponse(r.stdout, r.stderr, r.exit_code, r.error, r.stdout_truncated, self.trace)
+        journal = self.journal
+        if journal is not None and journal.paused is not None and self.continue_as is not None:
+            call, reason = journal.paused
+            return ToolResponse(r.stdout, r.stderr, PAUSED, "paused", r.stdout_truncated, self.trace,
+                                pending=call, continuation=self.continue_as(call, reason))
+        error = "divergence" if journal is not None and journal.diverged else r.error
+        return ToolResponse(r.stdout, r.stderr, r.exit_code, error, r.stdout_truncated, self.trace)
 
     def abandon(self, reason: str) -> ToolResponse:
         with self._lock:
             self.closed = True
             out, err = self.output_so_far()
         self._errand_running().leave()
-        stuck = self.calling
+        stuck = self.calling[0] if self.calling else None
+        if self.calling:
+            name, kind, argv, params, started = self.calling
+            self.trace.append(TraceEntry(name, kind, list(argv), params, -1, (time.perf_counter() - started) * 1000,
+                                         status="left running"))
         if reason == "timeout":
             stop = timeout_error(self.limits)
         else:
@@ -240,7 +281,7 @@ class _Run:
             self.execution.budget.cancel = _LEFT_BEHIND
         message, status = stop.message, stop.status
         if stuck:
-            message += f"; tool '{stuck}' did not return and was left running"
+            message += f"; {left_running([stuck])}"
         return ToolResponse(out, err + f"bash: {message}\n", status, reason, trace=list(self.trace))
 
     def refuse(self, message: str, status: int, error: str) -> ToolResponse:
@@ -258,9 +299,14 @@ class _Run:
     def settle(self, session: Optional[ShellSlot]):
         """The session's shell after the run: the run's own, unless the run was left running
         (its thread may still be using that shell): then the next call starts a new one."""
+        left = self.errand is not None and self.errand.left
         if session is not None:
-            left = self.errand is not None and self.errand.left
             session.shell = None if left or self.shell_slot is None else self.shell_slot.shell
+        if not left and self.execution is not None:
+            # the run and the interpreter's state refer to each other (host, the output relay):
+            # once the response is made, the pair goes at once rather than at the next collection
+            self.execution.host = None
+            self.execution = None
 
 
 def _tool_run(ctx) -> Optional[_Run]:
@@ -275,6 +321,7 @@ class ScriptedTool:
     `ScriptedTool.builder(name)` or construct and `add_tool(...)` (bashkit's Python API)."""
 
     version = "0.1.0"
+    python_enabled = False        # python3/python in logic mode too (the builder's .python())
 
     def __init__(self, name: str, short_description: str = "", env: Optional[dict] = None,
                  limits: Optional[ExecutionLimits] = None, compact_prompt: bool = False,
@@ -291,9 +338,12 @@ class ScriptedTool:
         self.context = list(context or [])
         self.tools: dict[str, RegisteredTool] = {}
         self._commands: Optional[dict] = None
+        self._shadowed: dict = {}           # name -> (kind, fn): what tools took the name of (_with_host_commands)
         self._tool_names: "re.Pattern[str] | bool | None" = None   # a pattern of the tool names, once asked
         self._last = threading.local()
         self.hooks = Hooks()                # before_tool / after_tool (hooks.py)
+        self.validate_output = False        # check each result against its tool's output schema
+        self.continuation_key: Optional[bytes] = None     # signs continuations, and is required of them
         self.telemetry: Optional[telemetry.TelemetryConfig] = None    # None: the global tracer provider
 
     @property
@@ -324,43 +374,64 @@ class ScriptedTool:
 
     # -------------------------------------------------------- registration
 
-    def register(self, tool_def: ToolDef, callback: Callable, is_async: Optional[bool] = None) -> "ScriptedTool":
+    def register(self, tool_def: ToolDef, callback: Callable, is_async: Optional[bool] = None,
+                 revert: Optional[Callable] = None) -> "ScriptedTool":
+        """Register a tool; `revert(call, output)` undoes one of its calls (see rollback)."""
         name = tool_def.name
-        self._check_name(name)
+        self._check_name(name, tool_def.shadow)
         if is_async is None:
             is_async = is_async_callable(callback)
-        self.tools[name] = RegisteredTool(tool_def, callback, is_async, FlagParser(name, tool_def.input_schema))
+        self.tools[name] = RegisteredTool(tool_def, callback, is_async, FlagParser(name, tool_def.input_schema),
+                                          revert)
         self._commands = self._tool_names = None
         return self
 
-    def _check_name(self, name: str):
-        """Refuse a name no script could call, or one that would hide a builtin, a command or
-        an earlier tool (a script's `echo` or `jq` must mean what it means in bash)."""
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", name):
-            raise ValueError(f"tool name {name!r} is not a valid command name")
-        if name in RESERVED_NAMES or name in COMMANDS or name in load_builtins():
-            raise ValueError(f"tool name {name!r} is taken by a shell builtin or command; choose another")
+    def _check_name(self, name: str, shadow: bool = False):
+        """Refuse a name no script could call, an earlier tool's, or, unless `shadow`, one that
+        a builtin or a command of this tool's shell has (a script's `echo` or `jq` means what
+        it means in bash unless the host says otherwise)."""
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", name) or name in SHELL_KEYWORDS:
+            raise ValueError(f"tool name {name!r} is not a valid command name" +
+                             (" (it is a shell keyword)" if name in SHELL_KEYWORDS else ""))
         if name in self.tools:
             raise ValueError(f"a tool named {name!r} is already registered")
+        owner = self._name_owner(name)
+        if owner is not None and not shadow:
+            raise ValueError(f"tool name {name!r} is taken by {owner}; pass shadow=True to let the tool "
+                             f"take it (then `command {name}` still reaches the shell's own)")
 
-    def add_tool(self, name: str, description: str, callback: Callable, schema: Optional[dict] = None):
+    def _name_owner(self, name: str) -> Optional[str]:
+        """What already answers to `name` in this tool's shell, or None. A logic-only tool has
+        no file commands, so their names are free there."""
+        if name in load_builtins():
+            return f"the shell builtin {name!r}"
+        if name in RESERVED_NAMES:
+            return f"the {name!r} command of every scripted tool"
+        present = self.filesystem is not None or name not in FILE_COMMANDS or \
+            self.python_enabled and name in PYTHON_COMMANDS
+        if name in COMMANDS and present:
+            return f"the command {name!r}"
+        return None
+
+    def add_tool(self, name: str, description: str, callback: Callable, schema: Optional[dict] = None,
+                 shadow: bool = False):
         """bashkit's Python signature: callback(params: dict, stdin: str | None) -> str."""
-        is_async = is_async_callable(callback)
-        if is_async:
+        tool_def = ToolDef(name, description, schema or {}, shadow=shadow)
+        if is_async_callable(callback):
             async def async_adapter(args: ToolArgs):
                 return await callback(args.params, args.stdin)
-            return self.register(ToolDef(name, description, schema or {}), async_adapter, True)
+            return self.register(tool_def, async_adapter, True)
 
         def adapter(args: ToolArgs):
             return callback(args.params, args.stdin)
-        return self.register(ToolDef(name, description, schema or {}), adapter, False)
+        return self.register(tool_def, adapter, False)
 
     def add(self, fn) -> "ScriptedTool":
         """Register an @tool-decorated function (or a plain function, derived the same way)."""
         if not isinstance(fn, DecoratedTool):
             tool_def = tool_def_from_function(fn)
             return self.register(tool_def, callback_from_function(fn, tool_def))
-        return self.register(fn.tool_def, fn.callback, fn.is_async)
+        return self.register(fn.tool_def, fn.callback, fn.is_async, fn.revert)
 
     # -------------------------------------------------------- introspection
 
@@ -382,12 +453,17 @@ class ScriptedTool:
                                      self.context, self._files_note())
 
     def _files_note(self) -> str:
-        """What the prompt says about files, by filesystem mode."""
+        """What the prompt says about files, by filesystem mode (and python3, where a script has it)."""
         if self.filesystem is None:
-            return "there is no file system"
-        if isinstance(self.filesystem, FileSystem):
-            return "files persist across calls in a virtual file system (/tmp, $HOME)"
-        return "each call gets an empty virtual file system (stage data in /tmp within one script)"
+            note = "there is no file system"
+        elif isinstance(self.filesystem, FileSystem):
+            note = "files persist across calls in a virtual file system (/tmp, $HOME)"
+        else:
+            note = "each call gets an empty virtual file system (stage data in /tmp within one script)"
+        if (self.filesystem is not None or self.python_enabled) and python_available() and \
+                "python3" not in self.tools:
+            note += "; `python3 -c` runs a Python subset (standard modules only)"
+        return note
 
     def input_schema(self) -> dict:
         return {"type": "object",
@@ -407,14 +483,63 @@ class ScriptedTool:
         if self._commands is None:
             table = dict(COMMANDS)
             if self.filesystem is None:         # logic mode: file commands are not there
-                for name in FILE_COMMANDS:
+                for name in FILE_COMMANDS.difference(PYTHON_COMMANDS if self.python_enabled else ()):
                     del table[name]
-            for name, registered in self.tools.items():
-                table[name] = self._command_for(registered)
             table["help"] = self._help_command
             table["discover"] = self._discover_command
-            self._commands = table
+            table = self._with_journaled_programs(table)
+            self._commands = self._with_host_commands(table, {name: self._command_for(registered)
+                                                   for name, registered in self.tools.items()})
         return self._commands
+
+    @staticmethod
+    def _with_journaled_programs(table: dict) -> dict:
+        """`table` with the commands that act outside the sandbox (curl) recorded and replayed
+        in a journaled run like a tool call: a resumed run does not send their requests again."""
+        command = table.get("curl")
+        if command is None:
+            return table
+
+        def curl(ctx, argv):
+            active = _tool_run(ctx)
+            journal = active.journal if active is not None else None
+            if journal is None:
+                return command(ctx, argv)
+            call = ToolCall("curl", {"args": list(argv[1:])}, list(argv), 0, "network")
+
+            def live(out, err):
+                with _writing_to(ctx, out, err):
+                    return command(ctx, argv)
+            return journal.perform(ctx.out, ctx.err, call, live, lambda *decided: live(*decided[2:]))
+        return {**table, "curl": curl}
+
+    def _with_host_commands(self, table: dict, own: dict) -> dict:
+        """`table` with the host's commands `own` in it, each over a builtin or command of the
+        same name (which `_check_name` let it take); what they shadow is kept for `builtin`
+        and `command`, and the shadowed builtins leave the shell's builtin table."""
+        builtins = load_builtins()
+        shadowed = {}
+        for name, fn in own.items():
+            if name in builtins:
+                shadowed[name] = ("builtin", builtins[name])
+            elif name in table:
+                shadowed[name] = ("command", table[name])
+            table[name] = fn
+        self._shadowed = shadowed
+        return table
+
+    def _builtins(self) -> Optional[dict]:
+        """The shell's builtins (None: all of them): those a tool took the name of are left out,
+        so that a call of that name reaches the tool."""
+        taken = [name for name, (kind, _) in self._shadowed.items() if kind == "builtin"]
+        if not taken:
+            return None
+        return {name: fn for name, fn in load_builtins().items() if name not in taken}
+
+    def shadowed_names(self) -> set:
+        """The builtins and commands whose names a tool of this one took."""
+        self.commands()
+        return set(self._shadowed)
 
     def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
                 on_output: Optional[Callable] = None, _session: Optional[ShellSlot] = None) -> ToolResponse:
@@ -452,11 +577,22 @@ class ScriptedTool:
         """The tool calls the script makes when every tool answers as `TOOL --dry-run` does, in
         order (a list of ToolCall): what to show a user before running it for real. A plan is
         not a guarantee: the real run may branch differently on the tools' real answers (the
-        before_tool hook is the guarantee). Hooks are not called; a shared MemoryFs is replaced
-        by an empty scratch one, so a plan changes no file."""
+        before_tool hook is the guarantee). A plan has no side effect: no callback and no hook
+        is called; a shared MemoryFs is replaced by an empty scratch one, so a plan changes no
+        file; curl's requests are judged by the network policy and listed as `curl` calls
+        (kind "network", params method and url), never sent."""
         run, work = self._prepare(commands, stdin, None, None, None, plan=True)
         self._run_and_wait(run, work, None)
-        return list(run.plan or ())
+        return run.plan if run.plan is not None else Plan()
+
+    def check(self, commands) -> list:
+        """What a static read of the script finds, without running anything (tools/check.py):
+        syntax errors, unknown commands, unknown or ill-typed flags, missing required flags,
+        jq programs that do not compile. A list of Diagnostic (`line L, col C: message`)."""
+        from .check import check_script
+        if isinstance(commands, dict):
+            commands = commands.get("commands", "")
+        return check_script(self, commands)
 
     def before_tool(self, fn: Callable) -> "ScriptedTool":
         """fn(call: ToolCall) -> None | Deny | dict, sync or async, before every tool call
@@ -495,8 +631,10 @@ class ScriptedTool:
         finally:
             run.settle(session)
 
-    def _prepare(self, commands, stdin, cancel, on_output, session, caller_loop=None, plan=False):
-        """The run's state, and the work that runs the script given an output relay."""
+    def _prepare(self, commands, stdin, cancel, on_output, session, caller_loop=None, plan=False,
+                 journal: Optional[Journal] = None):
+        """The run's state, and the work that runs the script given an output relay. A run that
+        a hook may pause keeps a journal (tools/journal.py); `journal`: one to resume."""
         if isinstance(commands, dict):
             commands = commands.get("commands", "")
         if not isinstance(commands, str):
@@ -507,19 +645,105 @@ class ScriptedTool:
         table, env, limits = self.commands(), self.env, self.limits
         fs = self._filesystem_for_call() if not session else None
         run.watched = run.tracer is not None or plan
+        network = self._network_for_run()
         if plan:
-            run.plan = []
+            run.plan = Plan()
+            network = self._network_for_plan(run.plan)
             if isinstance(fs, FileSystem):      # a plan changes no file of the tool's own
                 fs = MemoryFs(limits=limits)
         slot = run.shell_slot = ShellSlot(session.shell) if session is not None else None
         observer = telemetry.Observer(run.tracer) if run.tracer is not None else None
-        execution = run.execution = Run(limits, run.cancel, run.relay, fs, self._network_for_run(),
+        execution = run.execution = Run(limits, run.cancel, run.relay, fs, network,
                                         host=run, observer=observer)
+        if journal is None and self.hooks.before and not plan:
+            journal = self._new_journal(session)
+        if journal is not None:
+            self._journal_run(run, journal, commands, stdin)
+        setup = self._setup_shell if journal is None else functools.partial(self._seeded_shell, journal.seed)
 
         def work():
             return run_script(commands, commands=table, env=env, stdin=stdin, session=slot,
-                              shell_setup=self._setup_shell, builtins=self._builtins(), run=execution)
+                              shell_setup=setup, builtins=self._builtins(), run=execution)
         return run, work
+
+    # -------------------------------------------------------- pausing and resuming
+
+    def _new_journal(self, session) -> Journal:
+        """The journal of a run whose hooks may pause it."""
+        return Journal(clock=wall_clock(), budget=self.limits.max_output_bytes)
+
+    def _journal_run(self, run: _Run, journal: Journal, script: str, stdin: str):
+        """Give `run` the journal: a resumed run replays the clock it first saw until its paused
+        call, and a pause becomes a continuation of this script."""
+        assert run.execution is not None        # (_prepare made it)
+        budget = run.execution.budget
+        if journal.replay or journal.pending is not None:
+            budget.clock_offset = journal.clock - wall_clock()
+            journal.on_replayed = lambda: setattr(budget, "clock_offset", 0.0)
+        run.journal = journal
+        key = self.continuation_key
+        run.continue_as = lambda call, reason: encode_continuation(self.name, script, stdin, journal, call,
+                                                                   reason, key)
+
+    def _seeded_shell(self, seed: int, sh):
+        """_setup_shell, with $RANDOM (and what commands draw from it) from the journal's seed,
+        so that a replay draws what the first run drew."""
+        self._setup_shell(sh)
+        sh.random = random.Random(seed)
+
+    def rollback(self, done) -> "Rollback":
+        """Undo what a run did: the revert of each call that ran (a ToolResponse's call log, or
+        a continuation's journal), newest first. A call whose tool has no revert, or whose
+        revert raised, is reported, not retried. Rollback is as good as the reverts the host
+        wrote: it undoes nothing else."""
+        report = Rollback()
+        for call, output in reversed(self._calls_done(done)):
+            registered = self.tools.get(call.name)
+            if registered is None or registered.revert is None:
+                report.irreversible.append(call)
+                continue
+            try:
+                value = registered.revert(call, output)
+                if inspect.isawaitable(value):
+                    asyncio.run(_awaited(value))
+            except Exception as e:              # the host's own code: reported as it failed
+                report.failed.append((call, failure_message(e)))
+            else:
+                report.reverted.append(call)
+        return report
+
+    def _calls_done(self, done) -> list:
+        """(ToolCall, output) of each tool call that ran and succeeded, oldest first."""
+        if isinstance(done, ToolResponse):
+            return [(ToolCall(e.name, e.params, e.argv), e.output or "") for e in done.trace
+                    if e.kind == "tool" and e.status == "done"]
+        loaded = self._load_continuation(done, None)
+        return [(ToolCall(e.name, e.params, [e.name]), e.stdout) for e in loaded.journal.replay
+                if e.kind == "tool" and e.status == 0]
+
+    def resume(self, continuation: bytes, decision="allow", key=None) -> ToolResponse:
+        """Continue a paused run (ToolResponse.continuation) to its end or its next pause, in
+        this process or another: the paused call is allowed (`"allow"`), refused
+        (`Deny(reason)`, status 126 as a hook's refusal) or made with new parameters (a dict).
+        Earlier calls are answered from the continuation, not called again; see
+        tools/journal.py. ContinuationError, and nothing run, for a continuation that is
+        damaged, forged, another tool's, too large, or unsigned when this tool has a key."""
+        loaded = self._load_continuation(continuation, key)
+        loaded.journal.decision = decision
+        return self._resumed(loaded)
+
+    def _load_continuation(self, continuation: bytes, key):
+        limits = self.limits
+        most = 2 * (limits.max_output_bytes + limits.max_script_bytes + limits.max_fs_bytes
+                    + limits.max_shell_state_bytes)
+        return decode_continuation(continuation, self.name, key if key is not None else self.continuation_key,
+                                   most, limits.max_script_bytes)
+
+    def _resumed(self, loaded) -> ToolResponse:
+        run, work = self._prepare(loaded.script, loaded.stdin, None, None, None, journal=loaded.journal)
+        response = self._run_and_wait(run, work, None)
+        self._last.trace = response.trace
+        return response
 
     def _filesystem_for_call(self):
         fs = self.filesystem
@@ -527,12 +751,9 @@ class ScriptedTool:
             return fs
         return fs(limits=self.limits) if fs is MemoryFs else fs()
 
-    def _builtins(self) -> Optional[dict]:
-        """The shell's builtins; None: all of them."""
-        return None
-
     def _setup_shell(self, sh):
         """Before a script runs: what the tool's configuration gives its shell."""
+        sh.shadowed = self._shadowed
 
     def _network_for_run(self):
         """The network policy with this execution's own request and byte counts (() for none)."""
@@ -542,6 +763,16 @@ class ScriptedTool:
                 return ()
             policy = self.network_policy = NetworkPolicy(self.network_allow)
         return policy.for_run()
+
+    def _network_for_plan(self, plan: list):
+        """The network as a plan sees it: requests judged by the policy, listed in the plan as
+        `curl` calls (method and URL), never sent."""
+        policy = self._network_for_run()
+        if not isinstance(policy, RunNetwork):
+            return ()
+        record = lambda method, url: plan.append(               # noqa: E731
+            ToolCall("curl", {"method": method, "url": url}, ["curl", "-X", method, url], kind="network"))
+        return DryRunNetwork(policy.policy, record)
 
     def _callback_names(self):
         """The commands that call host code."""
@@ -596,63 +827,99 @@ class ScriptedTool:
         parser = registered.parser
 
         def revalidate(params: dict) -> dict:       # a before_tool hook's replacement params
-            parser.from_json = True                 # checked as JSON values are: types included
-            parser.validate(params)
+            parser.validate(params, from_json=True)    # checked as JSON values are: types included
             return params
 
         def run(sh, argv):
-            args = argv[1:]
             active = _tool_run(sh)
             watched = active is not None and active.watched           # a plan, or tracing
             plan = active.plan if active is not None else None        # tool.plan(): all dry runs
-            dry_run = plan is not None
-            if "--help" in args or "--dry-run" in args or args == ["-h"]:
-                if "--help" in args or args == ["-h"]:      # whatever else is there: help only
-                    sh.out(catalog.tool_help_text(registered.tool_def))
-                    return 0
-                dry_run = True
-                args = [a for a in args if a != "--dry-run"]
             started = time.perf_counter()
             params = None
+            dry_run = plan is not None
             try:
-                params = parser.parse(args)
-                parser.validate(params)
+                parsed = parser.parse(argv[1:])
+                if parsed.help:                     # whatever else is there: help only
+                    sh.out(catalog.tool_help_text(registered.tool_def))
+                    return 0
+                params = parsed.params
+                dry_run = dry_run or parsed.dry_run
+                parser.validate(params, parsed.from_json)
             except FlagError as e:
-                if dry_run:
+                if plan is not None:
+                    plan.unmade.append(Unmade(sh.lineno, name, list(argv), str(e)))
+                if dry_run or "--dry-run" in argv:
                     sh.out(_dry_run_report(name, params, str(e)))
                     return 1
                 sh.err(f"{name}: {e}\n")
-                self._trace(sh, name, "tool", argv, params, 2, started)
+                self._trace(sh, name, "tool", argv, params, 2, started, state="not started")
                 return 2
             if dry_run:
                 if plan is not None:
                     plan.append(ToolCall(name, params, list(argv), pending_stdin(sh.stdin)))
-                sh.out(_dry_run_report(name, params))
+                sh.out(_dry_run_answer(registered.tool_def, params))
                 return 0
-            if watched or self.hooks.before or self.hooks.after:
+            if watched or self.hooks.before or self.hooks.after or active is not None and active.journal:
                 call = ToolCall(name, params, list(argv), pending_stdin(sh.stdin))
-                return self._guarded(sh, active, call, lambda c: invoke(sh, argv, c.params, started, active),
-                                     revalidate)
+                return self._through_hooks(sh, active, call, lambda c: invoke(sh, argv, c.params, started, active),
+                                           revalidate)
             return invoke(sh, argv, params, started, active)[0]
 
         def invoke(sh, argv, params, started, active) -> tuple:
             """Call the callback: (status, stdout bytes, stderr bytes)."""
+            if active is not None:
+                _count_call(active, name, "tool", argv, params, started)
             tool_args = ToolArgs(params, source=sh.stdin.read_all)
             call: Callable = lambda: registered.callback(tool_args)      # noqa: E731
             if registered.is_async and active is not None and active.tracer is not None:
                 call = telemetry.carry_context(call)
-            value = self._contained(sh, name, call, registered.is_async)
+            value = self._contained(sh, active, name, call, registered.is_async, (name, "tool", argv, params, started))
             if isinstance(value, BaseException):
                 return self._fail(sh, name, argv, params, started, self._failure_text(value)), 0, 0
             try:
                 out = result_text(value)
             except BaseException as e:    # a cycle, a non-string key, an unprintable object
-                return self._fail(sh, name, argv, params, started,
-                                  f"cannot print the result: {failure_message(e)}"), 0, 0
+                return self._fail(sh, name, argv, params, started, cannot_print(e)), 0, 0
+            if self.validate_output:
+                mismatch = self._result_mismatch(registered.tool_def, out)
+                if mismatch is not None:
+                    return self._fail(sh, name, argv, params, started, mismatch), 0, 0
             sh.out(out)
-            self._trace(sh, name, "tool", argv, params, 0, started, len(out))
+            if active is not None:
+                _log(active, name, "tool", argv, params, 0, started, len(out))
+                if registered.revert is not None:
+                    active.trace[-1].output = out           # what its revert will be given
             return 0, len(out), 0
         return run
+
+    def _result_mismatch(self, tool_def: ToolDef, out: str) -> Optional[str]:
+        """With validate_output on, why a tool's printed result is not what its output schema
+        says (None when it is, or when nothing is checked)."""
+        schema = tool_def.output_schema
+        if not self.validate_output or not schema:
+            return None
+        try:
+            value = json.loads(out)
+        except ValueError:
+            return "the result is not JSON, but the tool's output schema says what JSON it prints"
+        where = result_mismatch(value, schema)
+        return None if where is None else f"the result does not match its output schema: {where}"
+
+    def _through_hooks(self, sh, active: Optional[_Run], call: ToolCall, invoke: Callable,
+                       revalidate: Callable) -> int:
+        """A call with its hooks; in a journaled run, replayed, decided or recorded there."""
+        journal = active.journal if active is not None else None
+        if journal is None:
+            return self._guarded(sh, active, call, invoke, revalidate)
+
+        def live(out, err):
+            with _writing_to(sh, out, err):
+                return self._guarded(sh, active, call, invoke, revalidate)
+
+        def decided(paused: ToolCall, decision, out, err):
+            with _writing_to(sh, out, err):
+                return decision_status(paused, decision, sh.err, lambda c: invoke(c)[0], revalidate)
+        return journal.perform(sh.out, sh.err, call, live, decided)
 
     def _guarded(self, sh, active: Optional[_Run], call: ToolCall, invoke: Callable, revalidate: Callable) -> int:
         """A tool call with its hooks and its span: invoke(call) -> (status, out bytes, err
@@ -669,6 +936,8 @@ class ScriptedTool:
         started = time.perf_counter()
         for fn, is_async in self.hooks.before:
             value = self._run_hook(sh, call.name, lambda fn=fn, call=call: fn(call), is_async, tracer)
+            if isinstance(value, Pause):
+                value = self._pause(sh, call, value.reason)
             if isinstance(value, BaseException):
                 reason: Optional[str] = f"before_tool failed: {self._shown(failure_message(value))}"
             else:
@@ -688,6 +957,19 @@ class ScriptedTool:
         self._after(sh, call, result, tracer)
         return result
 
+    @staticmethod
+    def _pause(sh, call: ToolCall, reason: str):
+        """Stop the run before `call` (a hook returned Pause): it ends paused, with a
+        continuation. A Deny when the run cannot pause (its calls printed more than a
+        continuation keeps)."""
+        active = _tool_run(sh)
+        journal = active.journal if active is not None else None
+        why_not = "this run keeps no journal" if journal is None else journal.can_pause()
+        if journal is None or why_not is not None:
+            return Deny(f"cannot pause for {reason!r}: {why_not}")
+        journal.paused = (call, reason)
+        raise Cancelled(f"paused before {call.name}: {reason}", PAUSED)
+
     def _after(self, sh, call: ToolCall, result: ToolCallResult, tracer):
         for fn, is_async in self.hooks.after:
             value = self._run_hook(sh, call.name, lambda fn=fn: fn(call, result), is_async, tracer)
@@ -698,19 +980,20 @@ class ScriptedTool:
         """A hook's value, or the exception it raised; contained as a callback is."""
         if is_async and tracer is not None:
             call = telemetry.carry_context(call)
-        return self._contained(sh, name, call, is_async)
+        return self._contained(sh, _tool_run(sh), name, call, is_async)
 
     def _shown(self, message: str) -> str:
         return sanitize(message) if self.sanitize_errors_enabled else message
 
     @classmethod
-    def _contained(cls, sh, name: str, call: Callable, is_async: bool = False):
+    def _contained(cls, sh, run: Optional[_Run], name: str, call: Callable, is_async: bool = False,
+                   calling: Optional[tuple] = None):
         """What host code, call(), returned, or the exception it raised or returned; the run
-        knows meanwhile which callback it waits for. Only Cancelled and LimitExceeded are
+        knows meanwhile which callback it waits for: `calling`, (name, kind, argv, params,
+        started) for its call log, should it stop waiting. Only Cancelled and LimitExceeded are
         raised: the execution stops, not just this command."""
-        run = _tool_run(sh)
         if run is not None:
-            run.calling = name
+            run.calling = calling or (name, "hook", [name], None, time.perf_counter())
         try:
             return cls._call(name, call, is_async, sh, run)
         except (Cancelled, LimitExceeded):
@@ -747,11 +1030,17 @@ class ScriptedTool:
         return 1
 
     @staticmethod
-    def _trace(ctx, name, kind, argv, params, status, started, out_bytes=0, err_bytes=0):
+    def _trace(ctx, name, kind, argv, params, status, started, out_bytes=0, err_bytes=0,
+               state: Optional[str] = None):
         run = _tool_run(ctx)
         if run is not None:
-            run.trace.append(TraceEntry(name, kind, list(argv), params, status,
-                                        (time.perf_counter() - started) * 1000, out_bytes, err_bytes))
+            _log(run, name, kind, argv, params, status, started, out_bytes, err_bytes, state)
+
+    @staticmethod
+    def _count_call(ctx, name: str, kind: str, argv: list, params, started: float):
+        run = _tool_run(ctx)
+        if run is not None:
+            _count_call(run, name, kind, argv, params, started)
 
     def _help_command(self, sh, argv):
         """`help`: the tools; `help NAME`: a tool's flags, or bash's help for a builtin or
@@ -794,7 +1083,7 @@ class ScriptedTool:
             elif mode == "-s":
                 sh.out(f"{d.name}: {catalog.usage_line(d.name, d.input_schema)}\n")
             elif mode == "-d":
-                sh.out(f"{d.name} - {d.description}\n")
+                sh.out(f"{d.name} - {catalog.one_line(d.description)}\n")
             else:
                 sh.out(catalog.tool_help_text(d))
         self._trace(sh, "help", "help", argv, None, status, started)
@@ -817,6 +1106,9 @@ class ScriptedTool:
                 sh.out("".join(f"{c} ({n})\n" for c, n in sorted(counts.items())))
             self._trace(sh, "discover", "discover", argv, None, 0, started)
             return 0
+        limit = DISCOVER_LIMIT
+        if len(args) == 4 and args[2] == "--limit" and args[3].isdigit():
+            limit, args = int(args[3]), args[:2]
         if len(args) == 2 and args[0] in ("--category", "--tag", "--search"):
             key, value = args
             if key == "--category":
@@ -824,15 +1116,76 @@ class ScriptedTool:
             elif key == "--tag":
                 found = [t for t in defs if value in t.tags]
             else:
-                found = [t for t in defs if catalog.matches_search(t, value)]
+                found = catalog.search(defs, value)
+            shown = found[:limit]
             if as_json:
-                sh.out(json.dumps([catalog.tool_json(t) for t in found]) + "\n")
+                sh.out(json.dumps([catalog.tool_json(t) for t in shown]) + "\n")
             else:
-                sh.out(catalog.list_text(found))
+                sh.out(catalog.list_text(shown))
+                if len(found) > limit:
+                    sh.out(f"({len(found) - limit} more: narrow the search, or add --limit N)\n")
             self._trace(sh, "discover", "discover", argv, None, 0 if found else 1, started)
             return 0 if found else 1
-        sh.err("discover: usage: discover --categories | --category NAME | --tag TAG | --search TEXT [--json]\n")
+        sh.err("discover: usage: discover --categories | --category NAME | --tag TAG | --search TEXT "
+               "[--limit N] [--json]\n")
         return 2
+
+
+def _log(run: _Run, name, kind, argv, params, status, started, out_bytes=0, err_bytes=0, state=None):
+    """One entry of the run's call log."""
+    if state is None:
+        state = "done" if status == 0 else "denied" if status == DENIED else "failed"
+    run.trace.append(TraceEntry(name, kind, list(argv), params, status, (time.perf_counter() - started) * 1000,
+                                out_bytes, err_bytes, state))
+
+
+def _count_call(run: _Run, name: str, kind: str, argv: list, params, started: float):
+    """One more tool call of the run: past max_tool_calls it is logged as not started and the
+    run ends (LimitExceeded)."""
+    run.tool_calls += 1
+    if run.tool_calls > run.limits.max_tool_calls:
+        limit = run.limits.max_tool_calls
+        _log(run, name, kind, argv, params, 1, started, state="not started")
+        raise LimitExceeded("max_tool_calls", f"tool call limit exceeded: more than {limit} calls "
+                                              f"(max_tool_calls); {name} was not called")
+
+
+@dataclass
+class Rollback:
+    """What ScriptedTool.rollback did: the calls reverted, those whose revert failed (with the
+    message), and those whose tool has no revert."""
+    reverted: list = field(default_factory=list)
+    failed: list = field(default_factory=list)
+    irreversible: list = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return not self.failed and not self.irreversible
+
+
+async def _awaited(value):
+    return await value
+
+
+@contextlib.contextmanager
+def _writing_to(ctx, out: Callable, err: Callable):
+    """The command context's output streams replaced for the time of one call (a journal
+    records what the call prints)."""
+    saved = ctx.out, ctx.err
+    ctx.out, ctx.err = out, err
+    try:
+        yield
+    finally:
+        ctx.out, ctx.err = saved
+
+
+def _dry_run_answer(tool_def: ToolDef, params: Optional[dict]) -> str:
+    """What a valid `TOOL ... --dry-run` prints: a minimal instance of the tool's result where
+    its output schema is known (so a plan follows the script's jq paths), else the report of
+    the parsed call."""
+    if tool_def.output_schema:
+        return json.dumps(minimal_instance(tool_def.output_schema)) + "\n"
+    return _dry_run_report(tool_def.name, params)
 
 
 def _dry_run_report(tool: str, params: Optional[dict], error: Optional[str] = None) -> str:
@@ -933,11 +1286,18 @@ class HostPolicyOptions:
 
 
 
+def _shadowing(tool_def: ToolDef, shadow: Optional[bool]) -> ToolDef:
+    """`tool_def`, with `shadow` when one is given."""
+    return tool_def if shadow is None else dataclasses.replace(tool_def, shadow=shadow)
+
+
 @dataclass
 class ScriptedToolBuilder(HostPolicyOptions):
     """The seed's builder: ScriptedTool.builder("api").short_description(...).tool(def, cb)...build()."""
     name: str
     _short_description: str = ""
+    _validate_output: bool = False
+    _continuation_key: Optional[bytes] = None
     _env: dict = field(default_factory=dict)
     _limits: Optional[ExecutionLimits] = None
     _compact: bool = False
@@ -949,25 +1309,34 @@ class ScriptedToolBuilder(HostPolicyOptions):
     _network_policy: Optional[NetworkPolicy] = None
     _hooks: Hooks = field(default_factory=Hooks)
     _telemetry: Optional[telemetry.TelemetryConfig] = None
+    _python: bool = False
 
     def short_description(self, text: str) -> "ScriptedToolBuilder":
         self._short_description = text
         return self
 
-    def tool(self, tool_def: ToolDef, callback: Callable) -> "ScriptedToolBuilder":
-        self._tools.append((tool_def, callback, is_async_callable(callback)))
+    def tool(self, tool_def: ToolDef, callback: Callable, shadow: Optional[bool] = None,
+             revert: Optional[Callable] = None) -> "ScriptedToolBuilder":
+        """A tool; `shadow=True` lets it take the name of a shell builtin or command;
+        `revert(call, output)` undoes one of its calls (ScriptedTool.rollback)."""
+        self._tools.append((_shadowing(tool_def, shadow), callback, is_async_callable(callback), revert))
         return self
 
-    def async_tool(self, tool_def: ToolDef, callback: Callable) -> "ScriptedToolBuilder":
-        self._tools.append((tool_def, callback, True))
+    def async_tool(self, tool_def: ToolDef, callback: Callable, shadow: Optional[bool] = None,
+                   revert: Optional[Callable] = None) -> "ScriptedToolBuilder":
+        self._tools.append((_shadowing(tool_def, shadow), callback, True, revert))
         return self
 
     tool_fn = tool                   # the seed's names
     async_tool_fn = async_tool
 
-    def function(self, fn) -> "ScriptedToolBuilder":
-        """An @tool-decorated (or plain) Python function."""
-        self._tools.append(("function", fn, None))
+    def function(self, fn, shadow: Optional[bool] = None) -> "ScriptedToolBuilder":
+        """An @tool-decorated (or plain) Python function, or a bound method; `shadow=True` lets
+        it take the name of a shell builtin or command."""
+        if shadow is not None:
+            fn = fn if isinstance(fn, DecoratedTool) else tool(fn, register=False)
+            fn = DecoratedTool(fn.fn, _shadowing(fn.tool_def, shadow), fn.print_none, fn.revert)
+        self._tools.append(("function", fn, None, None))
         return self
 
     def env(self, key: str, value: str) -> "ScriptedToolBuilder":
@@ -976,6 +1345,18 @@ class ScriptedToolBuilder(HostPolicyOptions):
 
     def limits(self, limits: ExecutionLimits) -> "ScriptedToolBuilder":
         self._limits = limits
+        return self
+
+    def continuation_key(self, key: bytes) -> "ScriptedToolBuilder":
+        """Sign the continuations of paused runs with `key`, and resume only those signed with
+        it (a continuation that leaves the process should be signed)."""
+        self._continuation_key = key
+        return self
+
+    def validate_output(self, enabled: bool = True) -> "ScriptedToolBuilder":
+        """Check each tool's result against its output schema: a result that differs fails
+        the call, naming the JSON path that differs."""
+        self._validate_output = enabled
         return self
 
     def compact_prompt(self, compact: bool = True) -> "ScriptedToolBuilder":
@@ -1001,21 +1382,21 @@ class ScriptedToolBuilder(HostPolicyOptions):
         """Every tool of an MCP server (a stdio command line, or a streamable-HTTP URL)."""
         from .mcp_client import tools_from_mcp
         for tool_def, callback in tools_from_mcp(command, url, env):
-            self._tools.append((tool_def, callback, False))
+            self._tools.append((tool_def, callback, False, None))
         return self
 
     def openapi(self, spec, base_url: str, headers: Optional[dict] = None) -> "ScriptedToolBuilder":
         """Every operation of an OpenAPI 3 document, called through HTTP."""
         from .openapi import tools_from_openapi
         for tool_def, callback in tools_from_openapi(spec, base_url, headers):
-            self._tools.append((tool_def, callback, False))
+            self._tools.append((tool_def, callback, False, None))
         return self
 
     def executables(self, directory: str, stub: bool = False, timeout: float = 30.0) -> "ScriptedToolBuilder":
         """Every self-describing executable of a folder becomes a tool (others cannot run)."""
         from .executables import scan
         for tool_def, callback in scan(directory, stub, timeout):
-            self._tools.append((tool_def, callback, False))
+            self._tools.append((tool_def, callback, False, None))
         return self
 
     def filesystem(self, fs) -> "ScriptedToolBuilder":
@@ -1024,16 +1405,25 @@ class ScriptedToolBuilder(HostPolicyOptions):
         self._filesystem = fs
         return self
 
+    def python(self, enabled: bool = True) -> "ScriptedToolBuilder":
+        """`python3` and `python` in a logic-only tool too: Python programs on pydantic-monty,
+        with no files (the `python` extra; a tool with a filesystem has them already)."""
+        self._python = enabled
+        return self
+
     def build(self) -> ScriptedTool:
         tool = ScriptedTool(self.name, self._short_description, self._env, self._limits,
                             self._compact, self._sanitize, self._context, self._filesystem)
+        tool.python_enabled = self._python
         tool.network_allow = self._network
         tool.network_policy = self._network_policy
         tool.hooks = self._hooks.copy()
         tool.telemetry = self._telemetry
-        for tool_def, callback, is_async in self._tools:
+        tool.validate_output = self._validate_output
+        tool.continuation_key = self._continuation_key
+        for tool_def, callback, is_async, revert in self._tools:
             if tool_def == "function":
                 tool.add(callback)
             else:
-                tool.register(tool_def, callback, is_async)
+                tool.register(tool_def, callback, is_async, revert)
         return tool

@@ -1,14 +1,24 @@
 """Where the MCP service keeps BashTool sessions so that any worker serves any session.
 
-A store holds, per session id, the session's latest snapshot (tools/snapshot.py) and a version
-number. A request loads the snapshot and its version, runs, and saves the new snapshot only if
-the version is still the one it loaded (compare and set): of two requests of one session at
-once, one wins, the other sees a conflict. Sessions unused for `idle_seconds` expire.
+A store holds, per session id, a record: the session's latest snapshot (tools/snapshot.py), a
+version number, and the bytes the session holds once loaded (its files and shell state, which
+can be many times its snapshot: a snapshot keeps a content once however many files hold it),
+so that a reader knows what loading it will take before it does. A request loads the record,
+runs, and saves the new snapshot only if the version is still the one it loaded (compare and
+set): of two requests of one session at once, one wins, the other sees a conflict. A new
+session is stored at version 0 with the snapshot of an empty session, so that every record
+holds a snapshot. Sessions unused for `idle_seconds` expire; a store keeps at most
+`max_sessions` of them.
 
     memory://            this process only (what the service uses without a store: SessionPool)
-    file:///var/lib/s    a directory: one file per session, a lock file for the compare and set
-    redis://host:6379/0  Redis (PyPI `redis`, the `sessions` extra): a hash per session, the
-                         compare and set in one Lua script, expiry by Redis's own TTL
+    file:///var/lib/s    a directory: two files per session, lock files for the compare and set
+    redis://host:6379/0  Redis (PyPI `redis`, the `sessions` extra): a hash per session and a
+                         sorted set of them all, each change one Lua script, expiry by Redis's TTL
+
+The store only keeps bytes: what makes a record trustworthy (its snapshot signed for its
+session, version and size) is the business of its user (mcp_server.StoredSessions). Every failure of
+the backend (an OSError, any of redis-py's errors) reaches the caller as StoreError, its cause
+chained.
 
 Session ids are minted here (32 hex digits from `secrets`) and checked on every use, so an id
 from a client is never a path or a key pattern.
@@ -22,10 +32,12 @@ import secrets
 import tempfile
 import threading
 import time
-from typing import Optional
+from contextlib import contextmanager
+from typing import NamedTuple, Optional
 from urllib.parse import urlparse
 
 _ID = re.compile(r"[0-9a-f]{32}\Z")
+UNAVAILABLE = "the session store is unavailable"
 
 
 class StoreError(Exception):
@@ -33,7 +45,16 @@ class StoreError(Exception):
 
 
 class SessionTooLarge(StoreError):
-    """A session's snapshot is over the store's per-session limit."""
+    """A session's snapshot is over the store's per-session limit, or over what its reader
+    asked for."""
+
+
+class TooManySessions(StoreError):
+    """The store keeps `max_sessions` sessions already."""
+
+
+class MalformedRecord(StoreError):
+    """A session's record is not one this module writes: damaged, or written by another."""
 
 
 def new_session_id() -> str:
@@ -44,89 +65,189 @@ def valid_id(sid) -> bool:
     return isinstance(sid, str) and bool(_ID.match(sid))
 
 
-class SessionStore:
-    """The interface: create, exists, load, save (compare and set), delete."""
+class Record(NamedTuple):
+    version: int
+    data: bytes                     # the snapshot
+    kept: int                       # the bytes the session holds once loaded
 
-    def __init__(self, idle_seconds: float = 900.0, max_bytes: int = 0):
+
+def _number(raw, what: str) -> int:
+    """A record's version or kept bytes: a number of at most 18 digits (bytes or text), or
+    an int."""
+    if type(raw) is int and raw >= 0:
+        return raw
+    if isinstance(raw, (bytes, str)) and 0 < len(raw) <= 18 and raw.isdigit():
+        return int(raw)
+    raise MalformedRecord(f"the session's record has no valid {what}")
+
+
+class SessionStore:
+    """The interface: create, exists, sizes, load, save (compare and set), delete. Each is
+    implemented by a subclass's `_name` method; here the ids are checked and the backend's
+    errors become StoreError."""
+
+    backend_errors: tuple = (OSError,)
+
+    def __init__(self, idle_seconds: float = 900.0, max_bytes: int = 0, max_sessions: int = 0):
         self.idle_seconds = idle_seconds
         self.max_bytes = max_bytes          # 0: no limit of the store's own
+        self.max_sessions = max_sessions    # 0: no cap
 
-    def create(self, sid: str) -> None:
-        raise NotImplementedError
+    def create(self, sid: str, data: bytes, kept: int) -> None:
+        """A new session at version 0 holding `data` (an empty session's snapshot, `kept`
+        bytes once loaded); TooManySessions if the store keeps max_sessions already."""
+        self._check_id(sid)
+        self._check_size(data)
+        with self._boundary():
+            self._create(sid, data, kept)
 
     def exists(self, sid: str) -> bool:
-        raise NotImplementedError
+        if not valid_id(sid):
+            return False
+        with self._boundary():
+            return self._exists(sid)
 
-    def load(self, sid: str) -> Optional[tuple]:
-        """(version, snapshot bytes or None for a new session), or None: no such session."""
-        raise NotImplementedError
+    def sizes(self, sid: str) -> Optional[tuple]:
+        """(the bytes of the session's snapshot, the bytes it holds once loaded), or None: no
+        such session."""
+        if not valid_id(sid):
+            return None
+        with self._boundary():
+            return self._sizes(sid)
 
-    def save(self, sid: str, version: int, data: bytes) -> bool:
-        """Store `data` as version+1 if the session is still at `version`; False otherwise
-        (another request saved first, or the session expired)."""
-        raise NotImplementedError
+    def load(self, sid: str, max_bytes: Optional[int] = None) -> Optional[Record]:
+        """The session's record, or None: no such session. SessionTooLarge, with nothing read,
+        for a snapshot over the store's limit or over `max_bytes`."""
+        if not valid_id(sid):
+            return None
+        limits = [n for n in (self.max_bytes or None, max_bytes) if n is not None]
+        with self._boundary():
+            return self._load(sid, min(limits) if limits else None)
+
+    def save(self, sid: str, version: int, data: bytes, kept: int) -> bool:
+        """Store `data` (`kept` bytes once loaded) as version+1 if the session is still at
+        `version`; False otherwise (another request saved first, or the session expired)."""
+        self._check_id(sid)
+        self._check_size(data)
+        with self._boundary():
+            return self._save(sid, version, data, kept)
 
     def delete(self, sid: str) -> None:
-        raise NotImplementedError
+        if valid_id(sid):
+            with self._boundary():
+                self._delete(sid)
+
+    @contextmanager
+    def _boundary(self):
+        try:
+            yield
+        except StoreError:
+            raise
+        except self.backend_errors as e:
+            raise StoreError(UNAVAILABLE) from e
+
+    @staticmethod
+    def _check_id(sid):
+        if not valid_id(sid):
+            raise StoreError("not a session id")
 
     def _check_size(self, data: bytes):
         if self.max_bytes and len(data) > self.max_bytes:
             raise SessionTooLarge(f"session snapshot of {len(data)} bytes, more than the store's "
                                   f"per-session limit of {self.max_bytes} (session_max_bytes)")
 
+    @staticmethod
+    def _check_stored(size: int, limit: Optional[int]):
+        if limit is not None and size > limit:
+            raise SessionTooLarge(f"stored session of {size} bytes, over the limit of {limit}")
+
+    def _refuse_another(self, sessions: int):
+        """TooManySessions unless a session may be added to `sessions`."""
+        if self.max_sessions and sessions >= self.max_sessions:
+            raise TooManySessions(f"too many sessions: {sessions} are kept in the session store (max_sessions "
+                                  f"{self.max_sessions}); try again when one ends or idles out")
+
+    def _create(self, sid: str, data: bytes, kept: int) -> None:
+        raise NotImplementedError
+
+    def _exists(self, sid: str) -> bool:
+        raise NotImplementedError
+
+    def _sizes(self, sid: str) -> Optional[tuple]:
+        raise NotImplementedError
+
+    def _load(self, sid: str, limit: Optional[int]) -> Optional[Record]:
+        raise NotImplementedError
+
+    def _save(self, sid: str, version: int, data: bytes, kept: int) -> bool:
+        raise NotImplementedError
+
+    def _delete(self, sid: str) -> None:
+        raise NotImplementedError
+
 
 class MemoryStore(SessionStore):
-    def __init__(self, idle_seconds: float = 900.0, max_bytes: int = 0):
-        super().__init__(idle_seconds, max_bytes)
+    backend_errors = ()
+
+    def __init__(self, idle_seconds: float = 900.0, max_bytes: int = 0, max_sessions: int = 0):
+        super().__init__(idle_seconds, max_bytes, max_sessions)
         self._lock = threading.Lock()
-        self._sessions: dict = {}            # sid -> [version, data, last_used]
+        self._sessions: dict = {}            # sid -> [Record, last_used]
 
     def _expire(self):
         if self.idle_seconds:
             cutoff = time.time() - self.idle_seconds
-            for sid in [s for s, rec in self._sessions.items() if rec[2] < cutoff]:
+            for sid in [s for s, held in self._sessions.items() if held[1] < cutoff]:
                 del self._sessions[sid]
 
-    def create(self, sid):
+    def _create(self, sid, data, kept):
         with self._lock:
             self._expire()
-            self._sessions[sid] = [0, None, time.time()]
+            self._refuse_another(len(self._sessions))
+            self._sessions[sid] = [Record(0, data, kept), time.time()]
 
-    def exists(self, sid):
+    def _exists(self, sid):
         with self._lock:
             self._expire()
             return sid in self._sessions
 
-    def load(self, sid):
+    def _sizes(self, sid):
         with self._lock:
             self._expire()
-            rec = self._sessions.get(sid)
-            if rec is None:
-                return None
-            rec[2] = time.time()
-            return rec[0], rec[1]
+            held = self._sessions.get(sid)
+            return None if held is None else (len(held[0].data), held[0].kept)
 
-    def save(self, sid, version, data):
-        self._check_size(data)
+    def _load(self, sid, limit):
         with self._lock:
-            rec = self._sessions.get(sid)
-            if rec is None or rec[0] != version:
+            self._expire()
+            held = self._sessions.get(sid)
+            if held is None:
+                return None
+            self._check_stored(len(held[0].data), limit)
+            held[1] = time.time()
+            return held[0]
+
+    def _save(self, sid, version, data, kept):
+        with self._lock:
+            held = self._sessions.get(sid)
+            if held is None or held[0].version != version:
                 return False
-            self._sessions[sid] = [version + 1, data, time.time()]
+            self._sessions[sid] = [Record(version + 1, data, kept), time.time()]
             return True
 
-    def delete(self, sid):
+    def _delete(self, sid):
         with self._lock:
             self._sessions.pop(sid, None)
 
 
 class DirectoryStore(SessionStore):
-    """`<sid>.json` (version, last use) and `<sid>.snap` (the snapshot) per session; a session's
-    compare and set holds an exclusive lock on `<sid>.lock` (fcntl), so processes sharing the
-    directory (on one host, or a filesystem with working locks) take turns."""
+    """`<sid>.json` (version, kept bytes, last use) and `<sid>.snap` (the snapshot) per session; a session's
+    compare and set holds an exclusive lock on `<sid>.lock` (fcntl), and a creation holds one on
+    `.store.lock` while it counts the sessions, so processes sharing the directory (on one host,
+    or a filesystem with working locks) take turns."""
 
-    def __init__(self, path: str, idle_seconds: float = 900.0, max_bytes: int = 0):
-        super().__init__(idle_seconds, max_bytes)
+    def __init__(self, path: str, idle_seconds: float = 900.0, max_bytes: int = 0, max_sessions: int = 0):
+        super().__init__(idle_seconds, max_bytes, max_sessions)
         self.path = path
         try:
             os.makedirs(path, mode=0o700, exist_ok=True)
@@ -138,31 +259,34 @@ class DirectoryStore(SessionStore):
             raise StoreError("not a session id")
         return os.path.join(self.path, f"{sid}.{ext}")
 
-    def _locked(self, sid: str):
+    @staticmethod
+    @contextmanager
+    def _locked(path: str):
         import fcntl
-
-        store = self
-
-        class Lock:
-            def __enter__(self):
-                self.fd = os.open(store._file(sid, "lock"), os.O_RDWR | os.O_CREAT, 0o600)
-                fcntl.flock(self.fd, fcntl.LOCK_EX)
-                return self
-
-            def __exit__(self, *exc):
-                fcntl.flock(self.fd, fcntl.LOCK_UN)
-                os.close(self.fd)
-        return Lock()
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)                       # closing the descriptor releases the lock
 
     def _meta(self, sid: str) -> Optional[dict]:
+        """The session's version, kept bytes and last use; None: no such session (or it idled
+        out, and is removed now)."""
         try:
-            with open(self._file(sid, "json")) as f:
+            with open(self._file(sid, "json"), "rb") as f:
                 meta = json.load(f)
-        except (OSError, ValueError):
+        except FileNotFoundError:
             return None
-        if self.idle_seconds and meta.get("last_used", 0) < time.time() - self.idle_seconds:
+        except ValueError:
+            raise MalformedRecord("the session's record is not JSON") from None
+        if not isinstance(meta, dict) or type(meta.get("last_used")) not in (int, float):
+            raise MalformedRecord("the session's record has no time of last use")
+        if self.idle_seconds and meta["last_used"] < time.time() - self.idle_seconds:
             self._remove(sid)
             return None
+        meta["version"] = _number(meta.get("version"), "version")
+        meta["kept"] = _number(meta.get("kept"), "size in memory")
         return meta
 
     def _write(self, sid: str, ext: str, data: bytes):
@@ -176,144 +300,194 @@ class DirectoryStore(SessionStore):
                 os.unlink(tmp)
             raise
 
+    def _write_meta(self, sid: str, version: int, kept: int):
+        self._write(sid, "json", json.dumps({"version": version, "kept": kept, "last_used": time.time()}).encode())
+
     def _remove(self, sid: str):
         for ext in ("json", "snap", "lock"):
             try:
                 os.unlink(self._file(sid, ext))
-            except OSError:
+            except FileNotFoundError:
                 pass
 
-    def create(self, sid):
-        self.sweep()
-        with self._locked(sid):
-            self._write(sid, "json", json.dumps({"version": 0, "last_used": time.time()}).encode())
+    def _create(self, sid, data, kept):
+        with self._locked(os.path.join(self.path, ".store.lock")):
+            self._refuse_another(self.sweep())
+            with self._locked(self._file(sid, "lock")):
+                self._write(sid, "snap", data)
+                self._write_meta(sid, 0, kept)
 
-    def exists(self, sid):
-        return valid_id(sid) and self._meta(sid) is not None
+    def _exists(self, sid):
+        try:
+            return self._meta(sid) is not None
+        except MalformedRecord:
+            return True                        # there is a record; its reader refuses it
 
-    def load(self, sid):
-        if not valid_id(sid):
-            return None
-        with self._locked(sid):
+    def _sizes(self, sid):
+        try:
             meta = self._meta(sid)
             if meta is None:
                 return None
-            data = None
-            if meta["version"] > 0:
-                path = self._file(sid, "snap")
-                size = os.path.getsize(path)
-                if self.max_bytes and size > self.max_bytes:
-                    raise SessionTooLarge(f"stored session of {size} bytes, over the store's limit")
-                with open(path, "rb") as f:
-                    data = f.read()
-            meta["last_used"] = time.time()
-            self._write(sid, "json", json.dumps(meta).encode())
-            return meta["version"], data
+            return os.path.getsize(self._file(sid, "snap")), meta["kept"]
+        except FileNotFoundError:
+            raise MalformedRecord("the session's snapshot is missing") from None
 
-    def save(self, sid, version, data):
-        self._check_size(data)
-        with self._locked(sid):
+    def _load(self, sid, limit):
+        with self._locked(self._file(sid, "lock")):
+            meta = self._meta(sid)
+            if meta is None:
+                return None
+            try:
+                with open(self._file(sid, "snap"), "rb") as f:
+                    self._check_stored(os.fstat(f.fileno()).st_size, limit)
+                    data = f.read()
+            except FileNotFoundError:
+                raise MalformedRecord("the session's snapshot is missing") from None
+            self._write_meta(sid, meta["version"], meta["kept"])
+            return Record(meta["version"], data, meta["kept"])
+
+    def _save(self, sid, version, data, kept):
+        with self._locked(self._file(sid, "lock")):
             meta = self._meta(sid)
             if meta is None or meta["version"] != version:
                 return False
             self._write(sid, "snap", data)
-            self._write(sid, "json", json.dumps({"version": version + 1, "last_used": time.time()}).encode())
+            self._write_meta(sid, version + 1, kept)
             return True
 
-    def delete(self, sid):
-        if valid_id(sid):
-            with self._locked(sid):
-                self._remove(sid)
+    def _delete(self, sid):
+        with self._locked(self._file(sid, "lock")):
+            self._remove(sid)
 
-    def sweep(self):
-        """Remove the sessions idle past idle_seconds."""
-        if not self.idle_seconds:
-            return
+    def sweep(self) -> int:
+        """Remove the sessions idle past idle_seconds; the number of sessions kept."""
+        kept = 0
         for name in os.listdir(self.path):
             if name.endswith(".json") and valid_id(name[:-5]):
-                self._meta(name[:-5])
+                try:
+                    kept += self._meta(name[:-5]) is not None
+                except MalformedRecord:
+                    kept += 1
+        return kept
 
 
-# KEYS[1] the session's hash; ARGV: expected version, data, ttl seconds (0: none).
+# The Redis scripts. KEYS[1] the session's hash (version, data, kept), KEYS[2] the sorted set of all
+# the sessions (id -> when it expires, by Redis's clock), which the cap counts; ARGV[1] the
+# session's id, ARGV[2] the idle expiry in seconds (0: none), then each script's own.
+_RENEW = """
+local ttl = tonumber(ARGV[2])
+local expires = '+inf'
+if ttl > 0 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+  expires = tonumber(redis.call('TIME')[1]) + ttl
+end
+redis.call('ZADD', KEYS[2], expires, ARGV[1])
+"""
+# ARGV[3] the snapshot, ARGV[4] its kept bytes, ARGV[5] the cap (0: none): {1} created, or
+# {0, the number of sessions}
+_CREATE = """
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(redis.call('TIME')[1]))
+local sessions = redis.call('ZCARD', KEYS[2])
+if tonumber(ARGV[5]) > 0 and sessions >= tonumber(ARGV[5]) then return {0, sessions} end
+redis.call('HSET', KEYS[1], 'version', 0, 'data', ARGV[3], 'kept', ARGV[4])
+""" + _RENEW + """
+return {1}
+"""
+# ARGV[3] the size limit (-1: none): nil (no such session), {version, kept, size} (over the
+# limit, nothing read) or {version, kept, size, data}
+_LOAD = """
+local v = redis.call('HGET', KEYS[1], 'version')
+if not v then return false end
+local kept = redis.call('HGET', KEYS[1], 'kept') or ''
+local size = redis.call('HSTRLEN', KEYS[1], 'data')
+if tonumber(ARGV[3]) >= 0 and size > tonumber(ARGV[3]) then return {v, kept, size} end
+""" + _RENEW + """
+return {v, kept, size, redis.call('HGET', KEYS[1], 'data')}
+"""
+# ARGV[3] the expected version, ARGV[4] the snapshot, ARGV[5] its kept bytes: -1 no such
+# session, 0 another version, 1 saved
 _SAVE = """
 local v = redis.call('HGET', KEYS[1], 'version')
 if not v then return -1 end
-if tonumber(v) ~= tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'version', tonumber(v) + 1, 'data', ARGV[2])
-if tonumber(ARGV[3]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+if tonumber(v) ~= tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], 'version', tonumber(v) + 1, 'data', ARGV[4], 'kept', ARGV[5])
+""" + _RENEW + """
 return 1
 """
 
 
 class RedisStore(SessionStore):
-    """A hash `scripted:session:<sid>` (version, data) per session, expiring after idle_seconds
-    without use (Redis's TTL, renewed by every load and save)."""
+    """A hash `scripted:session:<sid>` (version, data, kept) per session, expiring after idle_seconds
+    without use (Redis's TTL, renewed by every load and save), and the sorted set
+    `scripted:sessions` of them all, by expiry, which max_sessions counts."""
 
     PREFIX = "scripted:session:"
+    INDEX = "scripted:sessions"
 
-    def __init__(self, url: str, idle_seconds: float = 900.0, max_bytes: int = 0):
-        super().__init__(idle_seconds, max_bytes)
+    def __init__(self, url: str, idle_seconds: float = 900.0, max_bytes: int = 0, max_sessions: int = 0):
+        super().__init__(idle_seconds, max_bytes, max_sessions)
         try:
             import redis
         except ImportError:
             raise StoreError("a redis:// session store needs the PyPI package `redis` "
                              "(pip install 'scripted-kernel[sessions]')") from None
-        self.client = redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5)
-        self._save = self.client.register_script(_SAVE)
+        self.backend_errors = (redis.exceptions.RedisError, OSError)
+        try:
+            self.client = redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5)
+        except ValueError:
+            raise StoreError("the redis:// session store's URL is not valid") from None
+        self._create_script = self.client.register_script(_CREATE)
+        self._load_script = self.client.register_script(_LOAD)
+        self._save_script = self.client.register_script(_SAVE)
         self.ttl = int(idle_seconds) if idle_seconds else 0
         if idle_seconds and self.ttl < 1:
             self.ttl = 1
 
-    def _key(self, sid: str) -> str:
-        if not valid_id(sid):
-            raise StoreError("not a session id")
-        return self.PREFIX + sid
+    def _keys(self, sid: str) -> list:
+        return [self.PREFIX + sid, self.INDEX]
 
-    def create(self, sid):
-        key = self._key(sid)
+    def _create(self, sid, data, kept):
+        answer = self._create_script(keys=self._keys(sid), args=[sid, self.ttl, data, kept, self.max_sessions])
+        if not answer[0]:
+            self._refuse_another(int(answer[1]))
+
+    def _exists(self, sid):
+        return bool(self.client.exists(self.PREFIX + sid))
+
+    def _sizes(self, sid):
         pipe = self.client.pipeline()
-        pipe.hset(key, mapping={"version": 0, "data": b""})
-        if self.ttl:
-            pipe.expire(key, self.ttl)
+        pipe.hexists(self.PREFIX + sid, "version")
+        pipe.hstrlen(self.PREFIX + sid, "data")
+        pipe.hget(self.PREFIX + sid, "kept")
+        present, size, kept = pipe.execute()
+        return (int(size), _number(kept, "size in memory")) if present else None
+
+    def _load(self, sid, limit):
+        answer = self._load_script(keys=self._keys(sid), args=[sid, self.ttl, -1 if limit is None else limit])
+        if answer is None:
+            return None
+        self._check_stored(int(answer[2]), limit)
+        return Record(_number(answer[0], "version"), answer[3], _number(answer[1], "size in memory"))
+
+    def _save(self, sid, version, data, kept):
+        return self._save_script(keys=self._keys(sid), args=[sid, self.ttl, version, data, kept]) == 1
+
+    def _delete(self, sid):
+        pipe = self.client.pipeline()
+        pipe.delete(self.PREFIX + sid)
+        pipe.zrem(self.INDEX, sid)
         pipe.execute()
 
-    def exists(self, sid):
-        return valid_id(sid) and bool(self.client.exists(self._key(sid)))
 
-    def load(self, sid):
-        if not valid_id(sid):
-            return None
-        key = self._key(sid)
-        size = self.client.hstrlen(key, "data")
-        if self.max_bytes and size > self.max_bytes:
-            raise SessionTooLarge(f"stored session of {size} bytes, over the store's limit")
-        pipe = self.client.pipeline()
-        pipe.hmget(key, "version", "data")
-        if self.ttl:
-            pipe.expire(key, self.ttl)
-        (version, data), *_ = pipe.execute()
-        if version is None:
-            return None
-        return int(version), (data or None)
-
-    def save(self, sid, version, data):
-        self._check_size(data)
-        return self._save(keys=[self._key(sid)], args=[version, data, self.ttl]) == 1
-
-    def delete(self, sid):
-        if valid_id(sid):
-            self.client.delete(self._key(sid))
-
-
-def open_store(url: str, idle_seconds: float = 900.0, max_bytes: int = 0) -> SessionStore:
+def open_store(url: str, idle_seconds: float = 900.0, max_bytes: int = 0, max_sessions: int = 0) -> SessionStore:
     """The store a URL names: memory://, file:///path, redis://host:port/db (rediss:// too)."""
     parsed = urlparse(url)
     if parsed.scheme == "memory":
-        return MemoryStore(idle_seconds, max_bytes)
+        return MemoryStore(idle_seconds, max_bytes, max_sessions)
     if parsed.scheme == "file":
         if parsed.netloc not in ("", "localhost") or not parsed.path:
             raise StoreError(f"a file session store is file:///absolute/path, not {url!r}")
-        return DirectoryStore(parsed.path, idle_seconds, max_bytes)
+        return DirectoryStore(parsed.path, idle_seconds, max_bytes, max_sessions)
     if parsed.scheme in ("redis", "rediss", "unix"):
-        return RedisStore(url, idle_seconds, max_bytes)
+        return RedisStore(url, idle_seconds, max_bytes, max_sessions)
     raise StoreError(f"unknown session store {url!r}: memory://, file:///path or redis://host:port/db")

@@ -4,7 +4,8 @@ A snapshot is safe to load from an untrusted store: no pickle, nothing in it is 
 function's text is parsed, checked to be exactly one function definition of its name, and
 only that definition is compiled), every size is checked against the restoring tool's limits
 before anything is allocated for it, every field is validated, and, when the host gives a key,
-an HMAC-SHA256 signature is checked before anything else is read.
+an HMAC-SHA256 signature is checked before anything else is read (`bound_key` derives a key
+that binds a snapshot to a context, such as the session and version a store keeps it as).
 
 The format, version 1 (all integers big-endian):
 
@@ -330,6 +331,14 @@ def _blob_order(manifest: dict, blobs: dict) -> list:
 
 def _key(key) -> bytes:
     return key.encode("utf-8") if isinstance(key, str) else bytes(key)
+
+
+def bound_key(key, *context) -> bytes:
+    """A signing key for snapshots valid in one context only (say a session's id and version):
+    the HMAC-SHA256 of the context under `key`. A snapshot signed with it is refused under
+    `key` itself and under any other context, as one signed with another key is."""
+    text = json.dumps(["scripted-snapshot-context", *context], separators=(",", ":"))
+    return hmac.new(_key(key), text.encode("utf-8"), hashlib.sha256).digest()
 
 
 @dataclass

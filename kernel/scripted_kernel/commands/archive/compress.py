@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import struct
 
+from ...shell.errors import bounded
 from ...fs import FsError
 from .._bytes import read_bytes
 from .._options import UsageError, parse
 from ..registry import Usage, command
-from .codecs import BZIP2, GZIP, XZ, Ceiling, Codec, Corrupt, inflate
+from .codecs import BZIP2, GZIP, XZ, Ceiling, Codec, Corrupt, compress, inflate
 
 
 class Tool:
@@ -46,7 +47,7 @@ class Tool:
     # ---------------------------------------------------------------- messages
 
     def complain(self, text: str, status: int):
-        self.ctx.err(f"{self.speaker}: {text}\n")
+        _say(self.ctx, f"{self.speaker}: {text}\n")
         self.statuses.add(status)
 
     def missing(self, name: str, reason: str):
@@ -56,7 +57,7 @@ class Tool:
         self.complain(f"{name} is a directory -- ignored", 2)
 
     def has_suffix(self, name: str):
-        self.ctx.err(f"{self.speaker}: {name} already has {self.codec.suffix} suffix -- unchanged\n")
+        _say(self.ctx, f"{self.speaker}: {name} already has {self.codec.suffix} suffix -- unchanged\n")
 
     def unknown_suffix(self, name: str) -> str | None:
         self.complain(f"{name}: unknown suffix -- ignored", 2)
@@ -71,11 +72,11 @@ class Tool:
     def corrupt(self, name: str, kind: str):
         text = {"format": "not in gzip format", "truncated": "unexpected end of file",
                 "damaged": "invalid compressed data--format violated"}[kind]
-        self.ctx.err("\n" if kind == "format" else "")
+        _say(self.ctx, "\n" if kind == "format" else "")
         self.complain(f"{name}: {text}", 1)
 
     def trailing_garbage(self, name: str):
-        self.ctx.err("\n")
+        _say(self.ctx, "\n")
         self.complain(f"{name}: decompression OK, trailing garbage ignored", 2)
 
     def status(self) -> int:
@@ -122,7 +123,7 @@ class Tool:
         if self.decompress or self.test:
             self.expand(data, "stdin", True)
         else:
-            self.ctx.write_bytes(self.codec.compress(data, self.level, "", 0))
+            self.ctx.write_bytes(b"".join(compress(self.codec, data, self.level)))
 
     def file(self, name: str):
         path = self.ctx.path(name)
@@ -183,17 +184,22 @@ class Tool:
         if data is None:
             return
         keep_name = "" if self.opts.has("n") else name.rsplit("/", 1)[-1]
-        packed = self.codec.compress(data, self.level, keep_name,
-                                     0 if self.opts.has("n") else int(st.mtime))
+        packed = compress(self.codec, data, self.level, keep_name,
+                          0 if self.opts.has("n") else int(st.mtime))
         if self.to_stdout:
-            self.ctx.write_bytes(packed)
+            self.ctx.write_bytes(b"".join(packed))
             return
-        self.replace(name, path, st, name + self.codec.suffix, [packed])
+        self.replace(name, path, st, name + self.codec.suffix, packed)
 
     def unpack(self, name: str, path: str, st):
-        if self.format_first and not self.ctx.fs.read_bytes(path).startswith(self.codec.magic):
-            self.corrupt(name, "format")
-            return
+        data = None
+        if self.format_first:
+            data = self.read(name, path)
+            if data is None:
+                return
+            if not data.startswith(self.codec.magic):
+                self.corrupt(name, "format")
+                return
         suffix = self.known_suffix(name)
         out: str | None = None
         if suffix is not None:
@@ -202,9 +208,10 @@ class Tool:
             out = self.unknown_suffix(name)
             if out is None:
                 return
-        data = self.read(name, path)
         if data is None:
-            return
+            data = self.read(name, path)
+            if data is None:
+                return
         if self.test:
             self.expand(data, name, False)
         elif self.to_stdout:
@@ -260,6 +267,9 @@ class Tool:
             else:
                 self.missing(out, e.strerror)
             return
+        except BaseException:        # the deadline, a cancel: no half-written output, as gzip
+            _remove(fs, out_path)    # removes it when a signal stops it
+            raise
         fs.chmod(out_path, st.mode & 0o7777)
         fs.utime(out_path, st.mtime)
         if not self.opts.has("k"):
@@ -340,7 +350,7 @@ class Bzip2(Tool):
         self.complain(f"Input file {name} already has {self.codec.suffix} suffix.", 1)
 
     def unknown_suffix(self, name):
-        self.ctx.err(f"{self.prog}: Can't guess original name for {name} -- using {name}.out\n")
+        _say(self.ctx, f"{self.prog}: Can't guess original name for {name} -- using {name}.out\n")
         return name + ".out"
 
     def exists(self, out):
@@ -358,7 +368,7 @@ class Bzip2(Tool):
         return max(self.statuses, default=0)
 
     def trailing_garbage(self, name):
-        self.ctx.err(f"\n{self.speaker}: {name}: trailing garbage after EOF ignored\n")
+        _say(self.ctx, f"\n{self.speaker}: {name}: trailing garbage after EOF ignored\n")
 
 
 class Xz(Tool):
@@ -428,3 +438,8 @@ USAGES = {name: Usage("[OPTION]... [FILE]...",
 def compressor(ctx, argv):
     prog = argv[0].rsplit("/", 1)[-1]
     return FAMILIES.get(prog, Tool)(ctx, prog).run(argv)
+
+
+def _say(ctx, text: str):
+    """A diagnostic to standard error, an operand in it quoted at most 4 KiB (shell/errors.py)."""
+    ctx.err(bounded(text))

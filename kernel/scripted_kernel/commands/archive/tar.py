@@ -10,11 +10,14 @@ directory, even through a link planted before.
 """
 from __future__ import annotations
 
+import contextlib
 import io
+import re
 import stat as st_mod
 import tarfile
 import time
 
+from ...shell.errors import bounded
 from ...fs import FsError, absolute
 from ...fs.base import EFBIG, ENOSPC
 from ...shell.limits import check_clock
@@ -22,7 +25,7 @@ from ...shell.patterns import glob_match
 from .._bytes import read_bytes
 from .._options import UsageError
 from ..registry import Usage, command
-from .codecs import BZIP2, CHUNK, GZIP, XZ, Ceiling, ChunkReader, Corrupt, inflate, sniff
+from .codecs import BZIP2, CHUNK, GZIP, XZ, Ceiling, Corrupt, ForwardFile, compress, inflate, sniff
 from .members import Destination, has_dotdot, unsafe_prefix
 
 TRY = "Try 'tar --help' or 'tar --usage' for more information."
@@ -161,17 +164,17 @@ class Tar:
         self.wildcards = bool(self.opts.get("wildcards"))
 
     def fail(self, text: str):
-        self.ctx.err(f"tar: {text}\n")
+        _say(self.ctx, f"tar: {text}\n")
         self.failed = True
 
     def warn_once(self, prefix: str, what: str = "member names"):
         if (prefix, what) not in self.warned:
             self.warned.add((prefix, what))
-            self.ctx.err(f"tar: Removing leading `{prefix}' from {what}\n")
+            _say(self.ctx, f"tar: Removing leading `{prefix}' from {what}\n")
 
     def status(self) -> int:
         if self.failed:
-            self.ctx.err("tar: Exiting with failure status due to previous errors\n")
+            _say(self.ctx, "tar: Exiting with failure status due to previous errors\n")
             return 2
         return 0
 
@@ -219,7 +222,7 @@ class Tar:
                 self.add(archive, operand, absolute(self.ctx.cwd, directory))
         data = buffer.getvalue()
         if codec is not None:
-            data = codec.compress(data, 6 if codec is GZIP else 9 if codec is BZIP2 else 6, "", 0)
+            data = b"".join(compress(codec, data, 9 if codec is BZIP2 else 6))
         if writer is None:
             self.ctx.write_bytes(data)
         else:
@@ -270,7 +273,7 @@ class Tar:
             self.fail(f"{shown}: Cannot stat: {e.strerror}")
             return
         if info.ino == self.archive_ino and info.is_file:
-            self.ctx.err(f"tar: {shown}: file is the archive; not dumped\n")
+            _say(self.ctx, f"tar: {shown}: file is the archive; not dumped\n")
             return
         entry = self.header(member, info)
         data = None
@@ -328,8 +331,8 @@ class Tar:
 
     # ------------------------------------------------------------------ reading
 
-    def open_archive(self):
-        """(tarfile in stream mode over the archive's expanded bytes, name for messages)."""
+    def open_archive(self) -> ForwardFile:
+        """The archive's bytes, expanded as they are read when compressed."""
         name = self.archive_name()
         try:
             data = read_bytes(self.ctx, name)
@@ -342,33 +345,60 @@ class Tar:
                 raise Fatal(f"Archive is compressed. Use -{CODEC_LETTER[found]} option")
             codec = found
         if codec is None:
-            return io.BytesIO(data)
+            return ForwardFile(iter(()), data=data)
         self.codec = codec
         ceiling = Ceiling(self.ctx.limits.max_fs_bytes, "max_fs_bytes", "tar")
-        return ChunkReader(inflate(codec, data), ceiling)
+        return ForwardFile(inflate(codec, data), ceiling)
 
-    def members(self, stream):
-        """Each member in turn (its data readable until the next); member counts and time
-        are checked as they go. tarfile's own list of members is not kept."""
+    def members(self, stream: ForwardFile):
+        """Each member in turn (its data readable until the next), read by tarfile in its
+        random-access mode over `stream`: going past a member's data is a seek, which costs
+        nothing past the end of the input, where tarfile's stream mode read on to the declared
+        size (2**40 bytes of a 5 KB archive, for ever). Damaged headers are skipped as GNU tar
+        skips them; member counts and time are checked as they go. tarfile's own list of
+        members is not kept."""
         try:
-            archive = tarfile.open(fileobj=stream, mode="r|", ignore_zeros=False)
+            archive = _open_tarfile(stream)
         except tarfile.ReadError:
             self.fail("This does not look like a tar archive")
             return
-        count = 0
+        first, skipping = True, False
         while True:
-            try:
-                member = archive.next()
-            except tarfile.ReadError:
-                raise Fatal("Unexpected EOF in archive") from None
-            if member is None:
-                return
+            self.steps += 1
+            if self.steps % 256 == 0:
+                check_clock()
+            member = _next_member(archive)
             # tarfile keeps every member it reads in `members`, which typeshed does not declare
             archive.members.clear()  # type: ignore[attr-defined]
-            count += 1
-            if count % 256 == 0:
-                check_clock()
-            yield archive, member
+            if member is not None and self.valid(member, first):
+                first, skipping = False, False
+                yield archive, member
+                continue
+            bad_header = archive.offset if member is None else member.offset
+            if member is None and not _damaged_header(stream, bad_header):
+                return
+            if not skipping:
+                self.fail("Skipping to next header")
+                skipping = True
+            first = False
+            archive.offset = bad_header + tarfile.BLOCKSIZE
+
+    def valid(self, member, first: bool) -> bool:
+        """GNU tar's checks of a header: a size out of range makes it unusable (it is skipped),
+        a time out of range reads as -1, a name ends at a NUL."""
+        if member.size > _OFF_T_MAX or member.size < 0:
+            self.fail("Archive base-256 value is out of off_t range" if member.size > _OFF_T_MAX
+                      else f"Archive value {member.size} is out of off_t range 0..{_OFF_T_MAX}")
+            if first:
+                self.fail("This does not look like a tar archive")
+            return False
+        if not -_OFF_T_MAX - 1 <= member.mtime <= _OFF_T_MAX:
+            self.fail("Archive base-256 value is out of time_t range")
+            member.mtime = -1
+        # names are C strings to GNU tar: a NUL (possible in a pax record) ends them
+        member.name = member.name.partition("\0")[0]
+        member.linkname = member.linkname.partition("\0")[0]
+        return True
 
     def selected(self, member) -> bool:
         name = member.name
@@ -387,6 +417,7 @@ class Tar:
     def read_archive(self, handle) -> int:
         self.wanted = [op for op, _ in self.cmd.operands]
         self.matched: set = set()
+        self.steps = 0
         stream = self.open_archive()
         try:
             for archive, member in self.members(stream):
@@ -397,8 +428,10 @@ class Tar:
                 e.kind, "invalid compressed data--format violated")
             raise Fatal(f"\n{self.codec.name}: stdin: {text}\ntar: Child returned status 1",
                         raw=True) from None
-        except tarfile.ReadError:
+        except tarfile.ReadError:      # (a member's data ends before its declared size)
             raise Fatal("Unexpected EOF in archive") from None
+        except _Unreadable as e:
+            raise Fatal(str(e)) from None
         for op in self.wanted:
             if op not in self.matched:
                 self.fail(f"{op}: Not found in archive")
@@ -432,7 +465,7 @@ class Tar:
             else str(m.size if m.type not in (tarfile.SYMTYPE, tarfile.LNKTYPE) else 0)
         pad = len(user) + 1 + len(group) + 1 + len(size)
         self.ugs_width = max(self.ugs_width, pad)
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(m.mtime))
+        when = _listed_time(m.mtime)
         line = f"{modes} {user}/{group} {size.rjust(self.ugs_width - pad + len(size))} {when} " \
                f"{_quote(_display_name(m))}"
         if m.type == tarfile.SYMTYPE:
@@ -518,8 +551,17 @@ class Tar:
         if not member.isreg():
             self.fail(f"{shown}: Cannot mknod: Operation not permitted")
             return
-        self.dest.write(path, _chunks(archive.extractfile(member)), 0o600)
+        try:
+            self.dest.write(path, _member_data(archive, member), 0o600)
+        except tarfile.ReadError:
+            self.cut_short()
         self.attributes(path, member)
+
+    def cut_short(self):
+        """The input ended inside a member's data (what there was of it is kept): GNU tar says
+        so, then again for want of the next header."""
+        self.fail("Unexpected EOF in archive")
+        raise Fatal("Unexpected EOF in archive")
 
     def attributes(self, path: str, member):
         mode = member.mode & 0o7777
@@ -529,9 +571,13 @@ class Tar:
 
     def to_stdout(self, archive, member):
         data = bytearray()
-        for chunk in _chunks(archive.extractfile(member)):
-            self.stdout_ceiling.add(len(chunk))
-            data += chunk
+        try:
+            for chunk in _member_data(archive, member):
+                self.stdout_ceiling.add(len(chunk))
+                data += chunk
+        except tarfile.ReadError:
+            self.ctx.write_bytes(bytes(data))
+            self.cut_short()
         self.ctx.write_bytes(bytes(data))
 
     def finish(self):
@@ -552,6 +598,80 @@ class Tar:
                 pass
 
 
+_OFF_T_MAX = (1 << 63) - 1
+# Extended headers (a long name, a pax header) are read whole into memory and parsed by a
+# Python loop that does not look at the clock (0.5 s a MiB): bigger ones are refused (GNU tar
+# gives up with "memory exhausted" on 2**40 bytes), and so is a run of more of them before a
+# member than any archive has (tarfile reads them by recursion).
+MAX_EXTENDED_BYTES = 1 << 20
+MAX_EXTENDED_RUN = 64
+
+
+class _Unreadable(Exception):
+    """A header tar cannot use and cannot skip: the message of its Fatal error."""
+
+
+class _BoundedHeader(tarfile.TarInfo):
+    """tarfile's header reader, with the size and run of extended headers bounded and the
+    budget checked at each one (its private methods for them are not in typeshed)."""
+
+    def _proc_gnulong(self, archive):
+        _check_extended(self, archive)
+        return super()._proc_gnulong(archive)  # type: ignore[misc]
+
+    def _proc_pax(self, archive):
+        _check_extended(self, archive)
+        return super()._proc_pax(archive)  # type: ignore[misc]
+
+
+def _check_extended(header, archive: "_BoundedTarFile"):
+    check_clock()
+    archive.extended_run += 1
+    if archive.extended_run > MAX_EXTENDED_RUN:
+        raise _Unreadable(f"More than {MAX_EXTENDED_RUN} extended headers in a row")
+    if header.size > MAX_EXTENDED_BYTES:
+        raise _Unreadable(f"Extended header of {header.size} bytes: more than the "
+                          f"{MAX_EXTENDED_BYTES} allowed")
+
+
+class _BoundedTarFile(tarfile.TarFile):
+    tarinfo = _BoundedHeader
+    extended_run = 0            # extended headers read since the last member
+
+
+def _open_tarfile(stream: ForwardFile) -> _BoundedTarFile:
+    """tarfile over `stream` in random-access mode; the first header is read."""
+    with _header_errors():
+        # (typeshed wants a writable file; tarfile only reads one opened with "r")
+        return _BoundedTarFile(fileobj=stream, mode="r")  # type: ignore[arg-type]
+
+
+def _next_member(archive: _BoundedTarFile):
+    """The next member, or None at the end or at a header tarfile cannot read."""
+    archive.extended_run = 0
+    with _header_errors():
+        return archive.next()
+
+
+@contextlib.contextmanager
+def _header_errors():
+    """What tarfile's header parsing raises on damaged bytes (beside ReadError, which means
+    the input ended): a header tar cannot use."""
+    try:
+        yield
+    except (ValueError, IndexError, OverflowError):
+        raise _Unreadable("Damaged extended header") from None
+
+
+def _damaged_header(stream: ForwardFile, offset: int) -> bool:
+    """tarfile saw no member at `offset`: True if a damaged header is there (GNU tar skips it),
+    False at the end of the archive (zeros, the end of the input or a last block cut short,
+    which GNU tar passes over in silence)."""
+    stream.seek(offset)
+    block = stream.read(tarfile.BLOCKSIZE)
+    return len(block) == tarfile.BLOCKSIZE and bool(block.strip(b"\0"))
+
+
 def _owner(option, default: str) -> tuple[str, int]:
     """--owner=NAME[:ID] (or a bare number), else the filesystem's user (id 1000)."""
     if not option:
@@ -563,23 +683,44 @@ def _owner(option, default: str) -> tuple[str, int]:
 
 
 def _strip_count(text) -> int:
+    """--strip-components=N as GNU tar reads it: ASCII digits (blanks and + before)."""
     if text is None:
         return 0
+    if re.fullmatch(r"\s*\+?[0-9]{1,18}", text):
+        return int(text)
+    raise _bad(f"{text}: Invalid number of elements")
+
+
+def _member_data(archive: tarfile.TarFile, member: tarfile.TarInfo):
+    """The member's bytes in chunks of at most CHUNK; tarfile.ReadError after the bytes there
+    are when the input ends before the member's size (tarfile's own reader drops those)."""
+    if member.issparse():
+        stream = archive.extractfile(member)
+        assert stream is not None                # (a regular file's)
+        while chunk := stream.read(CHUNK):
+            yield chunk
+        return
+    source = archive.fileobj
+    assert source is not None                    # (an archive being read)
+    source.seek(member.offset_data)
+    left = member.size
+    while left > 0:
+        want = min(CHUNK, left)
+        chunk = source.read(want)
+        if chunk:
+            yield chunk
+        if len(chunk) < want:
+            raise tarfile.ReadError("unexpected end of data")
+        left -= want
+
+
+def _listed_time(mtime: int) -> str:
+    """The time of a long listing; one the C library cannot break down (past the year 2**31)
+    is the number of seconds, right-aligned in the width of the date, as GNU tar's tartime."""
     try:
-        value = int(text)
-        if value >= 0:
-            return value
-    except ValueError:
-        pass
-    raise UsageError(f"tar: {text}: Invalid number of elements", 2)
-
-
-def _chunks(stream):
-    while True:
-        chunk = stream.read(CHUNK)
-        if not chunk:
-            return
-        yield chunk
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(mtime))
+    except (OverflowError, OSError, ValueError):
+        return str(mtime).rjust(len("YYYY-MM-DD HH:MM"))
 
 
 def _display_name(m) -> str:
@@ -633,5 +774,10 @@ def tar(ctx, argv):
     try:
         return {"create": run.create, "list": run.list, "extract": run.extract}[mode]()
     except Fatal as e:
-        ctx.err(("" if e.raw else "tar: ") + f"{e}\ntar: Error is not recoverable: exiting now\n")
+        _say(ctx, ("" if e.raw else "tar: ") + f"{e}\ntar: Error is not recoverable: exiting now\n")
         return 2
+
+
+def _say(ctx, text: str):
+    """A diagnostic to standard error, an operand in it quoted at most 4 KiB (shell/errors.py)."""
+    ctx.err(bounded(text))

@@ -1,13 +1,14 @@
 """zip and unzip as Info-ZIP's zip 3.0 and unzip 6.0 print and exit, over the filesystem
-layer (`zipfile` over io.BytesIO).
+layer (zip writes with `zipfile` over io.BytesIO; both read with `zipread`).
 
 zip adds and replaces members of a new or existing archive ("  adding: x (deflated 53%)").
-unzip lists (-l), extracts (into the current directory or -d DIR; -o, -n, -j, -q) or prints
-(-p) members; every member goes through `members.Destination`, after unzip's own cleaning of
+unzip lists (-l), tests (-t), extracts (into the current directory or -d DIR; -o, -n, -j, -q)
+or prints (-p) members; every member goes through `members.Destination`, after unzip's own cleaning of
 `..` components and leading slashes, so that no member lands outside the target directory.
 """
 from __future__ import annotations
 
+import functools
 import io
 import stat as st_mod
 import struct
@@ -17,14 +18,16 @@ import zlib
 from typing import Optional
 
 from ...fs import FsError
-from ...shell.errors import LimitExceeded
+from ...fs.base import ENAMETOOLONG
+from ...shell.errors import LimitExceeded, bounded
 from ...shell.limits import check_clock
 from ...shell.patterns import glob_match
 from .._bytes import read_bytes
 from .._options import UsageError
 from ..registry import Usage, command
-from .codecs import CHUNK, Ceiling
+from .codecs import Ceiling
 from .members import Destination, drop_dotdot
+from .zipread import OVERLAP, Archive, BadCrc, MemberError, NotAZip, Overlap, member_bytes, read_archive
 
 ZIP_FLAGS = set("rqjyDT0123456789gm")
 UNZIP_FLAGS = set("lovnqjpt")
@@ -48,7 +51,7 @@ def _extra_mtime(info: zipfile.ZipInfo):
     i = 0
     while i + 4 <= len(extra):
         tag, size = struct.unpack("<2sH", extra[i:i + 4])
-        if tag == b"UT" and size >= 5 and extra[i + 4] & 1:
+        if tag == b"UT" and size >= 5 and i + 9 <= len(extra) and extra[i + 4] & 1:
             return struct.unpack("<I", extra[i + 5:i + 9])[0]
         i += 4 + size
     return None
@@ -143,22 +146,33 @@ class Zip:
         return self.write()
 
     def read_existing(self):
+        """name -> (ZipInfo, data) of the archive's members, expanded (zip writes them again),
+        all together no more than max_fs_bytes; None when the archive cannot be read."""
         if self.archive == "-":
             return {}
         try:
             data = self.fs.read_bytes(self.ctx.path(self.archive))
         except FsError:
             return {}
+        ceiling = Ceiling(self.ctx.limits.max_fs_bytes, "max_fs_bytes", "zip")
+        members = {}
         try:
-            with zipfile.ZipFile(io.BytesIO(data)) as old:
-                infos = old.infolist()
-                if len(infos) > self.ctx.limits.max_file_count:
-                    raise LimitExceeded("max_file_count", f"zip: {self.archive}: more than "
-                                        f"{self.ctx.limits.max_file_count} entries (max_file_count)")
-                return {i.filename: (i, old.read(i)) for i in infos}
-        except (zipfile.BadZipFile, zlib.error, EOFError):
-            self.ctx.err(f"\nzip error: Zip file structure invalid ({self.archive})\n")
+            archive = read_archive(data)
+            if len(archive.entries) > self.ctx.limits.max_file_count:
+                raise LimitExceeded("max_file_count", f"zip: {self.archive}: more than "
+                                    f"{self.ctx.limits.max_file_count} entries (max_file_count)")
+            for number, info in enumerate(archive.entries, 1):
+                expanded = bytearray()
+                for chunk in member_bytes(archive, info, number):
+                    ceiling.add(len(chunk))
+                    expanded += chunk
+                if archive.overlapped:
+                    raise Overlap
+                members[info.filename] = (info, bytes(expanded))
+        except (NotAZip, MemberError, BadCrc, Overlap):
+            _say(self.ctx, f"\nzip error: Zip file structure invalid ({self.archive})\n")
             return None
+        return members
 
     def add_operand(self, name: str):
         path = self.ctx.path(name)
@@ -239,7 +253,7 @@ class Zip:
             self.fs.write_bytes(self.ctx.path(self.archive), buffer.getvalue(),
                                 mode=0o666 & ~self.ctx.umask)
         except FsError as e:
-            self.ctx.err(f"\nzip error: Could not create output file ({self.archive}): "
+            _say(self.ctx, f"\nzip error: Could not create output file ({self.archive}): "
                          f"{e.strerror}\n")
             return 15
         return 0
@@ -262,6 +276,7 @@ class Unzip:
                              "[-d exdir]", 0)
         self.archive, self.wanted = operands[0], operands[1:]
         self.quiet = "q" in self.flags or "p" in self.flags
+        self.skipped = 0               # members skipped for their method or version (-t counts them)
 
     def parse(self, args: list) -> list:
         letters, operands = _command_line(args, self.excludes, valued="d")
@@ -281,7 +296,7 @@ class Unzip:
     def warn(self, status: int):
         self.status = max(self.status, status)
 
-    def open(self):
+    def open(self) -> Optional[Archive]:
         name = self.archive
         for candidate in (name, name + ".zip", name + ".ZIP"):
             try:
@@ -290,14 +305,14 @@ class Unzip:
             except FsError:
                 continue
         else:
-            self.ctx.err(f"unzip:  cannot find or open {name}, {name}.zip or {name}.ZIP.\n")
+            _say(self.ctx, f"unzip:  cannot find or open {name}, {name}.zip or {name}.ZIP.\n")
             return None
         if "p" not in self.flags and not ("q" in self.flags and "l" not in self.flags):
             self.ctx.out(f"Archive:  {name}\n")
         try:
-            return zipfile.ZipFile(io.BytesIO(data))
-        except (zipfile.BadZipFile, EOFError, struct.error):
-            self.ctx.err(NOT_A_ZIP + f"unzip:  cannot find zipfile directory in one of {name} or\n"
+            return read_archive(data)
+        except NotAZip:
+            _say(self.ctx, NOT_A_ZIP + f"unzip:  cannot find zipfile directory in one of {name} or\n"
                          f"        {name}.zip, and cannot find {name}.ZIP, period.\n")
             return None
 
@@ -306,16 +321,19 @@ class Unzip:
         if archive is None:
             return 9
         self.matched: set = set()
-        entries = [i for i in archive.infolist() if self.selected(i.filename)]
+        entries = [(number, info) for number, info in enumerate(archive.entries, 1)
+                   if self.selected(info.filename)]
         if "l" in self.flags:
-            self.list_entries(entries)
+            self.list_entries([info for _, info in entries])
         elif "p" in self.flags:
             self.pipe(archive, entries)
+        elif "t" in self.flags:
+            self.test(archive, entries)
         else:
             self.extract(archive, entries)
         missing = [w for w in self.wanted if w not in self.matched]
         for name in missing if "l" not in self.flags else ():
-            self.ctx.err(f"caution: filename not matched:  {name}\n")
+            _say(self.ctx, f"caution: filename not matched:  {name}\n")
         if missing:
             self.warn(11)
         return self.status
@@ -343,26 +361,105 @@ class Unzip:
         out(f"---------                     -------\n{total:9d}                     "
             f"{n} file{'s' if n != 1 else ''}\n")
 
-    def pipe(self, archive, entries: list[zipfile.ZipInfo]):
+    def read_member(self, archive: Archive, number: int, info: zipfile.ZipInfo, shown: str,
+                    verb: str, consume) -> str:
+        """Expand one member into `consume` (called with each chunk): open_member, then
+        expand."""
+        chunks = self.open_member(archive, number, info, shown)
+        if isinstance(chunks, str):
+            return chunks
+        return self.expand(archive, chunks, shown, verb, consume)
+
+    def open_member(self, archive: Archive, number: int, info: zipfile.ZipInfo, shown: str):
+        """The member's chunks (see zipread.member_bytes), or what came of it when unzip does
+        not read it, reported: DAMAGED (skipped, or its header is not where the directory says)
+        or STOP (it begins inside bytes read before: an overlapped zip bomb). Messages go to
+        standard output under -t, else to standard error, as all of unzip's below."""
+        say = self.ctx.out if "t" in self.flags else self.ctx.err
+        try:
+            chunks = member_bytes(archive, info, number)
+        except MemberError as e:
+            unsupported = e.status == 81
+            if not (unsupported and self.quiet):
+                say(f"   skipping: {shown:<22}  {e.message}\n" if e.skipped else e.message + "\n")
+            self.warn(e.status)
+            self.skipped += unsupported
+            return DAMAGED
+        except Overlap:
+            say(OVERLAP + "\n")
+            self.warn(12)
+            return STOP
+        if info.compress_type == zipfile.ZIP_STORED and info.file_size != info.compress_size:
+            say(f"{shown}:  ucsize {info.file_size} <> csize {info.compress_size} for STORED entry\n"
+                '         continuing with "compressed" size value\n')
+        return chunks
+
+    def expand(self, archive: Archive, chunks, shown: str, verb: str, consume) -> str:
+        """The member's chunks into `consume`, with unzip's messages: "VERB: NAME" first
+        (unless quiet), then the end of that line or what went wrong. READ (a bad CRC
+        included), DAMAGED (the data could not be expanded to its end) or STOP (it ran over
+        bytes read before)."""
+        say = self.ctx.out if "t" in self.flags else self.ctx.err
+        announced = not self.quiet
+        if announced:
+            self.ctx.out(f"{verb}: {shown:<23} ")
+        outcome = READ
+        try:
+            for chunk in chunks:
+                consume(chunk)
+        except MemberError as e:
+            say(f"\n  error:  {e.message}\n" if announced else f"  error:  {e.message} {shown}\n")
+            self.warn(e.status)
+            outcome = DAMAGED
+        except BadCrc as e:
+            say(f" {e}\n" if announced else f"{shown:<23} {e}\n")
+            self.warn(2)
+        except FsError:
+            if announced:
+                self.ctx.out("\n")
+            raise
+        else:
+            if announced:
+                self.ctx.out(" OK\n" if "t" in self.flags else "\n")
+        if archive.overlapped:
+            say(OVERLAP + "\n")
+            self.warn(12)
+            return STOP
+        return outcome
+
+    def pipe(self, archive: Archive, entries: list[tuple[int, zipfile.ZipInfo]]):
         ceiling = Ceiling(self.ctx.limits.max_string_length, "max_string_length", "unzip")
-        for info in entries:
+        for number, info in entries:
             if info.is_dir():
                 continue
             data = bytearray()
-            for chunk in self.chunks(archive, info):
-                ceiling.add(len(chunk))
-                data += chunk
-            self.ctx.write_bytes(bytes(data))
+            outcome = self.read_member(archive, number, info, info.filename, "",
+                                       functools.partial(_keep, data, ceiling))
+            if outcome != DAMAGED:
+                self.ctx.write_bytes(bytes(data))
+            if outcome == STOP:
+                return
 
-    def chunks(self, archive, info):
-        with archive.open(info) as stream:
-            while True:
-                chunk = stream.read(CHUNK)
-                if not chunk:
-                    return
-                yield chunk
+    def test(self, archive: Archive, entries: list[tuple[int, zipfile.ZipInfo]]):
+        """-t: every member expanded and its CRC checked; nothing written."""
+        tested = 0
+        for number, info in entries:
+            skipped = self.skipped
+            if self.read_member(archive, number, info, info.filename, "    testing", _discard) == STOP:
+                return
+            tested += self.skipped == skipped
+        name = self.archive
+        if not tested and self.skipped:
+            self.ctx.out(f"Caution:  zero files tested in {name}.\n")
+        elif self.status > 1:
+            self.ctx.out(f"At least one error was detected in {name}.\n")
+        else:
+            self.ctx.out(f"No errors detected in compressed data of {name}.\n")
+        if self.skipped:
+            self.ctx.out(f"{self.skipped} file{'s' if self.skipped > 1 else ''} skipped because "
+                         "of unsupported compression or encoding.\n")
 
-    def extract(self, archive, entries: list[zipfile.ZipInfo]):
+    def extract(self, archive: Archive, entries: list[tuple[int, zipfile.ZipInfo]]):
         limit = self.ctx.limits.max_file_count
         if len(entries) > limit:
             raise LimitExceeded("max_file_count", f"unzip: {self.archive}: {len(entries)} entries, "
@@ -377,7 +474,7 @@ class Unzip:
         self.refuse_all = "n" in self.flags
         deferred: list[tuple[str, str, str]] = []             # (path, shown, target) of symlinks
         directories: list[tuple[str, zipfile.ZipInfo]] = []
-        for count, info in enumerate(entries, 1):
+        for count, (number, info) in enumerate(entries, 1):
             if count % 256 == 0:
                 check_clock()
             rel = self.clean(info.filename)
@@ -385,13 +482,11 @@ class Unzip:
                 continue
             shown = f"{self.exdir.rstrip('/')}/{rel}" if self.exdir else rel
             try:
-                self.extract_one(archive, info, rel, shown, dest, deferred, directories)
+                if self.extract_one(archive, number, info, rel, shown, dest, deferred, directories) == STOP:
+                    break
             except FsError as e:
-                self.ctx.err(f"error:  cannot create {shown}\n        {e.strerror}\n")
+                _say(self.ctx, f"error:  cannot create {shown}\n        {e.strerror}\n")
                 self.warn(2 if e.strerror not in ("File too large", "No space left on device") else 50)
-            except (zipfile.BadZipFile, zlib.error, EOFError):
-                self.ctx.err(f"  error:  invalid compressed data to inflate {shown}\n")
-                self.warn(2)
         self.finish(deferred, directories)
 
     def make_exdir(self, base: str) -> bool:
@@ -404,7 +499,7 @@ class Unzip:
                 if not self.fs.exists(here):
                     self.fs.mkdir(here, 0o777 & ~self.ctx.umask)
         except FsError:
-            self.ctx.err(f"checkdir:  cannot create extraction directory: {self.exdir}\n")
+            _say(self.ctx, f"checkdir:  cannot create extraction directory: {self.exdir}\n")
             self.warn(3)
             return False
         return True
@@ -416,13 +511,14 @@ class Unzip:
             self.say(f'warning:  skipped "../" path component(s) in {name}')
             self.warn(1)
         if absolute:
-            self.ctx.err(f"warning:  stripped absolute path spec from {name}\n")
+            _say(self.ctx, f"warning:  stripped absolute path spec from {name}\n")
             self.warn(1)
         if "j" in self.flags:
             cleaned = "" if cleaned.endswith("/") else cleaned.rsplit("/", 1)[-1]
         return cleaned
 
-    def extract_one(self, archive, info, rel, shown, dest, deferred, directories):
+    def extract_one(self, archive, number, info, rel, shown, dest, deferred, directories) -> str:
+        """Extract one member; read_member's outcome."""
         path = dest.path(rel)
         mode = (info.external_attr >> 16) if info.create_system == 3 else 0
         if info.is_dir():
@@ -431,27 +527,48 @@ class Unzip:
                 directories.append((path, info))
             if not existed:
                 self.say(f"   creating: {shown}")
-            return
+            return READ
         if self.fs.exists(path, follow=False):
             if self.refuse_all:
-                return
+                return READ
             if not self.replace_all:
-                self.ctx.err(f"replace {shown}? [y]es, [n]o, [A]ll, [N]one, [r]ename:  NULL\n"
+                _say(self.ctx, f"replace {shown}? [y]es, [n]o, [A]ll, [N]one, [r]ename:  NULL\n"
                              '(EOF or read error, treating as "[N]one" ...)\n')
                 self.refuse_all = True
                 self.warn(1)
-                return
+                return READ
+        chunks = self.open_member(archive, number, info, shown)
+        if isinstance(chunks, str):
+            return chunks
         dest.clear(path)
         if st_mod.S_ISLNK(mode):
-            target = b"".join(self.chunks(archive, info)).decode("utf-8", "surrogateescape")
-            self.say(f"    linking: {shown:<23} -> {target} ")
-            deferred.append((path, shown, target))   # made last: nothing is written through it
-            return
-        verb = "  inflating" if info.compress_type != zipfile.ZIP_STORED else " extracting"
-        self.say(f"{verb}: {shown:<23} ")
-        dest.write(path, self.chunks(archive, info), 0o600)
+            return self.link(archive, chunks, path, shown, deferred)
+        out = self.fs.open_write(path, mode=0o600)
+        outcome = self.expand(archive, chunks, shown, VERBS.get(info.compress_type, "  inflating"),
+                              out.write_bytes)
         self.fs.chmod(path, (mode & 0o777) if mode & 0o777 else 0o666 & ~self.ctx.umask)
         self.fs.utime(path, self.mtime(info))
+        return outcome
+
+    def link(self, archive, chunks, path: str, shown: str, deferred) -> str:
+        """A symbolic link member: its target read (no longer than a path may be), the link
+        made last, so that nothing is written through it."""
+        target = bytearray()
+
+        def keep(chunk: bytes):
+            target.extend(chunk)
+            if len(target) > PATH_MAX:
+                raise FsError(ENAMETOOLONG)
+        quiet, self.quiet = self.quiet, True
+        try:
+            outcome = self.expand(archive, chunks, shown, "", keep)
+        finally:
+            self.quiet = quiet
+        if outcome == READ:
+            text = target.decode("utf-8", "surrogateescape")
+            self.say(f"    linking: {shown:<23} -> {text} ")
+            deferred.append((path, shown, text))
+        return outcome
 
     def mtime(self, info) -> float:
         exact = _extra_mtime(info)
@@ -465,13 +582,27 @@ class Unzip:
             try:
                 self.fs.symlink(target, path)
             except FsError as e:
-                self.ctx.err(f"error:  cannot create symlink {shown}: {e.strerror}\n")
+                _say(self.ctx, f"error:  cannot create symlink {shown}: {e.strerror}\n")
                 self.warn(1)
         for path, info in reversed(directories):
             try:
                 self.fs.utime(path, self.mtime(info))
             except FsError:
                 pass
+
+
+PATH_MAX = 4096                 # bytes of a symbolic link's target
+VERBS = {zipfile.ZIP_STORED: " extracting", zipfile.ZIP_BZIP2: " bunzipping"}
+READ, DAMAGED, STOP = "read", "damaged", "stop"      # what came of reading a member
+
+
+def _discard(chunk: bytes):
+    pass
+
+
+def _keep(data: bytearray, ceiling: Ceiling, chunk: bytes):
+    ceiling.add(len(chunk))
+    data.extend(chunk)
 
 
 ZIP_USAGE = Usage("[-options] [-b path] [-t mmddyyyy] [-n suffixes] [zipfile list] [-xi list]",
@@ -496,3 +627,8 @@ def zip_command(ctx, argv):
 @command("unzip", usage=UNZIP_USAGE, needs_files=True)
 def unzip_command(ctx, argv):
     return Unzip(ctx, argv).run()
+
+
+def _say(ctx, text: str):
+    """A diagnostic to standard error, an operand in it quoted at most 4 KiB (shell/errors.py)."""
+    ctx.err(bounded(text))

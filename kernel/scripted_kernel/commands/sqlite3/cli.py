@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from ...shell.errors import LimitExceeded
 from .._options import UsageError
 from ..registry import USAGE
 from .database import Database
@@ -63,6 +64,10 @@ def run(ctx, argv):
         status = _run(session, options, commands)
     except Exit as e:
         status = e.status
+    except MemoryError:               # SQLite's heap limit (bounds.HEAP): SQLITE_NOMEM
+        limit = ctx.limits.max_memory_bytes
+        raise LimitExceeded("max_memory_bytes", f"sqlite3: out of memory: SQLite may use at most "
+                                                f"{limit} bytes (max_memory_bytes)") from None
     finally:
         problem = session.close()
     if problem:

@@ -13,7 +13,7 @@ from ...fs import FsError, access
 from ...shell.limits import check_clock
 from .database import OpenError
 from .output import COLUMNAR, MODE_NAMES, SEP_ROW, quote_name, quoted_sql
-from .shell import MAX_INPUT_NESTING, Exit, Session
+from .shell import MAX_INPUT_NESTING, Exit, Session, complete
 
 _ESCAPES = {"a": "\a", "b": "\b", "t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
             '"': '"', "'": "'", "\\": "\\"}
@@ -367,7 +367,7 @@ def schema_line(sql: str, tail: str) -> str:
     EXISTS, and a statement ending in a comment gets the comment closed before its ';'."""
     if tail.startswith(";") and ("/*" in sql or "--" in sql):
         for ending in ("", "*/", "\n"):
-            if sqlite3.complete_statement(sql + ending + ";"):
+            if complete(sql + ending + ";"):
                 sql += ending
                 break
     if sql.startswith(("CREATE TABLE '", 'CREATE TABLE "')):

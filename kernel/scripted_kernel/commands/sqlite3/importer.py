@@ -121,7 +121,9 @@ def import_file(s: Session, file: str, table: str, schema: Optional[str], skip: 
             s.write(create + "\n")
         db.execute(create)
     count = len(db.execute(f"SELECT * FROM {target} LIMIT 0").description)
-    insert = f"INSERT INTO {target} VALUES({','.join('?' * count)})"
+    # each field bound as bytes and made TEXT again, so that bytes of the file that are not
+    # UTF-8 are stored as they are, as the shell stores them (Python binds text as UTF-8 only)
+    insert = f"INSERT INTO {target} VALUES({','.join(['CAST(? AS TEXT)'] * count)})"
     return _insert_rows(s, file, rows, count, insert)
 
 
@@ -151,7 +153,8 @@ def _insert_rows(s: Session, file: str, rows, count: int, insert: str) -> int:
                         " - extras ignored")
                 fields = fields[:count]
             try:
-                conn.execute(insert, fields)
+                conn.execute(insert, [None if f is None else f.encode("utf-8", "surrogateescape")
+                                      for f in fields])
             except sqlite3.IntegrityError as e:
                 s.error(f"{file}:{line}: INSERT failed: {e}")
             if n % CHECK_EVERY == CHECK_EVERY - 1:

@@ -10,7 +10,7 @@ from typing import Callable, Optional
 
 from ...shell.limits import check_clock
 from . import native
-from .database import Database, OpenError
+from .database import Database, NotUtf8, OpenError
 from .output import Printer, Settings
 
 MAX_INPUT_NESTING = 25        # shell.c: .read inside .read inside ...
@@ -21,6 +21,14 @@ _SEMICOLON = re.compile(r"""'[^']*(?:''[^']*)*(?:'|\Z)|"[^"]*(?:""[^"]*)*(?:"|\Z
 _BLANK = re.compile(r"(?:\s+|--[^\n]*(?:\n|\Z)|/\*.*?(?:\*/|\Z))*\Z", re.S)
 # input lines are only white space when no comment is left open (shell.c quickscan)
 _BLANK_LINES = re.compile(r"(?:\s+|--[^\n]*(?:\n|\Z)|/\*.*?\*/)*\Z", re.S)
+
+
+def complete(sql: str) -> bool:
+    """sqlite3_complete: whether `sql` ends a statement. Bytes that are not UTF-8 (surrogates)
+    cannot reach it and play no part in the answer: they stand in as U+FFFD."""
+    if sql.isascii():
+        return sqlite3.complete_statement(sql)
+    return sqlite3.complete_statement(sql.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
 
 
 def statements(sql: str):
@@ -35,7 +43,7 @@ def statements(sql: str):
             return
         end = length
         for m in _SEMICOLON.finditer(sql, pos):
-            if m.group(1) and sqlite3.complete_statement(sql[pos:m.end()]):
+            if m.group(1) and complete(sql[pos:m.end()]):
                 end = m.end()
                 break
         if end < length or not _BLANK.match(sql, pos):
@@ -119,7 +127,8 @@ class Session:
                 message = f"stepping, {e}" + (f" ({code})" if code > 1 else "")
             else:
                 message = f"in prepare, {e}" + (f" ({code})" if code > 1 else "")
-                message += native.error_context(rest, native.error_offset(conn))
+                if not isinstance(e, NotUtf8):       # (SQLite never saw it: no position)
+                    message += native.error_context(rest, native.error_offset(conn))
             return code, message
 
     # ---- input: standard input or a file of .read
@@ -152,7 +161,7 @@ class Session:
                 start_line = number
             buffer.append(line)
             sql = "\n".join(buffer)
-            if ";" in line and sqlite3.complete_statement(sql):
+            if ";" in line and complete(sql):
                 errors += self._run_lines(sql, start_line)
                 buffer = []
                 continue

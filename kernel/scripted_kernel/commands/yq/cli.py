@@ -17,6 +17,7 @@ Debian's yq does not install either; each is refused with a message.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import sys
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from ...fs import FsError, access
 from .._options import UsageError
 from ..jq.command import run_command_line
 from ..registry import USAGE
-from .documents import DocumentError, decode_documents, to_json, to_yaml
+from .documents import DocumentError, ParseError, decode_documents, json_text, reading, to_json, to_yaml
 
 _USAGE_LINES = """\
 usage: yq [-h] [--yaml-output] [--yaml-roundtrip]
@@ -337,29 +338,39 @@ def _in_place(ctx, parsed: Parsed, inputs: list, reader) -> int:
 def transcode(ctx, parsed: Parsed, inputs: list, write, reader=None) -> int:
     """Documents of `inputs` to JSON, through jq, out as JSON or YAML; returns the status."""
     annotations = parsed.output == "annotated_yaml"
-    json_parts, failure = _read_documents(ctx, parsed.program, inputs, annotations, reader)
+    json_parts, failure = _read_documents(ctx, inputs, annotations, reader)
+    if isinstance(failure, DocumentError):   # a refusal: python-yq kills jq
+        return _fail(ctx, f"{parsed.program}: Error: {failure}")
     argv = ["jq"] + parsed.jq_args
     if parsed.output == "json":
-        if isinstance(failure, DocumentError):   # python-yq kills jq
-            return _fail(ctx, f"{parsed.program}: Error: {failure}")
         status = run_command_line(ctx, argv, stdin_text="".join(json_parts), out=write)
-        return _fail(ctx, failure) if failure else status
+        return _fail(ctx, f"{parsed.program}: Error: {failure}") if failure else status
     if failure:
-        return _fail(ctx, f"{parsed.program}: Error: {failure}" if isinstance(failure, DocumentError) else failure)
+        return _fail(ctx, f"{parsed.program}: Error: {failure}")
     collected: list = []
     status = run_command_line(ctx, argv, stdin_text="".join(json_parts), out=collected.append)
     try:
         text = to_yaml(decode_documents("".join(collected)), annotations, parsed.indentless,
                        parsed.grammar, parsed.width, parsed.explicit_start, parsed.explicit_end)
     except (ValueError, yaml.YAMLError, TypeError, RecursionError) as e:
-        return _fail(ctx, _running_jq(parsed.program, e))
+        return _fail(ctx, f"{parsed.program}: Error: {_unwritable(e)}")
     write(text)
     return status
 
 
-def _read_documents(ctx, program: str, inputs: list, annotations: bool, reader):
-    """JSON text of each document, and what stopped the reading (a DocumentError, or the
-    message python-yq prints for an error of the YAML library or the JSON encoder)."""
+def _unwritable(error: BaseException) -> str:
+    """Why jq's output could not be written as YAML (python-yq names the exception's class)."""
+    if isinstance(error, json.JSONDecodeError):
+        return (f"jq's output is not JSON: {error.msg} (line {error.lineno}, column {error.colno}); "
+                "-y and -Y need JSON, not raw output")
+    if isinstance(error, RecursionError):
+        return "jq's output is nested too deeply to be written as YAML"
+    return f"jq's output cannot be written as YAML: {error}"
+
+
+def _read_documents(ctx, inputs: list, annotations: bool, reader):
+    """JSON text of each document, and what stopped the reading: a DocumentError (a refusal)
+    or a ParseError."""
     parts: list = []
     read = reader or _yaml_documents
     for name, text in inputs:
@@ -368,20 +379,13 @@ def _read_documents(ctx, program: str, inputs: list, annotations: bool, reader):
         try:
             for part in read(text, name, annotations, ctx.limits.max_string_length):
                 parts.append(part)
-        except DocumentError as e:
+        except (DocumentError, ParseError) as e:
             return parts, e
-        except (yaml.YAMLError, ValueError, TypeError, RecursionError, ArithmeticError) as e:
-            return parts, _running_jq(program, e)
     return parts, None
 
 
 def _yaml_documents(text: str, name: str, annotations: bool, max_length: int):
     return to_json(text, name, annotations, max_length)
-
-
-def _running_jq(program: str, e: BaseException) -> str:
-    """python-yq's report of any exception while it runs jq."""
-    return f"{program}: Error running jq: {type(e).__name__}: {e}."
 
 
 def _fail(ctx, message: str) -> int:
@@ -391,7 +395,9 @@ def _fail(ctx, message: str) -> int:
 
 def toml_documents(text: str, name: str, annotations: bool, max_length: int):
     """tomlq: a TOML file is one document (read with the standard library's tomllib)."""
-    from .documents import json_text
     if sys.version_info >= (3, 11):         # tomlq is registered only where tomllib exists
         import tomllib
-        yield json_text(tomllib.loads(text), max_length)
+        with reading(name):
+            text.encode("utf-8")             # fails on bytes that were not UTF-8 (surrogates)
+            document = tomllib.loads(text)
+        yield json_text(document, max_length)

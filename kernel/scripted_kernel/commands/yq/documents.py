@@ -7,18 +7,25 @@ writing, keys in their order, block style, lists indented under their key.
 Guards, beside PyYAML's own refusal of recursive nodes:
 - nesting: libyaml's composer recurses in C (a deep document overflows the C stack), so the
   document's events are read first and nesting past `MAX_DEPTH` is refused; structures built
-  through aliases are measured after construction, without recursion;
+  through aliases are measured after construction, without recursion. Recent libyaml (PyYAML
+  6.0.4's) refuses nesting past 1000 levels itself, and its scanner reads ahead of the events:
+  such a refusal is recognised by the depth at its position, and reported as ours;
 - expansion: aliases may make a document's JSON far larger than its text (the billion laughs);
   as python-yq, more than `EXPANSION_FACTOR` times the text is refused before it is built.
+
+A document that cannot be read is a ParseError naming the file, the line and column and the
+problem, in one line (python-yq prints PyYAML's exception with its class name).
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import io
 import json
 import re
 from base64 import b64encode
+from collections.abc import Hashable
 from hashlib import sha224
 from typing import Any
 
@@ -37,7 +44,38 @@ CHECK_EVERY = 4096                  # events between checks of the budget
 
 
 class DocumentError(Exception):
-    """A document yq refuses: printed as `yq: Error: ...`, status 1."""
+    """A document yq refuses (a bomb): printed as `yq: Error: ...`, status 1, and jq does not
+    run, as python-yq kills it."""
+
+
+class ParseError(Exception):
+    """A document that cannot be read: printed as `yq: Error: ...`, status 1, after jq's
+    output for the documents before it."""
+
+
+def nested_too_deeply(name: str = "") -> DocumentError:
+    where = f"{name}: " if name else ""
+    return DocumentError(f"{where}the document is nested deeper than {MAX_DEPTH} levels")
+
+
+def reading_error(name: str, error: BaseException) -> Exception:
+    """What stops the reading of `name`: a refusal of nesting (DocumentError), or a ParseError
+    in one line: the file, where in it (when known) and the problem, in the library's words but
+    without its exception class."""
+    if isinstance(error, RecursionError):
+        return nested_too_deeply(name)
+    if isinstance(error, UnicodeError):            # bytes that were not UTF-8, kept as surrogates
+        return ParseError(f"{name}: the document is not valid UTF-8")
+    if isinstance(error, yaml.MarkedYAMLError):
+        mark = error.problem_mark or error.context_mark
+        what = error.problem or error.context or "invalid document"
+        if error.problem and error.context:
+            what += f" ({error.context})"
+        if mark is not None:
+            return ParseError(f"{name}: line {mark.line + 1}, column {mark.column + 1}: {what}")
+        return ParseError(f"{name}: {what}")
+    text = str(error).strip().split("\n")[0] or "invalid document"
+    return ParseError(f"{name}: {text}")
 
 
 # ---- the schemas (python-yq's tables)
@@ -126,6 +164,9 @@ def loader_class(annotations: bool):
         pairs = []
         for key_node, value_node in node.value:
             key = loader.construct_object(key_node)
+            if not isinstance(key, Hashable):
+                raise yaml.constructor.ConstructorError("while constructing a mapping", node.start_mark,
+                                                        "found unhashable key", key_node.start_mark)
             pairs.append((key, loader.construct_object(value_node)))
             if not (annotations and isinstance(key, (str, bytes))):
                 continue
@@ -163,33 +204,75 @@ class NamedText(io.StringIO):
         self.name = name
 
 
+_OPENS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSES = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+def _events(parser):
+    """Each event of `parser` with the nesting depth after it, the budget checked as they go."""
+    depth = n = 0
+    while parser.check_event():
+        event = parser.get_event()
+        if isinstance(event, _OPENS):
+            depth += 1
+        elif isinstance(event, _CLOSES):
+            depth -= 1
+        yield event, depth
+        n += 1
+        if not n % CHECK_EVERY:
+            check_clock()
+
+
 def _scan(text: str, name: str, loader) -> bool:
     """Read the events of every document first (libyaml's parser is iterative): refuse
     nesting past MAX_DEPTH; True if aliases occur. A syntax error is left to the loading,
     which reports it where it is, after the documents before it."""
-    depth = 0
-    aliases = False
+    depth, aliases = 0, False
+    read_to = 0                       # where the last event ended
     parser = loader(NamedText(text, name))
     try:
-        n = 0
-        while parser.check_event():
-            event = parser.get_event()
-            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    raise DocumentError(f"{name}: the document is nested deeper than {MAX_DEPTH} levels")
-            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-                depth -= 1
-            elif isinstance(event, yaml.AliasEvent):
-                aliases = True
-            n += 1
-            if not n % CHECK_EVERY:
-                check_clock()
+        for event, depth in _events(parser):
+            if depth > MAX_DEPTH:
+                raise nested_too_deeply(name)
+            aliases = aliases or isinstance(event, yaml.AliasEvent)
+            read_to = event.end_mark.index
+    except yaml.MarkedYAMLError as e:
+        if _refused_nesting(text, name, loader, depth, read_to, e):
+            raise nested_too_deeply(name) from None
     except yaml.YAMLError:
         pass
     finally:
         parser.dispose()
     return aliases
+
+
+def _refused_nesting(text: str, name: str, loader, depth: int, read_to: int, error) -> bool:
+    """Whether libyaml's `error` is its own refusal of nesting (1000 levels, PyYAML 6.0.4 on),
+    told by the depth at the error's position, not by the library's wording. libyaml scans
+    ahead of the events it hands out, so the levels opened between the last event and the
+    error are counted by reading the text before the error again; that is done only when the
+    characters in between could open enough of them (each level needs one of `[{-?:` or a
+    line), so an ordinary syntax error costs nothing more. libyaml refuses a flow collection
+    at the bracket that would open level MAX_DEPTH + 1, a block collection where level
+    MAX_DEPTH would begin."""
+    mark = error.problem_mark
+    if mark is None:
+        return False
+    between = text[read_to:mark.index + 1]
+    could_open = sum(between.count(c) for c in "[{-?:\n")
+    needed = MAX_DEPTH if text[mark.index:mark.index + 1] in ("[", "{") else MAX_DEPTH - 1
+    if depth + could_open < needed:
+        return False
+    deepest = 0
+    parser = loader(NamedText(text[:mark.index], name))
+    try:
+        for _, depth in _events(parser):
+            deepest = max(deepest, depth)
+    except yaml.YAMLError:
+        pass
+    finally:
+        parser.dispose()
+    return deepest >= needed
 
 
 def _measure(value) -> tuple[int, int]:
@@ -249,27 +332,40 @@ class _Encoder(json.JSONEncoder):
 
 def to_json(text: str, name: str, annotations: bool, max_length: int):
     """Each YAML document of `text` as one line of JSON text, as they are read. Raises
-    DocumentError (refused), yaml.YAMLError or the encoder's errors (python-yq reports
-    those as `Error running jq`)."""
+    DocumentError (refused) or ParseError."""
     loader_type = loader_class(annotations)
-    aliases = _scan(text, name, loader_type)
+    with reading(name):
+        aliases = _scan(text, name, loader_type)
     loader = loader_type(NamedText(text, name))
     try:
         last = 0
-        while loader.check_node():
-            node = loader.get_node()
-            document = loader.construct_document(node)
-            end = node.end_mark.index
-            allowed = max(end - last, 1) * EXPANSION_FACTOR
-            if aliases:                   # sized before it is built
-                _check_size(_measure(document)[1], allowed, max_length)
-            encoded = json.dumps(document, cls=_Encoder)
-            _check_size(len(encoded), allowed, max_length)
+        while True:
+            with reading(name):
+                if not loader.check_node():
+                    return
+                node = loader.get_node()
+                document = loader.construct_document(node)
+                end = node.end_mark.index
+                allowed = max(end - last, 1) * EXPANSION_FACTOR
+                if aliases:                   # sized before it is built
+                    _check_size(_measure(document)[1], allowed, max_length)
+                encoded = json.dumps(document, cls=_Encoder)
+                _check_size(len(encoded), allowed, max_length)
             last = end
             yield encoded + "\n"
             check_clock()
     finally:
         loader.dispose()
+
+
+@contextlib.contextmanager
+def reading(name: str):
+    """Turns what the parser, the constructors and the JSON encoder raise on a document into
+    the reading error of `name`."""
+    try:
+        yield
+    except (yaml.YAMLError, ValueError, TypeError, ArithmeticError, RecursionError) as e:
+        raise reading_error(name, e) from None
 
 
 def _check_size(size: int, allowed: int, max_length: int) -> None:
@@ -281,7 +377,9 @@ def _check_size(size: int, allowed: int, max_length: int) -> None:
 
 
 def json_text(document, max_length: int) -> str:
-    """One document as a line of JSON text (dates and times as ISO 8601)."""
+    """One document as a line of JSON text (dates and times as ISO 8601); refused past
+    MAX_DEPTH levels, as YAML documents are."""
+    _measure(document)
     encoded = json.dumps(document, cls=_Encoder)
     _check_size(len(encoded), max_length, max_length)
     return encoded + "\n"

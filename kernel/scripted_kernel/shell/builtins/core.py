@@ -347,6 +347,10 @@ def command_builtin(sh, argv):
     name = args[0]
     if name in sh.builtins:
         return sh.builtins[name](sh, args)
+    own = sh.shadowed.get(name)
+    if own is not None:                 # the shell's own, not the tool that took its name
+        kind, fn = own
+        return fn(sh, args) if kind == "builtin" else call_command(sh, name, fn, args)
     if "p" in flags:          # command -p: $PATH's default value for this lookup
         from ..runtime import TempScope
         from .files import DEFAULT_PATH
@@ -373,6 +377,10 @@ def builtin_builtin(sh, argv):
     if len(argv) < 2:
         return 0
     fn = sh.builtins.get(argv[1])
+    if fn is None:
+        kind, fn = sh.shadowed.get(argv[1], (None, None))
+        if kind != "builtin":
+            fn = None
     if fn is None:
         sh.error(f"builtin: {argv[1]}: not a shell builtin")
         return 1

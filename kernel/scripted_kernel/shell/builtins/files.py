@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...fs import FsError, access, lexical
 from ..errors import ExitSignal, FatalError, ReturnSignal
 from ..state import EXPORT, Var
-from .registry import builtin
+from .registry import BUILTINS, builtin
 
 
 def _refuse_without_fs(sh, argv) -> bool:
@@ -401,11 +401,11 @@ def run_script(sh, name: str, text: str, args: list, options: tuple = (),
             child.functions[fname] = func
             child.exported_functions.add(fname)
     if options:
-        status = sh.builtins["set"](child, ["set", *options])
+        status = BUILTINS["set"](child, ["set", *options])     # the shell's own, whatever a tool shadows
         if status:
             return 2
     for sign, name in shopts:
-        sh.builtins["shopt"](child, ["shopt", "-s" if sign == "-" else "-u", name])
+        BUILTINS["shopt"](child, ["shopt", "-s" if sign == "-" else "-u", name])
     try:
         fn = sh.compile_script(text)
     except FatalError as e:

@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import re
-import time
 
 from .registry import builtin
 from ..escapes import StopOutput, decode
 from ..quoting import printf_q
-from ..limits import MAX_FIELD_WIDTH
+from ..limits import MAX_FIELD_WIDTH, wall_clock
 
 _SPEC = re.compile(r"%([-+ #0']*)(\*|[0-9]+)?(?:\.(\*|[0-9]*))?(?:hh|h|ll|l|L|q|j|z|t)?"
                    r"([diouxXfFeEgGaAcsbq%]|\([^)]*\)T)")
@@ -153,7 +152,7 @@ def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, 
 def _strftime(sh, fmt: str, arg, errors) -> str:
     """%(fmt)T in the script's TZ (UTC unless the script exports TZ; never the host's zone)."""
     import datetime
-    stamp = parse_int(sh, arg, errors) if arg not in (None, "", "-1", "-2") else int(time.time())
+    stamp = parse_int(sh, arg, errors) if arg not in (None, "", "-1", "-2") else int(wall_clock())
     tz = datetime.timezone.utc
     name = sh.exported_env().get("TZ")
     if name:
