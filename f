@@ -1,2 +1,0 @@
-abcdefgh
-xy
