@@ -9,7 +9,7 @@ import time
 from typing import Iterator
 
 from ..fs import FsError
-from ..shell.limits import check_clock, check_length
+from ..shell.limits import check_clock, check_length, wall_clock
 from ._bytes import ByteInputs, lines_of, locale_quote, text
 from ._options import UsageError, parse
 from .registry import Usage, command
@@ -152,7 +152,7 @@ _TAKING_VALUES = {"-h", "-l", "-o", "-w", "-W", "--header", "--length", "--inden
 
 
 def _date(ctx, name: str) -> str:
-    moment = time.time()
+    moment = wall_clock()
     if name != "-":
         try:
             moment = ctx.fs.stat(ctx.path(name)).mtime

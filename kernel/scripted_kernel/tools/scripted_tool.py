@@ -27,7 +27,7 @@ from ..commands.python3 import NAMES as PYTHON_COMMANDS, available as python_ava
 from ..commands.urlpolicy import DryRunNetwork, NetworkPolicy, RunNetwork
 from ..fs import FileSystem, MemoryFs
 from ..shell.builtins import load as load_builtins
-from ..shell.errors import Cancelled, LimitExceeded
+from ..shell.errors import Cancelled, LimitExceeded, bounded
 from ..shell.interpreter import execute as run_script
 from ..shell.limits import CancelToken, ExecutionLimits, timeout_error, wall_clock
 from ..shell.parser import RESERVED as SHELL_KEYWORDS
@@ -851,7 +851,7 @@ class ScriptedTool:
                 if dry_run or "--dry-run" in argv:
                     sh.out(_dry_run_report(name, params, str(e)))
                     return 1
-                sh.err(f"{name}: {e}\n")
+                sh.err(bounded(f"{name}: {e}") + "\n")
                 self._trace(sh, name, "tool", argv, params, 2, started, state="not started")
                 return 2
             if dry_run:
@@ -944,7 +944,7 @@ class ScriptedTool:
                 try:
                     reason, call = decide(value, call, revalidate)
                 except FlagError as e:
-                    reason = f"before_tool gave invalid parameters: {e}"
+                    reason = bounded(f"before_tool gave invalid parameters: {e}")
             if reason is not None:
                 message = f"{call.name}: denied: {reason}\n"
                 sh.err(message)
