@@ -299,6 +299,16 @@ ICONV_SCRIPTS = [
     "printf 'abc\\xff\\n' | iconv -f utf-8 -t utf-8; echo $?; printf 'abc\\xc3' | iconv -f utf-8 -t latin1; echo $?",
     "iconv -f utf-8 -t ascii -o out u; echo $?; cat out; iconv -f utf-8 -t cp1252 u | base64; "
     "iconv -f utf-8 -t SHIFT_JIS u; echo $?; iconv -x; echo $?",
+    # Python's transforms are no character sets: refused as glibc refuses an unknown name
+    "iconv -f zlib_codec -t utf-8 u; echo $?; iconv -f utf-8 -t base64 u; echo $?; "
+    "iconv -f hex -t utf-8 u; echo $?; iconv -f utf-8 -t rot13 u; echo $?; iconv -f utf_8 -t uu u; echo $?",
+    # glibc's spellings, any case, blanks around, slashes: the same bytes as glibc's tables
+    "for c in KOI8-R cp1251 iso-8859-15 ISO8859-7 macintosh UTF-16BE ucs-2 UCS-4LE IBM437 CP850 "
+    "windows-1250 LATIN2 ' latin1 ' ISO-10646/UCS2 wchar_t EUC-JP GB18030 TIS-620 CP1125; do "
+    "printf 'caf\\xc3\\xa9 \\xd0\\xb4 \\xce\\xb1 \\xe2\\x82\\xac x\\n' | iconv -c -f utf-8 -t \"$c\" | od -An -tx1; "
+    "done",
+    "printf '\\xe9t\\xe9\\n' | iconv -f LATIN1 -t UTF-8//TRANSLIT; "
+    "printf 'h\\xe9' | iconv -f cp1252// -t utf-8//IGNORE",
 ]
 
 
@@ -306,6 +316,14 @@ ICONV_SCRIPTS = [
 @pytest.mark.parametrize("script", ICONV_SCRIPTS)
 def test_iconv_as_glibc(script):
     assert_same(script, {"u": "caf\u00e9 na\u00efve\n"})
+
+
+@needs("iconv")
+def test_iconv_lists_only_character_sets_glibc_knows_in_its_order():
+    real = subprocess.run(["iconv", "-l"], capture_output=True, text=True).stdout.splitlines()
+    ours = BashTool().execute("iconv -l").stdout.splitlines()
+    assert len(ours) > 300 and ours == [name for name in real if name in set(ours)]
+    assert not [name for name in ours if re.search("ZLIB|BZ2|BASE64|HEX|UU|ROT|QUOPRI|PUNYCODE|IDNA", name)]
 
 
 def test_iconv_charset_name_with_a_byte_no_charset_has_is_unsupported():
@@ -408,6 +426,59 @@ def test_bc_generated_arithmetic(seed):
     """Seeded random arithmetic, bases and -l functions: every digit as GNU bc prints it."""
     program = _random_bc_program(random.Random(seed))
     assert_same("bc -l p.bc </dev/null", {"p.bc": program})
+
+
+def _random_bases_program(rng: random.Random) -> str:
+    """Numbers read in every ibase (digits at or above it included) and printed in many obases,
+    some of thousands of digits or with hundreds of decimals."""
+    lines = []
+    for _ in range(40):
+        kind = rng.choice(["obase", "ibase", "big", "fraction"])
+        if kind == "obase":
+            obase = rng.choice([2, 3, 4, 5, 7, 8, 9, 11, 16, 17, 32, 100, 1000, 65536, 999999])
+            sign = "-" if rng.random() < 0.3 else ""
+            lines.append(f"obase={obase}; scale={rng.randint(0, 40)}; "
+                         f"{sign}{rng.randint(0, 10 ** rng.randint(0, 400))}/{rng.randint(1, 99999)}; obase=10")
+        elif kind == "ibase":
+            digits = "".join(rng.choice("0123456789ABCDEFZ") for _ in range(rng.randint(1, 60)))
+            if rng.random() < 0.5:
+                digits += "." + "".join(rng.choice("0123456789ABCDEFZ") for _ in range(rng.randint(0, 30)))
+            lines.append(f"ibase={rng.randint(2, 16)}; {digits}; ibase=A")
+        elif kind == "big":
+            lines.append(f"{rng.randint(2, 99)}^{rng.randint(100, 3000)}")
+        else:
+            lines.append(f"obase={rng.choice([2, 3, 7, 16, 17, 1000])}; scale={rng.randint(50, 700)}; "
+                         f"{rng.randint(1, 10 ** 60)}/{rng.randint(3, 10 ** 40)}; obase=10")
+    return "\n".join(lines) + "\n"
+
+
+@needs("bc")
+@pytest.mark.parametrize("seed", range(4))
+def test_bc_bases_as_gnu_bc(seed):
+    """Conversions between bases (now by halves, not digit by digit): every digit as GNU bc's."""
+    assert_same("bc p.bc </dev/null", {"p.bc": _random_bases_program(random.Random(seed))})
+
+
+@needs("bc")
+def test_bc_big_numbers_with_decimals_in_other_bases():
+    program = ("scale=700; obase=3; 7^1500/3; obase=17; 7^1500/11; obase=2; 3^2700/7\n"
+               "obase=16; x=7^2000/13; x; obase=10; scale=650; x=7^1600/13; obase=7; x; -x\n"
+               "obase=1000; 7^1600/3\n")
+    assert_same("bc p.bc </dev/null", {"p.bc": program})
+
+
+@needs("bc")
+def test_bc_digits_at_or_above_ibase_and_lone_digits():
+    assert_same("printf 'ibase=2\\n19\\n9.1\\n.91\\nA.\\nibase=8\\n9\\n99\\nibase=16\\nZZ\\n"
+                "ibase=A\\nZZ\\nA.\\nA.5\\n.A\\n12A\\nZ\\n' | bc")
+
+
+@needs("bc")
+def test_bc_nesting_past_its_parser_stack_ends_bc():
+    """GNU bc's parser stack holds about 5,000 parentheses; past it (here past 1,000 levels) it
+    says "memory exhausted" and reads no more."""
+    assert_same("(printf '%.0s(' {1..20000}; echo; echo 5) | bc; echo status=$?; "
+                "(printf '%.0s{' {1..20000}; echo) | bc; printf '%.0s- ' {1..20000} | bc")
 
 
 def test_bc_numbers_print_with_a_leading_point_and_their_scale():

@@ -4,6 +4,7 @@ bsdextrautils' hexdump, vim's xxd, binutils' strings): each script runs in real 
 temporary directory and in a BashTool over a MemoryFs; stdout, stderr and the status must be
 the same (dd's timing and rate, the one thing that cannot be, are masked). A case whose
 programs are absent here is skipped."""
+import random
 import re
 import shutil
 import subprocess
@@ -111,6 +112,37 @@ for c in "xxd h" "xxd a" "xxd -p a" "xxd -i h" "xxd -c 8 -g 4 a" "xxd -l 5 -s 3 
         r"""printf 'hello world, hello od\n' > f; hexdump -e '"%08_ax: " 8/1 "%02x " "\n"' f; hexdump -e '"%_Ad\n"' -e '4/1 "%3d" "\n"' -n 9 f; hexdump -e '1/4 "%08x" "\n"' f; od -An -w4 -tx1 -v f | head -3; cat f | od -c -N 5 -j 6""",
         r"""printf 'b 2\na 1\n' > u; sort u > s1; printf 'a x\nb y\nc z\n' > s2; join s1 s2; sort -k1,1 s2 | join - s1; comm -12 s1 s2; comm -3 s1 - < s2""",
     ]),
+    # huge and odd numbers on the command line: each program's own answer or complaint
+    'bounds_dumps': (['od', 'hexdump', 'xxd'], [
+        r"""printf 'abcd\n' > h; od -w2147483647 -tx1 h; od -w99999999999999999999999 h; echo $?; od -j 16E h; echo $?; od -N 99999999999999999999 h; echo $?; od -w0 h""",
+        r"""printf 'abcd\n' > h; hexdump -n 99999999999999999999999999 h; echo $?; hexdump -s 1Y h; echo $?; hexdump -n 16E -C h; echo $?; hexdump -e '"%2147483648d"' h; echo st=$?; hexdump -e '1/4 "%.99999999999s"' h; echo st=$?; hexdump -e '"%12d|"' h; echo""",
+        r"""printf 'abc\n' > h; for o in 5 -5 18446744073709551615 18446744073709551616 9223372036854775808 99999999999999999999999999999999999999999999; do xxd -o $o h; xxd -d -o $o h; done; xxd -c 4294967312 h; xxd -g 4294967298 h; xxd -g 999999999999999999999999999999 h; xxd -l -5 h; xxd -l 99999999999999999999999999999 h""",
+        r"""printf 'abc\n' > h; xxd -c 99999999999999999999999999999999999999999 h; echo $?; xxd -p -c 9999999999999999999999999999999999 h; echo $?; xxd -p -c -1 h; echo $?; xxd -i -c 9999999999999999999999999 h; echo $?""",
+    ]),
+    'bounds_pr': (['pr'], [
+        r"""printf 'a 1\nb 2\n' > f; for a in -100 -36 -37 -2147483647 -2147483648 --columns=99999999999 '-w 4294967296' '-w 2147483647 -2' '-2 -w 40000000 -t' '-l 2147483648' '-o 2147483648' '-W 0' '-w 0' -n:99999999999 -n:0 -0 -00 '-2 -l 2147483647 -t'; do echo "== $a"; pr $a f | sed 's/^20[0-9-]* [0-9:]*/DATE/'; echo "st=${PIPESTATUS[0]}"; done""",
+        r"""printf 'a 1\nb 2\n' > f; for a in '-w x' '-l x' '-o x' '-W x' '-w -5' '-l 0' '-l -1' '-o -1' --columns=x -n:x -n5x; do echo "== $a"; pr $a f | sed 's/^20[0-9-]* [0-9:]*/DATE/'; echo "st=${PIPESTATUS[0]}"; done; pr -2 -w 4000000 -t f | wc -c""",
+    ]),
+    'bounds_numfmt': (['numfmt'], [
+        r"""for a in "--padding=99999999999999999999999999 5" "--padding=-99999999999999999999999999 5" "--format=%99999999999999999999999999f 5" "--format=%.99999999999999999999999999f 5" "--from-unit=99999999999999999999999999 5" "--to-unit=99999999999999999999999999 5" "--header=99999999999999999999999999 5" "--field=99999999999999999999999999 5" "--field=99999999999999999999999999- 5" "99999999999999999999999999" "--to=si 99999999999999999999999999" "--format=%.5000f 5" "--format=%.30f 5" "--format=%.18f 5" "--format=%.30f --to=si 5"; do echo "== $a"; numfmt $a; echo "st=$?"; done""",
+        r"""for a in "--header=x 5" "--header=-1 5" "--header=0 5" "--from-unit=18446744073709551615 5" "--from-unit=18446744073709551616 5" "9999999999999999999" "99999999999999999999" "--to=si 99999999999999999999999999999" "--to=si 999999999999999999999999999" "--field=18446744073709551615 5" "--field=0 5" "9999999999999999999999999999999" "1.00000000000000000001" "--to=iec 1.5 1e3" "--padding=-10 5" "--format=%010.3f 5.5"; do echo "== $a"; numfmt $a; echo "st=$?"; done""",
+    ]),
+    'bounds_text': (['fmt', 'strings', 'expand', 'unexpand', 'shuf', 'join'], [
+        r"""printf 'a b\n' > f; for w in 99999999999999999999999999 2501 2500 x -5 5K 0 ' 7'; do fmt -w "$w" f; echo st=$?; done; fmt -g 99999999999999999999999999 f; fmt -99999999999999999999999999 f; echo st=$?""",
+        r"""printf 'abcdefgh\nxy\n' > f; for a in 99999999999999999999999999 4294967296 2147483648 x 0 -1 0x10 2 010 ' 3' 3x; do echo "== $a"; strings -n "$a" f; echo "st=$?"; done; strings -3 f""",
+        r"""printf 'x\ty\n' > t; for a in 99999999999999999999999999 1,99999999999999999999999999 /99999999999999999999999999 18446744073709551616 x 0; do echo "== $a"; expand -t $a t; echo "st=$?"; unexpand -t $a t; echo "st=$?"; done; unexpand -t 18446744073709551615 t; echo st=$?""",
+        r"""printf 'a\n' > f; for a in x-3 3 3-x -3 3-1 1- 1-99999999999999999999999999 99999999999999999999999999-99999999999999999999999999 0-18446744073709551615 0-18446744073709551616 18446744073709551615-18446744073709551615 5-4; do echo "== $a"; shuf -i $a -n 2 | wc -l; echo st=${PIPESTATUS[0]}; done; shuf -n 99999999999999999999999999 f; shuf -n -1 f; echo $?""",
+        r"""printf 'a 1\nb 2\n' > f; printf 'a x\nb y\n' > g; join -1 99999999999999999999999999 f g; echo st=$?; join -o 1.99999999999999999999999999 f g; join -j 18446744073709551616 f g; join -j 0 f g; echo st=$?""",
+    ]),
+    'bounds_split': (['split', 'csplit', 'ls'], [
+        r"""printf 'a 1\nb 2\nc 3\n' > f; for a in '-a 0' '-a x' '-a -1' '-b 1b' '-b 0' '-b x' '-n 3/2' '-n r/0' '-n x' '-n l/x' '-n 2/x' '-n 99999999999999999999999999/3' '-l 99999999999999999999999999' '-b 99999999999999999999999999' '-n 99999999999999999999999999' '-n 2/99999999999999999999999999' '-a 99999999999999999999999999' '-C 99999999999999999999999999' '-b 9223372036854775808' '-n 0/3' '-l 0'; do echo "== $a"; split $a f; echo "st=$?"; ls x* 2>/dev/null | head -3; rm -f x*; done""",
+        r"""printf 'a 1\nb 2\nc 3\n' > f; for a in --numeric-suffixes=99999999999999999999999999 --numeric-suffixes=100 --numeric-suffixes=99 '-a 3 --numeric-suffixes=100' --numeric-suffixes=é --numeric-suffixes=-1 '-x --hex-suffixes=fg' '-a 300' '-e -n 1000000000' '-a 2 -n 1000' '-a 3 -n 1000 -e' '--numeric-suffixes=95 -n 10 -e' '-d -n 100 -e'; do echo "== $a"; split $a f; echo "st=$?"; ls x* 2>/dev/null | head -3; rm -f x*; done""",
+        r"""printf '1\n2\n3\n' > f; for a in 'f /1/99999999999999999999999999' 'f /1/+99999999999999999999' 'f /1/x' 'f 2 {x}' 'f 2 {-1}' '-n x f 2' '-n -1 f 2' 'f 99999999999999999999999999' '-n 99999999999999999999999999 f 2' 'f 2 {99999999999999999999999999}' 'f 18446744073709551615' '-n 2147483648 f 2' '-n 3 f 2' 'f 1 {*}' 'f /2/+1'; do echo "== $a"; csplit $a; echo "rc=$?"; ls xx* 2>/dev/null; rm -f xx*; done""",
+    ]),
+    'bounds_truncate_dd': (['truncate', 'dd', 'wc'], [
+        r"""printf hello > f; for a in 99999999999999999999999999 +99999999999999999999999999 18446744073709551615 9223372036854775808 %99999999999999999999999999 x +x %0 -99999999999999999999 ' 5' 1b 1Y '<99999999999999999999' '<+5' '+-5' 3 +2 -1 '<2' '>9' /2 %3 1K; do echo "== $a"; truncate -s "$a" f; echo "st=$?"; wc -c < f; done""",
+        r"""printf 'a 1\nb 2\n' > f; for a in bs=99999999999999999999999999 count=99999999999999999999999999 skip=99999999999999999999999999 seek=99999999999999999999999999 ibs=99999999999999999999999999 cbs=99999999999999999999999999 bs=1x99999999999999999999999999 bs=18446744073709551616 bs=9223372036854775807 cbs=9223372036854775807 cbs=9223372036854775808 count=9223372036854775807 count=9223372036854775808 bs=2x4611686018427387904 bs=0 count=x; do echo "== $a"; dd if=f of=o $a status=none; echo st=$?; done""",
+    ]),
     # file names in messages: bare or quoted as the shell needs (quotef), or always quoted (quoteaf)
     'quoting': (['comm', 'join', 'md5sum', 'sha256sum', 'pr', 'od', 'expand', 'tsort', 'shuf', 'dd',
                  'truncate', 'fmt', 'split', 'csplit'], [
@@ -182,6 +214,30 @@ def _cases():
     for k, args in enumerate(NUMFMT_ARGS):
         yield pytest.param(["numfmt"], f"numfmt {args}; echo st=$?", id=f"numfmt-{k}")
     yield pytest.param(["numfmt"], NUMFMT_PIPELINES, id="numfmt-pipelines")
+
+
+def _random_graph(rng: random.Random) -> str:
+    """Relations between a few dozen names, repeated ones, self-relations and a long cycle."""
+    names = [rng.choice(["a", "b", "c", "x", "node", "n"]) + str(rng.randint(0, 60))
+             for _ in range(rng.randint(1, 30))]
+    pairs = [(rng.choice(names), rng.choice(names)) for _ in range(rng.randint(0, 60))]
+    if rng.random() < 0.5:
+        cycle = rng.sample(names, min(len(names), rng.randint(2, 10)))
+        pairs += [(cycle[k], cycle[(k + 1) % len(cycle)]) for k in range(len(cycle))]
+    rng.shuffle(pairs)
+    return "".join(f"{a}{rng.choice([' ', '  ', chr(9), chr(10)])}{b}\n" for a, b in pairs)
+
+
+@pytest.mark.differential
+@pytest.mark.parametrize("seed", range(6))
+def test_tsort_reports_the_loops_gnu_reports(seed, tmp_path):
+    """Kahn's algorithm with predecessors kept by tree position (near-linear, was quadratic):
+    the same order, the same loops and the same relations removed as GNU's detect_loop."""
+    if not HAVE_BASH5 or shutil.which("tsort") is None:
+        pytest.skip("real bash 5 and tsort are needed")
+    rng = random.Random(seed)
+    script = "".join(f"printf '{_random_graph(rng)}' | tsort; echo st=$?\n" for _ in range(40))
+    assert ours(script) == real(script, tmp_path)
 
 
 _TIMING = re.compile(r"copied, [0-9.e+-]+ s, [^\n]*")

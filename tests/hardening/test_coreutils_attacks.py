@@ -119,7 +119,7 @@ def test_xxd_reverse_with_a_huge_offset_is_refused():
     "numfmt --padding=1000000000 5",
     "numfmt --format=%1000000000f 5",
     "printf 'a\\tb\\n' | expand -t 1000000000",
-    "seq 3 | pr -w 1000000000 -2",
+    "seq 3 | pr -a -w 1000000000 -2",
     "seq 3 | pr -l 1000000000",
 ])
 def test_widths_past_the_string_limit_are_refused(script):

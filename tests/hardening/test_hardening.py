@@ -239,9 +239,12 @@ def test_fuzz_tool_flags_never_crash(argv):
         "n": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}},
         "opts": {"type": "object"}, "on": {"type": "boolean"}}, "additionalProperties": False})
     try:
-        parser.validate(parser.parse(argv))
-    except FlagError:
-        pass
+        parsed = parser.parse(argv)
+        parser.validate(parsed.params)
+    except FlagError as e:
+        assert "\n" not in str(e) and "Traceback" not in str(e)
+        return
+    assert set(parsed.params) <= {"n", "tags", "opts", "on"}, parsed.params
 
 
 def test_cancel_stops_quickly_and_keeps_output():

@@ -648,3 +648,16 @@ def test_bash_tool_builtins_shadow_with_the_flag_only():
     prompt = b.system_prompt()
     assert "pwd (not the shell's pwd: `command pwd` runs that)" in prompt
     assert " ls " not in prompt.split("File commands:")[1].split(";")[0] + " "
+
+
+def test_a_flag_error_is_one_bounded_line_whatever_the_flag_holds():
+    def probe(n: int) -> int:
+        """Echo n."""
+        return n
+    t = ScriptedTool.builder("x").function(probe).build()
+    newline = t.execute("probe --$'x\\ny' 1")
+    assert newline.exit_code == 2
+    assert newline.stderr.count("\n") == 1 and "'--x\\ny'" in newline.stderr
+    huge = t.execute("probe --" + "a" * 100_000 + " 1")
+    assert huge.exit_code == 2 and huge.stderr.count("\n") == 1
+    assert len(huge.stderr) < 10_000 and huge.stderr.rstrip().endswith("(known flags: --n)")

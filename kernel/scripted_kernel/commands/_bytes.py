@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Optional
 
 from ..fs import FsError, access
-from ._options import shown
+from ._options import UsageError, shown
 
 _DEVICE = "/dev/"
 
@@ -72,8 +72,9 @@ def text(data: bytes) -> str:
 
 
 def locale_quote(value: str) -> str:
-    """GNU quote(): an argument in a message, ‘like this’ in a UTF-8 locale."""
-    return f"‘{value}’"
+    """GNU quote(): an argument in a message, ‘like this’ in a UTF-8 locale; at most
+    QUOTED_CHARS characters of it (a number of a million digits is an operand too)."""
+    return f"‘{shown(value)}’"
 
 
 # gnulib quotearg's shell-escape styles, as coreutils prints file names in its messages
@@ -140,6 +141,36 @@ def shell_quote(name: str) -> str:
 
 
 _SUFFIXES = "KMGTPEZYRQ"
+UINTMAX = 2 ** 64 - 1
+INTMAX = 2 ** 63 - 1
+INT_MAX = 2 ** 31 - 1
+TOO_LARGE = ": Value too large for defined data type"        # strerror(EOVERFLOW)
+OUT_OF_RANGE = ": Numerical result out of range"              # strerror(ERANGE)
+
+
+def bounded_decimal(digits: str) -> int:
+    """int() of a string of decimal digits, one past UINTMAX when it is longer than any 64-bit
+    number (int() refuses more than 4,300 digits, and no bound here needs their value)."""
+    return int(digits) if len(digits) <= 40 else UINTMAX + 1
+
+
+def gnu_number(value: str, minimum: int, maximum: int, problem: str, units: Optional[bool] = None,
+               unsigned: bool = False) -> int:
+    """gnulib's xdectoimax (xdectoumax when `unsigned`: no minus sign): a decimal number from
+    `minimum` to `maximum`, with the usual multipliers unless `units` is None (b=512 among them
+    when it is True), else `problem` with the text quoted and errno's words: none for no
+    number, EOVERFLOW past the int range, ERANGE otherwise."""
+    sign = "[+]?" if unsigned else "[-+]?"
+    m = re.fullmatch(rf"\s*({sign})(\d+[A-Za-z]*)" if units is not None else rf"\s*({sign})(\d+)", value)
+    number = parse_size(m.group(2), allow_b=bool(units)) if m else None
+    if number is None:
+        raise UsageError(f"{problem}: {locale_quote(value)}")
+    if m and m.group(1) == "-":
+        number = -number
+    if not minimum <= number <= maximum:
+        reason = TOO_LARGE if not -INT_MAX - 1 <= number <= INT_MAX else OUT_OF_RANGE
+        raise UsageError(f"{problem}: {locale_quote(value)}{reason}")
+    return number
 
 
 def parse_size(text_value: str, allow_b: bool = True, extra: dict | None = None):
@@ -148,7 +179,7 @@ def parse_size(text_value: str, allow_b: bool = True, extra: dict | None = None)
     m = re.fullmatch(r"(\d+)([A-Za-z]*)", text_value)
     if not m:
         return None
-    number, suffix = int(m.group(1)), m.group(2)
+    number, suffix = bounded_decimal(m.group(1)), m.group(2)
     if not suffix:
         return number
     if extra and suffix in extra:
@@ -171,4 +202,5 @@ def parse_size(text_value: str, allow_b: bool = True, extra: dict | None = None)
 
 
 __all__ = ["read_bytes", "ByteInputs", "read_all_bytes", "lines_of", "text", "locale_quote", "shell_quote",
-           "quote_always", "parse_size", "FsError"]
+           "quote_always", "parse_size", "bounded_decimal", "gnu_number", "FsError", "UINTMAX", "INTMAX", "INT_MAX",
+           "TOO_LARGE", "OUT_OF_RANGE"]

@@ -1,6 +1,7 @@
 """column: align whitespace- (or -s) separated input into a table (-t), or fill columns."""
 from __future__ import annotations
 
+from ..base.limits import check_clock
 from ._options import read_input, parse, split_lines
 from .registry import command
 
@@ -31,10 +32,22 @@ def run(ctx, argv):
     # row gets empty cells, and every column but the last is padded
     rows = [ln.split() if seps is None else _split_any(ln, seps) for ln in lines]
     width = max((len(r) for r in rows), default=0)
-    rows = [r + [""] * (width - len(r)) for r in rows]
-    widths = [max(len(r[k]) for r in rows) for k in range(width)]
+    widths = [0] * width
+    for r in rows:
+        for k, cell in enumerate(r):
+            widths[k] = max(widths[k], len(cell))
     gap = opts.get("o", "  ")
-    out = [gap.join(c.ljust(widths[k]) if k < width - 1 else c for k, c in enumerate(r)) + "\n"
-           for r in rows]
-    ctx.out("".join(out))
+    pending, size = [], 0
+    for count, r in enumerate(rows, 1):
+        # a row is padded here, as it goes out: one row of a million cells above ten thousand
+        # short rows made them all a million cells wide in memory
+        cells = [r[k].ljust(widths[k]) if k < len(r) else " " * widths[k] for k in range(width - 1)]
+        line = gap.join(cells + [r[width - 1] if len(r) == width else ""]) + "\n"
+        pending.append(line)
+        size += len(line)
+        if size >= 1 << 20 or not count & 0xFFF:
+            ctx.out("".join(pending))
+            pending, size = [], 0
+            check_clock()
+    ctx.out("".join(pending))
     return 0

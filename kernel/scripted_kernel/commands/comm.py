@@ -1,6 +1,7 @@
 """comm: compare two sorted files line by line (GNU coreutils, C locale byte order)."""
 from __future__ import annotations
 
+from ..base.limits import check_clock
 from ._bytes import FsError, lines_of, locale_quote, read_bytes, shell_quote, text
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
@@ -109,7 +110,11 @@ def _merge(files: list, show: list, sep: str, end: str, check: OrderCheck, out: 
     prefix = ["", sep if show[0] else "", (sep if show[0] else "") + (sep if show[1] else "")]
     totals = [0, 0, 0]
     pos = [0, 0]
+    steps = 0
     while pos[0] < len(files[0]) or pos[1] < len(files[1]):
+        steps += 1
+        if not steps & 0xFFF:
+            check_clock()
         a = files[0][pos[0]] if pos[0] < len(files[0]) else None
         b = files[1][pos[1]] if pos[1] < len(files[1]) else None
         order = 1 if a is None else -1 if b is None else (a > b) - (a < b)

@@ -14,7 +14,7 @@ import time
 from typing import Optional
 
 from ..fs import FsError, access
-from ._bytes import locale_quote, quote_always, read_bytes, shell_quote
+from ._bytes import INTMAX, TOO_LARGE, bounded_decimal, locale_quote, quote_always, read_bytes, shell_quote
 from ._options import UsageError
 from .registry import Usage, command
 
@@ -62,14 +62,18 @@ class Job:
         self.old = b""                  # of='s contents when it was opened
 
 
-def number(text: str) -> int:
-    """GNU dd's numbers: products like 2x512, suffixes c w b and K M G ... (KB = 1000)."""
+_MAX_BLOCK = INTMAX - 1           # the largest block size GNU dd reads (it cannot allocate it)
+
+
+def number(text: str, maximum: int = INTMAX) -> int:
+    """GNU dd's numbers: products like 2x512, suffixes c w b and K M G ... (KB = 1000); past
+    `maximum`, GNU's 'Value too large'."""
     value = 1
     for factor in text.split("x"):
         m = re.fullmatch(r"(\d+)([A-Za-z]*)", factor)
         if not m:
             raise UsageError(f"dd: invalid number: {locale_quote(text)}")
-        n, suffix = int(m.group(1)), m.group(2)
+        n, suffix = bounded_decimal(m.group(1)), m.group(2)
         if suffix in _MULTIPLIERS:
             n *= _MULTIPLIERS[suffix]
         elif suffix:
@@ -79,6 +83,8 @@ def number(text: str) -> int:
                 raise UsageError(f"dd: invalid number: {locale_quote(text)}")
             n *= scaled
         value *= n
+    if value > maximum:
+        raise UsageError(f"dd: invalid number: {locale_quote(text)}{TOO_LARGE}")
     return value
 
 
@@ -97,7 +103,7 @@ def _parse(argv: list) -> Job:
         elif key == "of":
             job.output = value
         elif key in ("bs", "ibs", "obs", "cbs"):
-            size = number(value)
+            size = number(value, INTMAX if key == "cbs" else _MAX_BLOCK)
             if size == 0:
                 raise UsageError(f"dd: invalid number: {locale_quote(value)}")
             if key == "bs":
@@ -148,7 +154,7 @@ def dd(ctx, argv):
     if data is None:
         return 1
     blocks_in = _records(len(data), job.ibs)
-    data = _convert(data, job)
+    data = _convert(data, job, limit)
     out_records = blocks_in if job.bs_given and "sync" not in job.conv else _records(len(data), job.obs)
     if job.bs_given and "sync" in job.conv:
         out_records = (blocks_in[0] + blocks_in[1], 0)
@@ -204,10 +210,12 @@ def _input(ctx, job: Job, skip: int, limit: int) -> Optional[bytes]:
     return data if wanted is None else data[:wanted]
 
 
-def _convert(data: bytes, job: Job) -> bytes:
+def _convert(data: bytes, job: Job, limit: int) -> bytes:
+    """The conversions; conv=sync's padding stops at what the output can take (bs=1G was a
+    gigabyte of padding built before the write failed)."""
     if "sync" in job.conv and len(data) % job.ibs:
         pad = b" " if job.conv & {"block", "unblock"} else b"\0"
-        data += pad * (job.ibs - len(data) % job.ibs)
+        data += pad * min(job.ibs - len(data) % job.ibs, max(0, limit - len(data)))
     if "swab" in job.conv:
         swapped = bytearray(data)
         swapped[0:len(data) - 1:2], swapped[1::2] = data[1::2], data[0:len(data) - 1:2]

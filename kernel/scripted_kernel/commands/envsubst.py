@@ -4,7 +4,9 @@ substituted, and -v lists the variables it names."""
 from __future__ import annotations
 
 import re
+from typing import Iterator
 
+from ..base.limits import check_clock
 from ._options import UsageError, parse
 from .registry import Usage, command
 
@@ -17,13 +19,20 @@ def referenced_names(shell_format: str) -> list:
     return [m.group(1) or m.group(2) for m in REFERENCE.finditer(shell_format)]
 
 
-def substitute(text: str, env: dict, only=None) -> str:
-    def value(m: re.Match) -> str:
+def substituted(text: str, env: dict, only=None) -> Iterator[str]:
+    """The text with its references replaced, a piece at a time (a value may be 16 MB and be
+    referenced a thousand times: the whole result was built before it went out)."""
+    at = 0
+    for m in REFERENCE.finditer(text):
         name = m.group(1) or m.group(2)
-        if only is not None and name not in only:
-            return m.group(0)
-        return env.get(name, "")
-    return REFERENCE.sub(value, text)
+        yield text[at:m.start()]
+        yield m.group(0) if only is not None and name not in only else env.get(name, "")
+        at = m.end()
+    yield text[at:]
+
+
+def substitute(text: str, env: dict, only=None) -> str:
+    return "".join(substituted(text, env, only))
 
 
 @command("envsubst", usage=Usage("[OPTION] [SHELL-FORMAT]",
@@ -40,7 +49,15 @@ def run(ctx, argv):
             ctx.out(name + "\n")
         return 0
     only = set(referenced_names(operands[0])) if operands else None
-    ctx.out(substitute(ctx.stdin.read_all(), ctx.env(), only))
+    pending, size = [], 0
+    for piece in substituted(ctx.stdin.read_all(), ctx.env(), only):
+        pending.append(piece)
+        size += len(piece)
+        if size >= 1 << 20:
+            ctx.out("".join(pending))
+            pending, size = [], 0
+            check_clock()
+    ctx.out("".join(pending))
     return 0
 
 

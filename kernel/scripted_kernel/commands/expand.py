@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from ..base.limits import check_length
-from ._bytes import locale_quote, read_all_bytes
+from ..base.limits import check_clock, check_length
+from ._bytes import INTMAX, UINTMAX, bounded_decimal, locale_quote, read_all_bytes
 from ._options import UsageError, parse
 from .registry import Usage, command
 
@@ -48,7 +48,9 @@ class TabStops:
                            if bad else f"{locale_quote(item[0])} specifier not at start of number: "
                            f"{locale_quote(item[1:])}")
                 raise UsageError(f"{self.cmd}: {problem}")
-            value = int(m.group(2))
+            value = bounded_decimal(m.group(2))
+            if value > UINTMAX:
+                raise UsageError(f"{self.cmd}: tab stop is too large {locale_quote(m.group(2))}")
             if m.group(1) == "/":
                 self.extend = value
             elif m.group(1) == "+":
@@ -89,9 +91,22 @@ def expand(ctx, argv):
     stops = TabStops("expand", opts.all("t"))
     files, status = read_all_bytes(ctx, "expand", ops)
     data = b"".join(d for _, d in files)
-    out = [_expand_line(line, stops, not opts.has("i")) for line in data.splitlines(keepends=True)]
-    ctx.write_bytes(b"".join(out))
+    _write_lines(ctx, (_expand_line(line, stops, not opts.has("i")) for line in data.splitlines(keepends=True)))
     return status
+
+
+def _write_lines(ctx, lines):
+    """The converted lines out a MiB at a time (a tab may be millions of blanks), the clock
+    read then."""
+    pending, size = [], 0
+    for line in lines:
+        pending.append(line)
+        size += len(line)
+        if size >= 1 << 20:
+            ctx.write_bytes(b"".join(pending))
+            pending, size = [], 0
+            check_clock()
+    ctx.write_bytes(b"".join(pending))
 
 
 def _expand_line(line: bytes, stops: TabStops, entire: bool) -> bytes:
@@ -99,13 +114,15 @@ def _expand_line(line: bytes, stops: TabStops, entire: bool) -> bytes:
         return line
     out = bytearray()
     column, index, convert = 0, [0], True
-    for c in line:
+    for k, c in enumerate(line):
+        if not (k + 1) & 0xFFFF:
+            check_clock()
         if convert:
             if c == 9:
                 target, last = stops.next(column, index)
                 if last:
                     target = column + 1
-                check_length(target - column, "expand")
+                check_length(len(out) + target - column, "expand")      # the line so far, too
                 out += b" " * (target - column)      # the tab became blanks: still converting
                 column = target
                 continue
@@ -124,11 +141,12 @@ def unexpand(ctx, argv):
     opts, ops = parse("unexpand", _tab_args(argv), short_flags="a", short_values="t",
                       long_flags={"all": "a", "first-only": "first-only"}, long_values={"tabs": "t"})
     stops = TabStops("unexpand", opts.all("t"))
+    if max(stops.stops + [stops.extend, stops.increment]) > INTMAX:
+        raise UsageError("unexpand: memory exhausted")     # GNU's buffer of a tab's blanks
     entire = (opts.has("a") or opts.has("t")) and not opts.has("first-only")
     files, status = read_all_bytes(ctx, "unexpand", ops)
     data = b"".join(d for _, d in files)
-    out = [_unexpand_line(line, stops, entire) for line in data.splitlines(keepends=True)]
-    ctx.write_bytes(b"".join(out))
+    _write_lines(ctx, (_unexpand_line(line, stops, entire) for line in data.splitlines(keepends=True)))
     return status
 
 
@@ -138,7 +156,9 @@ def _unexpand_line(line: bytes, stops: TabStops, entire: bool) -> bytes:
     convert, column, index = True, 0, [0]
     one_blank_before_stop, prev_blank = False, True
     pending = bytearray()
-    for c in list(line) + [-1]:
+    for k, c in enumerate(list(line) + [-1]):
+        if not (k + 1) & 0xFFFF:
+            check_clock()
         if convert:
             blank = c in (32, 9)
             if blank:

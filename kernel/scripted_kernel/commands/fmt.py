@@ -3,8 +3,9 @@ paragraphs, the same cost function (short lines, raggedness, sentence ends, wido
 orphans), so the same line breaks."""
 from __future__ import annotations
 
-from ._bytes import ByteInputs, locale_quote, quote_always
-from ._options import UsageError, parse
+from ..base.limits import check_clock
+from ._bytes import ByteInputs, gnu_number, quote_always
+from ._options import parse
 from .registry import Usage, command
 
 USAGE = Usage("[-WIDTH] [OPTION]... [FILE]...", "Reformat each paragraph in the FILE(s), "
@@ -78,6 +79,8 @@ class Fmt:
             return EOF
         c = self.data[self.pos]
         self.pos += 1
+        if not self.pos & 0xFFFF:
+            check_clock()                   # a byte at a time: a 16 MB input is seconds
         return c
 
     def run(self, data: bytes) -> bytes:
@@ -339,9 +342,8 @@ class Fmt:
 
 
 def _width(text: str, limit: int) -> int:
-    if not text.isdigit() or int(text) > limit:
-        raise UsageError(f"fmt: invalid width: {locale_quote(text)}")
-    return int(text)
+    """GNU's xdectoumax of a width, from 0 to `limit` (its words, its reasons)."""
+    return gnu_number(text, 0, limit, "fmt: invalid width", unsigned=True)
 
 
 @command("fmt", usage=USAGE)

@@ -12,24 +12,29 @@ import re
 import struct
 from typing import Literal, Optional
 
-from ..base.limits import check_clock, check_length
+from ..base.errors import LimitExceeded
+from ..base.limits import MAX_FIELD_WIDTH, check_clock, check_length
 from ._bytes import ByteInputs, FsError, locale_quote, parse_size, read_bytes
 from ._options import UsageError, parse
 from .registry import Usage, command
 
 _CHUNK_LINES = 2048
+_CHUNK_CHARS = 1 << 20
 
 
 class Sink:
-    """Output lines gathered and written a chunk at a time, checking the budget between chunks."""
+    """Output gathered and written a chunk at a time (2,048 pieces or a MiB, whichever comes
+    first: a piece may be a wide field), checking the budget between chunks."""
 
     def __init__(self, ctx):
         self.ctx = ctx
         self.parts: list[str] = []
+        self.size = 0
 
     def add(self, piece: str):
         self.parts.append(piece)
-        if len(self.parts) >= _CHUNK_LINES:
+        self.size += len(piece)
+        if len(self.parts) >= _CHUNK_LINES or self.size >= _CHUNK_CHARS:
             self.flush()
             check_clock()
 
@@ -37,6 +42,7 @@ class Sink:
         if self.parts:
             self.ctx.out("".join(self.parts))
             self.parts = []
+            self.size = 0
 
     def close(self) -> int:
         self.flush()
@@ -172,18 +178,29 @@ def _od_types(spec: str, errors: list[str]) -> list[OdType]:
 
 
 def _od_number(text: str, option: str, long_name: str) -> int:
-    """-j / -N: decimal, 0x hex or 0 octal, with GNU's multipliers."""
+    """-j / -N / -S: decimal, 0x hex or 0 octal, with GNU's multipliers; past 2**64-1 too large."""
     m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([A-Za-z]*)", text)
     value = None
     if m:
         digits = m.group(1)
+        if len(digits) > 30:
+            raise _too_large(option, text)
         base = (int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 8) if digits.startswith("0")
                 else int(digits))
         scale = parse_size("1" + m.group(2)) if m.group(2) else 1
         value = base * scale if scale is not None else None
     if value is None:
         raise UsageError(f"od: invalid {long_name} argument {locale_quote(text)}")
+    if value > _UINTMAX:
+        raise _too_large(option, text)
     return value
+
+
+def _too_large(option: str, text: str) -> UsageError:
+    return UsageError(f"od: -{option} argument '{text}' too large")     # (xstrtol_fatal's quotes)
+
+
+_UINTMAX = 2 ** 64 - 1
 
 
 def _parse_od(argv: list):
@@ -224,8 +241,10 @@ def od(ctx, argv):
             limit = _od_number(opts.values["N"].pop(0), "N", "--read-bytes")
         elif flag == "w":
             value = opts.values["w"].pop(0)
-            if not value.isdigit() or int(value) <= 0:
+            if not (value.isascii() and value.isdigit()):
                 raise UsageError(f"od: invalid -w argument {locale_quote(value)}")
+            if len(value) > 30 or int(value) > _UINTMAX:
+                raise _too_large("w", value)
             width = int(value)
         elif flag == "endian":
             value = opts.values["endian"].pop(0)
@@ -265,17 +284,19 @@ def _lcm(values) -> int:
 def _od_dump(ctx, data: bytes, types: list, radix: str, start: int, width, big: bool, all_lines: bool):
     unit = _lcm([t.size for t in types])
     if width is not None:
-        if width % unit:
+        if not width or width % unit:
             ctx.err(f"od: warning: invalid width {width}; using {unit} instead\n")
             width = unit
         per_line = width
     else:
         per_line = unit * (16 // unit) if unit < 16 else unit
-    check_length(per_line * 4, "od")          # one line of the widest type (-w)
     widest = max((t.width + 1) * (per_line // t.size) for t in types)
     for t in types:
         t.pad = widest - t.width * (per_line // t.size)
     address_width = {"o": 7, "d": 7, "x": 6, "n": 0}[radix]
+    if data:            # the first and the last line are the longest (-w 2147483647 -tx1 is short)
+        for n_bytes in (min(per_line, len(data)), len(data) % per_line or per_line):
+            check_length(max(_od_line_length(t, per_line, n_bytes) for t in types), "od")
 
     def address(n: int) -> str:
         if radix == "n":
@@ -304,12 +325,23 @@ def _od_strings(ctx, data: bytes, start: int, minimum: int, radix: str):
     """od -S: runs of at least `minimum` printable characters ended by a NUL, with their
     address (GNU dump_strings)."""
     sink = Sink(ctx)
-    for m in re.finditer(rb"[\x20-\x7e]{%d,}(?=\x00)" % max(minimum, 1), data):
+    shortest = min(max(minimum, 1), len(data) + 1)         # (longer than the data: no match)
+    for m in re.finditer(rb"[\x20-\x7e]{%d,}(?=\x00)" % shortest, data):
         address = start + m.start()
         head = "" if radix == "n" else (f"{address:o}" if radix == "o" else f"{address:x}" if
                                         radix == "x" else str(address)).rjust(6 if radix == "x" else 7, "0") + " "
         sink.add(head + m.group().decode("ascii") + "\n")
     sink.flush()
+
+
+def _od_line_length(t: OdType, per_line: int, n_bytes: int) -> int:
+    """The characters _od_fields makes for a line of n_bytes (its fields' padding adds up to
+    the share of the shown ones), without making it."""
+    fields = per_line // t.size
+    shown = fields - (per_line - n_bytes) // t.size
+    blank = fields - shown
+    length = 7 + shown * t.width + t.pad - t.pad * blank // fields
+    return length + (blank * t.width + t.pad * blank // fields + 4 + n_bytes if t.trailer else 0)
 
 
 def _od_fields(t: OdType, block: bytes, per_line: int, big: bool, n_bytes: int) -> str:
@@ -320,13 +352,14 @@ def _od_fields(t: OdType, block: bytes, per_line: int, big: bool, n_bytes: int) 
     for i in range(fields, fields - shown, -1):
         next_pad = t.pad * (i - 1) // fields
         k = fields - i
+        if not (k + 1) & 0xFFFF:
+            check_clock()                   # a line of -w 4000000 is millions of fields
         text = t.render(block[k * t.size:(k + 1) * t.size], big)
         out.append(text.rjust(pad_left - next_pad + t.width))
         pad_left = next_pad
     line = "".join(out)
     if t.trailer:
         blank = fields - shown
-        check_length(blank * t.width + t.pad * blank // fields, "od")
         line += " " * (blank * t.width + t.pad * blank // fields)
         line += "  >" + "".join(chr(c) if _printable(c) else "." for c in block[:n_bytes]) + "<"
     return line
@@ -369,11 +402,12 @@ class HexdumpError(UsageError):
 
 
 class Conversion:
-    """One print unit (util-linux hexdump_pr): text, or one conversion with its printf format."""
-    __slots__ = ("kind", "fmt", "size", "nospace")
+    """One print unit (util-linux hexdump_pr): text, or one conversion with its printf format;
+    a silent one prints nothing (printf fails on a width or precision past INT_MAX)."""
+    __slots__ = ("kind", "fmt", "size", "nospace", "silent")
 
     def __init__(self, kind: str, fmt: str, size: int = 0):
-        self.kind, self.fmt, self.size, self.nospace = kind, fmt, size, False
+        self.kind, self.fmt, self.size, self.nospace, self.silent = kind, fmt, size, False, False
 
 
 class Unit:
@@ -400,7 +434,7 @@ def _hexdump_units(text: str) -> list:
             p += m.end()
             if p >= len(text) or not (text[p].isspace() or text[p] == "/"):
                 raise HexdumpError(f"bad format {{{text}}}")
-            unit.reps, unit.set_reps = int(m.group(1)), True
+            unit.reps, unit.set_reps = _bounded(m.group(1)), True
             p += 1
             while p < len(text) and text[p].isspace():
                 p += 1
@@ -413,7 +447,7 @@ def _hexdump_units(text: str) -> list:
             p += m.end()
             if p >= len(text) or not text[p].isspace():
                 raise HexdumpError(f"bad format {{{text}}}")
-            unit.count = int(m.group(1))
+            unit.count = _bounded(m.group(1))
             p += 1
             while p < len(text) and text[p].isspace():
                 p += 1
@@ -452,7 +486,31 @@ def _print_units(fmt: str, unit: Unit) -> list:
     return prints
 
 
+_INT_MAX = 2 ** 31 - 1
+
+
+def _bounded(digits: str) -> int:
+    """A decimal count, any past INT_MAX read as INT_MAX + 1 (its digits may be thousands)."""
+    return int(digits) if len(digits) <= 10 and int(digits) <= _INT_MAX else _INT_MAX + 1
+
+
 def _conversion(prefix: str, flags: str, conv: str, unit: Unit) -> Conversion:
+    """The print unit of one conversion. A width or precision past INT_MAX makes printf fail:
+    it prints nothing, as util-linux's does; one past MAX_FIELD_WIDTH is refused before a
+    field of that size is built."""
+    m = re.search(r"(\d*)(?:\.(\d*))?$", flags)
+    assert m is not None                    # every part is optional
+    width, precision = _bounded(m.group(1) or "0"), _bounded(m.group(2) or "0")
+    pr = _conversion_of(prefix, flags, conv, unit)
+    if max(width, precision) > _INT_MAX:
+        pr.silent = True
+    elif max(width, precision) > MAX_FIELD_WIDTH:
+        raise LimitExceeded("max_string_length",
+                            "hexdump: field width or precision too large (max_string_length)")
+    return pr
+
+
+def _conversion_of(prefix: str, flags: str, conv: str, unit: Unit) -> Conversion:
     count = unit.count
     if conv == "c" or conv in ("_c", "_p", "_u"):
         if count not in (0, 1):
@@ -473,7 +531,7 @@ def _conversion(prefix: str, flags: str, conv: str, unit: Unit) -> Conversion:
         if not count:
             if not precision:
                 raise HexdumpError("%s requires a precision or a byte count")
-            count = int(precision.group(1))
+            count = _bounded(precision.group(1))
         return Conversion("str", f"{prefix}%{flags}s", count)
     if conv[:2] in ("_a", "_A"):
         if conv[1] == "A":
@@ -488,6 +546,7 @@ class HexFormat:
     def __init__(self, texts: list):
         self.groups = [_hexdump_units(t) for t in texts]
         self.block = max((sum(u.count * u.reps for u in g) for g in self.groups), default=0)
+        check_length(self.block, "hexdump: format block")     # read and padded a block at a time
         self.end_unit = None
         for group in self.groups:
             size = sum(u.count * u.reps for u in group)
@@ -502,6 +561,8 @@ class HexFormat:
 
 def _blank(pr: Conversion) -> str:
     """util-linux bpad: a conversion past the end of the data prints as blanks of its width."""
+    if pr.silent:
+        return ""
     m = re.match(r"(.*?)%[-+ #0]*(\d*)(?:\.\d*)?\w?(.*)$", pr.fmt, re.S)
     if not m:
         return pr.fmt
@@ -512,6 +573,8 @@ def _render(pr: Conversion, chunk: bytes, address: int) -> str:
     fmt = pr.fmt
     if pr.kind == "text":
         return fmt
+    if pr.silent:
+        return ""
     if pr.kind == "address":
         return fmt % address
     if pr.kind == "char":
@@ -568,7 +631,8 @@ def _hexdump_display(sink: Sink, form: HexFormat, data: bytes, start: int, squee
 
 
 def _hexdump_block(sink: Sink, form: HexFormat, block: bytes, base: int, end):
-    pieces = []
+    """One block through every format: each piece to the sink as it is made (a block may hold
+    millions of them)."""
     for group in form.groups:
         address, pos, remaining = base, 0, form.block
         for unit in group:
@@ -585,25 +649,33 @@ def _hexdump_block(sink: Sink, form: HexFormat, block: bytes, base: int, end):
                     piece = _blank(pr) if past_end else _render(pr, chunk, address)
                     if rep == 1 and pr.nospace:
                         piece = piece[:-1]      # util-linux: the last iteration drops it
-                    pieces.append(piece)
+                    sink.add(piece)
                     address += pr.size
                     remaining -= pr.size
                     if remaining < 0:
                         break
                     pos += pr.size
-    sink.add("".join(pieces))
 
 
 def _hexdump_number(text: str, what: str) -> int:
+    """-n and -s: decimal, 0x hex or 0 octal with util-linux's size suffixes; past 2**64-1 out
+    of range, as its strtosize says."""
     m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([A-Za-z]*)", text.strip())
     if m:
         digits = m.group(1)
+        if len(digits) > 30:
+            raise HexdumpError(f"{what}: '{text}': Numerical result out of range")
         value = (int(digits, 0) if digits[:2].lower() == "0x"
                  else int(digits, 8) if digits.startswith("0") and len(digits) > 1 else int(digits))
         scale = parse_size("1" + m.group(2), allow_b=False) if m.group(2) else 1
         if scale is not None:
+            if value * scale > _UINTMAX:
+                raise HexdumpError(f"{what}: '{text}': Numerical result out of range")
             return value * scale
     raise HexdumpError(f"{what}: '{text}'")
+
+
+_UINTMAX = 2 ** 64 - 1
 
 
 @command("hexdump", "hd", usage=_HEXDUMP_USAGE)
@@ -674,15 +746,37 @@ _XXD_MAX_COLS = 256
 _NORMAL, _PLAIN, _INCLUDE, _BITS, _LITTLE = 0, 1, 2, 4, 8
 
 
-def _strtol(text: str) -> int:
-    """C strtol(s, NULL, 0): the longest number at the start, 0 when there is none."""
+_LONG_MAX = 2 ** 63 - 1
+_ULONG_MAX = 2 ** 64 - 1
+
+
+def _c_int(value: int) -> int:
+    """A long stored in a C int, as xxd keeps -c and -g: its low 32 bits, signed."""
+    return (value + 2 ** 31) % 2 ** 32 - 2 ** 31
+
+
+def _signed_long(value: int) -> int:
+    return (value + 2 ** 63) % 2 ** 64 - 2 ** 63
+
+
+def _strtol(text: str, unsigned: bool = False) -> int:
+    """C strtol(s, NULL, 0) (strtoul when `unsigned`): the longest number at the start, 0 when
+    there is none; out of range, the nearest bound (strtoul wraps a negative number around)."""
     m = re.match(r"\s*([-+]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)?", text)
     assert m is not None                    # every part is optional: it always matches
     digits = m.group(2)
     if not digits:
         return 0
-    value = int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 8) if digits[0] == "0" else int(digits)
-    return -value if m.group(1) == "-" else value
+    negative = m.group(1) == "-"
+    if len(digits) > 30:                    # (no int() of thousands of digits)
+        value = _ULONG_MAX + 1
+    else:
+        value = int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 8) if digits[0] == "0" else int(digits)
+    if unsigned:
+        return _ULONG_MAX if value > _ULONG_MAX else (-value) % (_ULONG_MAX + 1) if negative else value
+    if negative:
+        return max(-value, -_LONG_MAX - 1)
+    return min(value, _LONG_MAX)
 
 
 class XxdOptions:
@@ -742,11 +836,11 @@ def _parse_xxd(argv: list) -> XxdOptions:
             if rest and rest[:9] == "apitalize":
                 o.capitalize = True
             else:
-                o.cols, o.cols_given = _strtol(_xxd_value(args, rest, "ols")), True
+                o.cols, o.cols_given = _c_int(_strtol(_xxd_value(args, rest, "ols"))), True
         elif letter == "-g":
-            o.group = _strtol(_xxd_value(args, rest, "roup"))
+            o.group = _c_int(_strtol(_xxd_value(args, rest, "roup")))
         elif letter == "-o":
-            o.display_offset = _strtol(_xxd_value(args, rest, "ffset"))
+            o.display_offset = _strtol(_xxd_value(args, rest, "ffset"), unsigned=True)
         elif letter == "-s":
             text = _xxd_value(args, rest, "kip" if rest[:3] == "kip" else "eek")
             o.relative = text.startswith("+")
@@ -889,8 +983,8 @@ def _xxd_lines(out: Sink, data: bytes, o: XxdOptions, start: int):
     skipper = _ZeroSkipper(out) if o.autoskip else None
     for offset in range(0, len(data), o.cols):
         chunk = data[offset:offset + o.cols]
-        address = (f"{offset + start + o.display_offset:08d}:" if o.decimal
-                   else f"{offset + start + o.display_offset:08x}:")
+        position = (offset + start + o.display_offset) & _ULONG_MAX       # an unsigned long
+        address = f"{_signed_long(position):08d}:" if o.decimal else f"{position:08x}:"
         line = [" "] * width        # xxd's line buffer: the line ends after its last character
         line[:len(address)] = address
         for p, byte in enumerate(chunk):

@@ -7,7 +7,7 @@ import re
 from typing import Optional
 
 from ..base.limits import check_clock
-from ._bytes import lines_of, locale_quote, text
+from ._bytes import UINTMAX, bounded_decimal, lines_of, locale_quote, text
 from ._options import UsageError, parse
 from .comm import CHECK_OFF, Disordered, OrderCheck, order_check_mode, read_two, two_operands
 from .registry import Usage, command
@@ -133,6 +133,8 @@ class Reader:
             return None
         line = Line(self.lines[self.pos], self.job.tab)
         self.pos += 1
+        if not self.pos & 0xFFF:
+            check_clock()                   # (files with no key in common print nothing)
         check, field = self.job.check, self.job.fields[self.which]
         if self.prev is not None and check.active(self.which):
             if self.job.compare(self.prev, line, field, field) > 0:
@@ -157,9 +159,10 @@ def _tab(opts):
 
 
 def _field_number(value: str) -> int:
-    if not (value.isascii() and value.isdigit()) or int(value) == 0:
+    """GNU's string_to_join_field: 1 and up, any past SIZE_MAX read as SIZE_MAX."""
+    if not (value.isascii() and value.isdigit()) or not bounded_decimal(value):
         raise UsageError(f"join: invalid field number: {locale_quote(value)}")
-    return int(value) - 1
+    return min(bounded_decimal(value), UINTMAX) - 1
 
 
 def _file_number(value: str) -> str:

@@ -2,13 +2,15 @@
 double_to_human: scale, round (from zero by default) at one decimal below 10, print."""
 from __future__ import annotations
 
+import decimal
 import math
 import re
+from decimal import Decimal
 from typing import Callable, Optional
 
-from ..base.limits import check_length
+from ..base.limits import check_clock, check_length
 from ._options import Inputs, UsageError, parse, split_lines
-from ._bytes import locale_quote
+from ._bytes import INTMAX, UINTMAX, bounded_decimal, locale_quote
 from .registry import Usage, command
 
 USAGE = Usage("[OPTION]... [NUMBER]...", "Reformat NUMBER(s), or the numbers from standard "
@@ -30,10 +32,15 @@ USAGE = Usage("[OPTION]... [NUMBER]...", "Reformat NUMBER(s), or the numbers fro
 
 _POWERS = "KMGTPEZY"
 _UNITS = ("none", "si", "iec", "iec-i")
-_ROUNDING: dict[str, Callable[[float], int]] = {
+_HALF = Decimal("0.5")
+_HUGE = Decimal("1e27")                 # 1000Y: past what a suffix can show
+_ROUNDING: dict[str, Callable[[Decimal], int]] = {
     "up": math.ceil, "down": math.floor, "towards-zero": math.trunc,
     "from-zero": lambda v: math.ceil(v) if v > 0 else math.floor(v),
-    "nearest": lambda v: math.floor(v + 0.5) if v >= 0 else math.ceil(v - 0.5)}
+    "nearest": lambda v: math.floor(v + _HALF) if v >= 0 else math.ceil(v - _HALF)}
+# GNU computes in a long double (a 64-bit mantissa, some 19 to 20 decimal digits): a double
+# printed 9999999999999999999 as 1e+19 and rounded 1e26 - 1 up to 101Y
+LONG_DOUBLE = decimal.Context(prec=20)
 
 
 class Invalid(Exception):
@@ -75,26 +82,34 @@ def _unit(value: str, option: str, choices: tuple) -> str:
 
 
 def _unit_size(text: str) -> int:
-    if not text.isdigit() or int(text) == 0:
+    """A unit size from 1 to UINTMAX (GNU's unit_to_umax)."""
+    if not (text.isascii() and text.isdigit()) or not 0 < bounded_decimal(text) <= UINTMAX:
         raise UsageError(f"numfmt: invalid unit size: {locale_quote(text)}")
     return int(text)
 
 
 def _padding(text: str) -> int:
-    if not re.fullmatch(r"-?\d+", text) or int(text) == 0:
+    """A width as a C long, not 0; past max_string_length refused (GNU pads to 2 GB)."""
+    m = re.fullmatch(r"-?(\d+)", text)
+    if not m or not 0 < bounded_decimal(m.group(1)) <= INTMAX:
         raise UsageError(f"numfmt: invalid padding value {locale_quote(text)}")
-    check_length(abs(int(text)), "numfmt")
+    check_length(int(m.group(1)), "numfmt")
     return int(text)
 
 
 def _format(text: str):
-    """(prefix, flags, width, precision, suffix) of a --format=...%f... value."""
+    """(prefix, flags, width, precision, suffix) of a --format=...%f... value; a width or a
+    precision past a C long is GNU's complaint, a width past max_string_length refused."""
     m = re.fullmatch(r"((?:[^%]|%%)*)%([0'-]*)(\d*)(?:\.(\d*))?f((?:[^%]|%%)*)", text)
     if not m:
         raise UsageError(f"numfmt: invalid format {locale_quote(text)}, directive must be "
                          f"%[0]['][-][N][.][N]f")
+    if bounded_decimal(m.group(3) or "0") > INTMAX:
+        raise UsageError(f"numfmt: invalid format {locale_quote(text)} (width overflow)")
+    if bounded_decimal(m.group(4) or "0") > INTMAX:
+        raise UsageError(f"numfmt: invalid precision in format {locale_quote(text)}")
     precision = int(m.group(4) or 0) if m.group(4) is not None else None
-    check_length(int(m.group(3) or 0) + (precision or 0), "numfmt")
+    check_length(int(m.group(3) or 0), "numfmt")
     return (m.group(1).replace("%%", "%"), m.group(2), int(m.group(3) or 0), precision,
             m.group(5).replace("%%", "%"))
 
@@ -104,18 +119,20 @@ def _parse_number(text: str, s: Settings):
     body = text.strip()
     if s.suffix and body.endswith(s.suffix):
         body = body[:-len(s.suffix)]
-    m = re.fullmatch(r"(-?\d*(?:\.(\d*))?)(.*)", body, re.S)
+    m = re.fullmatch(r"(-?(\d*)(?:\.(\d*))?)(.*)", body, re.S)
     if not m or not re.search(r"\d", m.group(1)):
         raise Invalid(f"invalid number: {locale_quote(text.strip())}")
-    value = float(m.group(1))
-    letters = m.group(3)
-    decimals = len(m.group(2)) if m.group(2) is not None and not letters else 0
+    if len(m.group(2).lstrip("0")) > MAX_DIGITS:
+        raise Invalid(f"value too large to be converted: {locale_quote(text.strip())}")
+    value = LONG_DOUBLE.create_decimal(m.group(1))
+    letters = m.group(4)
+    decimals = len(m.group(3)) if m.group(3) is not None and not letters else 0
     if letters:
         value *= _suffix_scale(letters, s, text.strip())
     return value * s.from_unit, decimals
 
 
-def _suffix_scale(letters: str, s: Settings, original: str) -> float:
+def _suffix_scale(letters: str, s: Settings, original: str) -> int:
     power = _POWERS.find(letters[0]) + 1
     if power == 0 or len(letters) > 2 or (len(letters) == 2 and letters[1] != "i"):
         raise Invalid(f"invalid suffix in input: {locale_quote(original)}")
@@ -127,16 +144,32 @@ def _suffix_scale(letters: str, s: Settings, original: str) -> float:
     base = 1024 if s.source in ("iec", "iec-i") or (s.source == "auto" and has_i) else 1000
     if s.source == "si" and has_i:
         raise Invalid(f"invalid suffix in input: {locale_quote(original)}")
-    return float(base ** power)
+    return base ** power
 
 
-def to_human(value: float, decimals: int, s: Settings) -> str:
+# GNU's MAX_UNSCALED_DIGITS (a long double's digits) and MAX_ACCEPTABLE_DIGITS
+UNSCALED_DIGITS, MAX_DIGITS = 18, 27
+
+
+def _check_printable(value: Decimal, precision: int):
+    """GNU's prepare_padded_number without --to: digits before the point (expld) and after it
+    within a long double's, else its complaint (status 2)."""
+    exponent = len(str(int(abs(value)))) - 1 if abs(value) >= 1 else 0
+    if exponent + precision > UNSCALED_DIGITS:
+        if precision:
+            raise Invalid(f"value/precision too large to be printed: '{float(value):g}/{precision}' "
+                          f"(consider using --to)")
+        raise Invalid(f"value too large to be printed: '{float(value):g}' (consider using --to)")
+
+
+def to_human(value: Decimal, decimals: int, s: Settings) -> str:
     """GNU double_to_human."""
     user_precision = s.format[3] if s.format else None
     value /= s.to_unit
     if s.target == "none":
         precision = user_precision if user_precision is not None else decimals
-        scaled = s.round(value * 10 ** precision) / 10 ** precision
+        _check_printable(value, precision)
+        scaled = Decimal(s.round(value.scaleb(precision))).scaleb(-precision)
         return f"{scaled:.{precision}f}"
     base = 1000 if s.target == "si" else 1024
     power = 0
@@ -149,7 +182,7 @@ def to_human(value: float, decimals: int, s: Settings) -> str:
         adjust = min(power * 3, user_precision)
     else:
         adjust = 1 if abs(value) < 10 else 0
-    value = s.round(value * 10 ** adjust) / 10 ** adjust
+    value = Decimal(s.round(value.scaleb(adjust))).scaleb(-adjust)
     if abs(value) >= base:
         value /= base
         power += 1
@@ -162,9 +195,14 @@ def to_human(value: float, decimals: int, s: Settings) -> str:
 
 
 def convert(field: str, s: Settings) -> str:
+    with decimal.localcontext(LONG_DOUBLE):
+        return _converted(field, s)
+
+
+def _converted(field: str, s: Settings) -> str:
     value, decimals = _parse_number(field, s)
-    if abs(value) >= 1e27 and s.target != "none":
-        raise Invalid(f"value too large to be converted: {locale_quote(field.strip())}")
+    if abs(value) >= _HUGE and s.target != "none":
+        raise Invalid(f"value too large to be printed: '{float(value):g}' (cannot handle values > 999Y)")
     number = to_human(value, decimals, s) + s.suffix
     if s.format:
         prefix, flags, width, _, tail = s.format
@@ -193,10 +231,15 @@ def _fields(spec: str):
                 ranges.append((1, None))
                 continue
             raise UsageError(f"numfmt: invalid field value {locale_quote(part)}")
+        for number in (m.group(1), m.group(3)):
+            if number and bounded_decimal(number) >= UINTMAX:           # SIZE_MAX, and past it
+                raise UsageError(f"numfmt: field number {locale_quote(number)} is too large\n"
+                                 f"Try 'numfmt --help' for more information.")
         lo = int(m.group(1)) if m.group(1) else 1
         hi = (int(m.group(3)) if m.group(3) else None) if m.group(2) else lo
         if lo == 0:
-            raise UsageError("numfmt: fields are numbered from 1")
+            raise UsageError("numfmt: fields are numbered from 1\nTry 'numfmt --help' for more "
+                             "information.")
         ranges.append((lo, hi))
     return lambda n: any(lo <= n and (hi is None or n <= hi) for lo, hi in ranges)
 
@@ -214,6 +257,7 @@ def run(ctx, argv):
     if delimiter is not None and len(delimiter) != 1:
         raise UsageError("numfmt: the delimiter must be a single character")
     wanted = _fields(opts.get("field", "1"))
+    header_lines = _header(opts.get("header")) if opts.has("header") else 0
     end = "\0" if opts.has("z") else "\n"
     job = _Job(ctx, s, delimiter, wanted)
     if ops:
@@ -221,24 +265,44 @@ def run(ctx, argv):
     else:
         text = Inputs(ctx, "numfmt", ["-"]).text()
         lines = split_lines(text, end)
-        header = int(opts.get("header", "0") or 0)
-    out = []
+        header = header_lines
     try:
         for k, line in enumerate(lines):
-            out.append(line + end if k < header else job.line(line) + end)
+            job.write(line + end if k < header else job.line(line) + end)
     except Aborted:
-        ctx.out("".join(out))
+        job.flush()
         return 2
-    ctx.out("".join(out))
+    job.flush()
     if job.failed:
         return 2 if s.invalid in ("abort", "fail") else 0
     return 0
+
+
+def _header(text: str) -> int:
+    """--header=N: lines from 1 to UINTMAX."""
+    if not (text.isascii() and text.isdigit()) or not 0 < bounded_decimal(text) <= UINTMAX:
+        raise UsageError(f"numfmt: invalid header value {locale_quote(text)}")
+    return int(text)
 
 
 class _Job:
     def __init__(self, ctx, s: Settings, delimiter, wanted):
         self.ctx, self.s, self.delimiter, self.wanted = ctx, s, delimiter, wanted
         self.failed = False
+        self.pending: list[str] = []        # output not written yet
+        self.size = 0
+
+    def write(self, text: str):
+        """Output goes out a MiB at a time (a padding may be millions), the clock read then."""
+        self.pending.append(text)
+        self.size += len(text)
+        if self.size >= 1 << 20 or len(self.pending) >= 4096:
+            self.flush()
+            check_clock()
+
+    def flush(self):
+        self.ctx.out("".join(self.pending))
+        self.pending, self.size = [], 0
 
     def line(self, line: str) -> str:
         if self.delimiter is not None:
@@ -258,6 +322,7 @@ class _Job:
         except Invalid as e:
             self.failed = True
             if self.s.invalid != "ignore":
+                self.flush()                # (GNU's error() flushes standard output first)
                 self.ctx.err(f"numfmt: {e}\n")
             if self.s.invalid == "abort":
                 raise Aborted() from None

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Iterator
 
 from ..fs import FsError
-from ..base.limits import check_length
+from ..base.limits import check_clock, check_length, wall_clock
 from ._bytes import ByteInputs, lines_of, locale_quote, text
 from ._options import UsageError, parse
 from .registry import Usage, command
@@ -30,17 +31,22 @@ USAGE = Usage("[OPTION]... [FILE]...", "Paginate or columnate FILE(s) for printi
 HEADER_LINES = TRAILER_LINES = 5
 
 
+_INT_MAX = 2 ** 31 - 1
+
+
 class Page:
-    """The layout options of one pr."""
+    """The layout options of one pr, checked as GNU's init_parameters checks them."""
 
     def __init__(self, opts, columns: int):
         self.columns = columns
         self.across = opts.has("a")
         self.double = opts.has("d")
         self.header = opts.get("h")
-        self.length = _positive(opts.get("l", "66"), "page length")
-        self.width = _positive(opts.get("w", "72"), "page width")
-        self.margin = int(opts.get("o", "0")) if opts.get("o", "0").isdigit() else _bad_margin(opts.get("o"))
+        self.length = _number(opts.get("l", "66"), 1, "'-l PAGE_LENGTH' invalid number of lines")
+        self.width = _number(opts.get("w", "72"), 1, "'-w PAGE_WIDTH' invalid number of characters")
+        if opts.has("W"):
+            _number(opts.get("W"), 1, "'-W PAGE_WIDTH' invalid number of characters")
+        self.margin = _number(opts.get("o", "0"), 0, "'-o MARGIN' invalid line offset")
         self.omit = opts.has("t") or opts.has("T") or self.length <= HEADER_LINES + TRAILER_LINES
         self.separator = opts.get("s") if opts.has("s") else None
         self.number_sep, self.number_digits = None, 5
@@ -50,38 +56,56 @@ class Page:
             if spec and not spec[0].isdigit():
                 self.number_sep, spec = spec[0], spec[1:]
             if spec:
-                self.number_digits = int(spec)
-        for value, what in ((self.width, "page width"), (self.margin, "margin"), (self.length, "page length")):
-            check_length(value, f"pr: {what}")
+                self.number_digits = _number(spec, 1, "'-n' extra characters or invalid number in "
+                                             "the argument", usage=True)
         self.body = self.length if self.omit else self.length - HEADER_LINES - TRAILER_LINES
         if self.double:
             self.body = max(1, self.body // 2) if not self.omit else self.body // 2 or 1
         sep_length = len(self.separator) if self.separator is not None else 1
-        self.column_width = (self.width - (columns - 1) * sep_length) // columns if columns > 1 else self.width
+        self.column_width = (self.width - (columns - 1) * sep_length) // columns
+        if self.column_width < 1:
+            raise UsageError("pr: page width too narrow")
+        if columns > 1 and not self.across and (self.column_width + 1) * self.body * columns > _INT_MAX:
+            raise UsageError("pr: integer overflow")       # GNU's buffer of a page's columns
+        for value, what in ((self.width, "page width"), (self.margin, "margin"),
+                            (self.length, "page length"), (self.number_digits, "number width")):
+            check_length(value, f"pr: {what}")
 
 
-def _positive(value: str, what: str) -> int:
-    if not value.isdigit() or int(value) == 0:
-        raise UsageError(f"pr: invalid {what} argument {locale_quote(value)}" if what == "page width"
-                         else f"pr: '-l {value}': Invalid argument" if not value.isdigit()
-                         else f"pr: invalid {what} argument {locale_quote(value)}")
-    return int(value)
-
-
-def _bad_margin(value: str):
-    raise UsageError(f"pr: '-o {value}': Invalid argument")
+def _number(value: str, minimum: int, problem: str, usage: bool = False) -> int:
+    """GNU pr's getoptnum: a decimal int from `minimum` to INT_MAX, else its complaint (-n's,
+    with `usage`, gives the reason only for an overflow)."""
+    m = re.fullmatch(r"\s*([-+]?)0*(\d+)", value)
+    reason = ""
+    if m is None:
+        number = None
+    elif len(m.group(2)) > 10 or int(m.group(2)) > _INT_MAX:
+        number, reason = None, (": Numerical result out of range" if m.group(1) == "-"
+                                else ": Value too large for defined data type")
+    else:
+        number = -int(m.group(2)) if m.group(1) == "-" else int(m.group(2))
+        if number < minimum:
+            number, reason = None, "" if usage else ": Numerical result out of range"
+    if number is None:
+        message = f"pr: {problem}: {locale_quote(value)}{reason}"
+        raise UsageError(message + "\nTry 'pr --help' for more information." if usage else message)
+    return number
 
 
 def _args(argv: list):
     """-3 is --columns=3; -s, -n take an optional value glued on."""
-    out, columns = [], 1
+    out, columns, value_next = [], "1", False
     for a in argv[1:]:
-        if re.fullmatch(r"-\d+", a):
-            columns = int(a[1:])
+        if value_next:                          # -w -5: the width -5, not five columns
+            out.append(a)
+            value_next = False
             continue
-        m = re.fullmatch(r"--columns=(\d+)", a)
-        if m:
-            columns = int(m.group(1))
+        value_next = a in _TAKING_VALUES
+        if re.fullmatch(r"-\d+", a):
+            columns = a[1:]
+            continue
+        if a.startswith("--columns="):
+            columns = a.split("=", 1)[1]
             continue
         if a.startswith("-s") and not a.startswith("--"):
             out.append("--separator=" + (a[2:] or "\t"))
@@ -104,20 +128,31 @@ def run(ctx, argv):
         "join-lines": "J"}, long_values={"header": "h", "length": "l", "indent": "o",
                                          "width": "w", "page-width": "W", "separator": "s",
                                          "number-lines": "n"})
-    if columns < 1:
-        raise UsageError("pr: invalid number of columns: ‘0’")
-    page = Page(opts, columns)
+    page = Page(opts, _number(columns, 1, "invalid number of columns"))
     inputs = ByteInputs(ctx, "pr", ops)
     for name, data in inputs:
         lines = [text(line) for line in lines_of(data)]
         stamp = _date(ctx, name)
         title = page.header if page.header is not None else ("" if name == "-" else name)
-        ctx.out(_paginate(lines, page, stamp, title))
+        pending, size = [], 0
+        for piece in _paginate(lines, page, stamp, title):     # out a MiB at a time: -o 1000000
+            pending.append(piece)
+            size += len(piece)
+            if size >= _CHUNK_CHARS:
+                ctx.out("".join(pending))
+                pending, size = [], 0
+                check_clock()
+        ctx.out("".join(pending))
     return inputs.status
 
 
+_CHUNK_CHARS = 1 << 20
+_TAKING_VALUES = {"-h", "-l", "-o", "-w", "-W", "--header", "--length", "--indent", "--width",
+                  "--page-width"}
+
+
 def _date(ctx, name: str) -> str:
-    moment = time.time()
+    moment = wall_clock()
     if name != "-":
         try:
             moment = ctx.fs.stat(ctx.path(name)).mtime
@@ -126,27 +161,22 @@ def _date(ctx, name: str) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(moment))
 
 
-def _paginate(lines: list, page: Page, stamp: str, title: str) -> str:
-    if not lines:
-        return ""
+def _paginate(lines: list, page: Page, stamp: str, title: str) -> Iterator[str]:
+    """The output, a line (or a page's blank lines) at a time."""
     per_page = page.body * page.columns
-    out, number = [], 1
+    number = 1
     for page_no, start in enumerate(range(0, len(lines), per_page), 1):
         chunk = lines[start:start + per_page]
         if not page.omit:
-            out.append(_header(page, stamp, title, page_no))
-        rows = _rows(chunk, page, number)
+            yield _header(page, stamp, title, page_no)
+        shown = 0
+        for row in _rows(chunk, page, number):     # one at a time: a row may be a margin of millions
+            yield row + ("\n\n" if page.double else "\n")
+            shown += 1
         number += len(chunk)
-        body = []
-        for row in rows:
-            body.append(row + "\n")
-            if page.double:
-                body.append("\n")
-        out += body
         if not page.omit:
-            out.append("\n" * (page.body * (2 if page.double else 1) - len(body)))
-            out.append("\n" * TRAILER_LINES)
-    return "".join(out)
+            yield "\n" * (page.body * (2 if page.double else 1) - shown * (1 + page.double))
+            yield "\n" * TRAILER_LINES
 
 
 def _header(page: Page, stamp: str, title: str, page_no: int) -> str:
@@ -158,29 +188,31 @@ def _header(page: Page, stamp: str, title: str, page_no: int) -> str:
             f"{page_text}\n\n\n")
 
 
-def _rows(chunk: list, page: Page, first_number: int) -> list:
+def _rows(chunk: list, page: Page, first_number: int) -> Iterator[str]:
     """The lines of one page's body: single column as is, else columns laid out down
     (balanced) or across."""
     numbered = [(first_number + k, line) for k, line in enumerate(chunk)]
     if page.columns == 1:
-        return [" " * page.margin + _numbered(page, n, line) for n, line in numbered]
+        yield from (" " * page.margin + _numbered(page, n, line) for n, line in numbered)
+        return
     if page.across:
         grid = [numbered[k:k + page.columns] for k in range(0, len(numbered), page.columns)]
     else:
         cols, start = [], 0
-        for k in range(page.columns):      # balanced: the first columns take the extra lines
+        for k in range(min(page.columns, len(numbered))):  # balanced: the first take the extra lines
             size = len(numbered) // page.columns + (1 if k < len(numbered) % page.columns else 0)
             cols.append(numbered[start:start + size])
             start += size
         height = len(cols[0])
         grid = [[col[r] for col in cols if r < len(col)] for r in range(height)]
-    return [_columns_line(page, row) for row in grid]
+    yield from (_columns_line(page, row) for row in grid)
 
 
 def _numbered(page: Page, n: int, line: str) -> str:
     if page.number_sep is None:
         return line
-    return f"{n % 10 ** page.number_digits:>{page.number_digits}}{page.number_sep}{line}"
+    shown = n % 10 ** page.number_digits if page.number_digits < 20 else n      # (its last digits)
+    return f"{shown:>{page.number_digits}}{page.number_sep}{line}"
 
 
 def _number_width(page: Page) -> int:

@@ -11,12 +11,11 @@ large range, -r without -n) is written a chunk at a time until the output limit 
 from __future__ import annotations
 
 import random
-import re
 from typing import Union
 
 from ..fs import FsError, access
 from ..base.limits import check_clock
-from ._bytes import lines_of, locale_quote, read_bytes, shell_quote, text
+from ._bytes import TOO_LARGE, UINTMAX, bounded_decimal, lines_of, locale_quote, read_bytes, shell_quote, text
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
 
@@ -43,9 +42,10 @@ def run(ctx, argv):
         raise UsageError("shuf: multiple -i options specified")
     count = None
     for value in opts.all("n"):
-        if not value.isdigit():
+        if not (value.isascii() and value.isdigit()):
             raise UsageError(f"shuf: invalid line count: {locale_quote(value)}")
-        count = int(value) if count is None else min(count, int(value))
+        lines = bounded_decimal(value)              # (past UINTMAX: all of them, as GNU's)
+        count = lines if count is None else min(count, lines)
     end = "\0" if opts.has("z") else "\n"
     rng = _generator(ctx, opts.get("random-source"))
     if opts.has("i"):
@@ -81,23 +81,33 @@ def _generator(ctx, source):
 
 
 def _range(spec: str) -> tuple:
-    m = re.fullmatch(r"(\d+)-(\d+)", spec)
-    if not m or int(m.group(1)) > int(m.group(2)) + 1:
+    """LO-HI as GNU reads it: each a number up to UINTMAX, and at most UINTMAX of them."""
+    lo_text, dash, hi_text = spec.partition("-")
+    if not dash:
         raise UsageError(f"shuf: invalid input range: {locale_quote(spec)}")
-    return int(m.group(1)), int(m.group(2))
+    for bound in (lo_text, hi_text):
+        if not (bound.isascii() and bound.isdigit()):
+            raise UsageError(f"shuf: invalid input range: {locale_quote(bound)}")
+        if bounded_decimal(bound) > UINTMAX:
+            raise UsageError(f"shuf: invalid input range: {locale_quote(bound)}{TOO_LARGE}")
+    lo, hi = int(lo_text), int(hi_text)
+    if lo > hi + 1 or hi - lo + 1 > UINTMAX:
+        raise UsageError(f"shuf: invalid input range: {locale_quote(spec)}")
+    return lo, hi
 
 
 class _RangeItems:
-    """LO..HI as a sequence that is never built."""
+    """LO..HI as a sequence that is never built (its size may pass what len() can return)."""
 
     def __init__(self, lo: int, hi: int):
         self.lo, self.size = lo, hi - lo + 1
 
-    def __len__(self):
-        return self.size
-
     def __getitem__(self, k: int) -> str:
         return str(self.lo + k)
+
+
+def _size(items) -> int:
+    return items.size if isinstance(items, _RangeItems) else len(items)
 
 
 def _output(ctx, name):
@@ -124,7 +134,7 @@ def _emit(write, picks, end: str):
 
 
 def _permute(write, items, count, rng: random.Random, end: str):
-    size = len(items)
+    size = _size(items)
     wanted = size if count is None else min(count, size)
     if isinstance(items, list):
         rng.shuffle(items)
@@ -145,7 +155,8 @@ def _sparse_shuffle(size: int, wanted: int, rng: random.Random):
 
 def _repeat(write, items, count, rng: random.Random, end: str):
     """-r: draws with replacement; endless without -n (until the output limit)."""
-    if not len(items):
+    size = _size(items)
+    if not size:
         if count == 0:
             return
         raise UsageError("shuf: no lines to repeat")
@@ -153,6 +164,6 @@ def _repeat(write, items, count, rng: random.Random, end: str):
     def draws():
         n = 0
         while count is None or n < count:
-            yield items[rng.randrange(len(items))]
+            yield items[rng.randrange(size)]
             n += 1
     _emit(write, draws(), end)

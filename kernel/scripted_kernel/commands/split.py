@@ -10,13 +10,15 @@ import re
 from typing import Any
 
 from ..fs import FsError, access
-from ..base.limits import check_clock
+from ..base.limits import check_clock, check_length
 from ..base.regexes import RegexError, compile_posix, search
-from ._bytes import lines_of, locale_quote, parse_size, quote_always, read_bytes, shell_quote
+from ._bytes import (INT_MAX, INTMAX, OUT_OF_RANGE, bounded_decimal, gnu_number, lines_of, locale_quote,
+                     quote_always, read_bytes, shell_quote)
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
 
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+_NAME_MAX = 255
 _DIGITS = "0123456789"
 _HEX = "0123456789abcdef"
 
@@ -31,7 +33,7 @@ def suffix(k: int, alphabet: str, length: int, auto: bool, start: int = 0) -> st
     m = len(alphabet)
     k += start
     if not auto:
-        if k >= m ** length:
+        if length < 64 and k >= m ** length:       # (past 64 digits no count of files reaches it)
             raise Exhausted()
         return _digits(k, alphabet, length)
     level = 0
@@ -45,24 +47,30 @@ def suffix(k: int, alphabet: str, length: int, auto: bool, start: int = 0) -> st
 
 
 def _digits(k: int, alphabet: str, width: int) -> str:
+    """k in `width` digits of the alphabet (the leading ones its zero: -a 1000000 is cheap)."""
     m, out = len(alphabet), []
-    for _ in range(width):
+    while k:
         k, r = divmod(k, m)
         out.append(alphabet[r])
-    return "".join(reversed(out))
+    return alphabet[0] * (width - len(out)) + "".join(reversed(out))
 
 
 class Namer:
     """Output file names: PREFIX + suffix + --additional-suffix."""
 
-    def __init__(self, prefix: str, alphabet: str, length, extra: str, start: int):
-        self.prefix, self.alphabet, self.extra, self.start = prefix, alphabet, extra, start
+    def __init__(self, prefix: str, alphabet: str, length, extra: str, start: str):
+        self.prefix, self.alphabet, self.extra, self.start_text = prefix, alphabet, extra, start
         self.auto = length is None and not start
         self.length = length if length is not None else 2
-        if start and length is None:
-            self.length = max(2, len(str(start)))
+        if len(start) > self.length:
+            raise bad_usage("split", "numerical suffix start value is too large for the suffix length")
+        check_length(len(prefix) + self.length + len(extra), "split: file name")
+        # a start past NAME_MAX digits names no file: only its first name is ever made
+        self.start = int(start, len(alphabet)) if start and len(start) <= _NAME_MAX else 0
 
     def name(self, k: int) -> str:
+        if len(self.start_text) > _NAME_MAX:
+            return self.prefix + self.start_text.rjust(self.length, self.alphabet[0]) + self.extra
         return self.prefix + suffix(k, self.alphabet, self.length, self.auto, self.start) + self.extra
 
 
@@ -125,13 +133,7 @@ def _split_args(argv: list) -> list:
 
 
 def _count(text: str, what: str) -> int:
-    value = parse_size(text)
-    if value is None:
-        raise UsageError(f"split: invalid number of {what}: {locale_quote(text)}")
-    if value <= 0:
-        raise UsageError(f"split: invalid number of {what}: {locale_quote(text)}: "
-                         f"Numerical result out of range")
-    return value
+    return gnu_number(text, 1, INTMAX, f"split: invalid number of {what}", units=True, unsigned=True)
 
 
 @command("split", usage=_SPLIT_USAGE, needs_files=True)
@@ -146,21 +148,20 @@ def split(ctx, argv):
         raise bad_usage("split", f"extra operand {locale_quote(ops[2])}")
     source = ops[0] if ops else "-"
     prefix = ops[1] if len(ops) > 1 else "x"
-    alphabet, start = _ALPHABET, 0
+    alphabet, start = _ALPHABET, ""
     for flag in opts.flags:
         if flag in ("d", "x"):
             alphabet = _DIGITS if flag == "d" else _HEX
         if flag in ("d-from", "x-from"):
             value = opts.get(flag)
-            start = int(value, 16 if flag == "x-from" else 10) if value.isalnum() else -1
-            if start < 0:
-                raise UsageError(f"split: invalid start value for numerical suffix: {locale_quote(value)}")
+            digits = _HEX if flag == "x-from" else _DIGITS
+            if not value or value.strip(digits):
+                kind = "hexadecimal" if flag == "x-from" else "numerical"
+                raise bad_usage("split", f"{locale_quote(value)}: invalid start value for {kind} suffix")
+            start = value.lstrip("0") or "0"                # GNU skips the leading zeros
     length = None
     if opts.has("a"):
-        text = opts.get("a")
-        if not text.isdigit():
-            raise UsageError(f"split: invalid suffix length: {locale_quote(text)}")
-        length = int(text)
+        length = gnu_number(opts.get("a"), 0, INTMAX, "split: invalid suffix length", unsigned=True) or None
     sep = opts.get("t", "\n")
     if not sep:
         raise UsageError("split: empty record separator")
@@ -171,6 +172,9 @@ def split(ctx, argv):
     if len(set(modes)) > 1:
         raise bad_usage("split", "cannot split in more than one way")
     mode = modes[-1] if modes else "l"
+    chunks = _chunk_spec(opts.get("n")) if mode == "n" else None
+    if chunks is not None and not chunks[1]:
+        length = _chunk_suffix_length(chunks[2], len(alphabet), length)
     namer = Namer(prefix, alphabet, length, opts.get("additional-suffix", ""), start)
     writer = Writer(ctx, "split", namer, opts.has("verbose"), opts.has("e"))
     if "/" in namer.extra:
@@ -179,8 +183,8 @@ def split(ctx, argv):
         data = read_bytes(ctx, source)
     except FsError as e:
         raise UsageError(f"split: cannot open {quote_always(source)} for reading: {e.strerror}") from None
-    if mode == "n":
-        return _split_chunks(ctx, writer, data, opts.get("n"), sep_byte)
+    if chunks is not None:
+        return _split_chunks(ctx, writer, data, chunks, sep_byte)
     if mode == "l":
         _split_lines(writer, data, _count(opts.get("l", "1000"), "lines"), sep_byte)
     elif mode == "b":
@@ -225,26 +229,54 @@ def _split_line_bytes(writer: Writer, data: bytes, size: int, sep: bytes):
         writer.file(current)
 
 
-def _split_chunks(ctx, writer: Writer, data: bytes, spec: str, sep: bytes) -> int:
-    """-n N, K/N, l/N, l/K/N, r/N, r/K/N."""
-    m = re.fullmatch(r"(?:([lr])/)?(?:(\d+)/)?(\d+)", spec)
+def _chunk_spec(spec: str) -> tuple:
+    """(kind, K or 0, N) of -n N, K/N, l/N, l/K/N, r/N, r/K/N, as GNU's parse_chunk reads them."""
+    m = re.fullmatch(r"(?:([lr])/)?(?:([^/]*)/)?([^/]*)", spec)
     if not m:
         raise UsageError(f"split: invalid number of chunks: {locale_quote(spec)}")
-    kind, only, n = m.group(1), int(m.group(2)) if m.group(2) else 0, int(m.group(3))
-    if n == 0:
-        raise UsageError(f"split: invalid number of chunks: {locale_quote(m.group(3))}")
-    if m.group(2) and not 0 < only <= n:
-        raise UsageError(f"split: invalid chunk number: {locale_quote(m.group(2))}")
-    pieces = _pieces(kind, data, n, sep)
+    n = gnu_number(m.group(3), 1, INTMAX, "split: invalid number of chunks", unsigned=True)
+    only = 0
+    if m.group(2) is not None:
+        only = gnu_number(m.group(2), 1, INTMAX, "split: invalid chunk number", unsigned=True)
+        if only > n:
+            raise UsageError(f"split: invalid chunk number: {locale_quote(m.group(2))}{OUT_OF_RANGE}")
+    return m.group(1), only, n
+
+
+def _chunk_suffix_length(n: int, base: int, length):
+    """The suffix length for N files: at least the digits of N-1 (GNU refuses a shorter -a)."""
+    needed, rest = 1, (n - 1) // base
+    while rest:
+        needed, rest = needed + 1, rest // base
+    if length is None:
+        return max(2, needed)
+    if length < needed:
+        raise UsageError(f"split: the suffix length needs to be at least {needed}")
+    return length
+
+
+def _split_chunks(ctx, writer: Writer, data: bytes, chunks: tuple, sep: bytes) -> int:
+    kind, only, n = chunks
     if only:
-        for k, piece in enumerate(pieces):
-            if k == only - 1:
-                ctx.write_bytes(piece)
-                break
+        ctx.write_bytes(_piece(kind, data, n, sep, only - 1))
         return 0
-    for piece in pieces:                # one at a time: a huge N ends at the file-count limit
-        writer.file(piece)
+    for k, piece in enumerate(_pieces(kind, data, n, sep)):
+        writer.file(piece)              # one at a time: a huge N ends at the file-count limit
+        if not (k + 1) % 4096:
+            check_clock()               # (and at the clock: -e makes no file of the empty ones)
+        if writer.elide and kind != "l" and k >= len(data):
+            break                       # every byte or record chunk from here on is empty
     return 0
+
+
+def _piece(kind, data: bytes, n: int, sep: bytes, k: int) -> bytes:
+    """Chunk k of N alone (K/N), without making the chunks before it."""
+    if kind == "r":
+        return b"".join(_records(data, sep)[k::n]) if k < len(data) else b""
+    if kind == "l":
+        return _line_chunks(data, n, sep).get(k, b"")
+    size = max(len(data) // n, 1)
+    return data[k * size:(k + 1) * size if k < n - 1 else len(data)]
 
 
 def _pieces(kind, data: bytes, n: int, sep: bytes):
@@ -314,26 +346,29 @@ def _csplit_patterns(args: list) -> list[_CsplitPattern]:
     """[(kind, regex or line, offset, repeat)] from the PATTERN operands."""
     patterns: list[_CsplitPattern] = []
     for arg in args:
-        m = re.fullmatch(r"\{(\d+|\*)\}", arg)
-        if m:
+        if arg[:1] == "{" and arg[-1:] == "}" and len(arg) > 1:
+            count = arg[1:-1]
+            if count != "*" and not (count.isascii() and count.isdigit() and bounded_decimal(count) <= INTMAX):
+                raise UsageError(f"csplit: {locale_quote(arg[:-1])}}}: integer required between '{{' and '}}'")
             if not patterns:
                 raise UsageError(f"csplit: {locale_quote(arg)}: invalid pattern")
             kind, rx, offset, _ = patterns[-1]
-            patterns[-1] = (kind, rx, offset, -1 if m.group(1) == "*" else int(m.group(1)))
+            patterns[-1] = (kind, rx, offset, -1 if count == "*" else int(count))
             continue
         if arg[:1] in ("/", "%"):
             close = arg.rfind(arg[0])
             if close == 0:
                 raise UsageError(f"csplit: {arg}: closing delimiter '{arg[0]}' missing")
             offset_text = arg[close + 1:]
-            if offset_text and not re.fullmatch(r"[-+]?\d+", offset_text):
-                raise UsageError(f"csplit: {locale_quote(offset_text)}: integer expected after delimiter")
+            if offset_text and not (re.fullmatch(r"[-+]?\d+", offset_text)
+                                    and bounded_decimal(offset_text.lstrip("+-")) <= INTMAX):
+                raise UsageError(f"csplit: {locale_quote(arg)}: integer expected after delimiter")
             try:
                 rx = compile_posix(arg[1:close], False)
             except RegexError as e:
                 raise UsageError(f"csplit: {arg[1:close]}: {e}") from None
             patterns.append((arg[0], (rx, arg[1:close]), int(offset_text or 0), 0))
-        elif arg.isdigit() and int(arg) > 0:
+        elif arg.isascii() and arg.isdigit() and 0 < bounded_decimal(arg) <= INTMAX:
             patterns.append(("line", int(arg), 0, 0))
         else:
             raise UsageError(f"csplit: {locale_quote(arg)}: invalid pattern")
@@ -349,10 +384,10 @@ def csplit(ctx, argv):
         raise bad_usage("csplit", "missing operand")
     if len(ops) == 1:
         raise bad_usage("csplit", f"missing operand after {locale_quote(ops[0])}")
-    digits = opts.get("n", "2")
-    if not digits.isdigit():
-        raise UsageError(f"csplit: invalid number: {locale_quote(digits)}")
-    fmt = opts.get("b") or f"%0{int(digits)}d"
+    digits = gnu_number(opts.get("n", "2"), 0, INT_MAX, "csplit: invalid number")
+    fmt = opts.get("b") or f"%0{digits}d"
+    for width in re.findall(r"%[-+ #0']*(\d*)(?:\.(\d*))?", fmt):  # a name of their size is built
+        check_length(max(bounded_decimal(w or "0") for w in width), "csplit: file name")
     prefix = opts.get("f", "xx")
     patterns = _csplit_patterns(ops[1:])
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..fs import FsError
-from ._bytes import read_bytes
+from ._bytes import UINTMAX, read_bytes
 from ._options import UsageError, parse
 from .registry import Usage, command
 
@@ -20,6 +20,8 @@ USAGE = Usage("[option(s)] [file(s)]", "Display printable strings in [file(s)] (
     "-s, --output-separator=<string>  String used to separate strings in output"))
 
 _RADIX = {"o": "o", "d": "d", "x": "x"}
+_TAKING_VALUES = {"-n", "-t", "-e", "-s", "-T", "--bytes", "--radix", "--encoding", "--output-separator",
+                  "--target"}
 
 
 def _pattern(minimum: int, eight_bit: bool, all_space: bool):
@@ -31,15 +33,33 @@ def _pattern(minimum: int, eight_bit: bool, all_space: bool):
     return re.compile(rb"[" + chars + rb"]{%d,}" % minimum)
 
 
+def _minimum(text: str) -> int:
+    """binutils' -n: strtoul (base 0, out of range: ULONG_MAX) kept in an unsigned int."""
+    m = re.fullmatch(r"\s*([-+]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)", text)
+    if m is None:
+        raise UsageError(f"strings: invalid integer argument {text}")
+    digits = m.group(2)
+    if len(digits) > 30:
+        value = UINTMAX
+    else:
+        value = int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 8) if digits[0] == "0" else int(digits)
+        value = min(value, UINTMAX)
+        if m.group(1) == "-":
+            value = -value % (UINTMAX + 1)
+    minimum = value & 0xFFFFFFFF
+    if minimum == 0:
+        raise UsageError(f"strings: invalid minimum string length {minimum}")
+    return minimum
+
+
 @command("strings", usage=USAGE)
 def run(ctx, argv):
-    args = [f"-n{a[1:]}" if a[:1] == "-" and a[1:].isdigit() else a for a in argv]
+    args = [f"-n{a[1:]}" if a[:1] == "-" and a[1:].isdigit() and before not in _TAKING_VALUES else a
+            for before, a in zip([""] + argv, argv)]        # (-5 is -n 5, but not -n's value)
     opts, ops = parse("strings", args, short_flags="afow", short_values="nteTs", long_flags={
         "all": "a", "print-file-name": "f", "include-all-whitespace": "w"}, long_values={
         "bytes": "n", "radix": "t", "encoding": "e", "output-separator": "s", "target": "T"})
-    minimum_text = opts.get("n", "4")
-    if not minimum_text.isdigit() or int(minimum_text) < 1:
-        raise UsageError(f"strings: invalid minimum string length {minimum_text}")
+    minimum = _minimum(opts.get("n", "4"))
     radix = "o" if opts.has("o") and not opts.has("t") else opts.get("t")
     if radix is not None and radix not in _RADIX:
         raise UsageError(f"strings: invalid radix: {radix}")
@@ -47,8 +67,7 @@ def run(ctx, argv):
     if encoding not in ("s", "S"):
         raise UsageError(f"strings: invalid encoding: {encoding}" if encoding not in "lbLB"
                          else "strings: 16- and 32-bit encodings are not supported here")
-    minimum = min(int(minimum_text), 1 << 30)   # past any file here: nothing matches
-    pattern = _pattern(minimum, encoding == "S", opts.has("w"))
+    pattern = _pattern(min(minimum, 1 << 30), encoding == "S", opts.has("w"))   # (past any file here)
     separator = opts.get("s", "\n")
     status = 0
     for name in ops or ["-"]:

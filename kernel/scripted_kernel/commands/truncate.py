@@ -2,11 +2,10 @@
 largest file is refused before anything is built, with the error the kernel gives (EFBIG)."""
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 from ..fs import FsError, access
-from ._bytes import locale_quote, parse_size, quote_always, read_bytes
+from ._bytes import INTMAX, gnu_number, quote_always, read_bytes
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
 
@@ -20,12 +19,17 @@ _IO_BLOCK = 4096
 
 
 def _size(text: str) -> tuple[str, int]:
-    """(operator, bytes) of a --size value: [+-<>/%]N[suffix]."""
-    m = re.fullmatch(r"\s*([-+<>/%]?)\s*(\d+[A-Za-z]*)", text)
-    value = parse_size(m.group(2), allow_b=False) if m else None
-    if m is None or value is None:
-        raise UsageError(f"truncate: Invalid number: {locale_quote(text)}")
-    return m.group(1), value
+    """(operator, bytes) of a --size value: [<>/%][+-]N[suffix], the number read as GNU's
+    xdectoimax reads it into an off_t (its sign part of it, the operator before it not)."""
+    rest = text.lstrip()
+    operator = rest[:1] if rest[:1] in ("<", ">", "/", "%") else ""
+    rest = rest[len(operator):].lstrip()
+    if rest[:1] in ("+", "-") and operator:
+        raise bad_usage("truncate", "multiple relative modifiers specified")
+    value = gnu_number(rest, -INTMAX - 1, INTMAX, "truncate: Invalid number", units=False)
+    if rest[:1] in ("+", "-"):
+        return rest[0], abs(value)
+    return operator, value
 
 
 def _new_size(operator: str, amount: int, current: int) -> int:

@@ -356,7 +356,7 @@ class FlagParser:
                 parsed.params[self.prop_name(name[3:])] = False
                 return i
         if schema is None and self.closed:
-            raise FlagError(f"unknown flag --{name}{self._suggestion(path[0])}")
+            raise FlagError(f"unknown flag {_as_typed('--' + name)}{self._suggestion(path[0])}")
         schema = schema or {}
         flag = "--" + ".".join(path)
         if not eq:
@@ -444,6 +444,12 @@ class FlagParser:
                 schema = self.properties.get(name)
                 if schema is not None:
                     _check_type(value, schema, f"--{name}")
+
+
+def _as_typed(word: str) -> str:
+    """A word of the command line as an error names it: quoted when it holds a newline or
+    another unprintable character, so the error stays one line."""
+    return word if word.isprintable() else repr(word)
 
 
 def _schema_error(error) -> str:

@@ -25,7 +25,7 @@ from ..commands import COMMANDS, FILE_COMMANDS
 from ..commands.python3 import NAMES as PYTHON_COMMANDS, available as python_available
 from ..commands.urlpolicy import DryRunNetwork, NetworkPolicy, RunNetwork
 from ..fs import FileSystem, MemoryFs
-from ..base.errors import Cancelled, LimitExceeded
+from ..base.errors import Cancelled, LimitExceeded, bounded
 from ..base.limits import CancelToken, ExecutionLimits, timeout_error, wall_clock
 from ..shell.api import KEYWORDS as SHELL_KEYWORDS, Run, ShellConfig, ShellSession, builtin_names, run_script
 from . import catalog, telemetry
@@ -836,7 +836,7 @@ class ScriptedTool:
                 if dry_run or "--dry-run" in argv:
                     sh.out(_dry_run_report(name, params, str(e)))
                     return 1
-                sh.err(f"{name}: {e}\n")
+                sh.err(bounded(f"{name}: {e}") + "\n")
                 self._trace(sh, name, "tool", argv, params, 2, started, state="not started")
                 return 2
             if dry_run:
@@ -929,7 +929,7 @@ class ScriptedTool:
                 try:
                     reason, call = decide(value, call, revalidate)
                 except FlagError as e:
-                    reason = f"before_tool gave invalid parameters: {e}"
+                    reason = bounded(f"before_tool gave invalid parameters: {e}")
             if reason is not None:
                 message = f"{call.name}: denied: {reason}\n"
                 sh.err(message)

@@ -7,7 +7,6 @@ parser (tokens and trees) <- numbers (arithmetic and printing) <- interpreter <-
 from __future__ import annotations
 
 from ...fs import FsError, access
-from ...base.limits import check_stop
 from .._options import parse
 from ..registry import Usage, command
 from .interpreter import Interpreter
@@ -36,10 +35,12 @@ def run_program(bc: Interpreter, text: str, source: str) -> bool:
     parser = Parser(tokenize(text))
     while True:
         try:
-            item = parser.item()
+            item = _next_item(parser)
         except BcSyntaxError as e:
             bc.flush()
             bc.ctx.err(f"{source} {e.line}: {e.message}\n" if e.located else e.message + "\n")
+            if e.fatal:
+                return False
             parser.recover()
             continue
         if item is None:
@@ -52,12 +53,21 @@ def run_program(bc: Interpreter, text: str, source: str) -> bool:
             return False
 
 
+def _next_item(parser: Parser):
+    """parser.item(); running out of Python's recursion (a host with a low limit) ends bc as
+    the nesting limit does."""
+    try:
+        return parser.item()
+    except RecursionError:
+        raise BcSyntaxError("memory exhausted", parser.tok.line, fatal=True) from None
+
+
 @command("bc", usage=USAGE)
 def run(ctx, argv):
     opts, files = parse("bc", argv, short_flags="lqswi",
                         long_flags={"mathlib": "l", "quiet": "q", "standard": "s", "warn": "w",
                                     "interactive": "i"})
-    bc = Interpreter(ctx, _line_length(ctx), check_stop)
+    bc = Interpreter(ctx, _line_length(ctx))
     if opts.has("l"):
         bc.functions.update(LIBRARY)
         bc.scale = 20

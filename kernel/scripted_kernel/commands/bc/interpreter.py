@@ -2,13 +2,16 @@
 and autos hide the caller's names until it returns), the special variables, output in any
 base broken into lines of BC_LINE_LENGTH, and GNU bc's runtime errors and warnings.
 
-Loops look at the clock, calls are bounded by max_function_depth, numbers by their size
-(numbers.check_digits): a script cannot make bc run or grow past the execution's budget."""
+Loops look at the clock (and every so often at memory), calls are bounded by
+max_function_depth, numbers by their size (numbers.check_digits), and output goes out as it
+grows: a script cannot make bc run or grow past the execution's budget."""
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from ...base.errors import LimitExceeded
+from ...base.limits import check_clock, check_stop
 from . import numbers as N
 from .numbers import BcError, Num
 from .parser import Function
@@ -16,6 +19,8 @@ from .parser import Function
 ZERO = Num(0, 0)
 ONE = Num(1, 0)
 SCALE_MAX = 2147483647
+FLUSH_EVERY = 1024        # output pieces gathered before they go out
+MEMORY_EVERY = 256        # loop passes between two reads of the process's memory
 
 
 class Break(Exception):
@@ -41,12 +46,13 @@ def _truth(x: int) -> Num:
 
 
 class Interpreter:
-    def __init__(self, ctx, line_length: int = 70, check_stop: Callable = lambda: None):
+    def __init__(self, ctx, line_length: int = 70):
         self.ctx = ctx
         self.out_parts: list = []
         self.column = 0
         self.line_length = line_length
         self.check_stop = check_stop
+        self.passes = 0                  # loop passes, for the memory check every MEMORY_EVERY
         self.scale = 0
         self.ibase = 10
         self.obase = 10
@@ -61,31 +67,42 @@ class Interpreter:
 
     # -------------------------------------------------------------- output
     def write(self, text: str):
-        """Text as bc's out_char writes it: a line longer than line_length-1 characters is
-        broken with a backslash."""
+        """Text as bc's out_char writes it: the character that would reach column line_length-1
+        starts a new line after a backslash (so a broken line holds line_length-2 characters);
+        a line already past that column (a string's) is not broken."""
         width = self.line_length
         if not width:
-            self.out_parts.append(text)
+            self._add(text)
             return
-        pieces, column, start = [], self.column, 0
-        for i, c in enumerate(text):
-            if c == "\n":
-                column = 0
+        pieces = []
+        for k, segment in enumerate(text.split("\n")):
+            if k:
+                pieces.append("\n")
+                self.column = 0
+            room = width - 2 - self.column
+            if room < 0 or len(segment) <= room:
+                pieces.append(segment)
+                self.column += len(segment)
                 continue
-            column += 1
-            if column == width - 1:
-                pieces.append(text[start:i] + "\\\n")
-                start = i
-                column = 1
-        pieces.append(text[start:])
-        self.column = column
-        self.out_parts.append("".join(pieces))
+            rest = segment[room:]
+            pieces.append(segment[:room] + "\\\n")
+            lines = [rest[at:at + width - 2] for at in range(0, len(rest), width - 2)]
+            pieces.append("\\\n".join(lines))
+            self.column = len(lines[-1])
+        self._add("".join(pieces))
 
     def write_string(self, text: str):
         """A string is written as it is; the column still counts its characters."""
-        self.out_parts.append(text)
+        self._add(text)
         newline = text.rfind("\n")
         self.column = len(text) - newline - 1 if newline >= 0 else self.column + len(text)
+
+    def _add(self, text: str):
+        """Output of one item is gathered, and goes out once there is much of it (a loop that
+        prints without end meets the output limit)."""
+        self.out_parts.append(text)
+        if len(self.out_parts) >= FLUSH_EVERY:
+            self.flush()
 
     def flush(self):
         if self.out_parts:
@@ -175,7 +192,11 @@ class Interpreter:
 
     def loop(self, condition, step, body):
         while condition is None or self.evaluate(condition).n:
-            self.check_stop()              # cheap; a body may hold one long operation
+            self.passes += 1
+            if self.passes % MEMORY_EVERY:
+                self.check_stop()          # cheap; a body may hold one long operation
+            else:
+                check_clock()              # and memory: arrays and numbers grow in loops
             try:
                 self.execute(body)
             except Break:
@@ -410,17 +431,11 @@ class Interpreter:
 
 def _print_escapes(text: str) -> str:
     """The escapes of strings in a print statement (plain string statements have none)."""
-    out, i = [], 0
-    table = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "q": '"', "r": "\r", "t": "\t", "\\": "\\"}
-    while i < len(text):
-        c = text[i]
-        if c == "\\" and i + 1 < len(text):
-            out.append(table.get(text[i + 1], text[i + 1]))
-            i += 2
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
+    return _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), text)
+
+
+_ESCAPE = re.compile(r"\\(.)", re.S)
+_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "q": '"', "r": "\r", "t": "\t", "\\": "\\"}
 
 
 LIMITS = """\

@@ -31,14 +31,15 @@ def exp(bc, x: Num) -> Num:
     x = Num(abs(x.n), x.scale)
     z = bc.scale
     n = N.add(N.add(_int(6), _int(z)), N.mul(Num(44, 2), x, z))
+    N.check_digits(n.integer(), "e()")      # (before halving x: a big x halves for long)
     scale = x.scale + 1
     halvings = 0
     while x.compare(ONE) > 0:
+        bc.check_stop()
         halvings += 1
         x = N.div(x, TWO, scale)
         scale += 1
     scale = n.integer()
-    N.check_digits(scale, "e()")
     v = N.add(ONE, x)
     a, d, i = x, ONE, 2
     while True:
@@ -61,10 +62,12 @@ def log(bc, x: Num) -> Num:
     scale = 6 + z
     f = TWO
     while x.compare(TWO) >= 0:
+        bc.check_stop()
         f = N.mul(f, TWO, scale)
         x = N.sqrt(x, scale)
     half = Num(5, 1)
     while x.compare(half) <= 0:
+        bc.check_stop()
         f = N.mul(f, TWO, scale)
         x = N.sqrt(x, scale)
     n = N.div(N.sub(x, ONE), N.add(x, ONE), scale)
@@ -155,6 +158,7 @@ def bessel(bc, n: Num, x: Num) -> Num:
     N.check_digits(order, "j()")
     f = ONE
     for i in range(2, order + 1):
+        bc.check_stop()
         f = N.mul(f, _int(i), 0)
     scale = N.mul(Num(15, 1), _int(z), 0).integer()
     f = N.div(N.div(N.power(x, order, scale), N.power(TWO, order, scale), scale), f, scale)

@@ -8,26 +8,31 @@ so that the interpreter runs each item before the next is read, as bc does.
 """
 from __future__ import annotations
 
+import re
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterator, Optional
+
+from ...base.limits import check_stop
 
 KEYWORDS = {"if", "else", "while", "for", "break", "continue", "return", "define", "auto",
             "quit", "halt", "print", "length", "sqrt", "scale", "ibase", "obase", "last",
             "limits", "warranty", "read", "void"}
 ASSIGN_OPS = {"=", "+=", "-=", "*=", "/=", "%=", "^="}
 REL_OPS = {"==", "!=", "<", "<=", ">", ">="}
-OPERATORS = sorted(ASSIGN_OPS | REL_OPS | {"&&", "||", "++", "--", "+", "-", "*", "/", "%",
-                                           "^", "!", "(", ")", "[", "]", "{", "}", ",", ";"},
-                   key=len, reverse=True)
-NUMBER_CHARS = set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+# Nesting of expressions and statements: each level is some ten Python frames here (GNU bc's
+# parser stack allows about 5,000 parentheses; past its limit it says "memory exhausted").
+MAX_NESTING = 1000
+_CLOCK_EVERY = 4096       # tokens between two looks at the clock
 
 
 class BcSyntaxError(Exception):
-    def __init__(self, message: str, line: int, located: bool = True):
+    def __init__(self, message: str, line: int, located: bool = True, fatal: bool = False):
         super().__init__(message)
         self.message = message
         self.line = line
         self.located = located          # printed after the source and line number
+        self.fatal = fatal              # bc reads no further (its parser gave up)
 
 
 @dataclass(slots=True)
@@ -37,79 +42,55 @@ class Token:
     line: int        # the line bc reports an error on (a newline token counts as the next)
 
 
-def tokenize(text: str) -> list:
-    tokens, i, line, n = [], 0, 1, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\n":
-            line += 1
-            tokens.append(Token("nl", "\n", line))
-            i += 1
-        elif c in " \t\r\f\v":
-            i += 1
-        elif c == "\\" and text.startswith("\n", i + 1):
-            line += 1
-            i += 2
-        elif c == "#":
-            while i < n and text[i] != "\n":
-                i += 1
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            if end < 0:
-                tokens.append(Token("bad", "comment", line))
-                break
-            line += text.count("\n", i, end)
-            i = end + 2
-        elif c == '"':
-            end = text.find('"', i + 1)
-            if end < 0:
-                tokens.append(Token("bad", "string", line))
-                break
-            tokens.append(Token("str", text[i + 1:end], line))
-            line += text.count("\n", i, end)
-            i = end + 1
-        elif c in NUMBER_CHARS or (c == "." and i + 1 < n and text[i + 1] in NUMBER_CHARS):
-            i = _number(text, i, tokens, line)
-        elif c == ".":
-            tokens.append(Token("kw", "last", line))
-            i += 1
-        elif c.islower():
-            j = i
-            while j < n and (text[j].islower() or text[j].isdigit() or text[j] == "_"):
-                j += 1
-            word = text[i:j]
-            tokens.append(Token("kw" if word in KEYWORDS else "name", word, line))
-            i = j
-        else:
-            for op in OPERATORS:
-                if text.startswith(op, i):
-                    tokens.append(Token("op", op, line))
-                    i += len(op)
-                    break
-            else:
-                tokens.append(Token("bad", c, line))
-                i += 1
-    tokens.append(Token("eof", "", line))
-    return tokens
+# runs of digits, or a backslash-newline, which joins them (a repeat per digit would cost the
+# regex engine a few hundred bytes of backtracking state per digit)
+_DIGITS = r"(?:[0-9A-Z]+|\\\n)*"
+_TOKEN = re.compile(rf"""
+    (?P<nl>\n)
+  | (?P<blank>[ \t\r\f\v]+ | \\\n)
+  | (?P<comment>\#[^\n]*)
+  | (?P<block>/\*.*?\*/) | (?P<open_block>/\*)
+  | (?P<str>"[^"]*") | (?P<open_str>")
+  | (?P<num>[0-9A-Z]{_DIGITS}(?:\.{_DIGITS})? | \.(?=[0-9A-Z]){_DIGITS})
+  | (?P<last>\.)
+  | (?P<word>[a-z][a-z0-9_]*)
+  | (?P<op>\|\| | && | \+\+ | -- | [=!<>+\-*/%^]= | [-+*/%^!()\[\]{{}},;<>=])
+  | (?P<bad>.)
+""", re.S | re.X)
 
 
-def _number(text: str, i: int, tokens: list, line: int) -> int:
-    """A numeric literal; a backslash-newline inside one joins its digits."""
-    digits, seen_point = [], False
-    while i < len(text):
-        c = text[i]
-        if c in NUMBER_CHARS:
-            digits.append(c)
-        elif c == "." and not seen_point:
-            seen_point = True
-            digits.append(c)
-        elif c == "\\" and text.startswith("\n", i + 1):
-            i += 1
-        else:
+def tokenize(text: str) -> Iterator[Token]:
+    """The tokens of a program, made as the parser asks for them (a program may be a 16 MB file:
+    a list of its tokens would take ten times that), the clock read every few thousand."""
+    line = 1
+    for count, m in enumerate(_TOKEN.finditer(text), 1):
+        if not count % _CLOCK_EVERY:
+            check_stop()
+        kind, value = m.lastgroup, m.group()
+        if kind == "nl":
+            line += 1
+            yield Token("nl", "\n", line)
+        elif kind == "blank":
+            line += value == "\\\n"
+        elif kind == "word":
+            yield Token("kw" if value in KEYWORDS else "name", value, line)
+        elif kind == "num":
+            yield Token("num", value.replace("\\\n", ""), line)
+        elif kind == "op":
+            yield Token("op", value, line)
+        elif kind == "str":
+            yield Token("str", value[1:-1], line)
+            line += value.count("\n")
+        elif kind == "block":
+            line += value.count("\n")
+        elif kind == "last":
+            yield Token("kw", "last", line)
+        elif kind in ("open_block", "open_str"):
+            yield Token("bad", "comment" if kind == "open_block" else "string", line)
             break
-        i += 1
-    tokens.append(Token("num", "".join(digits), line))
-    return i
+        elif kind == "bad":
+            yield Token("bad", value, line)
+    yield Token("eof", "", line)
 
 
 # ------------------------------------------------------------------ trees
@@ -132,27 +113,43 @@ class Item:
 
 
 class Parser:
-    def __init__(self, tokens: list):
-        self.tokens = tokens
-        self.pos = 0
+    def __init__(self, tokens: Iterator[Token]):
+        self.source = tokens
+        self.tok: Token = next(tokens)
+        self.ahead: deque[Token] = deque()     # tokens read past the current one (peek)
         self.saw_quit = False
+        self.depth = 0                          # nesting of expressions and statements
 
     # -------------------------------------------------------------- token helpers
-    @property
-    def tok(self) -> Token:
-        return self.tokens[self.pos]
+    def peek(self, k: int) -> Token:
+        """The token k places after the current one (the end repeats)."""
+        while len(self.ahead) < k:
+            last = self.ahead[-1] if self.ahead else self.tok
+            self.ahead.append(last if last.kind == "eof" else next(self.source))
+        return self.ahead[k - 1]
+
+    def deeper(self, parse):
+        """parse() one level of nesting deeper: past MAX_NESTING, what GNU bc does once its
+        parser stack is full: its words, and no more input (the depth starts again at each item)."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise BcSyntaxError("memory exhausted", self.tok.line, fatal=True)
+        node = parse()
+        self.depth -= 1
+        return node
 
     def at(self, kind: str, value: Optional[str] = None) -> bool:
         t = self.tok
         return t.kind == kind and (value is None or t.value == value)
 
     def at_op(self, value: str) -> bool:
-        return self.at("op", value)
+        t = self.tok
+        return t.value == value and t.kind == "op"
 
     def advance(self) -> Token:
-        t = self.tokens[self.pos]
+        t = self.tok
         if t.kind != "eof":
-            self.pos += 1
+            self.tok = self.ahead.popleft() if self.ahead else next(self.source)
         return t
 
     def expect_op(self, value: str):
@@ -189,6 +186,7 @@ class Parser:
     # -------------------------------------------------------------- items
     def item(self) -> Optional[Item]:
         """The next input item, or None at the end of the input."""
+        self.depth = 0
         while self.at("nl") or self.at_op(";"):
             self.advance()
         if self.at("eof"):
@@ -278,6 +276,9 @@ class Parser:
 
     # -------------------------------------------------------------- statements
     def statement(self):
+        return self.deeper(self._statement)
+
+    def _statement(self):
         t = self.tok
         if t.kind == "str":
             self.advance()
@@ -352,7 +353,7 @@ class Parser:
 
     # -------------------------------------------------------------- expressions
     def expression(self):
-        return self._or()
+        return self.deeper(self._or)
 
     def _or(self):
         left = self._and()
@@ -371,7 +372,7 @@ class Parser:
     def _not(self):
         if self.at_op("!"):
             self.advance()
-            return ("not", self._not())
+            return ("not", self.deeper(self._not))
         return self._relation()
 
     def _relation(self):
@@ -399,16 +400,16 @@ class Parser:
         base = self._unary()
         if self.at_op("^"):
             self.advance()
-            return ("bin", "^", base, self._power())
+            return ("bin", "^", base, self.deeper(self._power))
         return base
 
     def _unary(self):
         if self.at_op("!"):             # `1 + !0 * 4` is 1 + !(0 * 4): ! takes all that binds tighter
             self.advance()
-            return ("not", self._not())
+            return ("not", self.deeper(self._not))
         if self.at_op("-"):
             self.advance()
-            return ("neg", self._unary())
+            return ("neg", self.deeper(self._unary))
         if self.at_op("++") or self.at_op("--"):
             op = self.advance().value
             return ("pre", op, self._named())
@@ -425,9 +426,9 @@ class Parser:
             self.expect_op(")")
             return ("paren", inner)
         if t.kind == "kw" and t.value in ("length", "sqrt", "read") or (
-                t.kind == "kw" and t.value == "scale" and self.tokens[self.pos + 1].value == "("):
+                t.kind == "kw" and t.value == "scale" and self.peek(1).value == "("):
             return self._builtin_call()
-        if t.kind == "name" and self.tokens[self.pos + 1].kind == "op" and self.tokens[self.pos + 1].value == "(":
+        if t.kind == "name" and self.peek(1).kind == "op" and self.peek(1).value == "(":
             return self._call()
         target = self._named()
         if self.tok.kind == "op" and self.tok.value in ASSIGN_OPS:
@@ -471,8 +472,7 @@ class Parser:
         self.expect_op("(")
         args = []
         while not self.at_op(")"):
-            if self.at("name") and self.tokens[self.pos + 1].value == "[" and \
-                    self.tokens[self.pos + 2].value == "]":
+            if self.at("name") and self.peek(1).value == "[" and self.peek(2).value == "]":
                 args.append(("array", self.advance().value))
                 self.advance()
                 self.advance()
