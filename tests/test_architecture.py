@@ -211,3 +211,20 @@ def test_the_contract_fails_on_a_new_cycle():
 def test_every_justified_back_edge_still_exists():
     for importer, imported in JUSTIFIED_BACK_EDGES:
         assert (imported, False) in GRAPH[importer], (importer, imported)
+
+
+# What importing the package may import of commands/: the table and its options parser, the
+# network policy the tools hold, and python3's names (its availability is a spec lookup).
+COMMAND_SUPPORT_AT_IMPORT = {"scripted_kernel.commands", "scripted_kernel.commands.registry",
+                             "scripted_kernel.commands._options", "scripted_kernel.commands.python3",
+                             "scripted_kernel.commands.urlpolicy"}
+
+
+def test_importing_the_package_imports_no_command_module():
+    import subprocess
+    import sys
+    program = ("import sys, scripted_kernel\n"
+               "print('\\n'.join(m for m in sys.modules if m.startswith('scripted_kernel.commands')))")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert set(done.stdout.split()) - COMMAND_SUPPORT_AT_IMPORT == set()

@@ -15,7 +15,7 @@ import re
 from ipykernel.ipkernel import IPythonKernel
 
 from . import __version__
-from .commands import COMMANDS, USAGE
+from .commands import COMMANDS, usage_of
 from .shell.api import ExecutionLimits, builtin_names, read_status
 from .tools import catalog, manual
 
@@ -255,7 +255,7 @@ def _hits(candidates, word):
 def _flags(name: str, tool) -> list:
     if name in tool.tools:
         return [(f"--{r['name']}", r["type"]) for r in catalog.flag_rows(tool.tools[name].tool_def)]
-    usage = USAGE.get(name)
+    usage = usage_of(name)
     if usage is not None:
         flags = []
         for line in usage.options:          # "-n, --lines=NUM   description": the part before the gap

@@ -9,7 +9,6 @@ import pytest
 
 from scripted_kernel import BashTool
 from scripted_kernel.commands import COMMANDS, FILE_COMMANDS
-from scripted_kernel.commands.registry import USAGE
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -30,7 +29,36 @@ def test_usage_errors_are_reported_by_the_registry():
 def test_file_commands_are_marked():
     assert {"ls", "cp", "find", "stat"} <= FILE_COMMANDS
     assert not {"grep", "sort", "jq"} & FILE_COMMANDS
-    assert set(USAGE) <= set(COMMANDS)
+
+
+def test_the_index_read_from_the_sources_is_what_importing_every_module_registers():
+    """The names come from the decorators' text; importing each module must register exactly
+    those (a command registered some other way would be missing from the table)."""
+    import importlib
+    import pkgutil
+
+    import scripted_kernel.commands as package
+    from scripted_kernel.commands import registry
+    indexed, file_commands = dict(registry._HOME), set(FILE_COMMANDS)
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        if not info.name.rsplit(".", 1)[-1].startswith("_"):
+            importlib.import_module(info.name)
+    assert set(registry._LOADED) == set(indexed) == set(COMMANDS)
+    assert FILE_COMMANDS == file_commands
+    for name, module in indexed.items():
+        assert registry._LOADED[name].__module__ == module, name
+
+
+def test_a_module_is_imported_when_a_script_first_runs_its_command():
+    import subprocess
+    import sys
+    program = ("import sys\nfrom scripted_kernel import BashTool\n"
+               "t = BashTool()\nprint('scripted_kernel.commands.rev' in sys.modules)\n"
+               "print(t.execute('echo abc | rev').stdout.strip())\n"
+               "print('scripted_kernel.commands.rev' in sys.modules)\n"
+               "print(t.execute('rev --help').stdout.splitlines()[0])\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert done.stdout.splitlines() == ["False", "cba", "True", "Usage: rev [file ...]"], done.stderr
 
 
 PROGRAMS = """\

@@ -18,7 +18,7 @@ one character to match, and at the very end of the string the pattern's own rest
 """
 from __future__ import annotations
 
-import regex as re
+import re
 
 from .limits import check_stop
 from .regexes import bracket
@@ -498,10 +498,11 @@ class Run:
     def _segment_regex(self, seg: Seg):
         rx = seg.rx
         if rx is None:
+            import regex       # here: a script whose patterns need no regex never pays its import
             try:
-                rx = re.compile(f"(?=({seg.regex_text()}))", self.pattern.flags)
-            except re.error:            # a bracket such as [z-a]: nothing matches
-                rx = re.compile("(?!)")
+                rx = regex.compile(f"(?=({seg.regex_text()}))", self.pattern.flags)
+            except regex.error:        # a bracket such as [z-a]: nothing matches
+                rx = regex.compile("(?!)")
             seg.rx = rx
         return rx
 

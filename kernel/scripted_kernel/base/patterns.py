@@ -8,7 +8,7 @@ answer. The loops over places in the value check the clock.
 """
 from __future__ import annotations
 
-import regex as re
+import re
 
 from .extglob import Seg, compile_pattern
 from .limits import check_clock, check_length, string_limit
@@ -73,10 +73,11 @@ class _Glob:
 
 
 def _regex(text: str, flags: int):
+    import regex           # here: a script whose patterns need no regex never pays its import
     try:
-        return re.compile(text, flags)
-    except re.error:          # e.g. [z-a]: bash's pattern then matches nothing
-        return re.compile(r"(?!)")
+        return regex.compile(text, flags)
+    except regex.error:       # e.g. [z-a]: bash's pattern then matches nothing
+        return regex.compile(r"(?!)")
 
 
 _compiled: dict = {}

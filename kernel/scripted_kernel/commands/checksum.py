@@ -515,7 +515,8 @@ def _usage(name: str) -> Usage:
                  _MODES + extra + _COMMON)
 
 
-@command(*PROGRAMS, "cksum", usage={name: _usage(name) for name in (*PROGRAMS, "cksum")},
+@command("md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum",
+         usage={name: _usage(name) for name in (*PROGRAMS, "cksum")},
          needs_files=False)
 def run(ctx, argv):
     s, operands = _parse(argv)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..base.limits import check_clock
 from ._options import read_input, parse, split_lines
-from .registry import command
+from .registry import Usage, command
 
 
 
@@ -17,7 +17,15 @@ def _split_any(line: str, separators: str) -> list:
     return cells
 
 
-@command("column")
+USAGE = Usage("[options] [file ...]", "Columnate lists.", (
+    "-t, --table                  create a table",
+    "-s, --separator <string>     possible table delimiters",
+    "-o, --output-separator <string>  columns separator for table output (default is two spaces)",
+    "-c, --output-width <width>   width of output in number of characters",
+    "-n, -x, -e                   (accepted)"))
+
+
+@command("column", usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("column", argv, short_flags="tnxe", short_values="sco",
                       long_flags={"table": "t"},

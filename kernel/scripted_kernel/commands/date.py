@@ -7,7 +7,7 @@ import re
 from ..fs import FsError
 from ..base.limits import wall_clock
 from ._options import UsageError, parse
-from .registry import command
+from .registry import Usage, command
 
 ISO_FORMATS = {"date": "%Y-%m-%d", "hours": "%Y-%m-%dT%H%:z", "minutes": "%Y-%m-%dT%H:%M%:z",
                "seconds": "%Y-%m-%dT%H:%M:%S%:z", "ns": "%Y-%m-%dT%H:%M:%S,%N%:z"}
@@ -64,7 +64,15 @@ def _format(when: dt.datetime, fmt: str) -> str:
     return when.strftime(fmt)
 
 
-@command("date")
+USAGE = Usage("[OPTION]... [+FORMAT]", "Display the current time in the given FORMAT.", (
+    "-d, --date=STRING         display time described by STRING, not 'now'",
+    "-I, --iso-8601[=FMT]      output date/time in ISO 8601 format",
+    "-r, --reference=FILE      display the last modification time of FILE",
+    "-R, --rfc-email           output date and time in RFC 5322 format",
+    "-u, --utc, --universal    print Coordinated Universal Time (UTC)"))
+
+
+@command("date", usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("date", argv, short_flags="uR", short_values="dIr",
                       long_flags={"utc": "u", "universal": "u", "rfc-email": "R"},

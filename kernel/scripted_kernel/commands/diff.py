@@ -7,7 +7,7 @@ from typing import Optional
 from ..fs import FsError, access
 from ..base.limits import wall_clock
 from ._options import UsageError, bad_usage, parse
-from .registry import command
+from .registry import Usage, command
 
 
 
@@ -229,7 +229,26 @@ def _cmp(ctx, argv):
     return 0
 
 
-@command("diff", "cmp", needs_files=True)
+USAGES = {
+    "diff": Usage("[OPTION]... FILES", "Compare FILES line by line.", (
+        "-q, --brief                  report only when files differ",
+        "-s, --report-identical-files  report when two files are the same",
+        "-u, -U NUM, --unified[=NUM]  output NUM (default 3) lines of unified context",
+        "-i, --ignore-case            ignore case differences in file contents",
+        "-b, --ignore-space-change    ignore changes in the amount of white space",
+        "-w, --ignore-all-space       ignore all white space",
+        "-B, --ignore-blank-lines     ignore changes where lines are all blank",
+        "-a, --text                   treat all files as text",
+        "    --label LABEL            use LABEL instead of file name and timestamp",
+        "-N, -t                       (accepted)")),
+    "cmp": Usage("[OPTION]... FILE1 [FILE2]", "Compare two files byte by byte.", (
+        "-b                       print differing bytes",
+        "-l                       output byte numbers and differing byte values",
+        "-s, --quiet, --silent    suppress all normal output")),
+}
+
+
+@command("diff", "cmp", needs_files=True, usage=USAGES)
 def run(ctx, argv):
     impl = _diff if argv[0] == "diff" else _cmp
     return impl(ctx, argv)

@@ -9,7 +9,7 @@ from ..fs import FsError
 from ..fs.base import EEXIST, ENAMETOOLONG, ENOSPC, EPERM, EROFS
 from ..base.limits import check_stop, wall_clock
 from ._options import UsageError, bad_usage, bounded, parse
-from .registry import command
+from .registry import Usage, command
 
 
 
@@ -411,7 +411,62 @@ _COMMANDS = {
 }
 
 
-@command("mkdir", "rmdir", "rm", "cp", "mv", "touch", "chmod", "ln", needs_files=True)
+USAGES = {
+    "mkdir": Usage("[OPTION]... DIRECTORY...", "Create the DIRECTORY(ies), if they do not already exist.", (
+        "-m, --mode=MODE   set file mode (as in chmod)",
+        "-p, --parents     no error if existing, make parent directories as needed",
+        "-v, --verbose     print a message for each created directory")),
+    "rmdir": Usage("[OPTION]... DIRECTORY...", "Remove the DIRECTORY(ies), if they are empty.", (
+        "    --ignore-fail-on-non-empty  ignore each failure to remove a non-empty directory",
+        "-p, --parents   remove DIRECTORY and its ancestors",
+        "-v, --verbose   output a diagnostic for every directory processed")),
+    "rm": Usage("[OPTION]... [FILE]...", "Remove (unlink) the FILE(s).", (
+        "-f, --force           ignore nonexistent files and arguments, never prompt",
+        "-i                    (accepted; there is no prompt)",
+        "-d, --dir             remove empty directories",
+        "-r, -R, --recursive   remove directories and their contents recursively",
+        "    --no-preserve-root  do not treat '/' specially",
+        "-v, --verbose         explain what is being done")),
+    "cp": Usage("[OPTION]... SOURCE... DIRECTORY", "Copy SOURCE to DEST, or multiple SOURCE(s) to DIRECTORY.", (
+        "-a, --archive                same as -dR --preserve=all",
+        "-d                           same as --no-dereference --preserve=links",
+        "-f, --force                  remove a destination that cannot be opened, and try again",
+        "-L, -H, -P                   follow symbolic links (always, on the command line, never)",
+        "-n, --no-clobber             do not overwrite an existing file",
+        "-p, --preserve               preserve mode and timestamps",
+        "-R, -r, --recursive          copy directories recursively",
+        "-t, --target-directory=DIRECTORY  copy all SOURCE arguments into DIRECTORY",
+        "-u                           copy only when the SOURCE file is newer",
+        "-v, --verbose                explain what is being done")),
+    "mv": Usage("[OPTION]... SOURCE... DIRECTORY", "Rename SOURCE to DEST, or move SOURCE(s) to DIRECTORY.", (
+        "-f, --force                  do not prompt before overwriting",
+        "-i                           (accepted; there is no prompt)",
+        "-n, --no-clobber             do not overwrite an existing file",
+        "-t, --target-directory=DIRECTORY  move all SOURCE arguments into DIRECTORY",
+        "-u                           move only when the SOURCE file is newer",
+        "-v, --verbose                explain what is being done")),
+    "touch": Usage("[OPTION]... FILE...",
+                   "Update the access and modification times of each FILE to the current time.", (
+        "-a, -m, -h            change only the access time / modification time / a link itself",
+        "-c, --no-create       do not create any files",
+        "-d, --date=STRING     parse STRING and use it instead of current time",
+        "-r, --reference=FILE  use this file's times instead of current time",
+        "-t STAMP              use [[CC]YY]MMDDhhmm[.ss] instead of current time")),
+    "chmod": Usage("[OPTION]... MODE[,MODE]... FILE...", "Change the mode of each FILE to MODE.", (
+        "-c, -f                like verbose but report only changes / suppress most errors",
+        "-v, --verbose         output a diagnostic for every file processed",
+        "-R, --recursive       change files and directories recursively")),
+    "ln": Usage("[OPTION]... TARGET LINK_NAME", "Create a link to TARGET with the name LINK_NAME.", (
+        "-f, --force                 remove existing destination files",
+        "-n, --no-dereference        treat LINK_NAME as a normal file if it is a symbolic link to a directory",
+        "-r, -F, -T                  (relative, directory, no-target-directory)",
+        "-s, --symbolic              make symbolic links instead of hard links",
+        "-t, --target-directory=DIRECTORY  the DIRECTORY in which to create the links",
+        "-v, --verbose               print name of each linked file")),
+}
+
+
+@command("mkdir", "rmdir", "rm", "cp", "mv", "touch", "chmod", "ln", needs_files=True, usage=USAGES)
 def run(ctx, argv):
     cmd = argv[0]
     impl, flags, values, longs, long_values = _COMMANDS[cmd]

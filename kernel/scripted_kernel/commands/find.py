@@ -7,7 +7,7 @@ from ..fs import FsError
 from ..base import patterns
 from ..base.limits import wall_clock
 from ._options import UsageError, shown
-from .registry import command
+from .registry import Usage, command
 
 _TESTS_WITH_ARG = {"-name", "-iname", "-path", "-ipath", "-wholename", "-type", "-maxdepth",
                    "-mindepth", "-size", "-mtime", "-mmin", "-newer", "-perm", "-regex", "-user",
@@ -340,7 +340,14 @@ class _Walker:
                 self.emit(path + "\n")
 
 
-@command("find", needs_files=True)
+USAGE = Usage("[-H] [-L] [-P] [starting-point...] [expression]", "Search for files in a directory hierarchy.", (
+    "tests: -name -iname -path -ipath -wholename -type -maxdepth -mindepth -size -mtime -mmin",
+    "       -newer -perm -user -group -links -regex -empty -true -false",
+    "actions: -print -print0 -printf -delete -exec -execdir -ok -prune",
+    "operators: ! -not -a -and -o -or ( )"))
+
+
+@command("find", needs_files=True, usage=USAGE)
 def run(ctx, argv):
     args = argv[1:]
     while args and args[0] in ("-H", "-L", "-P"):

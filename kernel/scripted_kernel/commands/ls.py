@@ -7,7 +7,7 @@ import time
 from ..fs import FsError, Stat
 from ..base.limits import check_stop, wall_clock
 from ._options import parse, shown as shown_operand
-from .registry import command
+from .registry import Usage, command
 
 _SIX_MONTHS = 182.5 * 24 * 3600
 
@@ -135,7 +135,24 @@ def _join(directory: str, name: str) -> str:
     return directory + name if directory.endswith("/") else directory + "/" + name
 
 
-@command("ls", needs_files=True)
+USAGE = Usage("[OPTION]... [FILE]...", "List information about the FILEs (the current directory by default).", (
+    "-a, --all               do not ignore entries starting with .",
+    "-A, --almost-all        do not list implied . and ..",
+    "-d, --directory         list directories themselves, not their contents",
+    "-F, --classify          append indicator (one of */=>@|) to entries",
+    "-h, --human-readable    with -l, print sizes like 1K 234M 2G",
+    "-l                      use a long listing format",
+    "-n, -g, -o              long listing with numeric ids, without owner, without group",
+    "-p                      append / indicator to directories",
+    "-r, --reverse           reverse order while sorting",
+    "-R, --recursive         list subdirectories recursively",
+    "-S                      sort by file size, largest first",
+    "-t                      sort by time, newest first",
+    "-U                      do not sort",
+    "-1                      list one file per line"))
+
+
+@command("ls", needs_files=True, usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("ls", argv, short_flags="laAR1tSrhdFpngoU",
                       long_flags={"all": "a", "almost-all": "A", "recursive": "R",

@@ -14,7 +14,7 @@ from ..fs import FsError, access
 from ._options import Inputs, UsageError, parse
 from ..base.limits import check_clock, check_length, string_limit
 from ..base.regexes import RegexError, RegexTimeout, matcher, risky, substitute, translate
-from .registry import command
+from .registry import Usage, command
 
 
 
@@ -778,7 +778,22 @@ def _unambiguous(space: str, width: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-@command("sed")
+USAGE = Usage("[OPTION]... {script-only-if-no-other-script} [input-file]...",
+              "Stream editor: filter and transform text.", (
+    "-n, --quiet, --silent      suppress automatic printing of pattern space",
+    "-e script, --expression=script  add the script to the commands to be executed",
+    "-f script-file, --file=script-file  add the contents of script-file",
+    "-i, --in-place             edit files in place",
+    "-l N, --line-length=N      the line-wrap length for the `l' command",
+    "    --posix                disable all GNU extensions",
+    "-E, -r, --regexp-extended  use extended regular expressions",
+    "-s, --separate             consider files as separate",
+    "    --sandbox              disable e/r/w commands",
+    "-u, --unbuffered           flush the output buffers more often",
+    "-z, --null-data            separate lines by NUL characters"))
+
+
+@command("sed", usage=USAGE)
 def run(ctx, argv):
     # -i[SUFFIX] / --in-place[=SUFFIX]: the backup suffix is accepted (no backup is kept)
     argv = [a if not (a.startswith("-i") and len(a) > 2 and a[2] not in "nrEsuz") and

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from ._options import UsageError, bad_usage, parse
-from .registry import command
+from .registry import Usage, command
 
 CLASSES = {
     "alpha": lambda c: c.isalpha(), "digit": lambda c: "0" <= c <= "9",
@@ -89,7 +89,14 @@ def _expand(items: list, for_set2: bool = False, length_hint: int = 0) -> list:
     return chars
 
 
-@command("tr")
+USAGE = Usage("[OPTION]... STRING1 [STRING2]", "Translate, squeeze, and/or delete characters from standard input.", (
+    "-c, -C, --complement    use the complement of STRING1",
+    "-d, --delete            delete characters in STRING1, do not translate",
+    "-s, --squeeze-repeats   replace each sequence of a repeated character with one",
+    "-t, --truncate-set1     first truncate STRING1 to length of STRING2"))
+
+
+@command("tr", usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("tr", argv, short_flags="cCdst",
                       long_flags={"complement": "c", "delete": "d", "squeeze-repeats": "s",

@@ -11,7 +11,6 @@ hangs is left behind at the deadline (status 124) together with the shell it was
 """
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import contextvars
 import threading
@@ -187,6 +186,7 @@ class BashTool(ScriptedTool):
                             on_output: Optional[Callable] = None) -> ToolResponse:
         """The script runs on a runner thread, as ScriptedTool's do (no executor that busy
         calls could fill); waiting for the shell does not hold the loop."""
+        import asyncio       # here, not at the top: a synchronous caller never pays its import
         refused = self._nested_call() or await self._wait_for_shell_async(cancel)
         if refused is not None:
             return refused
@@ -270,6 +270,7 @@ class BashTool(ScriptedTool):
         return None
 
     async def _wait_for_shell_async(self, cancel: Optional[CancelToken]) -> Optional[ToolResponse]:
+        import asyncio
         deadline = self._shell_deadline()
         while not self._lock.acquire(blocking=False):
             refused = self._stop_waiting(cancel, deadline)

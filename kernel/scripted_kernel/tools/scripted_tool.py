@@ -8,7 +8,6 @@ the caller's event loop under `execute_async`, else on the runner thread's own l
 """
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import contextvars
 import dataclasses
@@ -30,7 +29,7 @@ from ..base.limits import CancelToken, ExecutionLimits, timeout_error, wall_cloc
 from ..shell.api import KEYWORDS as SHELL_KEYWORDS, Run, ShellConfig, ShellSession, builtin_names, run_script
 from . import catalog, telemetry
 from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, cannot_print, failure_message, left_running,
-                          run_coroutine, sanitize)
+                          run_coroutine)
 from .definitions import (DecoratedTool, ToolArgs, ToolDef, callback_from_function, is_async_callable, tool,
                           tool_def_from_function)
 from .flags import FlagError, FlagParser
@@ -220,6 +219,7 @@ class _Run:
         return self.response()
 
     async def wait_async(self) -> ToolResponse:
+        import asyncio       # here, not at the top: a synchronous caller never pays its import
         loop = asyncio.get_running_loop()
         finished = loop.create_future()
 
@@ -550,6 +550,7 @@ class ScriptedTool:
     async def execute_async(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
                             on_output: Optional[Callable] = None) -> ToolResponse:
         """Run the script off the loop; async callbacks run on this (the caller's) loop."""
+        import asyncio
         run, work = self._prepare(commands, stdin, cancel, on_output, None, asyncio.get_running_loop())
         response = await self._traced_await(run, work, None)
         self._last.trace = response.trace
@@ -689,6 +690,7 @@ class ScriptedTool:
             try:
                 value = registered.revert(call, output)
                 if inspect.isawaitable(value):
+                    import asyncio
                     asyncio.run(_awaited(value))
             except Exception as e:              # the host's own code: reported as it failed
                 report.failed.append((call, failure_message(e)))
@@ -968,7 +970,12 @@ class ScriptedTool:
         return self._contained(sh, _tool_run(sh), name, call, is_async)
 
     def _shown(self, message: str) -> str:
-        return sanitize(message) if self.sanitize_errors_enabled else message
+        """A host failure's message as a script sees it (redaction.py is imported by the first
+        failure, not with the tool layer)."""
+        if not self.sanitize_errors_enabled:
+            return message
+        from .redaction import sanitize
+        return sanitize(message)
 
     @classmethod
     def _contained(cls, sh, run: Optional[_Run], name: str, call: Callable, is_async: bool = False,
@@ -999,6 +1006,7 @@ class ScriptedTool:
         if is_async:
             caller_loop = run.caller_loop if run is not None else None
             if isolate and caller_loop is None:
+                import asyncio
                 return call_on_own_thread(name, lambda: asyncio.run(call()), budget)
             return run_coroutine(call, caller_loop, budget, run.in_flight if run is not None else None)
         if isolate:
@@ -1010,7 +1018,7 @@ class ScriptedTool:
         return failure_message(error)
 
     def _fail(self, sh, name, argv, params, started, message: str, kind: str = "tool") -> int:
-        sh.err(f"{name}: {sanitize(message) if self.sanitize_errors_enabled else message}\n")
+        sh.err(f"{name}: {self._shown(message)}\n")
         self._trace(sh, name, kind, argv, params, 1, started)
         return 1
 

@@ -434,7 +434,8 @@ USAGES = {name: Usage("[OPTION]... [FILE]...",
           for name in FAMILIES}
 
 
-@command(*FAMILIES, usage=USAGES, needs_files=True)
+@command("gzip", "gunzip", "zcat", "bzip2", "bunzip2", "bzcat", "xz", "unxz", "xzcat", usage=USAGES,
+         needs_files=True)
 def compressor(ctx, argv):
     prog = argv[0].rsplit("/", 1)[-1]
     return FAMILIES.get(prog, Tool)(ctx, prog).run(argv)

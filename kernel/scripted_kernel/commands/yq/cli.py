@@ -28,7 +28,7 @@ import yaml
 from ...fs import FsError, access
 from .._options import UsageError
 from ..jq.command import run_command_line
-from ..registry import USAGE
+from ..registry import usage_text
 from .documents import DocumentError, ParseError, decode_documents, json_text, reading, to_json, to_yaml
 
 _USAGE_LINES = """\
@@ -283,7 +283,7 @@ def main(ctx, argv, program: str, reader) -> int:
     """yq's command line (tomlq's with `reader` reading TOML instead of YAML)."""
     parsed = parse_arguments(argv, program)
     if parsed.help or parsed.version:
-        ctx.out(f"{program} (scripted_kernel)\n" if parsed.version else USAGE[program].text(program))
+        ctx.out(f"{program} (scripted_kernel)\n" if parsed.version else usage_text(program))
         return 0
     refused = _refused(parsed)
     if refused:
