@@ -207,8 +207,8 @@ class Pattern:
         self.regular = _regular(items)
         self._empty: dict = {}
 
-    def run(self, text: str) -> Run:
-        return Run(self, text)
+    def run(self, text: str) -> Matching:
+        return Matching(self, text)
 
     def fullmatch(self, text: str) -> bool:
         return bool(self.run(text).ends(self.items, 0, 1) >> len(text) & 1)
@@ -218,7 +218,7 @@ class Pattern:
         key = (id(items), k, top)
         found = self._empty.get(key)
         if found is None:
-            found = self._empty[key] = bool(Run(self, "").ends(items, k, 1, top) & 1)
+            found = self._empty[key] = bool(Matching(self, "").ends(items, k, 1, top) & 1)
         return found
 
     def item_matches_empty(self, item) -> bool:
@@ -315,7 +315,7 @@ def _inline_fixed_groups(items: tuple):
     return tuple(out)
 
 
-class Run:
+class Matching:
     """One pattern against one text: masks of where each segment matches, the memo of
     `!(…)` groups, a step counter that looks at the clock."""
     __slots__ = ("pattern", "text", "n", "full", "masks", "negated", "steps")

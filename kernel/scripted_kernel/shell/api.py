@@ -18,14 +18,14 @@ from ..base.limits import Budget, CancelToken, ExecutionLimits, activate
 from . import nodes as A
 from .builtins import load as load_builtins
 from .escapes import text_from_host
-from .interpreter import BUILTINS, ExecResult, execute
+from .interpreter import BUILTINS, ShellResult, execute
 from .lexer import Source
 from .parser import RESERVED, Parser
 from .run import OutputSink, Run, ShellSlot
 from .session_state import measure
 from .state import Var
 
-__all__ = ["KEYWORDS", "Cancelled", "CancelToken", "CommandWords", "ExecResult", "ExecutionLimits",
+__all__ = ["KEYWORDS", "Cancelled", "CancelToken", "CommandWords", "ExecutionLimits",
            "LimitExceeded", "OutputSink", "Run", "ShellConfig", "ShellSession", "ShellSyntaxError", "Var",
            "Word", "builtin_names", "outline", "read_status", "run_script", "text_from_host"]
 
@@ -124,7 +124,7 @@ class ShellSession(ShellSlot):
 
 
 def run_script(script: str, config: ShellConfig, run: Run, stdin: str = "",
-               session: Optional[ShellSlot] = None) -> ExecResult:
+               session: Optional[ShellSlot] = None) -> ShellResult:
     """Run `script` in the shell `config` describes: a new one, or the one `session` keeps
     (made if it is empty). The run's budget, output and filesystem are `run`'s."""
     new_shell = session is None or not session

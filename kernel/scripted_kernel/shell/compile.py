@@ -22,7 +22,8 @@ from .jobs import start_job, with_substitutions
 from .lexer import Source
 from .parser import Parser
 from .redirects import RedirectError, get_fd, redirect_both, redirect_file, set_fd, with_redirects
-from .runtime import NO_COMMAND, DeclarationArg, seed_random, Function, InputStream, PipeBuffer, TempScope
+from .runtime import DeclarationArg, Function, InputStream, PipeBuffer
+from .variables import NO_COMMAND, TempScope, seed_random
 from .select import select_menu
 from .state import EXPORT, Var
 from .xtrace import LazyTraced, source_word, trace_argv, trace_line, xtrace_quote

@@ -16,7 +16,7 @@ import random
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..fs import absolute
-from .runtime import next_random
+from .variables import next_random
 
 if TYPE_CHECKING:
     from ..base.limits import Budget, ExecutionLimits

@@ -23,7 +23,8 @@ from .lexer import Source
 from .parser import Parser
 from .printer import body_text
 from .run import Run
-from .runtime import _RANDOM, SET_OPTIONS, SHOPT_DEFAULTS, Shell
+from .runtime import SET_OPTIONS, SHOPT_DEFAULTS, Shell
+from .variables import SHARED_RANDOM
 from .session_state import measure
 from .state import IndexedArray, Var
 
@@ -34,8 +35,8 @@ _TRAP = re.compile(r"[A-Z][A-Z0-9+-]{0,31}\Z|[0-9]{1,2}\Z")
 def capture_state(sh, cap: Capture) -> dict:
     if sh.scopes:
         raise SnapshotError("the shell is inside a function call: snapshot it between calls")
-    if sh.random is _RANDOM:               # its own generator, so that a copy draws the same
-        sh.random = random.Random(_RANDOM.getrandbits(64))
+    if sh.random is SHARED_RANDOM:               # its own generator, so that a copy draws the same
+        sh.random = random.Random(SHARED_RANDOM.getrandbits(64))
     variables = []
     for name, var in sh.globals.items():
         variables.append(_variable(name, var, cap))

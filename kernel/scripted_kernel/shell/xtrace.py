@@ -9,7 +9,7 @@ from typing import Callable, Optional
 from ..base.errors import FatalError
 from . import nodes as A
 from .quoting import quote_for_reuse
-from .runtime import seed_random
+from .variables import seed_random
 
 
 def xtrace_quote(arg: str) -> str:

@@ -304,34 +304,34 @@ class BashTool(ScriptedTool):
         return, is a failing command (status 1, one sanitised line), as a tool's callback."""
         is_async = is_async_callable(fn)
 
-        def run(sh, argv):
+        def run(ctx, argv):
             started = time.perf_counter()
-            active = _tool_run(sh)
+            active = _tool_run(ctx)
             if active is not None and active.plan is not None:         # a plan: listed, not called
-                active.plan.append(ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(sh.stdin),
+                active.plan.append(ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(ctx.stdin),
                                             "builtin"))
                 return 0
             if self.hooks.before or self.hooks.after or (active is not None and (active.watched or active.journal)):
-                call = ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(sh.stdin), "builtin")
-                return self._through_hooks(sh, active, call, lambda c: invoke(sh, argv, c.params["args"], started),
+                call = ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(ctx.stdin), "builtin")
+                return self._through_hooks(ctx, active, call, lambda c: invoke(ctx, argv, c.params["args"], started),
                                            _builtin_params)
-            return invoke(sh, argv, list(argv[1:]), started)[0]
+            return invoke(ctx, argv, list(argv[1:]), started)[0]
 
-        def invoke(sh, argv, args, started) -> tuple:
-            self._count_call(sh, name, "builtin", argv, None, started)
-            stdin = sh.stdin.read_all()
-            value = self._contained(sh, _tool_run(sh), name, lambda: self._call_builtin(fn, args, stdin, is_async),
+        def invoke(ctx, argv, args, started) -> tuple:
+            self._count_call(ctx, name, "builtin", argv, None, started)
+            stdin = ctx.stdin.read_all()
+            value = self._contained(ctx, _tool_run(ctx), name, lambda: self._call_builtin(fn, args, stdin, is_async),
                                     is_async, (name, "builtin", argv, None, started))
             if isinstance(value, BaseException):
-                return self._fail(sh, name, argv, None, started, self._failure_text(value), "builtin"), 0, 0
+                return self._fail(ctx, name, argv, None, started, self._failure_text(value), "builtin"), 0, 0
             try:
                 out, err, status = _builtin_result(value)
             except BaseException as e:    # the wrong shape, a cycle, an object whose __str__ raises
-                return self._fail(sh, name, argv, None, started,
+                return self._fail(ctx, name, argv, None, started,
                                   cannot_print(e), "builtin"), 0, 0
-            sh.out(out)
-            sh.err(err)
-            self._trace(sh, name, "builtin", argv, None, status, started, len(out), len(err))
+            ctx.out(out)
+            ctx.err(err)
+            self._trace(ctx, name, "builtin", argv, None, status, started, len(out), len(err))
             return status, len(out), len(err)
         return run
 

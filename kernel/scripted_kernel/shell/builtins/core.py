@@ -352,7 +352,7 @@ def command_builtin(sh, argv):
         kind, fn = own
         return fn(sh, args) if kind == "builtin" else call_command(sh, name, fn, args)
     if "p" in flags:          # command -p: $PATH's default value for this lookup
-        from ..runtime import TempScope
+        from ..variables import TempScope
         from .files import DEFAULT_PATH
         sh.scopes.append(TempScope(PATH=Var(DEFAULT_PATH, EXPORT)))
         try:

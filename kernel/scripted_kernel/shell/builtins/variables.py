@@ -6,7 +6,8 @@ import re
 from .registry import builtin
 from ...base.errors import FatalError
 from ..quoting import ansi_c_escape, needs_ansi_c, quote_for_reuse
-from ..runtime import DeclarationArg, TempScope, attribute_letters
+from ..runtime import DeclarationArg
+from ..variables import TempScope, attribute_letters
 from ..state import (assoc_order, CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray,
                      Var)
 
