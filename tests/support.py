@@ -1,8 +1,10 @@
 """What the tests share besides fixtures (those are in conftest.py): the real bash the
 differential tests compare with, running a script with files in both, the corpus of the test
-suite's scripts and their seeded mutations, and a real redis-server on a free port.
-Tests import it as `support` (tests/ is on the path: conftest.py is there)."""
+suite's scripts and their seeded mutations, a real redis-server on a free port, and the scale of
+the seeded and generated tests. Tests import it as `support` (tests/ is on the path: conftest.py
+is there)."""
 import ast
+import os
 import random
 import shutil
 import signal
@@ -15,6 +17,14 @@ import pytest
 from scripted_kernel import BashTool
 
 BASH = shutil.which("bash")
+
+# The seeded and generated tests (random scripts, command lines, token streams, nesting depths)
+# run a size that keeps the default run fast; SCRIPTED_KERNEL_TEST_SCALE=N runs N times more.
+TEST_SCALE = max(1, int(os.environ.get("SCRIPTED_KERNEL_TEST_SCALE") or 1))
+
+
+def scaled(cases: int) -> int:
+    return cases * TEST_SCALE
 
 
 def bash_version_ok() -> bool:
