@@ -12,6 +12,7 @@ import contextlib
 import contextvars
 import dataclasses
 import difflib
+import functools
 import inspect
 import json
 import re
@@ -855,9 +856,10 @@ class ScriptedTool:
         def invoke(ctx, argv, params, started, active) -> tuple:
             """Call the callback: (status, stdout bytes, stderr bytes)."""
             if active is not None:
-                _count_call(active, name, "tool", argv, params, started)
-            tool_args = ToolArgs(params, source=ctx.stdin.read_all)
-            call: Callable = lambda: registered.callback(tool_args)      # noqa: E731
+                active.tool_calls += 1
+                if active.tool_calls > active.limits.max_tool_calls:
+                    _out_of_tool_calls(active, name, "tool", argv, params, started)
+            call: Callable = functools.partial(registered.callback, ToolArgs(params, source=ctx.stdin.read_all))
             if registered.is_async and active is not None and active.tracer is not None:
                 call = telemetry.carry_context(call)
             value = self._contained(ctx, active, name, call, registered.is_async, (name, "tool", argv, params, started))
@@ -988,7 +990,9 @@ class ScriptedTool:
         if run is not None:
             run.calling = calling or (name, "hook", [name], None, time.perf_counter())
         try:
-            return cls._call(name, call, is_async, ctx, run)
+            if is_async or run is None or run.inline or ctx.isolate_tools:
+                return cls._call(name, call, is_async, ctx, run)
+            return call()           # the common case: a sync callback, here on the runner thread
         except (Cancelled, LimitExceeded):
             raise
         except BaseException as e:    # SystemExit, KeyboardInterrupt on a runner thread ...
@@ -1135,13 +1139,17 @@ def _log(run: _Execution, name, kind, argv, params, status, started, out_bytes=0
 
 def _count_call(run: _Execution, name: str, kind: str, argv: list, params, started: float):
     """One more tool call of the run: past max_tool_calls it is logged as not started and the
-    run ends (LimitExceeded)."""
+    run ends (LimitExceeded). (A tool's own call counts inline, then calls _out_of_tool_calls.)"""
     run.tool_calls += 1
     if run.tool_calls > run.limits.max_tool_calls:
-        limit = run.limits.max_tool_calls
-        _log(run, name, kind, argv, params, 1, started, state="not started")
-        raise LimitExceeded("max_tool_calls", f"tool call limit exceeded: more than {limit} calls "
-                                              f"(max_tool_calls); {name} was not called")
+        _out_of_tool_calls(run, name, kind, argv, params, started)
+
+
+def _out_of_tool_calls(run: _Execution, name: str, kind: str, argv: list, params, started: float):
+    limit = run.limits.max_tool_calls
+    _log(run, name, kind, argv, params, 1, started, state="not started")
+    raise LimitExceeded("max_tool_calls", f"tool call limit exceeded: more than {limit} calls "
+                                          f"(max_tool_calls); {name} was not called")
 
 
 @dataclass
