@@ -7,6 +7,10 @@ front-end listens, the question is three buttons (Allow / Allow all of this tool
 elsewhere (terminal IPython, a front-end without widgets) it is a line read with `input()`:
 `y` allows, `a` allows every later call of that tool in the session, anything else denies.
 
+Where the cell's run can wait (the session's own tools, in a widget front-end), a fourth button,
+Decide later, pauses the run before the call: the cell ends paused, and the decision is made in
+its output afterwards (pending.py).
+
 A cell blocks its kernel's main thread while it runs, so a button click cannot reach it there:
 the widget's replies are routed to a kernel subshell of their own (ipykernel 7's subshells),
 whose thread hands the answer to the waiting script. A kernel without subshells asks through
@@ -19,11 +23,13 @@ import shlex
 import threading
 from typing import Callable, Optional
 
-from scripted_kernel import Deny
+from scripted_kernel import Deny, Pause
 
-from .markup import html
+from .markup import Html, html
 
-ALLOW, ALLOW_ALL, DENY = "allow", "allow_all", "deny"
+ALLOW, ALLOW_ALL, DENY, LATER = "allow", "allow_all", "deny", "later"
+DENIED_REASON = "not approved in the notebook"
+LATER_REASON = "left for a decision in the notebook"
 
 
 def describe(call) -> str:
@@ -38,7 +44,8 @@ class Approval:
         self.shell = shell
         self.on = False
         self.allowed_all: set = set()
-        self.ask = ask                # fn(call) -> ALLOW | ALLOW_ALL | DENY; None: widget or input()
+        self.ask = ask                # fn(call) -> ALLOW | ALLOW_ALL | DENY | LATER; None: widget or input()
+        self.can_wait = False         # the running cell can pause and be resumed (run_script sets it)
         self._lock = threading.Lock()  # one question at a time
 
     def hook(self, call):
@@ -50,7 +57,9 @@ class Approval:
             self.allowed_all.add(call.name)
         if answer in (ALLOW, ALLOW_ALL):
             return None
-        return Deny("not approved in the notebook")
+        if answer == LATER and self.can_wait:
+            return Pause(LATER_REASON)
+        return Deny(DENIED_REASON)
 
     def _default_ask(self, call) -> str:
         from . import frontend
@@ -58,7 +67,7 @@ class Approval:
         if kernel is not None and frontend.widgets_live(self.shell):
             router = _subshell_router(kernel)
             if router is not None:
-                return WidgetQuestion(call, router).wait()
+                return WidgetQuestion(call, router, later=self.can_wait).wait()
         return ask_with_input(call)
 
 
@@ -104,20 +113,27 @@ def _subshell_router(kernel) -> Optional[Callable]:
     return route
 
 
-class WidgetQuestion:
-    """Three buttons and the call; wait() returns the answer once one is clicked."""
+def params_html(call) -> Html:
+    """The call's parameters as a widget shows them after its command line (JSON), or nothing."""
+    params = json.dumps(call.params, default=str) if call.params is not None else ""
+    return html(" <small>(parameters <code>{}</code>)</small>", params) if params else html("")
 
-    def __init__(self, call, route: Optional[Callable] = None):
+
+class WidgetQuestion:
+    """Three buttons (four with `later`) and the call; wait() returns the answer once one is
+    clicked."""
+
+    def __init__(self, call, route: Optional[Callable] = None, later: bool = False):
         import ipywidgets as widgets
         from IPython.display import display
         self.answer: Optional[str] = None
         self.done = threading.Event()
-        params = json.dumps(call.params, default=str) if call.params is not None else ""
-        text = widgets.HTML(html("<b>scripted</b>: run <code>{}</code>?{}", describe(call),
-                                 html(" <small>(parameters <code>{}</code>)</small>", params) if params else ""))
+        text = widgets.HTML(html("<b>scripted</b>: run <code>{}</code>?{}", describe(call), params_html(call)))
         self.buttons = {ALLOW: widgets.Button(description="Allow", button_style="success"),
                         ALLOW_ALL: widgets.Button(description=f"Allow all {call.name}"),
                         DENY: widgets.Button(description="Deny", button_style="danger")}
+        if later:
+            self.buttons[LATER] = widgets.Button(description="Decide later", button_style="warning")
         for answer, button in self.buttons.items():
             button.on_click(lambda _, answer=answer: self._answer(answer))
         if route is not None:         # before anyone can see a button: a click must never go to

@@ -19,16 +19,17 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython import get_ipython
 from IPython.display import clear_output, display
 
-from scripted_kernel import MemoryFs, ScriptedTool
+from scripted_kernel import Deny, MemoryFs, ScriptedTool
 from scripted_kernel.tools.containment import left_running
 from scripted_kernel.tools.definitions import REGISTRY
 from scripted_kernel.tools.scripted_tool import Session
 
 from . import frontend
-from .approval import Approval
+from .approval import ALLOW, DENIED_REASON, Approval, describe
 from .jsonview import MAX_TREE_CHARS, json_bundle, json_result
 from .limits import hint as limit_hint, notebook_limits
 from .markup import html, join
+from .pending import AfterReplay, DecisionRefused, PausedCell, PausedView, PendingRuns, pause_line_start
 from .session_history import NotebookHistory
 from .tracebacks import FailureRecorder, format_exception
 from .widgets import rich_bundle, tool_page
@@ -91,6 +92,18 @@ class ScriptInterrupted(KeyboardInterrupt):
         return [line + ("; " + left_running(self.left) if self.left else "")]
 
 
+class ScriptPaused(Exception):
+    """The cell's run waits before a tool call left for a decision later: the cell stops here
+    (Run All too), and the view below its output takes the decision."""
+
+    def __init__(self, call, reason: str):
+        super().__init__(f"{describe(call)} waits for a decision ({reason})")
+        self.call = call
+
+    def _render_traceback_(self):
+        return [_red(f"Paused: {self}") + "; Allow or Deny it above"]
+
+
 class _CallsInFlight:
     """The tool calls of one cell that started and have not returned, seen through a last
     before_tool hook and an after_tool hook: what an interrupt leaves running."""
@@ -113,7 +126,7 @@ class _CallsInFlight:
             return list(dict.fromkeys(self._names))
 
 
-_CELL_ERRORS = (ScriptError, ScriptInterrupted, MagicUsageError)
+_CELL_ERRORS = (ScriptError, ScriptInterrupted, MagicUsageError, ScriptPaused)
 
 
 def _bare(error: BaseException) -> BaseException:
@@ -169,6 +182,21 @@ class _NotebookTool(ScriptedTool):
     def _shell_config(self, table: dict, journal):
         """ScriptedTool's, with the carried parameters for every shell that starts."""
         return dataclasses.replace(super()._shell_config(table, journal), start_variables=self.parameters)
+
+    def paused_reason(self, continuation: bytes) -> str:
+        """Why a run paused: the reason its hook gave."""
+        return self._load_continuation(continuation, None).reason
+
+    def resume_in_cell(self, continuation: bytes, decision, on_output, session: Optional[Session]):
+        """ScriptedTool.resume, with what it does not take: the output streamed to `on_output`
+        (the cell's view) and the run in `session`'s shell (`%scripted session on`)."""
+        loaded = self._load_continuation(continuation, None)
+        loaded.journal.decision = decision
+        shell = session.shell_session if session is not None else None
+        run, work = self._prepare(loaded.script, loaded.stdin, None, on_output, shell, journal=loaded.journal)
+        response = self._run_and_wait(run, work, shell)
+        self._last.trace = response.trace
+        return response
 
 
 class NotebookTools:
@@ -331,12 +359,16 @@ class _CellOutput:
 
 def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: bool = False,
                env: Optional[dict] = None, no_raise: bool = False, stdout: str = "",
-               session: Optional[Session] = None, result_value: bool = False) -> ScriptResult:
+               session: Optional[Session] = None, result_value: bool = False,
+               resume: Optional[tuple] = None) -> ScriptResult:
     """Run one cell's script, its output streaming to the front-end as it is produced.
     `stdout`: "stream", "capture" or "json" (see _CellOutput); by default "json" in a
     notebook and "stream" in terminal IPython. `session`: run in that session's shell.
     `result_value`: a JSON document the cell printed is not displayed but left in the result's
-    `value`, for the magic to return (the cell's Out[n]); else it is displayed."""
+    `value`, for the magic to return (the cell's Out[n]); else it is displayed. `resume`:
+    (PausedCell, decision): continue that paused run rather than run `code` (pending.py).
+    A run of the session's tools, with approval on, may pause: ScriptPaused, and a view that
+    takes the decision."""
     state = shell_state(shell)
     tool = tool or state.tools.current()
     in_kernel = getattr(shell, "kernel", None) is not None
@@ -351,6 +383,16 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
     saved_env = tool.env
     if env:
         tool.env = {**tool.env, **env}
+    start = _start_of(state, tool, session, resume)
+    if resume is None:
+        def go(write):
+            return (session or tool).execute(code, on_output=write)
+    else:
+        paused, decision = resume
+
+        def go(write):
+            return tool.resume_in_cell(paused.continuation, decision, AfterReplay(write, paused.shown), session)
+    state.approval.can_wait = start is not None
     hook = (state.approval.hook, False)
     borrowed = state.approval.on and hook not in tool.hooks.before     # a tool named in the cell asks too
     if borrowed:
@@ -367,13 +409,14 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
     try:
         if recorder is not None:
             with recorder:
-                response = (session or tool).execute(code, on_output=output.write)
+                response = go(output.write)
         else:
-            response = (session or tool).execute(code, on_output=output.write)
+            response = go(output.write)
     except KeyboardInterrupt:
         sys.stdout.write(output.finish() or "")      # the output so far is kept
         raise ScriptInterrupted(in_flight.names()) from None
     finally:
+        state.approval.can_wait = False
         tool.env = saved_env
         if borrowed:
             tool.hooks.before.remove(hook)
@@ -401,9 +444,30 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
         display(_trace_table(result.trace), raw=True)
     if response.error == "cancelled":
         raise ScriptInterrupted(in_flight.names())
-    if result.exit_code and not no_raise:
+    if response.status == "paused" and start is not None and response.continuation is not None:
+        label = resume[0].label if resume is not None else f"In [{getattr(shell, 'execution_count', '?')}]"
+        paused_cell = PausedCell(label, response.pending, tool.paused_reason(response.continuation),
+                                 response.continuation, start, state.history.capture()[0], session is not None,
+                                 (len(response.stdout), pause_line_start(response.stderr)))
+        state.wait_for_decision(shell, paused_cell)
+        if not no_raise:
+            raise ScriptPaused(paused_cell.call, paused_cell.reason)
+    elif result.exit_code and not no_raise:
         raise ScriptError(result.exit_code, result.stderr, limit_hint(response.error, tool.limits))
     return result
+
+
+def _start_of(state, tool, session, resume) -> Optional[tuple]:
+    """The session as the cell began, when its run may pause for a decision later: a run of the
+    session's own tools in the cell's shell, with approval on (or the resumed run's start)."""
+    if resume is not None:
+        return resume[0].start
+    if not (state.approval.on and tool is state.tools.tool and session is state.session):
+        return None
+    try:
+        return state.history.capture()
+    except Exception:                 # a session the history cannot capture: no decide later
+        return None
 
 
 def _page(tool, name: str, no_raise: bool) -> ScriptResult:
@@ -459,6 +523,7 @@ class _State:
         self.fs = MemoryFs(limits=notebook_limits())     # one limits object: the files' and the tool's
         self.tools = NotebookTools(self.fs)
         self.approval = Approval(shell)      # `%scripted approve on`: asked before each tool call
+        self.pending = PendingRuns()         # cells that wait for a decision (pending.py)
         self.tools.tool.before_tool(self.approval.hook)
         self.trace = False
         self.sanitize = False        # `%scripted sanitize on`: tool errors as a model sees them
@@ -476,7 +541,7 @@ class _State:
     def set_session(self, on: bool):
         self.session = self.tools.tool.session() if on else None
 
-    def committed(self, shell, run):
+    def committed(self, shell, run, label: str = ""):
         """run(), then the session committed if the cell changed it (`%scripted history`)."""
         try:
             self.history.before_cell()
@@ -486,9 +551,38 @@ class _State:
             return run()
         finally:
             try:
-                self.history.after_cell(f"In [{getattr(shell, 'execution_count', '?')}]")
+                self.history.after_cell(label or f"In [{getattr(shell, 'execution_count', '?')}]")
             except Exception as e:
                 print(f"scripted: history: {e}", file=sys.stderr)
+
+    def wait_for_decision(self, shell, paused: PausedCell):
+        """Keep the paused run and show its view, whose Allow / Deny resumes it."""
+        self.pending.add(paused)
+        display(PausedView(paused, lambda run_id, answer: self.decide(shell, run_id, answer)).box)
+
+    def decide(self, shell, run_id: str, answer: str):
+        """Allow or deny the call a paused run waits before, and resume the run: on the session
+        as the cell began it, which must be as the cell left it (else the replay would see
+        other files and shell state than the run did). The rest of its output goes where the
+        caller's output goes; a failure or a new pause is one line, as a cell's would be."""
+        paused = self.pending.take(run_id)
+        if paused is None:
+            raise DecisionRefused("this run was decided already", final=True)
+        if paused.in_session != (self.session is not None) or self.history.changed_since(paused.at_pause):
+            self.pending.put_back(paused)
+            raise DecisionRefused(f"the session's files or shell changed since {paused.label} paused, and a "
+                                  "resumed run replays on the session as it left it: undo the change, or "
+                                  "run the cell again")
+        self.history.install(*paused.start)
+        decision = "allow" if answer == ALLOW else Deny(DENIED_REASON)
+
+        def run():
+            return run_script(shell, "", self.tools.current(), stdout="stream", session=self.session,
+                              resume=(paused, decision))
+        try:
+            self.committed(shell, run, f"{paused.label} resumed")
+        except _CELL_ERRORS as e:
+            print("\n".join(e._render_traceback_()), file=sys.stderr)
 
     def run_cell(self, shell, cell: str) -> ScriptResult:
         return self.committed(shell, lambda: self._run_cell(shell, cell))
@@ -665,7 +759,8 @@ class ScriptedMagics(Magics):
                 raise MagicUsageError("usage: %scripted approve on|off")
             state.approval.on = words[1] == "on"
             state.approval.allowed_all.clear()
-            print("approve on: each tool call is asked before it runs (Allow / Allow all of the tool / Deny)"
+            print("approve on: each tool call is asked before it runs (Allow / Allow all of the tool / Deny; "
+                  "in a notebook, Decide later pauses the cell)"
                   if state.approval.on else "approve off: tool calls run without asking")
             return
         if words[0] in ("undo", "history", "checkout", "save", "load"):

@@ -35,7 +35,8 @@ class NotebookHistory:
         session = self.state.session
         return session.shell_session if session is not None else None
 
-    def _capture(self) -> tuple:
+    def capture(self) -> tuple:
+        """(manifest, blobs) of the session's files and shell as they are now."""
         fs = self.state.fs
         return snapshot.capture(fs, self._shell(), getattr(fs, "user", "user"), "sandbox",
                                 known=self._history().blobs)
@@ -43,13 +44,13 @@ class NotebookHistory:
     def before_cell(self):
         """The session as it was before the first cell: what undoing that cell goes back to."""
         if not self._history().commits:
-            manifest, blobs = self._capture()
+            manifest, blobs = self.capture()
             self.history.add(manifest, blobs, "start")
 
     def after_cell(self, label: str) -> Optional[str]:
         """Commit the session if the cell changed its files or shell state; the commit's id."""
         history = self._history()
-        manifest, blobs = self._capture()
+        manifest, blobs = self.capture()
         head = history.find(None).manifest if history.commits else None
         if head is not None and not _changed(diff(head, manifest)):
             return None
@@ -61,10 +62,14 @@ class NotebookHistory:
                     return None            # the session alone is larger than the budget
                 history.prune(len(history.commits) - 1)
 
+    def changed_since(self, manifest: dict) -> bool:
+        """Whether the session's files or shell state differ from what `manifest` captured."""
+        return _changed(diff(manifest, self.capture()[0]))
+
     def checkout(self, ref) -> str:
         history = self._history()
         commit = history.find(ref)
-        self._install(commit.manifest, history.blobs_of(commit))
+        self.install(commit.manifest, history.blobs_of(commit))
         history.head = commit.id
         return commit.id
 
@@ -78,7 +83,8 @@ class NotebookHistory:
             return None
         return self.checkout(head.parent)
 
-    def _install(self, manifest: dict, blobs: dict):
+    def install(self, manifest: dict, blobs: dict):
+        """Put the session's files and shell back as a capture holds them."""
         state = self.state
         limits = state.tools.tool.limits
         _, fs, shell = snapshot.rebuild(manifest, blobs, limits, snapshot.host_mounts(state.fs))
@@ -113,7 +119,7 @@ class NotebookHistory:
         if loaded.manifest.get("shell") is not None and self.state.session is None:
             self.state.set_session(True)
         self.before_cell()
-        self._install(loaded.manifest, loaded.blobs)
+        self.install(loaded.manifest, loaded.blobs)
 
     def rows(self) -> list:
         """(number, id, label, time, what changed, head) for each commit, oldest first."""

@@ -46,7 +46,7 @@ def test_a_click_on_deny_fails_the_call_while_the_cell_runs(kernel):
     msg_id = kc.execute("double --x 1; echo status=$?; echo done")
     deadline = time.monotonic() + 60
     buttons, before = _buttons(kc, msg_id, deadline)
-    assert set(buttons) == {"Allow", "Allow all double", "Deny"}
+    assert set(buttons) == {"Allow", "Allow all double", "Deny", "Decide later"}
     assert "status=" not in "".join(before)                     # the script waits for the answer
     kc.session.send(kc.shell_channel.socket, "comm_msg",
                     {"comm_id": buttons["Deny"], "data": {"method": "custom", "content": {"event": "click"}}})
