@@ -383,7 +383,7 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
     saved_env = tool.env
     if env:
         tool.env = {**tool.env, **env}
-    start = _start_of(state, tool, session, resume)
+    start = _start_of(state, tool, session, resume, stdout)
     if resume is None:
         def go(write):
             return (session or tool).execute(code, on_output=write)
@@ -457,12 +457,13 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
     return result
 
 
-def _start_of(state, tool, session, resume) -> Optional[tuple]:
+def _start_of(state, tool, session, resume, stdout: str) -> Optional[tuple]:
     """The session as the cell began, when its run may pause for a decision later: a run of the
-    session's own tools in the cell's shell, with approval on (or the resumed run's start)."""
+    session's own tools in the cell's shell, its output shown (not kept for --out), with approval
+    on; or the resumed run's start."""
     if resume is not None:
         return resume[0].start
-    if not (state.approval.on and tool is state.tools.tool and session is state.session):
+    if not (state.approval.on and tool is state.tools.tool and session is state.session and stdout != "capture"):
         return None
     try:
         return state.history.capture()

@@ -161,6 +161,18 @@ def test_approval_question_escapes_the_call():
     assert IMG in text and ATTACKS[1] in text
 
 
+def test_paused_run_view_escapes_the_call_and_the_reason():
+    pytest.importorskip("ipywidgets")
+    from scripted_magic.pending import PausedCell, PausedView
+    call = ToolCall(IMG, {attack: attack for attack in ATTACKS}, [IMG, "--x", ATTACKS[1]])
+    paused = PausedCell(IMG, call, ATTACKS[2], b"", ({}, {}), {}, False, (0, 0))
+    view = PausedView(paused, lambda run_id, answer: None)
+    text = checked(view.text.value, "approval")
+    assert IMG in text and ATTACKS[1] in text and ATTACKS[2] in text
+    view.buttons["allow"].click()                    # the view, once decided, says so
+    assert IMG in checked(view.text.value, "approval")
+
+
 def _html_literals(tree) -> list:
     """f-strings, `+` and `%` that put values into markup (a tag in a literal part)."""
     tag = re.compile(r"<[A-Za-z/!]")
