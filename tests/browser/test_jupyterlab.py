@@ -104,10 +104,11 @@ def browser():
         ctx.close()
 
 
-def start_session(lab, name) -> str:
+def start_session(lab, name, spec: dict | None = None) -> str:
     """The notebook's kernel session, started through the REST API with the kernel named in the
-    notebook's metadata: JupyterLab attaches to it instead of asking which kernel to use."""
-    spec = json.loads((ROOT / "examples" / name).read_text())["metadata"]["kernelspec"]
+    notebook's metadata (`spec`, else an example's): JupyterLab attaches to it instead of asking
+    which kernel to use."""
+    spec = spec or json.loads((ROOT / "examples" / name).read_text())["metadata"]["kernelspec"]
     body = json.dumps({"path": name, "name": name, "type": "notebook", "kernel": {"name": spec["name"]}})
     request = urllib.request.Request(f"{lab}/api/sessions?token={TOKEN}", data=body.encode(), method="POST",
                                      headers={"Content-Type": "application/json"})
@@ -116,9 +117,10 @@ def start_session(lab, name) -> str:
     return spec["display_name"]
 
 
-def open_notebook(browser, lab, name):
-    """Open an example notebook on its own kernel and wait until that kernel is idle."""
-    kernel = start_session(lab, name)
+def open_notebook(browser, lab, name, spec: dict | None = None):
+    """Open a notebook (an example's, or one put with `spec`) on its own kernel and wait until
+    that kernel is idle."""
+    kernel = start_session(lab, name, spec)
     page = browser.new_page()
     page.goto(f"{lab}/lab/tree/{name}?reset&token={TOKEN}")
     page.wait_for_function("""(name) => [...document.querySelectorAll('.jp-Toolbar-kernelName')]
@@ -129,9 +131,11 @@ def open_notebook(browser, lab, name):
     return page
 
 
-def command(page, name: str, args: dict | None = None):
-    """Run a JupyterLab command (what a menu item or shortcut runs)."""
-    page.evaluate("([name, args]) => window.jupyterapp.commands.execute(name, args)", [name, args or {}])
+def command(page, name: str, args: dict | None = None, wait: bool = True):
+    """Run a JupyterLab command (what a menu item or shortcut runs); `wait=False`: start it and
+    return (running cells wait for their kernel, which may wait for a click)."""
+    page.evaluate("([name, args, wait]) => { const done = window.jupyterapp.commands.execute(name, args); "
+                  "return wait ? done : null; }", [name, args or {}, wait])
 
 
 def notebook_shows(page, pattern: str, timeout=90_000):
@@ -237,4 +241,43 @@ def test_html_export_of_an_executed_notebook_shows_the_tool_table_offline(browse
     text = tree.inner_text()
     assert text.index('"status"') < text.index('"count"') and tree.is_visible()
     page.screenshot(path=str(SHOTS / "export.png"), full_page=True)
+    page.close()
+
+
+def put_notebook(lab, name: str, cells: list) -> dict:
+    """A notebook of these code cells on the scripted kernel, saved through the contents API;
+    its kernelspec."""
+    spec = {"name": "scripted", "display_name": "Scripted Tool", "language": "bash"}
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": spec},
+                "cells": [{"cell_type": "code", "id": f"c{i}", "source": source, "metadata": {},
+                           "outputs": [], "execution_count": None} for i, source in enumerate(cells)]}
+    body = json.dumps({"type": "notebook", "format": "json", "content": notebook}).encode()
+    request = urllib.request.Request(f"{lab}/api/contents/{name}?token={TOKEN}", data=body, method="PUT",
+                                     headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(request, timeout=60).close()
+    return spec
+
+
+def test_a_cell_left_for_later_resumes_in_its_output_when_allowed(browser, lab):
+    spec = put_notebook(lab, "decide-later.ipynb", [
+        '%%python\n@tool\ndef double(x: int) -> int:\n    """Double a number."""\n    return 2 * x',
+        "%scripted approve on",
+        "echo before; double --x 21; echo after $?"])
+    page = open_notebook(browser, lab, "decide-later.ipynb", spec)
+    command(page, "notebook:run-all-cells", wait=False)             # the last cell waits for a click
+    page.get_by_role("button", name="Decide later").click(timeout=90_000)
+    view = page.locator(".scripted-paused")
+    view.wait_for(timeout=60_000)
+    notebook_shows(page, "Paused: double --x 21 waits for a decision", timeout=60_000)
+    assert "waits before double --x 21" in view.inner_text()
+    outputs = page.locator(".jp-Cell").nth(2).locator(".jp-Cell-outputArea")
+    assert "before" in outputs.inner_text() and "after" not in outputs.inner_text()
+    page.screenshot(path=str(SHOTS / "decide-later-paused.png"), full_page=True)
+    view.get_by_role("button", name="Allow").click()
+    page.wait_for_function("() => /42\\s+after 0/.test(document.querySelector('.scripted-paused').innerText)",
+                           timeout=60_000)
+    shown = outputs.inner_text()
+    assert shown.index("before") < shown.index("42") < shown.index("after 0")
+    assert "allowed double --x 21" in view.inner_text()
+    page.screenshot(path=str(SHOTS / "decide-later-allowed.png"), full_page=True)
     page.close()
