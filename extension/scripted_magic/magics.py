@@ -428,10 +428,11 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
     # no explicit flush: the kernel flushes the streams before display() and before its reply
     result = ScriptResult(response.stdout, response.stderr, response.exit_code, list(response.trace),
                           response.error or "")
+    waits = response.status == "paused" and start is not None and response.continuation is not None
     held = output.finish()
     if held is not None:
         document = _json_document(held)
-        if document is None:
+        if document is None or waits:          # a paused run's output is text: the rest follows it
             output.write_held(held)
         elif result_value:
             result.value = json_result(document, held)
@@ -444,7 +445,7 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
         display(_trace_table(result.trace), raw=True)
     if response.error == "cancelled":
         raise ScriptInterrupted(in_flight.names())
-    if response.status == "paused" and start is not None and response.continuation is not None:
+    if waits:
         label = resume[0].label if resume is not None else f"In [{getattr(shell, 'execution_count', '?')}]"
         paused_cell = PausedCell(label, response.pending, tool.paused_reason(response.continuation),
                                  response.continuation, start, state.history.capture()[0], session is not None,
@@ -559,6 +560,9 @@ class _State:
     def wait_for_decision(self, shell, paused: PausedCell):
         """Keep the paused run and show its view, whose Allow / Deny resumes it."""
         self.pending.add(paused)
+        self.show_view(shell, paused)
+
+    def show_view(self, shell, paused: PausedCell):
         display(PausedView(paused, lambda run_id, answer: self.decide(shell, run_id, answer)).box)
 
     def decide(self, shell, run_id: str, answer: str):
@@ -719,7 +723,7 @@ class ScriptedMagics(Magics):
 
     @line_magic("scripted")
     def scripted_line(self, line):
-        """%scripted help|discover ... | prompt [TOOL] | trace on|off | session on|off | approve on|off
+        """%scripted help|discover ... | prompt [TOOL] | trace on|off | session on|off | approve on|off | pending
         | limits [--timeout SECONDS --max-output SIZE ... | --reset] | sanitize on|off | files
         | mount HOST_DIR [AT] | fs reset | undo | history | checkout N | save FILE | load FILE
         | SCRIPT"""
@@ -767,6 +771,9 @@ class ScriptedMagics(Magics):
         if words[0] in ("undo", "history", "checkout", "save", "load"):
             self._history_command(state, words)
             return
+        if words == ["pending"]:
+            self._pending_command(state)
+            return
         tool = state.tools.current()
         if len(words) > 1 and words[0] == "prompt":
             candidate = self.shell.user_ns.get(words[1])
@@ -806,6 +813,18 @@ class ScriptedMagics(Magics):
             print(bundle["text/plain"], end="")
         else:
             display(bundle, raw=True)
+
+    def _pending_command(self, state: _State):
+        """The runs that wait for a decision: a view of each (its Allow / Deny resume it, the
+        rest of its output shown there) where widgets show, else a line each."""
+        runs = list(state.pending.runs.values())
+        if not runs:
+            print("no run waits for a decision")
+        for paused in runs:
+            if frontend.widgets_live(self.shell):
+                state.show_view(self.shell, paused)
+            else:
+                print(f"{paused.label} waits before {describe(paused.call)}: {paused.reason}")
 
     def _history_command(self, state: _State, words: list):
         """undo | history | checkout N | save FILE | load FILE"""
@@ -861,7 +880,7 @@ class ScriptedMagics(Magics):
 
 
 _LINE_USAGE = """usage: %scripted help [--list] | discover --search TEXT | prompt [TOOL]
-       %scripted trace on|off | session on|off | sanitize on|off | approve on|off
+       %scripted trace on|off | session on|off | sanitize on|off | approve on|off | pending
        %scripted limits [--timeout SECONDS] [--max-output SIZE] [--max-commands N] ... | --reset
        %scripted files | mount HOST_DIR [AT] | fs reset
        %scripted undo | history | checkout N | save FILE | load FILE

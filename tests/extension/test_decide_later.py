@@ -98,3 +98,13 @@ def test_decide_later_is_offered_only_where_the_notebook_can_resume(ip, capsys):
 def add(a: int, b: int) -> int:
     """Add."""
     return a + b
+
+
+def test_scripted_pending_lists_the_waiting_runs(ip, capsys):
+    run(ip, capsys, "double --x 1; echo done", [LATER])
+    ip.run_line_magic("scripted", "pending")
+    assert capsys.readouterr().out == "In [1] waits before double --x 1: left for a decision in the notebook\n"
+    shell_state(ip).decide(ip, the_paused_run(ip), ALLOW)
+    assert capsys.readouterr().out == "2\ndone\n"
+    ip.run_line_magic("scripted", "pending")
+    assert capsys.readouterr().out == "no run waits for a decision\n"

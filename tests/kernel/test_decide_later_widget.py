@@ -113,3 +113,25 @@ def test_a_stale_click_and_a_forged_decision_are_refused_with_one_line(kernel):
     stale = front.drive(front.click(view["Allow"]))
     assert stale == {"stdout": "", "stderr": "scripted: decision refused: this run was decided already\n",
                      "error": None}
+
+
+def test_scripted_pending_lists_the_waiting_runs_and_its_view_decides_too(kernel):
+    front = Front(kernel)
+    _run(front, ["Allow", "Decide later"])
+    in_cell = front.views[-1]
+    listing = front.drive(kernel.execute("%scripted pending"))
+    assert listing["error"] is None and len(front.views) == 2
+    rest = front.drive(front.click(front.views[-1]["Allow"]), ["Allow"])
+    assert rest["stdout"] == "4\nst=0\n1\n6\nend\n"
+    refused = front.drive(front.click(in_cell["Deny"]))
+    assert refused["stderr"] == "scripted: decision refused: this run was decided already\n"
+    assert front.drive(kernel.execute("%scripted pending"))["stdout"] == "no run waits for a decision\n"
+
+
+def test_a_json_document_printed_before_the_pause_is_shown_as_text(kernel):
+    """A cell's lone JSON document is held back to be shown as a tree when the cell ends; a
+    paused cell shows it as the text it is, and the resumed run goes on after it."""
+    front = Front(kernel)
+    paused = front.drive(kernel.execute("""echo '{"a": 1}'; double --x 1; echo done"""), ["Decide later"])
+    assert paused["stdout"] == '{"a": 1}\n'
+    assert front.drive(front.click(front.views[-1]["Allow"]))["stdout"] == "2\ndone\n"
