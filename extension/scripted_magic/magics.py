@@ -392,7 +392,6 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
 
         def go(write):
             return tool.resume_in_cell(paused.continuation, decision, AfterReplay(write, paused.shown), session)
-    state.approval.can_wait = start is not None
     hook = (state.approval.hook, False)
     borrowed = state.approval.on and hook not in tool.hooks.before     # a tool named in the cell asks too
     if borrowed:
@@ -406,6 +405,7 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
     recorder = None
     if not state.sanitize and isinstance(tool, ScriptedTool):
         recorder = output.failures = FailureRecorder(tool, lambda e: output.note(format_exception(shell, e, colours)))
+    state.approval.can_wait = start is not None
     try:
         if recorder is not None:
             with recorder:
@@ -458,13 +458,19 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
     return result
 
 
+# runs that may wait for a decision at once: each keeps its continuation and the session as its
+# cell began (files shared with the history, but a file the history dropped stays alive for it)
+MAX_PENDING = 16
+
+
 def _start_of(state, tool, session, resume, stdout: str) -> Optional[tuple]:
     """The session as the cell began, when its run may pause for a decision later: a run of the
     session's own tools in the cell's shell, its output shown (not kept for --out), with approval
-    on; or the resumed run's start."""
+    on and fewer than MAX_PENDING runs waiting; or the resumed run's start."""
     if resume is not None:
         return resume[0].start
-    if not (state.approval.on and tool is state.tools.tool and session is state.session and stdout != "capture"):
+    if not (state.approval.on and tool is state.tools.tool and session is state.session and stdout != "capture"
+            and len(state.pending.runs) < MAX_PENDING):
         return None
     try:
         return state.history.capture()

@@ -108,3 +108,14 @@ def test_scripted_pending_lists_the_waiting_runs(ip, capsys):
     assert capsys.readouterr().out == "2\ndone\n"
     ip.run_line_magic("scripted", "pending")
     assert capsys.readouterr().out == "no run waits for a decision\n"
+
+
+def test_no_more_than_max_pending_runs_wait(ip, capsys, monkeypatch):
+    from scripted_magic import magics
+    monkeypatch.setattr(magics, "MAX_PENDING", 2)
+    for _ in range(2):
+        result, _, _ = run(ip, capsys, "double --x 1", [LATER])
+        assert isinstance(result.error_in_exec, ScriptPaused)
+    result, _, err = run(ip, capsys, "double --x 1; echo status=$?", [LATER])     # the choice is a denial now
+    assert result.success and "double: denied: not approved in the notebook" in err
+    assert len(shell_state(ip).pending.runs) == 2
