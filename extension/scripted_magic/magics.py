@@ -390,8 +390,9 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
     else:
         paused, decision = resume
 
-        def go(write):
-            return tool.resume_in_cell(paused.continuation, decision, AfterReplay(write, paused.shown), session)
+        def go(write):          # (a paused run is always of the session's tools: _start_of)
+            return state.tools.tool.resume_in_cell(paused.continuation, decision, AfterReplay(write, paused.shown),
+                                                   session)
     hook = (state.approval.hook, False)
     borrowed = state.approval.on and hook not in tool.hooks.before     # a tool named in the cell asks too
     if borrowed:
@@ -428,11 +429,11 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
     # no explicit flush: the kernel flushes the streams before display() and before its reply
     result = ScriptResult(response.stdout, response.stderr, response.exit_code, list(response.trace),
                           response.error or "")
-    waits = response.status == "paused" and start is not None and response.continuation is not None
+    paused_cell = _paused_cell(state, shell, response, start, resume, session)
     held = output.finish()
     if held is not None:
         document = _json_document(held)
-        if document is None or waits:          # a paused run's output is text: the rest follows it
+        if document is None or paused_cell is not None:   # a paused run's output is text: the rest follows it
             output.write_held(held)
         elif result_value:
             result.value = json_result(document, held)
@@ -445,17 +446,23 @@ def run_script(shell, code: str, tool: Optional[ScriptedTool] = None, *, trace: 
         display(_trace_table(result.trace), raw=True)
     if response.error == "cancelled":
         raise ScriptInterrupted(in_flight.names())
-    if waits:
-        label = resume[0].label if resume is not None else f"In [{getattr(shell, 'execution_count', '?')}]"
-        paused_cell = PausedCell(label, response.pending, tool.paused_reason(response.continuation),
-                                 response.continuation, start, state.history.capture()[0], session is not None,
-                                 (len(response.stdout), pause_line_start(response.stderr)))
+    if paused_cell is not None:
         state.wait_for_decision(shell, paused_cell)
         if not no_raise:
             raise ScriptPaused(paused_cell.call, paused_cell.reason)
     elif result.exit_code and not no_raise:
         raise ScriptError(result.exit_code, result.stderr, limit_hint(response.error, tool.limits))
     return result
+
+
+def _paused_cell(state, shell, response, start: Optional[tuple], resume, session) -> Optional[PausedCell]:
+    """The run as a cell that waits for a decision, if it paused where the notebook can resume it."""
+    if start is None or response.status != "paused" or response.continuation is None:
+        return None
+    label = resume[0].label if resume is not None else f"In [{getattr(shell, 'execution_count', '?')}]"
+    return PausedCell(label, response.pending, state.tools.tool.paused_reason(response.continuation),
+                      response.continuation, start, state.history.capture()[0], session is not None,
+                      (len(response.stdout), pause_line_start(response.stderr)))
 
 
 # runs that may wait for a decision at once: each keeps its continuation and the session as its
