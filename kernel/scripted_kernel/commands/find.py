@@ -5,7 +5,6 @@ from typing import Optional
 
 from ..fs import FsError
 from ..base import patterns
-from ..base.limits import wall_clock
 from ._options import UsageError, shown
 from .registry import Usage, command
 
@@ -177,8 +176,8 @@ def _time_test(text: str, unit: int):
         raise UsageError(f"find: invalid argument `{text}'")
     n = int(text[len(sign):])
 
-    def test(ctx):
-        age = int((wall_clock() - ctx.stat.mtime) // unit)
+    def test(entry):
+        age = int((entry.walker.ctx.budget.now() - entry.stat.mtime) // unit)
         return age > n if sign == "+" else age < n if sign == "-" else age == n
     return test
 

@@ -13,7 +13,7 @@ import struct
 from typing import Literal, Optional
 
 from ..base.errors import LimitExceeded
-from ..base.limits import MAX_FIELD_WIDTH, check_clock, check_length
+from ..base.limits import MAX_FIELD_WIDTH, Budget
 from ._bytes import ByteInputs, FsError, locale_quote, parse_size, read_bytes
 from ._options import UsageError, parse
 from .registry import Usage, command
@@ -36,7 +36,7 @@ class Sink:
         self.size += len(piece)
         if len(self.parts) >= _CHUNK_LINES or self.size >= _CHUNK_CHARS:
             self.flush()
-            check_clock()
+            self.ctx.budget.check_clock()
 
     def flush(self):
         if self.parts:
@@ -296,7 +296,7 @@ def _od_dump(ctx, data: bytes, types: list, radix: str, start: int, width, big: 
     address_width = {"o": 7, "d": 7, "x": 6, "n": 0}[radix]
     if data:            # the first and the last line are the longest (-w 2147483647 -tx1 is short)
         for n_bytes in (min(per_line, len(data)), len(data) % per_line or per_line):
-            check_length(max(_od_line_length(t, per_line, n_bytes) for t in types), "od")
+            ctx.budget.check_length(max(_od_line_length(t, per_line, n_bytes) for t in types), "od")
 
     def address(n: int) -> str:
         if radix == "n":
@@ -316,7 +316,7 @@ def _od_dump(ctx, data: bytes, types: list, radix: str, start: int, width, big: 
         padded = block + bytes(-len(block) % unit)
         for k, t in enumerate(types):
             head = address(start + offset) if k == 0 else " " * address_width
-            sink.add(head + _od_fields(t, padded, per_line, big, len(block)) + "\n")
+            sink.add(head + _od_fields(ctx.budget, t, padded, per_line, big, len(block)) + "\n")
     sink.add(address(start + len(data)) + "\n" if radix != "n" else "")
     sink.flush()
 
@@ -344,7 +344,7 @@ def _od_line_length(t: OdType, per_line: int, n_bytes: int) -> int:
     return length + (blank * t.width + t.pad * blank // fields + 4 + n_bytes if t.trailer else 0)
 
 
-def _od_fields(t: OdType, block: bytes, per_line: int, big: bool, n_bytes: int) -> str:
+def _od_fields(budget: Budget, t: OdType, block: bytes, per_line: int, big: bool, n_bytes: int) -> str:
     """One line of one type: GNU's print functions, padding spread over the fields."""
     fields = per_line // t.size
     shown = fields - (per_line - n_bytes) // t.size
@@ -353,7 +353,7 @@ def _od_fields(t: OdType, block: bytes, per_line: int, big: bool, n_bytes: int) 
         next_pad = t.pad * (i - 1) // fields
         k = fields - i
         if not (k + 1) & 0xFFFF:
-            check_clock()                   # a line of -w 4000000 is millions of fields
+            budget.check_clock()            # a line of -w 4000000 is millions of fields
         text = t.render(block[k * t.size:(k + 1) * t.size], big)
         out.append(text.rjust(pad_left - next_pad + t.width))
         pad_left = next_pad
@@ -543,10 +543,10 @@ def _conversion_of(prefix: str, flags: str, conv: str, unit: Unit) -> Conversion
 class HexFormat:
     """All format strings of one hexdump: their units, the block size, the end-of-data unit."""
 
-    def __init__(self, texts: list):
+    def __init__(self, texts: list, budget: Budget):
         self.groups = [_hexdump_units(t) for t in texts]
         self.block = max((sum(u.count * u.reps for u in g) for g in self.groups), default=0)
-        check_length(self.block, "hexdump: format block")     # read and padded a block at a time
+        budget.check_length(self.block, "hexdump: format block")     # read and padded a block at a time
         self.end_unit = None
         for group in self.groups:
             size = sum(u.count * u.reps for u in group)
@@ -642,7 +642,7 @@ def _hexdump_block(sink: Sink, form: HexFormat, block: bytes, base: int, end):
                 if remaining < 0:
                     break
                 if not rep & 0xFFFF:
-                    check_clock()
+                    sink.ctx.budget.check_clock()
                 for pr in unit.prints:
                     chunk = block[pos:pos + pr.size]
                     past_end = end is not None and address >= end and pr.kind != "text"
@@ -692,7 +692,7 @@ def hexdump(ctx, argv):
             formats.append(opts.values["e"].pop(0))
         elif flag == "f":
             formats += _format_file(ctx, opts.values["f"].pop(0))
-    form = HexFormat(formats or _DEFAULT_FORMAT)
+    form = HexFormat(formats or _DEFAULT_FORMAT, ctx.budget)
     skip = _hexdump_number(opts.get("s"), "failed to parse offset") if opts.has("s") else 0
     length = _hexdump_number(opts.get("n"), "failed to parse length") if opts.has("n") else None
     data, failed = concatenated(ctx, "hexdump", ops)
@@ -1050,7 +1050,7 @@ def _xxd_revert(ctx, o: XxdOptions, data: bytes, target) -> int:
     out = bytearray(existing)
     limit = ctx.limits.max_file_bytes if target is not None else ctx.limits.max_output_bytes
     try:
-        position, status = _huntype(data, o.cols, o.kind, base, out, target is not None, limit)
+        position, status = _huntype(ctx.budget, data, o.cols, o.kind, base, out, target is not None, limit)
     except _TooLarge:
         raise UsageError(f"xxd: {target or '(stdout)'}: File too large", 3) from None
     if status:
@@ -1081,7 +1081,7 @@ class _TooLarge(Exception):
     """xxd -r was asked to place a byte past what the output may hold."""
 
 
-def _huntype(data: bytes, cols: int, kind: int, base: int, out: bytearray, seekable: bool,
+def _huntype(budget: Budget, data: bytes, cols: int, kind: int, base: int, out: bytearray, seekable: bool,
              limit: int):
     """A port of xxd's huntype loop; writes into `out` at the offsets it finds. Returns
     (the final offset, 5 if it had to seek backwards on an unseekable output else 0)."""
@@ -1156,7 +1156,7 @@ def _huntype(data: bytes, cols: int, kind: int, base: int, out: bytearray, seeka
             p, ign_garb = cols, True
         check_every = i & 0xFFFF
         if not check_every:
-            check_clock()
+            budget.check_clock()
     return have, 0
 
 

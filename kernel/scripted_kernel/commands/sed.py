@@ -12,7 +12,7 @@ import regex
 
 from ..fs import FsError, access
 from ._options import Inputs, UsageError, parse
-from ..base.limits import check_clock, check_length, string_limit
+from ..base.limits import Budget
 from ..base.regexes import RegexError, RegexTimeout, matcher, risky, substitute, translate
 from .registry import Usage, command
 
@@ -439,8 +439,9 @@ class _Quit(Exception):
 
 class _Runner:
     def __init__(self, commands: list, lines: list, quiet: bool, sep: str, out: list, timeout: float,
-                 files: _SedFiles, missing_newline: bool = False):
+                 files: _SedFiles, budget: Budget, missing_newline: bool = False):
         self.commands = commands
+        self.budget = budget
         self.lines = lines
         self.missing_newline = missing_newline   # the last input line has no terminator
         self.unterminated_at = -1                # len(out) after printing that line's pattern space
@@ -603,15 +604,15 @@ class _Runner:
         k = 0
         commands = self.commands
         n = len(commands)
-        limit = string_limit()
+        limit = self.budget.string_limit()
         while k < n:
             cmd = commands[k]
             k += 1
             self.steps += 1
             if not self.steps & 1023:       # a branch back (`:a; ...; ba`) can loop for ever
-                check_clock()
+                self.budget.check_clock()
             if len(space) > limit:          # and `s/.*/&&/` in such a loop doubles the space
-                check_length(len(space), "sed")
+                self.budget.check_length(len(space), "sed")
             if cmd.name == ":":
                 continue
             if not self.selected(cmd, space):
@@ -883,7 +884,7 @@ def _run_commands(ctx, commands, data: str, quiet: bool, sep: str, files: _SedFi
     out: list[str] = []
     try:                          # a jump to a missing label fails before any input is read
         runner = _Runner(commands, lines, quiet, sep, out, getattr(ctx.limits, "regex_timeout_seconds", 2.0),
-                         files, missing_newline)
+                         files, ctx.budget, missing_newline)
     except SedError as e:
         raise UsageError(str(e), 1) from None
     files.out = out
