@@ -8,11 +8,6 @@ from ..base import patterns
 from ._options import UsageError, shown
 from .registry import Usage, command
 
-_TESTS_WITH_ARG = {"-name", "-iname", "-path", "-ipath", "-wholename", "-type", "-maxdepth",
-                   "-mindepth", "-size", "-mtime", "-mmin", "-newer", "-perm", "-regex", "-user",
-                   "-group", "-links", "-printf"}
-
-
 class _Parser:
     """The expression: `a b` and `a -a b` are and, `-o` or, `!`/-not, parentheses."""
 
@@ -144,12 +139,6 @@ class _Parser:
         raise UsageError(f"find: unknown predicate `{name}'")
 
     depth_first = False
-
-
-def _number_test(text: str, compare_value):
-    sign = text[:1] if text[:1] in "+-" else ""
-    digits = text[len(sign):]
-    return sign, digits
 
 
 def _size_test(text: str):

@@ -306,9 +306,6 @@ class Interpreter:
             raise BcError(f"Array {name} subscript out of bounds.")
         return i
 
-    def load(self, target) -> Num:
-        return self.evaluate(target)
-
     def store(self, target, value: Num):
         kind = target[0]
         if kind == "var":

@@ -113,10 +113,6 @@ class Num:
     def __repr__(self):
         return f"Num({self.to_decimal()})"
 
-    @classmethod
-    def of(cls, value: int) -> "Num":
-        return cls(value, 0)
-
     def is_zero(self) -> bool:
         return self.n == 0
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ...base.limits import Budget
-from ...base.regexes import RegexTimeout, matcher, risky, substitute
+from ...base.regexes import DEFAULT_TIMEOUT, RegexTimeout, matcher, risky, substitute
 from ...fs import FsError, access
 from .._options import UsageError
 from .parser import Address, Command, SedError, Substitution
@@ -23,7 +23,7 @@ class _Quit(Exception):
 
 
 class _Runner:
-    def __init__(self, commands: list, lines: list, quiet: bool, sep: str, out: list, timeout: float,
+    def __init__(self, commands: list, lines: list, quiet: bool, sep: str, out: list,
                  files: SedFiles, budget: Budget, missing_newline: bool = False):
         self.commands = commands
         self.budget = budget
@@ -33,7 +33,6 @@ class _Runner:
         self.quiet = quiet
         self.sep = sep
         self.out = out
-        self.timeout = timeout
         self.finders: dict = {}
         self.index = 0           # next input line
         self.lineno = 0
@@ -86,7 +85,7 @@ class _Runner:
         """rx.search, paying for the timeout only where the pattern can backtrack badly."""
         find = self.finders.get(rx)
         if find is None:
-            find = self.finders[rx] = matcher(rx, self.timeout)
+            find = self.finders[rx] = matcher(rx, DEFAULT_TIMEOUT)
         return find
 
     def matches(self, addr: Address, space: str) -> bool:
@@ -291,7 +290,7 @@ class _Runner:
         rx = self.pattern(sub.rx)
         try:
             result, count = substitute(rx, space, sub.replace, sub.occurrence, sub.global_,
-                                       self.timeout if risky(rx) else None)
+                                       DEFAULT_TIMEOUT if risky(rx) else None)
         except TimeoutError:
             raise RegexTimeout() from None
         if not count:
@@ -370,8 +369,7 @@ def run_commands(ctx, commands, data: str, quiet: bool, sep: str, files: SedFile
         lines.pop()
     out: list[str] = []
     try:                          # a jump to a missing label fails before any input is read
-        runner = _Runner(commands, lines, quiet, sep, out, getattr(ctx.limits, "regex_timeout_seconds", 2.0),
-                         files, ctx.budget, missing_newline)
+        runner = _Runner(commands, lines, quiet, sep, out, files, ctx.budget, missing_newline)
     except SedError as e:
         raise UsageError(str(e), 1) from None
     files.out = out
