@@ -32,6 +32,8 @@ from .errors import Cancelled, LimitExceeded
 class _Setting:
     """A limit's value that is also its setter: `ExecutionLimits().max_commands(500)` sets the
     limit and returns the limits, for the seed's chained style; reading it gives the number."""
+    _owner: ExecutionLimits
+    _name: str
 
     def __call__(self, value):
         setattr(self._owner, self._name, value)
@@ -122,7 +124,7 @@ def resident_bytes() -> int:
         return 0
 
 
-_statm = None
+_statm: int | None = None
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _NOTE_EVERY = 4 << 20
 MAX_FIELD_WIDTH = 10_000_000   # characters of one printf field's width or precision
@@ -305,7 +307,7 @@ class Watchdog:
 
     def _forked(self):
         """In a child process made by fork: the thread is the parent's."""
-        self.__init__()
+        Watchdog.__init__(self)
 
 
 WATCHDOG = Watchdog()
