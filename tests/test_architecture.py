@@ -16,13 +16,13 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {"scripted_kernel": ROOT / "kernel" / "scripted_kernel",
             "scripted_magic": ROOT / "extension" / "scripted_magic"}
 
-# The libraries every layer may use: the budget and its errors, regular expressions and glob
-# patterns. They import nothing but each other (checked below).
-BASE = ("scripted_kernel.shell.errors", "scripted_kernel.shell.limits", "scripted_kernel.shell.regexes",
-        "scripted_kernel.shell.patterns", "scripted_kernel.shell.extglob")
+# The libraries every layer may use (scripted_kernel/base): the budget and its errors, regular
+# expressions and glob patterns. They import nothing but each other (checked below).
+BASE = ("scripted_kernel.base", "scripted_kernel.base.errors", "scripted_kernel.base.limits",
+        "scripted_kernel.base.regexes", "scripted_kernel.base.patterns", "scripted_kernel.base.extglob")
 
 LAYERS = [  # (module-name prefix, layer): the longest matching prefix decides
-    *((name, -1) for name in BASE),
+    ("scripted_kernel.base", -1),
     ("scripted_kernel.fs", 0),
     ("scripted_kernel.shell", 1),
     ("scripted_kernel.commands", 2),
@@ -35,11 +35,10 @@ LAYERS = [  # (module-name prefix, layer): the longest matching prefix decides
     ("scripted_kernel.__main__", 6),
 ]
 
-# What commands may use of the shell: the command context, the error types, and the libraries
-# that know nothing of the interpreter (budget checks, regular expressions, glob patterns).
-COMMAND_MAY_IMPORT = {"scripted_kernel.shell.context", "scripted_kernel.shell.errors",
-                      "scripted_kernel.shell.limits", "scripted_kernel.shell.regexes",
-                      "scripted_kernel.shell.patterns"}
+# What commands may use of the shell: the command context (and the base libraries, below it).
+COMMAND_MAY_IMPORT = {"scripted_kernel.shell.context"}
+# What everything else above the shell may use of it: its front door and the command context.
+ABOVE_MAY_IMPORT = {"scripted_kernel.shell.api", "scripted_kernel.shell.context"}
 
 # Back-edges inside the interpreter core, each an import inside a function: (importer, imported)
 # -> why it stays.
@@ -120,8 +119,8 @@ def test_the_base_libraries_import_only_each_other():
 
 def test_the_contract_fails_on_an_upward_import():
     graph = dict(GRAPH)
-    graph["scripted_kernel.shell.limits"] = [("scripted_kernel.tools.scripted_tool", False)]
-    assert upward_imports(graph) == ["scripted_kernel.shell.limits imports scripted_kernel.tools.scripted_tool"]
+    graph["scripted_kernel.base.limits"] = [("scripted_kernel.tools.scripted_tool", False)]
+    assert upward_imports(graph) == ["scripted_kernel.base.limits imports scripted_kernel.tools.scripted_tool"]
 
 
 def test_commands_use_the_shell_only_through_the_context():
@@ -130,6 +129,39 @@ def test_commands_use_the_shell_only_through_the_context():
             shell = {b for b, _ in edges if b.startswith("scripted_kernel.shell")}
             assert shell <= COMMAND_MAY_IMPORT, (name, shell - COMMAND_MAY_IMPORT)
             assert "Shell" not in MODULES[name].read_text(encoding="utf-8"), name
+
+
+def through_the_front_door(graph: dict) -> list[str]:
+    """Imports of shell internals from above the shell (not commands: see the test above)."""
+    return [f"{a} imports {b}" for a, edges in graph.items() for b, _ in edges
+            if layer(a) > layer("scripted_kernel.shell") and not a.startswith("scripted_kernel.commands")
+            and b.startswith("scripted_kernel.shell") and b not in ABOVE_MAY_IMPORT]
+
+
+def test_above_the_shell_everything_uses_its_front_door():
+    assert through_the_front_door(GRAPH) == []
+
+
+def test_the_front_door_rule_fails_on_a_shell_internal():
+    graph = dict(GRAPH)
+    graph["scripted_kernel.tools.snapshot"] = [("scripted_kernel.shell.runtime", True)]
+    assert through_the_front_door(graph) == ["scripted_kernel.tools.snapshot imports scripted_kernel.shell.runtime"]
+
+
+def test_nothing_above_the_shell_sets_a_shell_attribute():
+    # the tool layer, the notebook and the kernel once set sh.fs, sh.hostname, sh.globals[...]
+    # through hooks that handed them the Shell; now they describe the shell with a ShellConfig
+    for name, path in MODULES.items():
+        if layer(name) > layer("scripted_kernel.shell") and not name.startswith("scripted_kernel.commands"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                targets = node.targets if isinstance(node, ast.Assign) else \
+                    [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+                for target in targets:
+                    base = target.value if isinstance(target, (ast.Attribute, ast.Subscript)) else None
+                    while isinstance(base, (ast.Attribute, ast.Subscript)):
+                        base = base.value
+                    assert not (isinstance(base, ast.Name) and base.id in ("sh", "shell")), (name, node.lineno)
 
 
 def cycles(graph: dict, within: tuple) -> list[list[str]]:
@@ -179,3 +211,20 @@ def test_the_contract_fails_on_a_new_cycle():
 def test_every_justified_back_edge_still_exists():
     for importer, imported in JUSTIFIED_BACK_EDGES:
         assert (imported, False) in GRAPH[importer], (importer, imported)
+
+
+# What importing the package may import of commands/: the table and its options parser, the
+# network policy the tools hold, and python3's names (its availability is a spec lookup).
+COMMAND_SUPPORT_AT_IMPORT = {"scripted_kernel.commands", "scripted_kernel.commands.registry",
+                             "scripted_kernel.commands._options", "scripted_kernel.commands.python3",
+                             "scripted_kernel.commands.urlpolicy"}
+
+
+def test_importing_the_package_imports_no_command_module():
+    import subprocess
+    import sys
+    program = ("import sys, scripted_kernel\n"
+               "print('\\n'.join(m for m in sys.modules if m.startswith('scripted_kernel.commands')))")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert set(done.stdout.split()) - COMMAND_SUPPORT_AT_IMPORT == set()

@@ -15,7 +15,7 @@ TESTS = Path(__file__).resolve().parent
 def test_run_bash_resets_ignored_signals_for_the_oracle():
     probe = ("import signal, sys; sys.path.insert(0, sys.argv[1]); "
              "signal.signal(signal.SIGINT, signal.SIG_IGN); signal.signal(signal.SIGQUIT, signal.SIG_IGN); "
-             "from conftest import run_bash; print(repr(run_bash(\"trap 'echo a' INT; trap\")[0]))")
+             "from support import run_bash; print(repr(run_bash(\"trap 'echo a' INT; trap\")[0]))")
     out = subprocess.run([sys.executable, "-c", probe, str(TESTS)], capture_output=True, text=True,
                          timeout=60).stdout
     assert out.strip() == repr("trap -- 'echo a' SIGINT\n")

@@ -136,7 +136,7 @@ class WidgetQuestion:
         self.buttons[answer].click()
 
     def wait(self) -> str:
-        from scripted_kernel.shell.limits import check_stop
+        from scripted_kernel.base.limits import check_stop
         while not self.done.wait(0.05):
             check_stop()                  # a cell interrupted meanwhile stops asking
         for button in self.buttons.values():

@@ -5,15 +5,16 @@ code path: streaming output, errors that stop Run All, help/discover widgets, tr
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 import sys
 import threading
-import weakref
 from dataclasses import dataclass, field
 from typing import Optional
 
+from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython import get_ipython
@@ -160,19 +161,15 @@ class _NotebookTool(ScriptedTool):
                          limits=getattr(fs, "limits", None) or notebook_limits(), sanitize_errors=False)
         self.validate_output = True
         self.parameters: dict = {}
-        self._started = weakref.WeakSet()
 
     def commands(self) -> dict:
         table = super().commands()
         table.setdefault("clear", _clear)
         return table
 
-    def _setup_shell(self, sh):
-        super()._setup_shell(sh)
-        if sh not in self._started:          # a session's shell gets them once, when it starts
-            self._started.add(sh)
-            for name, var in self.parameters.items():
-                sh.globals[name] = var.copy()
+    def _shell_config(self, table: dict, journal):
+        """ScriptedTool's, with the carried parameters for every shell that starts."""
+        return dataclasses.replace(super()._shell_config(table, journal), start_variables=self.parameters)
 
 
 class NotebookTools:
@@ -511,25 +508,29 @@ class _State:
 
     def _carry_parameters(self):
         tool = self.tools.tool
-        if self._parameters.shell is None:
+        parameters = self._parameters
+        if parameters is None or not parameters.shell_session:
             return
         fresh = tool.session()
         fresh.execute("")
-        preset = set(fresh.shell.globals) - set(tool.parameters)
-        tool.parameters = {name: var.copy() for name, var in self._parameters.shell.globals.items()
+        preset = set(fresh.shell_session.variables()) - set(tool.parameters)
+        tool.parameters = {name: var for name, var in parameters.shell_session.variables().items()
                            if name not in preset}
 
 
-def shell_state(shell) -> _State:
-    state = getattr(shell, "_scripted_state", None)
+def shell_state(ipython) -> _State:
+    """The extension's state of an IPython shell (made on first use, kept on the shell)."""
+    state = getattr(ipython, "_scripted_state", None)
     if state is None:
-        state = _State(shell)
-        shell._scripted_state = state
+        state = _State(ipython)
+        ipython._scripted_state = state
     return state
 
 
 @magics_class
 class ScriptedMagics(Magics):
+    shell: InteractiveShell         # (None in Magics until registered; these are made on a shell)
+
     @magic_arguments(name="%scripted")           # its usage line reads `%%scripted ...`
     @argument("tool", nargs="?", help="a ScriptedTool in the namespace (default: the @tool functions)")
     @argument("-h", "--help", action="store_true", help="show this usage and do nothing else")
@@ -617,7 +618,7 @@ class ScriptedMagics(Magics):
             return None
         try:
             return json.loads(text)
-        except ValueError as e:
+        except json.JSONDecodeError as e:
             sys.stdout.write(text)               # captured, not shown yet: nothing is lost
             raise MagicUsageError(f"--json: the output is not JSON ({e.msg} at line {e.lineno} "
                                   f"column {e.colno})") from None

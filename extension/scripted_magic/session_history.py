@@ -14,7 +14,7 @@ import time
 from typing import Optional
 
 from scripted_kernel.tools import snapshot
-from scripted_kernel.tools.history import History, HistoryFull, diff
+from scripted_kernel.tools.history import Commit, History, HistoryFull, diff
 
 from .markup import html, join
 
@@ -31,8 +31,9 @@ class NotebookHistory:
         return self.history
 
     def _shell(self):
+        """The notebook session's shell (a ShellSession), or None when the session is off."""
         session = self.state.session
-        return session.shell if session is not None else None
+        return session.shell_session if session is not None else None
 
     def _capture(self) -> tuple:
         fs = self.state.fs
@@ -41,9 +42,10 @@ class NotebookHistory:
 
     def before_cell(self):
         """The session as it was before the first cell: what undoing that cell goes back to."""
-        if not self._history().commits:
+        history = self._history()
+        if not history.commits:
             manifest, blobs = self._capture()
-            self.history.add(manifest, blobs, "start")
+            history.add(manifest, blobs, "start")
 
     def after_cell(self, label: str) -> Optional[str]:
         """Commit the session if the cell changed its files or shell state; the commit's id."""
@@ -89,9 +91,8 @@ class NotebookHistory:
         state._parameters = None          # its shell holds the old files
         if state.session is not None:
             state.session = state.tools.tool.session()
-            if shell is not None:
-                shell.fs = fs
-                state.session._shell.shell = shell
+            shell.move_to(fs)
+            state.session.shell_session.take(shell)
 
     def save(self, path: str) -> int:
         fs = self.state.fs
@@ -118,7 +119,7 @@ class NotebookHistory:
     def rows(self) -> list:
         """(number, id, label, time, what changed, head) for each commit, oldest first."""
         history = self._history()
-        by_id = {c.id: c for c in history.commits}
+        by_id: dict[Optional[str], Commit] = {c.id: c for c in history.commits}   # (a root's parent: None)
         out = []
         for number, commit in enumerate(history.commits):
             parent = by_id.get(commit.parent)

@@ -1,5 +1,5 @@
 """scripted_kernel: bash scripts against tools registered in Python."""
-from .shell import CancelToken, ExecutionLimits
+from .base.limits import CancelToken, ExecutionLimits
 from .fs import MemoryFs, NoFs
 from .tools import (BashTool, ContinuationError, Deny, DiscoveryMode, Pause, ScriptedTool, ScriptingToolSet,
                     ToolArgs, ToolCall, ToolCallResult, ToolDef, ToolResponse, ToolStatus, tool)

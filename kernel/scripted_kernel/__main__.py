@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from .shell.limits import CancelToken
+from .base.limits import CancelToken
 from .tools import ScriptedTool
 from .tools.loading import ToolSpecError, apply_filesystem, load_tools
 
@@ -276,7 +276,8 @@ def _main(argv: list) -> int:
     if args.action == "run":
         for stream in (sys.stdout, sys.stderr):
             try:
-                stream.reconfigure(errors="surrogateescape")
+                # (typed TextIO, which has no reconfigure; a replaced stream may lack it)
+                stream.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
             except AttributeError:
                 pass
         return _run(args)

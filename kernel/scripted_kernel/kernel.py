@@ -12,14 +12,12 @@ import os
 import json
 import re
 
+from IPython.core.interactiveshell import InteractiveShell
 from ipykernel.ipkernel import IPythonKernel
 
 from . import __version__
-from .commands import COMMANDS, USAGE
-from .shell.builtins import load as load_builtins
-from .shell.errors import Cancelled, ShellSyntaxError
-from .shell.limits import Budget, CancelToken, ExecutionLimits, activate
-from .shell.parser import Parser
+from .commands import COMMANDS, usage_of
+from .shell.api import ExecutionLimits, builtin_names, read_status
 from .tools import catalog, manual
 
 TOOLS_ENV = "SCRIPTED_KERNEL_TOOLS"          # MODULE:OBJECT[,MODULE:OBJECT]: tools to preload
@@ -44,10 +42,6 @@ def split_cell(code: str) -> tuple:
     return ("magic" if first else "script"), 0
 
 
-def cell_kind(code: str) -> str:
-    return split_cell(code)[0]
-
-
 def route_cell(lines: list) -> list:
     """IPython cleanup transformer: a script cell becomes one `%%scripted` call, after the
     line magics it starts with (kept as they are, for IPython to run)."""
@@ -65,6 +59,7 @@ def route_cell(lines: list) -> list:
 
 
 class ScriptedKernel(IPythonKernel):
+    shell: InteractiveShell      # (a trait that may be None; IPythonKernel.__init__ makes it)
     implementation = "scripted_kernel"
     implementation_version = __version__
     banner = ("Scripted Tool kernel: cells are bash scripts against tools registered in Python; "
@@ -132,9 +127,7 @@ class ScriptedKernel(IPythonKernel):
         """The session's filesystem and the directory a new cell starts in."""
         from scripted_magic.magics import shell_state
         state = shell_state(self.shell)
-        cwd = None
-        if state.session is not None and state.session.shell is not None:
-            cwd = state.session.shell.cwd
+        cwd = state.session.shell_session.cwd if state.session is not None else None
         return state.fs, cwd or getattr(state.fs, "home", "/home/user")
 
     async def do_inspect(self, code, cursor_pos, detail_level=0, omit_sections=()):
@@ -142,8 +135,10 @@ class ScriptedKernel(IPythonKernel):
         if self._script_at(code, cursor_pos) is None:
             res = super().do_inspect(code, cursor_pos, detail_level, omit_sections)
             return await res if inspect.isawaitable(res) else res
-        left = re.search(r"[\w.\[:-]*$", code[:cursor_pos]).group(0)
-        right = re.match(r"[\w.\]-]*", code[cursor_pos:]).group(0)
+        left_match = re.search(r"[\w.\[:-]*$", code[:cursor_pos])
+        right_match = re.match(r"[\w.\]-]*", code[cursor_pos:])
+        assert left_match is not None and right_match is not None   # (each matches the empty string)
+        left, right = left_match.group(0), right_match.group(0)
         name = left + right
         tool = self._tool()
         registered = tool.tools.get(name)
@@ -187,19 +182,8 @@ def script_completeness(code: str, limits: ExecutionLimits, seconds: float = IS_
         return {"status": "invalid"}
     if len(code) > IS_COMPLETE_CHARS:
         return {"status": "complete"}
-    parser = Parser(code, max_depth=limits.max_parser_depth)
-    previous = activate(Budget(ExecutionLimits(timeout_seconds=seconds), CancelToken()))  # the parser's clock
-    try:
-        parser.parse_program()
-    except ShellSyntaxError as e:
-        return {"status": "incomplete", "indent": ""} if e.eof else {"status": "invalid"}
-    except Cancelled:
-        return {"status": "complete"}
-    finally:
-        activate(previous)
-    if parser.lex.heredoc_at_eof:          # bash would read on until the delimiter
-        return {"status": "incomplete", "indent": ""}
-    return {"status": "complete"}
+    status = read_status(code, limits.max_parser_depth, seconds)
+    return {"status": status, "indent": ""} if status == "incomplete" else {"status": status}
 
 
 # words that start a command where a command may start
@@ -216,7 +200,9 @@ def complete_script(script: str, cursor: int, tool, files) -> tuple:
     starts; a command's flags after `-`; `$NAME` variables; paths of the session's files,
     directories with a `/`."""
     line = script[script.rfind("\n", 0, cursor) + 1:cursor]
-    word = re.search(r"[^\s|;&()<>]*$", line).group(0)
+    word_match = re.search(r"[^\s|;&()<>]*$", line)
+    assert word_match is not None       # (it matches the empty string at the end)
+    word = word_match.group(0)
     start = cursor - len(word)
     before = line[:len(line) - len(word)]
     segment = re.split(r"\|\||&&|[|;&()]", before)[-1].split()
@@ -236,7 +222,7 @@ def complete_script(script: str, cursor: int, tool, files) -> tuple:
         functions |= set(re.findall(r"^\s*function\s+([A-Za-z_][\w-]*)", script, re.M))
         cands = ([(n, "function") for n in sorted(tool.tools)] +
                  [(n, "keyword") for n in KEYWORDS] +
-                 [(n, "builtin") for n in sorted(set(load_builtins()) - {"help_bash", "set_prompt"}
+                 [(n, "builtin") for n in sorted(set(builtin_names()) - {"help_bash", "set_prompt"}
                                                  | {"help", "discover"})] +
                  [(n, "command") for n in sorted(set(tool.commands()) - set(tool.tools))] +
                  [(n, "function") for n in sorted(functions)])
@@ -261,7 +247,7 @@ def complete_script(script: str, cursor: int, tool, files) -> tuple:
 
 
 def _hits(candidates, word):
-    hits = []
+    hits: list[tuple[str, str]] = []     # (text, kind)
     for text, kind in candidates:
         if text.startswith(word) and text not in (h[0] for h in hits):
             hits.append((text, kind))
@@ -271,7 +257,7 @@ def _hits(candidates, word):
 def _flags(name: str, tool) -> list:
     if name in tool.tools:
         return [(f"--{r['name']}", r["type"]) for r in catalog.flag_rows(tool.tools[name].tool_def)]
-    usage = USAGE.get(name)
+    usage = usage_of(name)
     if usage is not None:
         flags = []
         for line in usage.options:          # "-n, --lines=NUM   description": the part before the gap

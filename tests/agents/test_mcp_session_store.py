@@ -14,7 +14,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from conftest import RedisServer, free_port
+from support import RedisServer, free_port
 
 from scripted_kernel.tools.session_store import (DirectoryStore, MemoryStore, SessionTooLarge, StoreError,
                                                  TooManySessions, new_session_id, open_store)
@@ -398,7 +398,7 @@ def test_a_session_too_large_for_max_sessions_bytes_is_refused_before_it_loads()
 def test_a_call_that_finds_no_room_within_its_timeout_is_refused():
     import threading
 
-    from scripted_kernel.shell.limits import ExecutionLimits
+    from scripted_kernel.base.limits import ExecutionLimits
 
     class HeldStore(MemoryStore):
         """Its first load waits until the test lets it go."""

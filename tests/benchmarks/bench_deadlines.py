@@ -6,7 +6,7 @@ outcome and the peak memory of the process that ran it (a fresh one per case).
 
 The target: every case ends within the timeout + 0.5 s (or sooner, with bash's answer or a
 named limit), the host under 1 GB. A check that fires only after so much CPU time fires late
-here, where the script gets a fraction of a core; the watchdog (shell/limits.py) does not.
+here, where the script gets a fraction of a core; the watchdog (base/limits.py) does not.
 """
 from __future__ import annotations
 

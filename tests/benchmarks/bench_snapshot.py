@@ -21,7 +21,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "kernel"))
 
 from scripted_kernel import BashTool  # noqa: E402
-from scripted_kernel.shell.limits import ExecutionLimits  # noqa: E402
+from scripted_kernel.base.limits import ExecutionLimits  # noqa: E402
 
 
 def build(files: int, mb: int, variables: int) -> BashTool:

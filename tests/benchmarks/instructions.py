@@ -43,10 +43,19 @@ def work(stage: str, scripts: int):
             COMPILER.compile_program(tree, source)
 
 
+def _interpreter() -> str:
+    """The interpreter to run under valgrind: this one by the path it was started with (a
+    virtual environment's `python` is a link whose path tells Python which environment it is),
+    unless that path is a launcher script (pyenv's shims), which valgrind cannot run."""
+    with open(sys.executable, "rb") as f:
+        binary = f.read(4) == b"\x7fELF"
+    return sys.executable if binary else os.path.realpath(sys.executable)
+
+
 def instructions(stage: str, scripts: int) -> int:
     out = subprocess.run(
         ["setarch", "-R", "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-         os.path.realpath(sys.executable), __file__, "--work", stage, "--scripts", str(scripts)],
+         _interpreter(), __file__, "--work", stage, "--scripts", str(scripts)],
         capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, check=True)
     return int(re.search(r"Collected : (\d+)", out.stderr).group(1))
 

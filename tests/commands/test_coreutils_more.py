@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import HAVE_BASH5
+from support import HAVE_BASH5
 from scripted_kernel import BashTool
 
 CASES = {

@@ -11,9 +11,9 @@ import shutil
 
 import pytest
 
-from conftest import HAVE_BASH5, run_bash
+from support import HAVE_BASH5, run_bash, scaled
 
-CASES_PER_COMMAND = 40
+CASES_PER_COMMAND = scaled(20)
 
 WORDS = ["apple", "Apple", "banana", "b", "10", "9", "-3", "1.5", "-0", ".5", "2K", "1M", "Jan", "feb",
          "1.10", "1.9", "foo", "bar", "a:b", "x y", "", "  lead", "trail  ", "tab\there", "0x1A", "é", "1e3"]

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ours_with_files as ours, real_with_files as real
+from support import ours_with_files as ours, real_with_files as real
 from scripted_kernel import BashTool, MemoryFs, ScriptedTool
-from scripted_kernel.shell.limits import ExecutionLimits
+from scripted_kernel.base.limits import ExecutionLimits
 
 try:
     import pydantic_monty  # noqa: F401

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ours_with_files as ours, real_with_files as real
+from support import ours_with_files as ours, real_with_files as real
 from scripted_kernel import BashTool
 
 SQLITE3 = shutil.which("sqlite3")
@@ -250,7 +250,11 @@ def test_absent_before_python_3_11(monkeypatch):
 
     from scripted_kernel.commands import registry
     from scripted_kernel.commands.sqlite3 import command as registration
-    monkeypatch.delitem(registry.COMMANDS, "sqlite3")
+    for table in ("COMMANDS", "_LOADED", "_HOME"):
+        monkeypatch.setattr(registry, table, {})
+    monkeypatch.setattr(registry, "FILE_COMMANDS", set())
     monkeypatch.setattr(sys, "version_info", (3, 10, 14, "final", 0))
+    registry.index()
+    assert "sqlite3" not in registry.COMMANDS and "jq" in registry.COMMANDS
     importlib.reload(registration)
-    assert "sqlite3" not in registry.COMMANDS
+    assert "sqlite3" not in registry.COMMANDS and "sqlite3" not in registry._LOADED

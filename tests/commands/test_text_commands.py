@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from conftest import HAVE_BASH5, run_bash
+from support import HAVE_BASH5, run_bash
 
 SED_CASES = [
     r"""printf 'hello world\nfoo bar\n' | sed 's/o/0/g'""",

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from conftest import ours_with_files as ours, real_with_files as real
+from support import ours_with_files as ours, real_with_files as real
 from scripted_kernel import BashTool
 
 pytest.importorskip("yaml")

@@ -6,7 +6,7 @@ line and column, bash's do not).
 """
 import pytest
 
-from conftest import HAVE_BASH5, run_bash
+from support import HAVE_BASH5, run_bash
 
 CASES = {
     # ---- subscripts and loop conditions that are a bare number, a name or `name OP number`

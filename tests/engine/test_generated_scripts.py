@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from conftest import HAVE_BASH5, run_bash
+from support import HAVE_BASH5, run_bash, scaled
 
-CASES = 300
+CASES = scaled(150)
 
 VALUES = ["hello", "a.b.c", "''", "'x y'", "42", "-7", "007", "'Hello World'", "path/to/file.txt", "AbC", "0",
           "'a,b,,c'", "'  spaced  '", "'*'", "'[x]'", "é"]

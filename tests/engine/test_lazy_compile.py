@@ -5,7 +5,7 @@ import threading
 
 from scripted_kernel.shell.compile import COMPILE_COUNTS, COMPILER
 from scripted_kernel.shell.interpreter import SCRIPT_CACHE, execute
-from scripted_kernel.shell.limits import ExecutionLimits
+from scripted_kernel.base.limits import ExecutionLimits
 from scripted_kernel.shell.lexer import Source
 from scripted_kernel.shell.parser import Parser
 

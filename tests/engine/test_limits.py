@@ -6,7 +6,7 @@ import time
 import pytest
 
 from scripted_kernel import ExecutionLimits, ScriptedTool
-from scripted_kernel.shell import CancelToken
+from scripted_kernel import CancelToken
 
 
 def tool_with(**limits):
@@ -101,5 +101,5 @@ def test_streaming_callback_sees_output_as_it_is_produced():
 
 
 def test_the_string_limit_outside_an_execution_is_the_default_number():
-    from scripted_kernel.shell.limits import string_limit
+    from scripted_kernel.base.limits import string_limit
     assert string_limit() == ExecutionLimits().max_string_length

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import mutate, script_corpus
+from support import mutate, script_corpus
 from scripted_kernel import shell
 from scripted_kernel.shell import native
 
@@ -23,7 +23,7 @@ STALE = "shell/compiled/ was built from other sources: reinstall (pip install -e
 PARSE_EACH = """
 import json, sys
 from scripted_kernel.shell import COMPILED_FRONT_END
-from scripted_kernel.shell.errors import ShellSyntaxError
+from scripted_kernel.base.errors import ShellSyntaxError
 from scripted_kernel.shell.parser import parse
 def outcome(text):
     try:

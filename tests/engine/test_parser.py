@@ -2,7 +2,7 @@
 import pytest
 
 from scripted_kernel.shell import nodes as N
-from scripted_kernel.shell.errors import ShellSyntaxError
+from scripted_kernel.base.errors import ShellSyntaxError
 from scripted_kernel.shell.parser import parse
 
 

@@ -8,8 +8,8 @@ import shlex
 import subprocess
 
 import pytest
-from conftest import BASH, HAVE_BASH5
-from scripted_kernel.shell import limits, patterns
+from support import BASH, HAVE_BASH5
+from scripted_kernel.base import limits, patterns
 
 OPERATIONS = ["match", "#", "##", "%", "%%", "/", "//", "/#", "/%"]
 BRACKETS = ["[ab]", "[!a]", "[a-b]", "[[:alpha:]]", "[]a]", "\\a", "\\*", "[|a]", "[)b]", "\\|",

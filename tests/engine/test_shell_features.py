@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from conftest import BASH, HAVE_BASH5, default_signals, run_bash
+from support import BASH, HAVE_BASH5, default_signals, run_bash
 from scripted_kernel import ScriptedTool
 from scripted_kernel.tools.bash_tool import BashTool
 

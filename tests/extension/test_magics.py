@@ -125,7 +125,7 @@ def test_help_and_question_mark_show_the_real_usage(ip, capsys):
 
 
 def test_limits_are_the_notebooks_and_can_be_shown_and_set(ip, capsys):
-    from scripted_kernel.shell.limits import ExecutionLimits
+    from scripted_kernel.base.limits import ExecutionLimits
     limits = shell_state(ip).tools.tool.limits
     assert limits.timeout_seconds == 0                              # no wall clock: interrupt instead
     assert limits.max_commands > ExecutionLimits().max_commands

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from scripted_kernel import BashTool, ExecutionLimits, ScriptedTool, ToolDef
-from scripted_kernel.shell.limits import CancelToken
+from scripted_kernel.base.limits import CancelToken
 from scripted_kernel.tools import containment
 
 LEAK = "postgres://admin:pa55w0rd@10.0.0.5/prod password=hunter2 token=ghp_abcdefghijklmnopqrstuvwxyz0123"

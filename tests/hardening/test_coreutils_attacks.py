@@ -100,10 +100,10 @@ def test_shuf_of_a_whole_huge_range_ends_at_the_output_limit():
 
 
 def test_shuf_is_reproducible_from_the_random_generator():
-    from scripted_kernel.shell import runtime
+    from scripted_kernel.shell.variables import SHARED_RANDOM
     outputs = []
     for _ in range(2):
-        runtime._RANDOM.seed(42)
+        SHARED_RANDOM.seed(42)
         outputs.append(tool().execute("shuf -i 1-100 -n 10; shuf -e a b c d e").stdout)
     assert outputs[0] == outputs[1] and len(outputs[0].split()) == 15
 

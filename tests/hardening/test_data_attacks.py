@@ -8,7 +8,7 @@ import time
 import pytest
 
 from scripted_kernel import BashTool
-from scripted_kernel.shell.limits import ExecutionLimits
+from scripted_kernel.base.limits import ExecutionLimits
 
 
 def run(script: str, limits: ExecutionLimits = None, files: dict = None):

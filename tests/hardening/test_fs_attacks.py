@@ -11,7 +11,7 @@ import pytest
 
 from scripted_kernel import BashTool, ExecutionLimits, MemoryFs
 from scripted_kernel.fs import FsError
-from scripted_kernel.shell import limits as limits_module
+from scripted_kernel.base import limits as limits_module
 
 TIMEOUT = 3
 SLACK = 4          # seconds beyond the timeout a loaded 2-core CI machine may take

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import mutate, script_corpus
+from support import mutate, script_corpus
 from scripted_kernel import ExecutionLimits, ScriptedTool, ToolDef
 
 CASES = int(os.environ.get("SCRIPTED_FUZZ_CASES", "1500"))

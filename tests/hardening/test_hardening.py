@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scripted_kernel import BashTool, ExecutionLimits, MemoryFs, ScriptedTool, ToolDef
+from support import scaled
 
 LIMITS = ExecutionLimits(timeout_seconds=3, max_output_bytes=1 << 20)
 # Bombs that a count limit must stop get a clock far beyond any machine's speed, so that the
@@ -80,12 +81,12 @@ NESTING = ["$(", "((", "{ ", "( ", "<(", "if ", "while ", "case x in x) ", "f() 
 NEST_EACH = """
 import json, sys, threading
 from scripted_kernel import ExecutionLimits, ScriptedTool
-limits = ExecutionLimits(max_parser_depth=int(sys.argv[2])) if len(sys.argv) > 2 else None
+limits = ExecutionLimits(max_parser_depth=int(sys.argv[3])) if len(sys.argv) > 3 else None
 tool = ScriptedTool.builder("nest").limits(limits or ExecutionLimits()).build()
 threading.stack_size(1 << 20)
 results = []
 worker = threading.Thread(target=lambda: results.extend(
-    tool.execute(opener * 50_000) for opener in json.loads(sys.argv[1])))
+    tool.execute(opener * int(sys.argv[2])) for opener in json.loads(sys.argv[1])))
 worker.start()
 worker.join()
 print(json.dumps([[r.exit_code, r.stderr] for r in results]))
@@ -94,7 +95,9 @@ print(json.dumps([[r.exit_code, r.stderr] for r in results]))
 
 @pytest.mark.parametrize("depth_limit", [[], ["1000000"]], ids=["default", "unlimited"])
 def test_deep_nesting_of_every_kind_ends_at_the_depth_limit(depth_limit):
-    child = subprocess.run([sys.executable, "-c", NEST_EACH, json.dumps(NESTING), *depth_limit],
+    # past the depth limit, and (unlimited) past what Python's recursion allows on a 1 MB stack
+    levels = str(scaled(10_000))
+    child = subprocess.run([sys.executable, "-c", NEST_EACH, json.dumps(NESTING), levels, *depth_limit],
                            capture_output=True, text=True)
     assert child.returncode == 0, child.stderr[-500:]
     outcomes = json.loads(child.stdout)
@@ -251,7 +254,7 @@ def test_cancel_stops_quickly_and_keeps_output():
     """Cancelled by another thread once the script has printed (an event, not a timer: a
     loaded machine cannot make the cancel arrive before the first output)."""
     import threading
-    from scripted_kernel.shell import CancelToken
+    from scripted_kernel import CancelToken
     token = CancelToken()
     t = ScriptedTool.builder("t").limits(COUNTED).build()
     cancelling = []
@@ -295,7 +298,7 @@ def test_parsing_is_under_the_deadline_and_the_cancel(unit, stop):
     ahead to the end of the script for its `))`; 1 MiB of it took 13 s against a 1 s timeout).
     With the deadline already past, or the call already cancelled, nothing runs: not even the
     first command, which is read and run before the rest of the text is parsed."""
-    from scripted_kernel.shell import CancelToken
+    from scripted_kernel import CancelToken
     token = CancelToken()
     timeout = COUNTED.timeout_seconds
     if stop == "cancel":

@@ -5,7 +5,7 @@ import time
 import pytest
 
 from scripted_kernel import ScriptedTool
-from scripted_kernel.shell.limits import ExecutionLimits
+from scripted_kernel.base.limits import ExecutionLimits
 from scripted_kernel.tools.bash_tool import BashTool
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from scripted_kernel import ExecutionLimits, ScriptedTool
 from scripted_kernel.commands.jq import command as jq, worker as jq_worker
-from scripted_kernel.shell.limits import CancelToken
+from scripted_kernel.base.limits import CancelToken
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 

@@ -24,7 +24,7 @@ from scripted_kernel import BashTool, MemoryFs, ToolDef  # noqa: E402
 from scripted_kernel.commands._options import QUOTED_CHARS  # noqa: E402
 from scripted_kernel.tools import containment  # noqa: E402
 from scripted_kernel.tools.hooks import ToolCall  # noqa: E402
-from conftest import real_with_files  # noqa: E402
+from support import real_with_files  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 

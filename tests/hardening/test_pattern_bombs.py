@@ -4,7 +4,7 @@ item applied to a set of positions) and bounded, so a loaded machine cannot fail
 What is still long (a large value) ends at the deadline, not later."""
 import pytest
 from scripted_kernel import ExecutionLimits, ScriptedTool
-from scripted_kernel.shell import extglob, limits, patterns
+from scripted_kernel.base import extglob, limits, patterns
 
 A62 = "a" * 62
 
@@ -43,12 +43,12 @@ def test_bomb_answers_as_bash(tool, script):
 def steps(monkeypatch):
     """The number of matcher steps taken since the fixture started."""
     counted = [0]
-    tick = extglob.Run.tick
+    tick = extglob.Matching.tick
 
     def counting(run):
         counted[0] += 1
         tick(run)
-    monkeypatch.setattr(extglob.Run, "tick", counting)
+    monkeypatch.setattr(extglob.Matching, "tick", counting)
     previous = limits.activate(limits.Budget(limits.ExecutionLimits(timeout_seconds=600),
                                              limits.CancelToken()))
     yield counted

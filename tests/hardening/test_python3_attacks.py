@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from scripted_kernel import BashTool, ExecutionLimits
-from scripted_kernel.shell.limits import CancelToken
+from scripted_kernel.base.limits import CancelToken
 
 pytest.importorskip("pydantic_monty", reason="the python extra (pydantic-monty) is not installed")
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

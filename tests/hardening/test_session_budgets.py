@@ -13,7 +13,7 @@ import pytest
 
 from scripted_kernel import ExecutionLimits, ScriptedTool
 from scripted_kernel.shell.interpreter import execute
-from scripted_kernel.shell.limits import EXPIRED, WATCHDOG, Budget, CancelToken
+from scripted_kernel.base.limits import EXPIRED, WATCHDOG, Budget, CancelToken
 from scripted_kernel.shell.session_state import ENTRY_BYTES, FUNCTION_WEIGHT, measure
 from scripted_kernel.tools import BashTool
 

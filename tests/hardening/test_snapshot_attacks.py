@@ -12,7 +12,7 @@ import zlib
 import pytest
 
 from scripted_kernel import BashTool
-from scripted_kernel.shell.limits import ExecutionLimits
+from scripted_kernel.base.limits import ExecutionLimits
 from scripted_kernel.tools import snapshot as snap
 from scripted_kernel.tools.snapshot import HEADER_BYTES, SnapshotError, SnapshotLimits, decode, encode
 
@@ -32,7 +32,7 @@ def _loaded(data):
 def _forge(manifest, blobs, **counts):
     manifest = copy.deepcopy(manifest)
     manifest.pop("blobs", None)
-    real = dict.fromkeys(snap._COUNTS, 0)
+    real = dict.fromkeys(snap.COUNTS, 0)
     real.update(inodes=len((manifest.get("fs") or {}).get("inodes", [])),
                 names=len((manifest.get("fs") or {}).get("inodes", [])),
                 variables=len((manifest.get("shell") or {}).get("variables", [])),
@@ -100,7 +100,7 @@ def test_forged_sizes(original):
 
 def _raw(manifest, loaded):
     """Bytes with `manifest` (blob table included, as given) and the original blobs."""
-    preamble = json.dumps({"counts": dict({k: 100 for k in snap._COUNTS}, blobs=len(manifest["blobs"]))}).encode()
+    preamble = json.dumps({"counts": dict({k: 100 for k in snap.COUNTS}, blobs=len(manifest["blobs"]))}).encode()
     body = json.dumps(manifest).encode()
     blobs = b"".join(loaded.blobs[entry[0]] for entry in _loaded_table(loaded))
     header = struct.pack(">6sHHHIQ32s", b"SKSNAP", 1, 0, len(preamble), len(body), len(blobs), bytes(32))
@@ -165,7 +165,7 @@ def test_a_million_variables_in_a_small_file():
             '"fs":null,"shell":{"variables":[' + variables + ']},"blobs":[]}').encode()
 
     def raw(declared):
-        counts = dict.fromkeys(snap._COUNTS, 0) | {"variables": declared}
+        counts = dict.fromkeys(snap.COUNTS, 0) | {"variables": declared}
         preamble = json.dumps({"counts": counts}).encode()
         return struct.pack(">6sHHHIQ32s", b"SKSNAP", 1, 0, len(preamble), len(body), 0, bytes(32)) + preamble + body
     _refused(raw(1_000_000), "declares 1000000 variables")
@@ -185,7 +185,7 @@ def test_a_compression_bomb_is_not_inflated():
     sha = "0" * 64
     manifest = {"format": "scripted-snapshot", "version": 1, "meta": {"username": "user", "hostname": "h"},
                 "fs": None, "shell": None, "blobs": [[sha, 100, len(bomb), "zlib"]]}
-    preamble = json.dumps({"counts": dict.fromkeys(snap._COUNTS, 0) | {"blobs": 1}}).encode()
+    preamble = json.dumps({"counts": dict.fromkeys(snap.COUNTS, 0) | {"blobs": 1}}).encode()
     body = json.dumps(manifest).encode()
     header = struct.pack(">6sHHHIQ32s", b"SKSNAP", 1, 2, len(preamble), len(body), len(bomb), bytes(32))
     tracemalloc.start()

@@ -10,9 +10,9 @@ import time
 import pytest
 
 from scripted_kernel import ExecutionLimits, ScriptedTool
-from scripted_kernel.shell.limits import CancelToken
-from scripted_kernel.tools import containment
-from scripted_kernel.tools.containment import sanitize
+from scripted_kernel.base.limits import CancelToken
+from scripted_kernel.tools import redaction
+from scripted_kernel.tools.redaction import sanitize
 from scripted_kernel.tools.definitions import ToolDef
 
 
@@ -242,7 +242,7 @@ def test_values_of_the_hosts_secret_environment_variables_are_redacted(monkeypat
 def test_a_long_message_is_cut_at_a_word():
     secret = "x" * 30 + "SECRETTAIL"
     clean = sanitize("word " * 399 + "abc " + secret + " more")   # the secret crosses the cut
-    assert len(clean) <= containment.MAX_MESSAGE + 4 and clean.endswith("abc ...")
+    assert len(clean) <= redaction.MAX_MESSAGE + 4 and clean.endswith("abc ...")
     assert "xxx" not in clean
 
 
@@ -267,18 +267,18 @@ def _cpu_cost(fn, text) -> float:
 def test_redaction_is_linear_in_the_text(unit):
     """Ten times the text costs about ten times the work (a rescanning pattern: a hundred)."""
     small, large = unit * (20_000 // len(unit)), unit * (200_000 // len(unit))
-    small_cost, large_cost = _cpu_cost(containment._redact, small), _cpu_cost(containment._redact, large)
+    small_cost, large_cost = _cpu_cost(redaction._redact, small), _cpu_cost(redaction._redact, large)
     assert large_cost < 30 * max(small_cost, 1e-4), (small_cost, large_cost)
 
 
 def test_sanitize_looks_at_a_bounded_part_of_any_message(monkeypatch):
     """1 MB of any adversarial text: the patterns see at most MAX_MESSAGE characters of it."""
     seen = []
-    real = containment._redact
-    monkeypatch.setattr(containment, "_redact", lambda text: seen.append(len(text)) or real(text))
+    real = redaction._redact
+    monkeypatch.setattr(redaction, "_redact", lambda text: seen.append(len(text)) or real(text))
     for unit in ADVERSARIAL:
         assert "\n" not in sanitize(unit * (1_000_000 // len(unit)))
-    assert len(seen) == len(ADVERSARIAL) and max(seen) <= containment.MAX_MESSAGE + 4
+    assert len(seen) == len(ADVERSARIAL) and max(seen) <= redaction.MAX_MESSAGE + 4
 
 
 def test_sanitize_keeps_the_useful_part():
@@ -296,7 +296,7 @@ def test_a_huge_argument_in_a_callbacks_error_does_not_hold_the_process():
         "type": "object", "properties": {"key": {"type": "string"}}}), lookup).build()
     r = t.execute("""lookup --key "$(printf 'a.%.0s' {1..20000})"; echo status=$?""")
     assert r.stdout == "status=1\n"
-    assert r.stderr.startswith("lookup: ") and len(r.stderr) < containment.MAX_MESSAGE + 20
+    assert r.stderr.startswith("lookup: ") and len(r.stderr) < redaction.MAX_MESSAGE + 20
 
 
 def test_secrets_from_callbacks_do_not_reach_the_script_unless_asked():

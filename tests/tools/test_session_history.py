@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from scripted_kernel import BashTool
-from scripted_kernel.shell.limits import ExecutionLimits
+from scripted_kernel.base.limits import ExecutionLimits
 from scripted_kernel.tools.history import HistoryFull
 
 

@@ -11,7 +11,7 @@ import random
 import pytest
 
 from scripted_kernel import BashTool
-from scripted_kernel.shell.limits import ExecutionLimits
+from scripted_kernel.base.limits import ExecutionLimits
 from scripted_kernel.tools.snapshot import SnapshotError, SnapshotLimits, decode
 
 PROBE = r"""declare -p

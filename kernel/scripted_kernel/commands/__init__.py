@@ -3,22 +3,13 @@
 Each command is a function `fn(ctx, argv) -> status` registered with `@command(...)`
 (`registry.py`): it sees the script through a `CommandContext` (shell/context.py) — standard
 streams, files, exported variables, budget — and never the interpreter. Importing this package
-imports every module in it, so that each registers its commands.
+reads the names of every command from the sources and imports none of their modules: a
+command's module is imported when a script first runs it.
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
+from .registry import COMMANDS, FILE_COMMANDS, command, implementation, index, usage_of, usage_text
 
-from .registry import COMMANDS, FILE_COMMANDS, USAGE, command
+index()
 
-
-def _load():
-    for info in pkgutil.iter_modules(__path__):
-        if not info.name.startswith("_") and info.name != "registry":
-            importlib.import_module(f"{__name__}.{info.name}")
-
-
-_load()
-
-__all__ = ["COMMANDS", "FILE_COMMANDS", "USAGE", "command"]
+__all__ = ["COMMANDS", "FILE_COMMANDS", "command", "implementation", "usage_of", "usage_text"]

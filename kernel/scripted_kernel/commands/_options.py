@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..fs import access
-from ..shell.errors import QUOTED_CHARS, bounded, shown  # noqa: F401  (the commands' own names for them)
+from ..base.errors import QUOTED_CHARS, bounded, shown  # noqa: F401  (the commands' own names for them)
 
 
 class UsageError(Exception):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ._options import read_input, parse
-from .registry import command
+from .registry import Usage, command
 
 
 
@@ -27,7 +27,20 @@ def _visible(line: str, ends: bool, tabs: bool) -> str:
     return "".join(out)
 
 
-@command("cat")
+USAGE = Usage("[OPTION]... [FILE]...", "Concatenate FILE(s) to standard output.", (
+    "-A, --show-all           equivalent to -vET",
+    "-b, --number-nonblank    number nonempty output lines",
+    "-e                       equivalent to -vE",
+    "-E, --show-ends          display $ at end of each line",
+    "-n, --number             number all output lines",
+    "-s, --squeeze-blank      suppress repeated empty output lines",
+    "-t                       equivalent to -vT",
+    "-T, --show-tabs          display TAB characters as ^I",
+    "-u                       (ignored)",
+    "-v, --show-nonprinting   use ^ and M- notation, except for LFD and TAB"))
+
+
+@command("cat", usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("cat", argv, short_flags="nbsAvETeut",
                       long_flags={"number": "n", "number-nonblank": "b", "squeeze-blank": "s",

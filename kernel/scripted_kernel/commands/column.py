@@ -1,9 +1,8 @@
 """column: align whitespace- (or -s) separated input into a table (-t), or fill columns."""
 from __future__ import annotations
 
-from ..shell.limits import check_clock
 from ._options import read_input, parse, split_lines
-from .registry import command
+from .registry import Usage, command
 
 
 
@@ -17,7 +16,15 @@ def _split_any(line: str, separators: str) -> list:
     return cells
 
 
-@command("column")
+USAGE = Usage("[options] [file ...]", "Columnate lists.", (
+    "-t, --table                  create a table",
+    "-s, --separator <string>     possible table delimiters",
+    "-o, --output-separator <string>  columns separator for table output (default is two spaces)",
+    "-c, --output-width <width>   width of output in number of characters",
+    "-n, -x, -e                   (accepted)"))
+
+
+@command("column", usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("column", argv, short_flags="tnxe", short_values="sco",
                       long_flags={"table": "t"},
@@ -48,6 +55,6 @@ def run(ctx, argv):
         if size >= 1 << 20 or not count & 0xFFF:
             ctx.out("".join(pending))
             pending, size = [], 0
-            check_clock()
+            ctx.budget.check_clock()
     ctx.out("".join(pending))
     return 0

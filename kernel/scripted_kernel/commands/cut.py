@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from ._options import read_input, bad_usage, parse, split_lines
-from .registry import command
+from .registry import Usage, command
 
 
 
@@ -65,7 +65,19 @@ def _cut_span(lines, delim: str, out_delim: str, span, only_delimited: bool) -> 
     return [out_delim.join(line.split(delim, maxsplit)[keep]) if delim in line else line for line in lines]
 
 
-@command("cut")
+USAGE = Usage("OPTION... [FILE]...", "Print selected parts of lines from each FILE to standard output.", (
+    "-b, --bytes=LIST        select only these bytes",
+    "-c, --characters=LIST   select only these characters",
+    "-d, --delimiter=DELIM   use DELIM instead of TAB for field delimiter",
+    "-f, --fields=LIST       select only these fields",
+    "-n                      (ignored)",
+    "    --complement        complement the set of selected bytes, characters or fields",
+    "-s, --only-delimited    do not print lines not containing delimiters",
+    "    --output-delimiter=STRING  use STRING as the output delimiter",
+    "-z, --zero-terminated   line delimiter is NUL, not newline"))
+
+
+@command("cut", usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("cut", argv, short_flags="snz", short_values="bcfd",
                       long_flags={"only-delimited": "s", "complement": "complement",

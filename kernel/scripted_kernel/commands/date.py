@@ -5,9 +5,8 @@ import datetime as dt
 import re
 
 from ..fs import FsError
-from ..shell.limits import wall_clock
 from ._options import UsageError, parse
-from .registry import command
+from .registry import Usage, command
 
 ISO_FORMATS = {"date": "%Y-%m-%d", "hours": "%Y-%m-%dT%H%:z", "minutes": "%Y-%m-%dT%H:%M%:z",
                "seconds": "%Y-%m-%dT%H:%M:%S%:z", "ns": "%Y-%m-%dT%H:%M:%S,%N%:z"}
@@ -26,17 +25,18 @@ def _zone(ctx, utc: bool):
     return dt.timezone.utc
 
 
-def _parse_when(text: str, tz) -> dt.datetime:
+def _parse_when(text: str, tz, clock: float) -> dt.datetime:
+    """-d's date; `clock` is the script's time now (Budget.now())."""
     try:
-        return _when(text.strip(), tz)
+        return _when(text.strip(), tz, clock)
     except (ValueError, OverflowError, OSError):     # out of the calendar's range, or no date
         raise UsageError(f"date: invalid date '{text}'") from None
 
 
-def _when(text: str, tz) -> dt.datetime:
+def _when(text: str, tz, clock: float) -> dt.datetime:
     if text.startswith("@"):
         return dt.datetime.fromtimestamp(float(text[1:]), tz)
-    now = dt.datetime.fromtimestamp(wall_clock(), tz)
+    now = dt.datetime.fromtimestamp(clock, tz)
     simple = {"now": now, "today": now, "yesterday": now - dt.timedelta(days=1),
               "tomorrow": now + dt.timedelta(days=1)}
     if text in simple:
@@ -64,13 +64,22 @@ def _format(when: dt.datetime, fmt: str) -> str:
     return when.strftime(fmt)
 
 
-@command("date")
+USAGE = Usage("[OPTION]... [+FORMAT]", "Display the current time in the given FORMAT.", (
+    "-d, --date=STRING         display time described by STRING, not 'now'",
+    "-I, --iso-8601[=FMT]      output date/time in ISO 8601 format",
+    "-r, --reference=FILE      display the last modification time of FILE",
+    "-R, --rfc-email           output date and time in RFC 5322 format",
+    "-u, --utc, --universal    print Coordinated Universal Time (UTC)"))
+
+
+@command("date", usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("date", argv, short_flags="uR", short_values="dIr",
                       long_flags={"utc": "u", "universal": "u", "rfc-email": "R"},
                       long_values={"date": "d", "iso-8601": "I", "reference": "r"})
     tz = _zone(ctx, opts.has("u"))
-    when = _parse_when(opts.get("d"), tz) if opts.has("d") else dt.datetime.fromtimestamp(wall_clock(), tz)
+    clock = ctx.budget.now()
+    when = _parse_when(opts.get("d"), tz, clock) if opts.has("d") else dt.datetime.fromtimestamp(clock, tz)
     if opts.has("r"):
         try:
             when = dt.datetime.fromtimestamp(ctx.fs.stat(ctx.path(opts.get("r"))).mtime, tz)

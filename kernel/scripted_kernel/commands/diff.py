@@ -5,9 +5,8 @@ import time
 from typing import Optional
 
 from ..fs import FsError, access
-from ..shell.limits import wall_clock
 from ._options import UsageError, bad_usage, parse
-from .registry import command
+from .registry import Usage, command
 
 
 
@@ -141,9 +140,9 @@ def _normal(a: list, b: list, opcodes) -> str:
 
 def _stamp(ctx, name: str) -> str:
     try:
-        mtime = ctx.fs.stat(ctx.path(name)).mtime if name != "-" else wall_clock()
+        mtime = ctx.fs.stat(ctx.path(name)).mtime if name != "-" else ctx.budget.now()
     except FsError:
-        mtime = wall_clock()
+        mtime = ctx.budget.now()
     local = time.localtime(mtime)
     return time.strftime("%Y-%m-%d %H:%M:%S", local) + f".{int(mtime % 1 * 1e9):09d} " + \
         time.strftime("%z", local)
@@ -229,7 +228,26 @@ def _cmp(ctx, argv):
     return 0
 
 
-@command("diff", "cmp", needs_files=True)
+USAGES = {
+    "diff": Usage("[OPTION]... FILES", "Compare FILES line by line.", (
+        "-q, --brief                  report only when files differ",
+        "-s, --report-identical-files  report when two files are the same",
+        "-u, -U NUM, --unified[=NUM]  output NUM (default 3) lines of unified context",
+        "-i, --ignore-case            ignore case differences in file contents",
+        "-b, --ignore-space-change    ignore changes in the amount of white space",
+        "-w, --ignore-all-space       ignore all white space",
+        "-B, --ignore-blank-lines     ignore changes where lines are all blank",
+        "-a, --text                   treat all files as text",
+        "    --label LABEL            use LABEL instead of file name and timestamp",
+        "-N, -t                       (accepted)")),
+    "cmp": Usage("[OPTION]... FILE1 [FILE2]", "Compare two files byte by byte.", (
+        "-b                       print differing bytes",
+        "-l                       output byte numbers and differing byte values",
+        "-s, --quiet, --silent    suppress all normal output")),
+}
+
+
+@command("diff", "cmp", needs_files=True, usage=USAGES)
 def run(ctx, argv):
     impl = _diff if argv[0] == "diff" else _cmp
     return impl(ctx, argv)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..shell.regexes import RegexError, compile_posix
-from .registry import command
+from ..base.regexes import RegexError, compile_posix
+from .registry import Usage, command
 
 _INT = re.compile(r"-?\d+\Z")
 
@@ -156,7 +156,12 @@ def _regex_match(s: str, pattern: str):
     return m.end() if m else 0
 
 
-@command("expr")
+USAGE = Usage("EXPRESSION", "Print the value of EXPRESSION to standard output.", (
+    "ARG1 | ARG2, ARG1 & ARG2, comparisons < <= = != >= >, arithmetic + - * / %,",
+    "STRING : REGEXP, match STRING REGEXP, substr STRING POS LENGTH, index, length"))
+
+
+@command("expr", usage=USAGE)
 def run(ctx, argv):
     args = argv[1:]
     if args and args[0] == "--":

@@ -5,10 +5,9 @@ import random
 import time
 
 from ..fs import FsError
-from ..shell.limits import check_stop
 from ._options import UsageError, bad_usage, parse, shown
 from .ls import blocks, human, mode_string
-from .registry import command
+from .registry import Usage, command
 
 _KIND_NAMES = {"-": "regular file", "d": "directory", "l": "symbolic link", "c": "character special file"}
 
@@ -96,7 +95,7 @@ def _du(ctx, argv):
         kb, by = blocks(s), s.size
         if s.kind == "d":
             for entry in sorted(ctx.fs.listdir(ctx.path(name))):
-                check_stop()
+                ctx.budget.check_stop()
                 child = name.rstrip("/") + "/" + entry
                 ckb, cby = walk(child, depth + 1)
                 kb += ckb
@@ -207,6 +206,45 @@ def _mktemp(ctx, argv):
 _IMPLS = {"stat": _stat, "du": _du, "realpath": _realpath, "readlink": _realpath, "mktemp": _mktemp}
 
 
-@command("stat", "du", "realpath", "readlink", "mktemp", needs_files=True)
+USAGES = {
+    "stat": Usage("[OPTION]... FILE...", "Display file or file system status.", (
+        "-L, --dereference     follow links",
+        "-c  --format=FORMAT   use the specified FORMAT instead of the default",
+        "    --printf=FORMAT   like --format, but interpret backslash escapes",
+        "-t, --terse           print the information in terse form")),
+    "du": Usage("[OPTION]... [FILE]...", "Summarize device usage of the set of FILEs, recursively for directories.", (
+        "-a, --all             write counts for all files, not just directories",
+        "-b, --bytes           apparent sizes in bytes",
+        "-c, --total           produce a grand total",
+        "-d, --max-depth=N     print the total for a directory only if it is N or fewer levels deep",
+        "-h, --human-readable  print sizes in human readable format",
+        "-k, -m                block sizes of 1K / 1M",
+        "-s, --summarize       display only a total for each argument")),
+    "realpath": Usage("[OPTION]... FILE...", "Print the resolved absolute file name.", (
+        "-e, --canonicalize-existing  all components of the path must exist",
+        "-m, --canonicalize-missing   no path components need exist or be a directory",
+        "-L, -P                       resolve '..' before / after symlinks",
+        "-q, --quiet                  suppress most error messages",
+        "    --relative-to=DIR        print the resolved path relative to DIR",
+        "-s, --strip, --no-symlinks   don't expand symlinks",
+        "-z, --zero                   end each output line with NUL, not newline")),
+    "readlink": Usage("[OPTION]... FILE...", "Print value of a symbolic link or canonical file name.", (
+        "-f, --canonicalize           follow every symlink; all but the last component must exist",
+        "-e, --canonicalize-existing  follow every symlink; all components must exist",
+        "-m, --canonicalize-missing   follow every symlink; no component need exist",
+        "-n, --no-newline             do not output the trailing delimiter",
+        "-q, -s, -v                   quiet / silent / verbose",
+        "-z, --zero                   end each output line with NUL, not newline")),
+    "mktemp": Usage("[OPTION]... [TEMPLATE]", "Create a temporary file or directory, safely, and print its name.", (
+        "-d, --directory     create a directory, not a file",
+        "-u, --dry-run       do not create anything; merely print a name",
+        "-q, --quiet         suppress diagnostics about file/dir-creation failure",
+        "    --suffix=SUFF   append SUFF to TEMPLATE",
+        "-p DIR, --tmpdir[=DIR]  interpret TEMPLATE relative to DIR",
+        "-t                  interpret TEMPLATE as a single file name component")),
+}
+
+
+@command("stat", "du", "realpath", "readlink", "mktemp", needs_files=True, usage=USAGES)
 def run(ctx, argv):
     return _IMPLS[argv[0]](ctx, argv)

@@ -7,9 +7,8 @@ import re
 
 from ..fs import FsError
 from ..fs.base import EEXIST, ENAMETOOLONG, ENOSPC, EPERM, EROFS
-from ..shell.limits import check_stop, wall_clock
 from ._options import UsageError, bad_usage, bounded, parse
-from .registry import command
+from .registry import Usage, command
 
 
 
@@ -130,7 +129,7 @@ def _remove_tree(r: _Run, name: str, verbose: bool):
         r.fail(f"cannot remove '{name}': {e.strerror}")
         return
     for entry in sorted(entries):
-        check_stop()
+        r.ctx.budget.check_stop()
         child = name.rstrip("/") + "/" + entry
         st = r.stat(child, follow=False)
         if st is not None and st.is_dir:
@@ -197,7 +196,7 @@ def _copy(r: _Run, src: str, dst: str, st, keep: bool, no_clobber: bool, verbose
                 r.fail(f"cannot copy a directory, '{src}', into itself, '{dst}'")
                 return
             for entry in sorted(r.fs.listdir(r.path(src))):
-                check_stop()
+                r.ctx.budget.check_stop()
                 child = r.stat(src.rstrip("/") + "/" + entry, follow=False)
                 if child is not None:
                     _copy(r, src.rstrip("/") + "/" + entry, dst.rstrip("/") + "/" + entry, child,
@@ -242,14 +241,14 @@ def _touch(r: _Run, opts, ops):
     _need_operands("touch", ops)
     when = None
     if opts.has("d"):
-        when = _parse_date(opts.get("d"))
+        when = _parse_date(opts.get("d"), r.ctx.budget.now())
     elif opts.has("r"):
         ref = r.stat(opts.get("r"))
         if ref is None:
             raise UsageError(f"touch: failed to get attributes of '{opts.get('r')}': No such file or directory")
         when = ref.mtime
     elif opts.has("t"):
-        when = _parse_stamp(opts.get("t"))
+        when = _parse_stamp(opts.get("t"), r.ctx.budget.now())
     for name in ops:
         try:
             if r.stat(name) is None:
@@ -265,20 +264,22 @@ def _touch(r: _Run, opts, ops):
 
 def _now(r: _Run) -> float:
     tick = getattr(r.fs, "_tick", None)
-    return tick() if tick else wall_clock()
+    return tick() if tick else r.ctx.budget.now()
 
 
-def _parse_date(text: str) -> float:
+def _parse_date(text: str, clock: float) -> float:
+    """touch -d's time; `clock` is the script's time now (Budget.now())."""
     from .date import _parse_when
-    return _parse_when(text, None).timestamp()
+    return _parse_when(text, None, clock).timestamp()
 
 
-def _parse_stamp(text: str) -> float:
+def _parse_stamp(text: str, clock: float) -> float:
+    """touch -t's [[CC]YY]MMDDhhmm[.ss]; the year defaults to that of `clock` (Budget.now())."""
     m = re.fullmatch(r"(\d{2,4})?(\d{2})(\d{2})(\d{2})(\d{2})(?:\.(\d{2}))?", text)
     if not m:
         raise UsageError(f"touch: invalid date format '{text}'")
     year = m.group(1)
-    now = dt.datetime.fromtimestamp(wall_clock())
+    now = dt.datetime.fromtimestamp(clock)
     year = int(year) + (2000 if year and len(year) == 2 else 0) if year else now.year
     when = dt.datetime(year, int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5)),
                        int(m.group(6) or 0))
@@ -350,7 +351,7 @@ def _chmod_one(r: _Run, spec: str, name: str, recursive: bool, verbose: bool):
             r.fail(f"cannot read directory '{name}': {e.strerror}")
             return
         for entry in entries:
-            check_stop()
+            r.ctx.budget.check_stop()
             child = name.rstrip("/") + "/" + entry
             child_st = r.stat(child, follow=False)
             if child_st is not None and not child_st.is_link:
@@ -411,7 +412,62 @@ _COMMANDS = {
 }
 
 
-@command("mkdir", "rmdir", "rm", "cp", "mv", "touch", "chmod", "ln", needs_files=True)
+USAGES = {
+    "mkdir": Usage("[OPTION]... DIRECTORY...", "Create the DIRECTORY(ies), if they do not already exist.", (
+        "-m, --mode=MODE   set file mode (as in chmod)",
+        "-p, --parents     no error if existing, make parent directories as needed",
+        "-v, --verbose     print a message for each created directory")),
+    "rmdir": Usage("[OPTION]... DIRECTORY...", "Remove the DIRECTORY(ies), if they are empty.", (
+        "    --ignore-fail-on-non-empty  ignore each failure to remove a non-empty directory",
+        "-p, --parents   remove DIRECTORY and its ancestors",
+        "-v, --verbose   output a diagnostic for every directory processed")),
+    "rm": Usage("[OPTION]... [FILE]...", "Remove (unlink) the FILE(s).", (
+        "-f, --force           ignore nonexistent files and arguments, never prompt",
+        "-i                    (accepted; there is no prompt)",
+        "-d, --dir             remove empty directories",
+        "-r, -R, --recursive   remove directories and their contents recursively",
+        "    --no-preserve-root  do not treat '/' specially",
+        "-v, --verbose         explain what is being done")),
+    "cp": Usage("[OPTION]... SOURCE... DIRECTORY", "Copy SOURCE to DEST, or multiple SOURCE(s) to DIRECTORY.", (
+        "-a, --archive                same as -dR --preserve=all",
+        "-d                           same as --no-dereference --preserve=links",
+        "-f, --force                  remove a destination that cannot be opened, and try again",
+        "-L, -H, -P                   follow symbolic links (always, on the command line, never)",
+        "-n, --no-clobber             do not overwrite an existing file",
+        "-p, --preserve               preserve mode and timestamps",
+        "-R, -r, --recursive          copy directories recursively",
+        "-t, --target-directory=DIRECTORY  copy all SOURCE arguments into DIRECTORY",
+        "-u                           copy only when the SOURCE file is newer",
+        "-v, --verbose                explain what is being done")),
+    "mv": Usage("[OPTION]... SOURCE... DIRECTORY", "Rename SOURCE to DEST, or move SOURCE(s) to DIRECTORY.", (
+        "-f, --force                  do not prompt before overwriting",
+        "-i                           (accepted; there is no prompt)",
+        "-n, --no-clobber             do not overwrite an existing file",
+        "-t, --target-directory=DIRECTORY  move all SOURCE arguments into DIRECTORY",
+        "-u                           move only when the SOURCE file is newer",
+        "-v, --verbose                explain what is being done")),
+    "touch": Usage("[OPTION]... FILE...",
+                   "Update the access and modification times of each FILE to the current time.", (
+        "-a, -m, -h            change only the access time / modification time / a link itself",
+        "-c, --no-create       do not create any files",
+        "-d, --date=STRING     parse STRING and use it instead of current time",
+        "-r, --reference=FILE  use this file's times instead of current time",
+        "-t STAMP              use [[CC]YY]MMDDhhmm[.ss] instead of current time")),
+    "chmod": Usage("[OPTION]... MODE[,MODE]... FILE...", "Change the mode of each FILE to MODE.", (
+        "-c, -f                like verbose but report only changes / suppress most errors",
+        "-v, --verbose         output a diagnostic for every file processed",
+        "-R, --recursive       change files and directories recursively")),
+    "ln": Usage("[OPTION]... TARGET LINK_NAME", "Create a link to TARGET with the name LINK_NAME.", (
+        "-f, --force                 remove existing destination files",
+        "-n, --no-dereference        treat LINK_NAME as a normal file if it is a symbolic link to a directory",
+        "-r, -F, -T                  (relative, directory, no-target-directory)",
+        "-s, --symbolic              make symbolic links instead of hard links",
+        "-t, --target-directory=DIRECTORY  the DIRECTORY in which to create the links",
+        "-v, --verbose               print name of each linked file")),
+}
+
+
+@command("mkdir", "rmdir", "rm", "cp", "mv", "touch", "chmod", "ln", needs_files=True, usage=USAGES)
 def run(ctx, argv):
     cmd = argv[0]
     impl, flags, values, longs, long_values = _COMMANDS[cmd]

@@ -4,15 +4,9 @@ from __future__ import annotations
 from typing import Optional
 
 from ..fs import FsError
-from ..shell import patterns
-from ..shell.limits import wall_clock
+from ..base import patterns
 from ._options import UsageError, shown
-from .registry import command
-
-_TESTS_WITH_ARG = {"-name", "-iname", "-path", "-ipath", "-wholename", "-type", "-maxdepth",
-                   "-mindepth", "-size", "-mtime", "-mmin", "-newer", "-perm", "-regex", "-user",
-                   "-group", "-links", "-printf"}
-
+from .registry import Usage, command
 
 class _Parser:
     """The expression: `a b` and `a -a b` are and, `-o` or, `!`/-not, parentheses."""
@@ -147,12 +141,6 @@ class _Parser:
     depth_first = False
 
 
-def _number_test(text: str, compare_value):
-    sign = text[:1] if text[:1] in "+-" else ""
-    digits = text[len(sign):]
-    return sign, digits
-
-
 def _size_test(text: str):
     sign = text[:1] if text[:1] in "+-" else ""
     body = text[len(sign):]
@@ -177,8 +165,8 @@ def _time_test(text: str, unit: int):
         raise UsageError(f"find: invalid argument `{text}'")
     n = int(text[len(sign):])
 
-    def test(ctx):
-        age = int((wall_clock() - ctx.stat.mtime) // unit)
+    def test(entry):
+        age = int((entry.walker.ctx.budget.now() - entry.stat.mtime) // unit)
         return age > n if sign == "+" else age < n if sign == "-" else age == n
     return test
 
@@ -340,7 +328,14 @@ class _Walker:
                 self.emit(path + "\n")
 
 
-@command("find", needs_files=True)
+USAGE = Usage("[-H] [-L] [-P] [starting-point...] [expression]", "Search for files in a directory hierarchy.", (
+    "tests: -name -iname -path -ipath -wholename -type -maxdepth -mindepth -size -mtime -mmin",
+    "       -newer -perm -user -group -links -regex -empty -true -false",
+    "actions: -print -print0 -printf -delete -exec -execdir -ok -prune",
+    "operators: ! -not -a -and -o -or ( )"))
+
+
+@command("find", needs_files=True, usage=USAGE)
 def run(ctx, argv):
     args = argv[1:]
     while args and args[0] in ("-H", "-L", "-P"):

@@ -7,8 +7,8 @@ import regex
 
 from ..fs import FsError, access
 from ._options import UsageError, parse, shown as shown_operand, split_lines
-from ..shell.regexes import RegexError, RegexTimeout, finditer, matcher, translate
-from .registry import command
+from ..base.regexes import DEFAULT_TIMEOUT, RegexError, RegexTimeout, finditer, matcher, translate
+from .registry import Usage, command
 
 STDIN_LABEL = "(standard input)"
 
@@ -67,7 +67,43 @@ def _matching_lines(search, text: str, count: int):
         line += 1
 
 
-@command("grep", "egrep", "fgrep")
+USAGE = Usage("[OPTION]... PATTERNS [FILE]...", "Search for PATTERNS in each FILE (standard input by default).", (
+    "-E, --extended-regexp     PATTERNS are extended regular expressions",
+    "-F, --fixed-strings       PATTERNS are strings",
+    "-G, --basic-regexp        PATTERNS are basic regular expressions",
+    "-P, --perl-regexp         PATTERNS are Perl regular expressions",
+    "-e, --regexp=PATTERNS     use PATTERNS for matching",
+    "-f, --file=FILE           take PATTERNS from FILE",
+    "-i, --ignore-case         ignore case distinctions in patterns and data",
+    "    --no-ignore-case      do not ignore case distinctions (default)",
+    "-w, --word-regexp         match only whole words",
+    "-x, --line-regexp         match only whole lines",
+    "-z, --null-data           a data line ends in 0 byte, not newline",
+    "-s, --no-messages         suppress error messages",
+    "-v, --invert-match        select non-matching lines",
+    "-m, --max-count=NUM       stop after NUM selected lines",
+    "-b, --byte-offset         print the byte offset with output lines",
+    "-n, --line-number         print line number with output lines",
+    "    --line-buffered       flush output on every line",
+    "-H, --with-filename       print file name with output lines",
+    "-h, --no-filename         suppress the file name prefix on output",
+    "    --label=LABEL         use LABEL as the standard input file name prefix",
+    "-o, --only-matching       show only nonempty parts of lines that match",
+    "-q, --quiet, --silent     suppress all normal output",
+    "    --binary-files=TYPE   assume that binary files are TYPE",
+    "-a, --text                equivalent to --binary-files=text",
+    "-d, --devices=ACTION      how to handle devices",
+    "-r, --recursive           search directories recursively",
+    "-L, --files-without-match  print only names of FILEs with no selected lines",
+    "-l, --files-with-matches  print only names of FILEs with selected lines",
+    "-c, --count               print only a count of selected lines per FILE",
+    "-B, --before-context=NUM  print NUM lines of leading context",
+    "-A, --after-context=NUM   print NUM lines of trailing context",
+    "-C, --context=NUM         print NUM lines of output context",
+    "    --color[=WHEN]        use markers to highlight the matching strings"))
+
+
+@command("grep", "egrep", "fgrep", usage=USAGE)
 def run(ctx, argv):
     cmd = argv[0]
 
@@ -130,7 +166,7 @@ def run(ctx, argv):
     sep = "\0" if opts.has("z") else "\n"
     color = opts.get("color") == "always"      # auto and never: output is never a terminal
     invert = opts.has("v")
-    timeout = getattr(ctx.limits, "regex_timeout_seconds", 2.0)
+    timeout = DEFAULT_TIMEOUT           # the regex helpers' bound on one search of a risky pattern
     find = matcher(rx, timeout)
     # the whole input searched at once (C speed between matches) where no match can run
     # past the end of a line; else one search per line

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from ._options import Inputs, UsageError, parse
-from .registry import command
+from .registry import Usage, command
 
 _SUFFIX = {"": 1, "b": 512, "K": 1024, "k": 1024, "KB": 1000, "M": 1 << 20, "MB": 10 ** 6,
            "G": 1 << 30, "GB": 10 ** 9}
@@ -18,7 +18,21 @@ def _count(cmd: str, text: str, what: str) -> tuple[int, str]:
     return int(m.group(2)) * _SUFFIX[m.group(3)], m.group(1)
 
 
-@command("head", "tail")
+_HEAD_TAIL = ("-c, --bytes=[-]NUM       the first (head) or last (tail) NUM bytes",
+              "-n, --lines=[-]NUM       the first (head) or last (tail) NUM lines (default 10)",
+              "-q, --quiet, --silent    never print headers giving file names",
+              "-v, --verbose            always print headers giving file names",
+              "-z, --zero-terminated    line delimiter is NUL, not newline")
+USAGES = {
+    "head": Usage("[OPTION]... [FILE]...", "Print the first 10 lines of each FILE to standard output.",
+                  _HEAD_TAIL),
+    "tail": Usage("[OPTION]... [FILE]...", "Print the last 10 lines of each FILE to standard output.", (
+        *_HEAD_TAIL,
+        "-f, --follow             (accepted; there is nothing to follow)")),
+}
+
+
+@command("head", "tail", usage=USAGES)
 def run(ctx, argv):
     cmd = argv[0]
 

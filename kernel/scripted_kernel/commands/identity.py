@@ -2,7 +2,7 @@
 the host's)."""
 from __future__ import annotations
 
-from .registry import command
+from .registry import Usage, command
 
 
 def _whoami(ctx, argv):
@@ -72,6 +72,14 @@ def _run_with(ctx, env: dict, argv: list) -> int:
 _IMPLS = {"whoami": _whoami, "hostname": _hostname, "env": _env, "printenv": _printenv}
 
 
-@command("whoami", "hostname", "env", "printenv")
+USAGES = {
+    "whoami": Usage("", "Print the user name associated with the current effective user ID."),
+    "hostname": Usage("", "Show the system's host name."),
+    "env": Usage("[NAME=VALUE]... [COMMAND [ARG]...]", "Print the environment, or run COMMAND in a modified one."),
+    "printenv": Usage("[VARIABLE]...", "Print the values of the specified environment VARIABLE(s), or all of them."),
+}
+
+
+@command("whoami", "hostname", "env", "printenv", usage=USAGES)
 def run(ctx, argv):
     return _IMPLS[argv[0]](ctx, argv)

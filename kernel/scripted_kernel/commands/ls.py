@@ -5,9 +5,8 @@ import stat as st_mod
 import time
 
 from ..fs import FsError, Stat
-from ..shell.limits import check_stop, wall_clock
 from ._options import parse, shown as shown_operand
-from .registry import command
+from .registry import Usage, command
 
 _SIX_MONTHS = 182.5 * 24 * 3600
 
@@ -51,7 +50,7 @@ class _Lister:
         self.almost_all = opts.has("A") and not self.all
         self.user = getattr(ctx.fs, "user", "user")
         self.status = 0
-        self.now = wall_clock()
+        self.now = ctx.budget.now()
 
     def stat(self, path: str, follow: bool):
         return self.ctx.fs.stat(self.ctx.path(path), follow=follow)
@@ -116,7 +115,7 @@ class _Lister:
             for dot in (".", ".."):
                 items.append((dot, self.stat(path.rstrip("/") + "/" + dot if path != "/" else "/" + dot, True)))
         for name in names:
-            check_stop()
+            self.ctx.budget.check_stop()
             try:
                 items.append((name, self.stat(_join(path, name), False)))
             except FsError:
@@ -135,7 +134,24 @@ def _join(directory: str, name: str) -> str:
     return directory + name if directory.endswith("/") else directory + "/" + name
 
 
-@command("ls", needs_files=True)
+USAGE = Usage("[OPTION]... [FILE]...", "List information about the FILEs (the current directory by default).", (
+    "-a, --all               do not ignore entries starting with .",
+    "-A, --almost-all        do not list implied . and ..",
+    "-d, --directory         list directories themselves, not their contents",
+    "-F, --classify          append indicator (one of */=>@|) to entries",
+    "-h, --human-readable    with -l, print sizes like 1K 234M 2G",
+    "-l                      use a long listing format",
+    "-n, -g, -o              long listing with numeric ids, without owner, without group",
+    "-p                      append / indicator to directories",
+    "-r, --reverse           reverse order while sorting",
+    "-R, --recursive         list subdirectories recursively",
+    "-S                      sort by file size, largest first",
+    "-t                      sort by time, newest first",
+    "-U                      do not sort",
+    "-1                      list one file per line"))
+
+
+@command("ls", needs_files=True, usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("ls", argv, short_flags="laAR1tSrhdFpngoU",
                       long_flags={"all": "a", "almost-all": "A", "recursive": "R",

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ._options import Inputs, read_input, UsageError, integer, parse, split_lines
-from .registry import command
+from .registry import Usage, command
 
 _MAX_WIDTH = 1 << 20            # GNU nl allows up to INT_MAX; a wider field is only a memory bomb
 
@@ -172,7 +172,27 @@ def _fold_text(text, width: int, at_blanks: bool, by_bytes: bool) -> str:
     return "".join(out)
 
 
-@command("nl", "paste", "fold")
+USAGES = {
+    "nl": Usage("[OPTION]... [FILE]...", "Write each FILE to standard output, with line numbers added.", (
+        "-b, --body-numbering=STYLE      use STYLE for numbering body lines (a, t, n, pBRE)",
+        "-i, --line-increment=NUMBER     line number increment at each line",
+        "-n, --number-format=FORMAT      insert line numbers according to FORMAT (ln, rn, rz)",
+        "-s, --number-separator=STRING   add STRING after (possible) line number",
+        "-v, --starting-line-number=NUMBER  first line number for each section",
+        "-w, --number-width=NUMBER       use NUMBER columns for line numbers")),
+    "paste": Usage("[OPTION]... [FILE]...",
+                   "Write lines consisting of the sequentially corresponding lines from each FILE.", (
+        "-d, --delimiters=LIST   reuse characters from LIST instead of TABs",
+        "-s, --serial            paste one file at a time instead of in parallel",
+        "-z, --zero-terminated   line delimiter is NUL, not newline")),
+    "fold": Usage("[OPTION]... [FILE]...", "Wrap input lines in each FILE, writing to standard output.", (
+        "-b, --bytes         count bytes rather than columns",
+        "-s, --spaces        break at spaces",
+        "-w, --width=WIDTH   use WIDTH columns instead of 80")),
+}
+
+
+@command("nl", "paste", "fold", usage=USAGES)
 def run(ctx, argv):
     impl = {"nl": _nl, "paste": _paste, "fold": _fold}[argv[0]]
     return impl(ctx, argv)

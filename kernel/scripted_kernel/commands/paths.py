@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ._options import bad_usage, parse
-from .registry import command
+from .registry import Usage, command
 
 
 
@@ -26,7 +26,19 @@ def _dirname(path: str) -> str:
     return head or "/"
 
 
-@command("basename", "dirname")
+USAGES = {
+    "basename": Usage("NAME [SUFFIX]  or:  basename OPTION... NAME...",
+                      "Print NAME with any leading directory components removed.", (
+        "-a, --multiple       support multiple arguments and treat each as a NAME",
+        "-s, --suffix=SUFFIX  remove a trailing SUFFIX; implies -a",
+        "-z, --zero           end each output line with NUL, not newline")),
+    "dirname": Usage("[OPTION] NAME...",
+                     "Output each NAME with its last non-slash component and trailing slashes removed.", (
+        "-z, --zero           end each output line with NUL, not newline",)),
+}
+
+
+@command("basename", "dirname", usage=USAGES)
 def run(ctx, argv):
     cmd = argv[0]
 

@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 from ._options import read_input, parse
-from .registry import command
+from .registry import Usage, command
 
 
 
-@command("rev")
+USAGE = Usage("[file ...]", "Reverse lines characterwise.")
+
+
+@command("rev", usage=USAGE)
 def run(ctx, argv):
     _, ops = parse("rev", argv)
     text, status = read_input(ctx, "rev", ops)

@@ -5,8 +5,8 @@ import re
 from decimal import Decimal, InvalidOperation
 
 from ._options import UsageError, bad_usage, parse
-from ..shell.errors import LimitExceeded
-from .registry import command
+from ..base.errors import LimitExceeded
+from .registry import Usage, command
 
 # seq -f takes one floating-point directive (GNU: %a %e %f %g and their capitals), with
 # flags, width and precision; %% is a literal percent sign
@@ -32,7 +32,13 @@ def _decimals(text: str) -> int:
     return len(text.split(".", 1)[1]) if "." in text else 0
 
 
-@command("seq")
+USAGE = Usage("[OPTION]... [FIRST [INCREMENT]] LAST", "Print numbers from FIRST to LAST, in steps of INCREMENT.", (
+    "-f, --format=FORMAT      use printf style floating-point FORMAT",
+    "-s, --separator=STRING   use STRING to separate numbers (default: \\n)",
+    "-w, --equal-width        equalize width by padding with leading zeroes"))
+
+
+@command("seq", usage=USAGE)
 def run(ctx, argv):
     # negative numbers are operands, not options: shield them from the option parser
     marked = [argv[0]] + ["\0" + a if re.fullmatch(r"-\.?\d.*", a) else a for a in argv[1:]]

@@ -5,12 +5,15 @@ import re
 import time
 
 from ._options import bad_usage
-from .registry import command
+from .registry import Usage, command
 
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
-@command("sleep")
+USAGE = Usage("NUMBER[SUFFIX]...", "Pause for NUMBER seconds (SUFFIX s, m, h or d); the sum of all arguments.")
+
+
+@command("sleep", usage=USAGE)
 def run(ctx, argv):
     if len(argv) < 2:
         raise bad_usage("sleep", "missing operand")

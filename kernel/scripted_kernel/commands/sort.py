@@ -5,7 +5,7 @@ import re
 
 from ..fs import FsError, access
 from ._options import UsageError, parse, read_input, split_lines
-from .registry import command
+from .registry import Usage, command
 
 _NUM = re.compile(r"\s*(-?)(\d*)(?:\.(\d*))?")
 _KEY_BLOCK = 1 << 16
@@ -225,7 +225,28 @@ def _transform(text: str, flags: str):
     return text
 
 
-@command("sort")
+USAGE = Usage("[OPTION]... [FILE]...", "Write the sorted concatenation of all FILE(s) to standard output.", (
+    "-b, --ignore-leading-blanks  ignore leading blanks",
+    "-d, --dictionary-order      consider only blanks and alphanumeric characters",
+    "-f, --ignore-case           fold lower case to upper case characters",
+    "-g, --general-numeric-sort  compare according to general numerical value",
+    "-i, --ignore-nonprinting    consider only printable characters",
+    "-M, --month-sort            compare (unknown) < 'JAN' < ... < 'DEC'",
+    "-h, --human-numeric-sort    compare human readable numbers (e.g., 2K 1G)",
+    "-n, --numeric-sort          compare according to string numerical value",
+    "-R, --random-sort           shuffle, but group identical keys",
+    "-r, --reverse               reverse the result of comparisons",
+    "-V, --version-sort          natural sort of (version) numbers within text",
+    "-c, --check                 check for sorted input; do not sort",
+    "-k, --key=KEYDEF            sort via a key; KEYDEF gives location and type",
+    "-o, --output=FILE           write result to FILE instead of standard output",
+    "-s, --stable                stabilize sort by disabling last-resort comparison",
+    "-t, --field-separator=SEP   use SEP instead of non-blank to blank transition",
+    "-u, --unique                output only the first of an equal run",
+    "-z, --zero-terminated       line delimiter is NUL, not newline"))
+
+
+@command("sort", usage=USAGE)
 def run(ctx, argv):
     # -m (merge already sorted inputs) sorts all their lines: for sorted inputs the same output
     opts, ops = parse("sort", argv, short_flags="bdfgihMmnrRsuVzcC", short_values="ktoST",

@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 from ._options import Inputs, parse
-from .registry import command
+from .registry import Usage, command
 
 
 
-@command("tac")
+USAGE = Usage("[OPTION]... [FILE]...", "Write each FILE to standard output, last line first.", (
+    "-s, --separator=STRING   use STRING as the separator instead of newline",))
+
+
+@command("tac", usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("tac", argv, short_values="s", long_values={"separator": "s"})
     sep = opts.get("s", "\n")

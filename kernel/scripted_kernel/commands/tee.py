@@ -6,7 +6,7 @@ import binascii
 
 from ..fs import FsError, access
 from ._options import UsageError, integer, parse, read_input
-from .registry import command
+from .registry import Usage, command
 
 
 
@@ -53,7 +53,19 @@ def _base64(ctx, argv):
     return 0
 
 
-@command("tee", "base64")
+USAGES = {
+    "tee": Usage("[OPTION]... [FILE]...", "Copy standard input to each FILE, and also to standard output.", (
+        "-a, --append             append to the given FILEs, do not overwrite",
+        "-i, --ignore-interrupts  ignore interrupt signals",
+        "-p                       (accepted)")),
+    "base64": Usage("[OPTION]... [FILE]", "Base64 encode or decode FILE, or standard input, to standard output.", (
+        "-d, --decode          decode data",
+        "-i, --ignore-garbage  when decoding, ignore non-alphabet characters",
+        "-w, --wrap=COLS       wrap encoded lines after COLS character (default 76)")),
+}
+
+
+@command("tee", "base64", usage=USAGES)
 def run(ctx, argv):
     impl = _tee if argv[0] == "tee" else _base64
     return impl(ctx, argv)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from ._options import UsageError, bad_usage, parse
-from .registry import command
+from .registry import Usage, command
 
 CLASSES = {
     "alpha": lambda c: c.isalpha(), "digit": lambda c: "0" <= c <= "9",
@@ -52,7 +52,7 @@ def _unescape(spec: str) -> list:
     return out
 
 
-def _expand(items: list, for_set2: bool = False, length_hint: int = 0) -> list:
+def _expand(items: list, length_hint: int = 0) -> list:
     chars: list[str | tuple] = []
     i = 0
     while i < len(items):
@@ -89,7 +89,14 @@ def _expand(items: list, for_set2: bool = False, length_hint: int = 0) -> list:
     return chars
 
 
-@command("tr")
+USAGE = Usage("[OPTION]... STRING1 [STRING2]", "Translate, squeeze, and/or delete characters from standard input.", (
+    "-c, -C, --complement    use the complement of STRING1",
+    "-d, --delete            delete characters in STRING1, do not translate",
+    "-s, --squeeze-repeats   replace each sequence of a repeated character with one",
+    "-t, --truncate-set1     first truncate STRING1 to length of STRING2"))
+
+
+@command("tr", usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("tr", argv, short_flags="cCdst",
                       long_flags={"complement": "c", "delete": "d", "squeeze-repeats": "s",
@@ -138,7 +145,7 @@ def _make_plan(ops: tuple, delete: bool, squeeze: bool, complement: bool, trunca
     if len(ops) == 1:
         return (lambda text: _squeeze(text, selected)), len(set1)
     items1, items2 = _unescape(ops[0]), _unescape(ops[1])
-    set2 = _expand(items2, True, len(set1))
+    set2 = _expand(items2, len(set1))
     if not set2:
         raise UsageError("tr: when not truncating set1, string2 must be non-empty")
     _check_classes(items1, items2, set1, set2, complement)

@@ -5,11 +5,23 @@ import itertools
 
 from ..fs import FsError, access
 from ._options import UsageError, bad_usage, parse, read_input, split_lines
-from .registry import command
+from .registry import Usage, command
 
 
 
-@command("uniq")
+USAGE = Usage("[OPTION]... [INPUT [OUTPUT]]", "Filter adjacent matching lines from INPUT (or standard input).", (
+    "-c, --count            prefix lines by the number of occurrences",
+    "-d, --repeated         only print duplicate lines, one for each group",
+    "-D, --all-repeated     print all duplicate lines",
+    "-f, --skip-fields=N    avoid comparing the first N fields",
+    "-i, --ignore-case      ignore differences in case when comparing",
+    "-s, --skip-chars=N     avoid comparing the first N characters",
+    "-u, --unique           only print unique lines",
+    "-z, --zero-terminated  line delimiter is NUL, not newline",
+    "-w, --check-chars=N    compare no more than N characters in lines"))
+
+
+@command("uniq", usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("uniq", argv, short_flags="cdDuiz", short_values="fsw",
                       long_flags={"count": "c", "repeated": "d", "unique": "u",

@@ -5,13 +5,21 @@ import re
 
 from ..fs import FsError
 from ._options import Inputs, parse
-from .registry import command
+from .registry import Usage, command
 
 
 _WORD = re.compile(r"\S+")
 
 
-@command("wc")
+USAGE = Usage("[OPTION]... [FILE]...", "Print newline, word, and byte counts for each FILE.", (
+    "-c, --bytes            print the byte counts",
+    "-m, --chars            print the character counts",
+    "-l, --lines            print the newline counts",
+    "-L, --max-line-length  print the maximum display width",
+    "-w, --words            print the word counts"))
+
+
+@command("wc", usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("wc", argv, short_flags="lwcmL",
                       long_flags={"lines": "l", "words": "w", "bytes": "c", "chars": "m",

@@ -5,7 +5,7 @@ import shlex
 
 from ..fs import FsError, access
 from ._options import UsageError, integer, parse, shown
-from .registry import command
+from .registry import Usage, command
 
 
 
@@ -39,7 +39,23 @@ def _line_groups(text: str, lines_per_call: int) -> list[list[str]]:
             for i in range(0, len(lines), lines_per_call)]
 
 
-@command("xargs")
+USAGE = Usage("[OPTION]... COMMAND [INITIAL-ARGS]...",
+              "Run COMMAND with arguments INITIAL-ARGS and more arguments read from input.", (
+    "-0, --null                   items are separated by a null, not whitespace",
+    "-a, --arg-file=FILE          read arguments from FILE, not standard input",
+    "-d, --delimiter=CHARACTER    items in input stream are separated by CHARACTER",
+    "-E END                       set logical EOF string",
+    "-I R, --replace=R            replace R in INITIAL-ARGS with names read from input",
+    "-L, --max-lines=MAX-LINES    use at most MAX-LINES non-blank input lines per command line",
+    "-n, --max-args=MAX-ARGS      use at most MAX-ARGS arguments per command line",
+    "-P, --max-procs=MAX-PROCS    (accepted; commands run one at a time)",
+    "-r, --no-run-if-empty        if there are no arguments, then do not run COMMAND",
+    "-s SIZE                      limit length of command line to SIZE",
+    "-t, --verbose                print commands before executing them",
+    "-x                           exit if the size (see -s) is exceeded"))
+
+
+@command("xargs", usage=USAGE)
 def run(ctx, argv):
     opts, ops = parse("xargs", [argv[0]] + _split_at_command(argv[1:]),
                       short_flags="0rtx", short_values="nIdLsPEa",

@@ -36,7 +36,7 @@ import asyncio
 import json
 from typing import Any, Callable, Optional
 
-from ..shell.limits import ExecutionLimits
+from ..base.limits import ExecutionLimits
 from ..tools import scripted_tool as native
 from ..tools.definitions import is_async_callable
 

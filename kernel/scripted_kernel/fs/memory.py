@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..shell.limits import ExecutionLimits, check_stop, wall_clock
+from ..base.limits import ExecutionLimits, check_stop, wall_clock
 from .host import HostMount
 from .inode import Inode
 from .base import (EACCES, EEXIST, EFBIG, EINVAL, EISDIR, ELOOP, ENAMETOOLONG, ENOENT, ENOSPC,

@@ -7,36 +7,26 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
-from ..fs import FsError, access
+from ..base import patterns
+from ..base.errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
+                           LimitExceeded, ShellSyntaxError)
+from ..fs import FsError
 from . import nodes as A
-from . import patterns
 from .arith import compile_arith
-from .errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
-                     LimitExceeded, ShellSyntaxError)
-from .builtins.test import binary_test, unary_test
-from .dispatch import dispatch
 from .braces import brace_expand, has_braces
+from .builtins.test import unary_test
+from .conditions import CondError, any_matches, cond_binary_test, regex_test
+from .dispatch import dispatch
 from .expand import Disabled, WordCompiler
-from .quoting import quote_for_reuse
 from .jobs import start_job, with_substitutions
-from .regexes import RegexError, RegexTimeout, search
 from .lexer import Source
 from .parser import Parser
-from .runtime import NO_COMMAND, DeclarationArg, seed_random, Function, InputStream, PipeBuffer, TempScope, discard
+from .redirects import RedirectError, get_fd, redirect_both, redirect_file, set_fd, with_redirects
+from .runtime import DeclarationArg, Function, InputStream, PipeBuffer
+from .variables import NO_COMMAND, TempScope, seed_random
+from .select import select_menu
 from .state import EXPORT, Var
-
-
-
-class RedirectError(Exception):
-    pass
-
-
-def xtrace_quote(arg: str) -> str:
-    if arg and re.fullmatch(r"[A-Za-z0-9_./,:@%^+=-]+", arg):
-        return arg
-    if "'" not in arg and not any(ord(c) < 32 for c in arg):
-        return "'" + arg + "'"
-    return quote_for_reuse(arg)
+from .xtrace import LazyTraced, source_word, trace_argv, trace_line, xtrace_quote
 
 
 _COMPILE_METHODS: dict = {}      # node type → Compiler.c_<type name>
@@ -206,7 +196,7 @@ class Compiler:
             sh.err_trap_held += held
             try:
                 # `! cmd` and `time cmd` run the command itself
-                statuses = _run_piped(sh, feeders, last_stage) if feeders else [last(sh)]
+                statuses = _run_piped(sh, feeders, last_stage) if last_stage is not None else [last(sh)]
             finally:
                 sh.errexit_suppressed -= suppressed
                 sh.err_trap_held -= held
@@ -295,7 +285,7 @@ class Compiler:
         elif node.assigns:
             assigns = list(map(self.assignment, node.assigns))
         redirects = list(map(self.redirect, node.redirects)) if node.redirects else []
-        traced = _LazyTraced(self, assigns, node, source) if assigns else assigns
+        traced = LazyTraced(self, assigns, node, source) if assigns else assigns
         if not node.words:
             return self._assignment_only(line, command, assigns, redirects, traced)
         argv_fn = self._argv(node.words)
@@ -318,19 +308,19 @@ class Compiler:
             if not argv:
                 status = _apply_assignments(sh, assigns) if assigns else sh.cmdsub_status
                 if redirects:
-                    status = _with_redirects(sh, redirects, _known_status, status)
+                    status = with_redirects(sh, redirects, _known_status, status)
                 sh.status = status
                 return status
             sh.last_arg = argv[-1]
             if sh.xtrace:
                 if assigns:                     # `+ v=1` before `+ cmd`, as bash shows them
-                    status = _with_redirects(sh, redirects, _invoke, sh, argv, traced, bindings, True) \
+                    status = with_redirects(sh, redirects, _invoke, sh, argv, traced, bindings, True) \
                         if redirects else _invoke(sh, argv, traced, bindings, True)
                     sh.status = status
                     if status and not sh.errexit_suppressed and (sh.errexit or "ERR" in sh.traps):
                         command_failed(sh, status)
                     return status
-                _trace(sh, argv)
+                trace_argv(sh, argv)
             if is_exec_redirect:
                 try:
                     for r in redirects:
@@ -340,7 +330,7 @@ class Compiler:
                     sh.error(str(e))
                     status = 1
             elif redirects:
-                status = _with_redirects(sh, redirects, _invoke, sh, argv, assigns, bindings)
+                status = with_redirects(sh, redirects, _invoke, sh, argv, assigns, bindings)
             else:
                 status = _invoke(sh, argv, assigns, bindings)
             sh.status = status
@@ -393,7 +383,7 @@ class Compiler:
                 # bash expands the assignments before it performs the redirections
                 status = _apply_assignments(sh, traced if sh.xtrace else assigns)
                 if redirects:
-                    status = _with_redirects(sh, redirects, _known_status, status)
+                    status = with_redirects(sh, redirects, _known_status, status)
             except Disabled as e:
                 sh.error(str(e))
                 status = 1
@@ -408,6 +398,7 @@ class Compiler:
         environment (arrays cannot be exported): each element expanded as one word (no
         splitting or globbing), `[k]=v` kept as such, joined by blanks inside parentheses."""
         pieces: list = []
+        assert a.array is not None          # (called for an array assignment)
         for elem in a.array:
             key = self.words.string(elem.key) if elem.key is not None else None
             pieces.append((key, self.words.string(elem.value)))
@@ -452,8 +443,8 @@ class Compiler:
                 else:
                     elems.append((None, self.words.fields(e.value), False, None))
 
-            def assign_array(sh):
-                items = []
+            def assign_array(sh) -> None:
+                items: list[tuple] = []
                 for key, value, elem_append, braced in elems:
                     if braced is not None and not sh.is_assoc(name):
                         items.extend((None, v, False) for v in braced(sh))
@@ -498,18 +489,20 @@ class Compiler:
         op, fd = r.op, r.fd
         if op in ("<<", "<<-"):
             doc = r.target
+            assert isinstance(doc, A.HereDoc)   # (the target of `<<` is its here-document)
             body = self.words.string(doc.body) if doc.body is not None else (lambda sh: "")
             target_fd = 0 if fd is None else fd
 
             def heredoc(sh):
-                _set_fd(sh, target_fd, InputStream(body(sh)))
+                set_fd(sh, target_fd, InputStream(body(sh)))
             return heredoc
+        assert isinstance(r.target, A.Word)     # (only a here-document's is a HereDoc)
         if op == "<<<":
             text = self.words.string(r.target)
             target_fd = 0 if fd is None else fd
 
             def herestring(sh):
-                _set_fd(sh, target_fd, InputStream(text(sh) + "\n"))
+                set_fd(sh, target_fd, InputStream(text(sh) + "\n"))
             return herestring
         target = self.words.string(r.target)
         if op in (">&", "<&"):
@@ -519,21 +512,21 @@ class Compiler:
                 t = target(sh)
                 src_fd = default_fd if fd is None else fd
                 if t == "-":
-                    _set_fd(sh, src_fd, None)
+                    set_fd(sh, src_fd, None)
                     return
                 if t.endswith("-") and (t[:-1].isascii() and t[:-1].isdigit()):
-                    _set_fd(sh, src_fd, _get_fd(sh, int(t[:-1])))
-                    _set_fd(sh, int(t[:-1]), None)
+                    set_fd(sh, src_fd, get_fd(sh, int(t[:-1])))
+                    set_fd(sh, int(t[:-1]), None)
                     return
                 if not (t.isascii() and t.isdigit()):
                     if op == ">&" and fd is None:
-                        _redirect_both(sh, t, ">")
+                        redirect_both(sh, t, ">")
                         return
                     if op == ">&" and fd == 1:
-                        _redirect_file(sh, t, 1, ">")
+                        redirect_file(sh, t, 1, ">")
                         return
                     raise RedirectError(f"{t}: ambiguous redirect")
-                _set_fd(sh, src_fd, _get_fd(sh, int(t)))
+                set_fd(sh, src_fd, get_fd(sh, int(t)))
             return dup
 
         words = self.words.fields(r.target)
@@ -544,9 +537,9 @@ class Compiler:
                 raise RedirectError(f"{' '.join(fields) or target(sh)}: ambiguous redirect")
             t = fields[0]
             if op in ("&>", "&>>"):
-                _redirect_both(sh, t, ">>" if op == "&>>" else ">")
+                redirect_both(sh, t, ">>" if op == "&>>" else ">")
             else:
-                _redirect_file(sh, t, (0 if op in ("<", "<>") else 1) if fd is None else fd, op)
+                redirect_file(sh, t, (0 if op in ("<", "<>") else 1) if fd is None else fd, op)
         return to_file
 
     def _named_fd_redirect(self, r: A.Redirect) -> Callable:
@@ -585,7 +578,7 @@ class Compiler:
         rs = list(map(self.redirect, redirects))
 
         def run(sh):
-            return _with_redirects(sh, rs, fn, sh)
+            return with_redirects(sh, rs, fn, sh)
         if self.words.process_substitutions != before:       # `done < <(cmd)`, `} > >(cmd)`
             return with_substitutions(run)
         return run
@@ -858,7 +851,7 @@ class Compiler:
             sh.lineno = line
             sh.budget.check()        # (a case that matches nothing runs no other command)
             if sh.xtrace:                               # bash shows the word as written
-                trace_line(sh, f"case {_word_text(source.text, word_pos) if source else ''} in")
+                trace_line(sh, f"case {source_word(source.text, word_pos) if source else ''} in")
             value = subject(sh)
             nocase = sh.shopts["nocasematch"]
             status = 0
@@ -867,7 +860,7 @@ class Compiler:
             matched_fallthrough = False
             while k < n:
                 pats, body, term = items[k]
-                if matched_fallthrough or _any_matches(sh, pats, value, nocase):
+                if matched_fallthrough or any_matches(sh, pats, value, nocase):
                     status = body(sh)
                     if term == ";;":
                         break
@@ -958,17 +951,17 @@ class Compiler:
                 def shown_regex(sh):
                     lhs, rhs = left(sh), right(sh)
                     trace_line(sh, f"[[ {bang}{xtrace_quote(lhs)} =~ {rhs} ]]")
-                    return _regex_test(sh, lhs, rhs)
+                    return regex_test(sh, lhs, rhs)
                 return shown_regex
-            return lambda sh: _regex_test(sh, left(sh), right(sh))
+            return lambda sh: regex_test(sh, left(sh), right(sh))
         right = self.words.string(e.right)
         if trace:
             def shown_binary(sh):
                 lhs, rhs = left(sh), right(sh)
                 trace_line(sh, f"[[ {bang}{xtrace_quote(lhs)} {op} {xtrace_quote(rhs)} ]]")
-                return _binary_test(sh, op, lhs, rhs)
+                return cond_binary_test(sh, op, lhs, rhs)
             return shown_binary
-        return lambda sh: _binary_test(sh, op, left(sh), right(sh))
+        return lambda sh: cond_binary_test(sh, op, left(sh), right(sh))
 
     def later(self, node, redirects: "list | None" = None) -> Callable:
         """fn(sh) that compiles `node` (with its redirections) the first time it runs: a
@@ -1117,41 +1110,6 @@ def run_unit(sh, unit) -> tuple[int, bool]:
         return 0, False
 
 
-def _regex_test(sh, value: str, pattern: str) -> bool:
-    """[[ value =~ pattern ]], setting BASH_REMATCH."""
-    try:
-        rx = patterns.compile_ere(pattern, sh.shopts["nocasematch"])
-        m = search(rx, value)
-    except (RegexError, RegexTimeout):
-        raise CondError("=~: invalid or too complex regular expression") from None
-    if m is None:
-        sh.set_array("BASH_REMATCH", [])
-        return False
-    groups = [m.group(0)] + [g if g is not None else "" for g in m.groups()]
-    sh.set_array("BASH_REMATCH", [(None, g, False) for g in groups])
-    return True
-
-
-def _binary_test(sh, op: str, lhs: str, rhs: str) -> bool:
-    """[[ lhs op rhs ]] for the operators other than the pattern ones."""
-    try:
-        return binary_test(sh, op, lhs, rhs, arith=True)
-    except ValueError as err:
-        raise CondError(str(err)) from None
-    except FatalError as err:       # bash: the test fails (status 1), the line goes on
-        if err.exits:
-            raise
-        raise CondError(f"[[: {err.message}", status=1) from None
-
-
-class CondError(Exception):
-    """A [[ ]] that cannot be evaluated: status 2, or 1 for an arithmetic error in -eq & co."""
-
-    def __init__(self, message: str, status: int = 2):
-        super().__init__(message)
-        self.status = status
-
-
 def _at_line(sh, line: int, fn):
     """Evaluate a loop header at its own line ($LINENO in `for ((...; i < $LINENO; ...))`)."""
     sh.lineno = line
@@ -1199,38 +1157,6 @@ def _pure_part(p) -> bool:
     return True
 
 
-def select_menu(items: list, columns) -> str:
-    """The menu of `select` laid out in columns as bash's print_select_list does ($COLUMNS
-    wide, 80 by default; the gaps filled with tabs to 8-column stops, then blanks)."""
-    count = len(items)
-    index_width = len(str(count))
-    cell = max(len(item) for item in items) + index_width + 4     # ") " and two blanks
-    width = int(columns) if columns and columns.isdigit() and int(columns) > 0 else 80
-    cols = max(width // cell, 1)
-    rows = count // cols + (count % cols != 0)
-    cols = count // rows + (count % rows != 0)
-    if rows == 1:
-        rows, cols = cols, 1
-    first_width = len(str(rows))
-    out: list = []
-    for row in range(rows):
-        index, pos = row, 0
-        while True:
-            text = f"{index + 1:{first_width if pos == 0 else index_width}d}) {items[index]}"
-            out.append(text)
-            index += rows
-            if index >= count:
-                break
-            start, end = pos + len(text), pos + cell
-            while end // 8 > start // 8:
-                out.append("\t")
-                start += 8 - start % 8
-            out.append(" " * (end - start))
-            pos += cell
-        out.append("\n")
-    return "".join(out)
-
-
 def command_failed(sh, status: int):
     """A command failed where `set -e` would stop: run the ERR trap (at the top level: bash
     does not give it to functions without errtrace, nor run it inside itself), then stop
@@ -1256,135 +1182,6 @@ def _apply_assignments(sh, assigns) -> int:
     return sh.cmdsub_status
 
 
-def _trace(sh, argv):
-    trace_line(sh, " ".join(xtrace_quote(a if type(a) is str else str(a)) for a in argv))
-
-
-_PS4_WORDS: dict = {}
-
-
-def trace_line(sh, text: str):
-    """One line of `set -x`: $PS4 expanded (its first character repeated once per level of
-    command substitution and eval, as bash does; unset: no prefix), then `text`."""
-    ps4 = sh.get_value("PS4")
-    if ps4 is None:
-        sh.err(text + "\n")
-        return
-    if "$" in ps4 or "`" in ps4:
-        fn = _PS4_WORDS.get(ps4)
-        if fn is None:
-            try:
-                fn = sh.compiler.word_text(ps4)
-            except Exception:           # a PS4 that does not parse is shown as it is
-                fn = (lambda text: lambda sh: text)(ps4)
-            if len(_PS4_WORDS) > 64:
-                _PS4_WORDS.clear()
-            _PS4_WORDS[ps4] = fn
-        sh.xtrace = False                # (its expansion is not traced)
-        saved_status = sh.status
-        try:
-            ps4 = fn(sh)
-        except FatalError:
-            pass
-        finally:
-            sh.xtrace = True
-            sh.status = saved_status
-    if ps4:
-        ps4 = ps4[0] * sh.xtrace_depth + ps4
-    sh.err(ps4 + text + "\n")
-
-
-class _LazyTraced:
-    """The assignments of a simple command as `set -x` runs them (each shows itself), compiled
-    the first time they are needed: most scripts never trace."""
-    __slots__ = ("compiler", "assigns", "node", "source", "compiled")
-
-    def __init__(self, compiler, assigns: list, node, source):
-        self.compiler, self.assigns, self.node, self.source = compiler, assigns, node, source
-        self.compiled: Optional[list] = None
-
-    def __iter__(self):
-        if self.compiled is None:
-            node, words = self.node, self.compiler.words
-            self.compiled = [_traced_assignment(fn, a, words, self.source)
-                             if a.index is None or not node.words else fn
-                             for fn, a in zip(self.assigns, node.assigns)]
-        return iter(self.compiled)
-
-
-def _traced_assignment(fn: Callable, a: A.Assign, words, source) -> Callable:
-    """An assignment that shows itself under `set -x` (`+ name=value`), as bash does: a
-    scalar or an element with its value expanded, an array as it is written."""
-    name, op, append = a.name, "+=" if a.append else "=", a.append
-    if a.array is not None:
-        shown = _array_text(source.text, a.pos) if source is not None else f"{name}{op}(...)"
-
-        def show_array(sh):
-            trace_line(sh, shown)
-            fn(sh)
-        traced = show_array
-    elif a.index is not None:
-        value = words.string(a.value) if a.value is not None else (lambda sh: "")
-        index = words.string(a.index)
-
-        def show_element(sh):
-            key, v = index(sh), value(sh)
-            trace_line(sh, f"{name}[{key}]{op}{xtrace_quote(v)}")
-            sh.set_element(name, key, v, append)
-        traced = show_element
-    else:
-        value = words.string(a.value) if a.value is not None else (lambda sh: "")
-
-        def show(sh):
-            v = value(sh)
-            trace_line(sh, f"{name}{op}{xtrace_quote(v) if v else ''}")
-            if name == "RANDOM" and not append:
-                seed_random(sh, v)
-            else:
-                sh.set_var(name, v, append)
-        traced = show
-    return traced
-
-
-def _word_text(text: str, pos: int) -> str:
-    """The shell word starting at `pos`, as written (up to a blank outside quotes)."""
-    return text[pos:_scan_source(text, pos, "({", ")}", False)]
-
-
-def _array_text(text: str, pos: int) -> str:
-    """`name=(...)` as written, from `pos` to its closing parenthesis."""
-    start = text.find("(", pos)
-    return text[pos:] if start < 0 else text[pos:_scan_source(text, start, "(", ")", True)]
-
-
-def _scan_source(text: str, k: int, opens: str, closes: str, closing_ends: bool) -> int:
-    """Where a stretch of source text from `k` ends, quotes and backslashes respected:
-    `closing_ends`: just after the bracket that closes the one at `k`; otherwise at the first
-    blank or `;` outside brackets (or at the end of the text)."""
-    depth, quote = 0, ""
-    while k < len(text):
-        c = text[k]
-        if quote:
-            if c == "\\" and quote == '"':
-                k += 1
-            elif c == quote:
-                quote = ""
-        elif c in "'\"":
-            quote = c
-        elif c == "\\":
-            k += 1
-        elif c in opens:
-            depth += 1
-        elif c in closes:
-            depth -= 1
-            if closing_ends and depth == 0:
-                return k + 1
-        elif not closing_ends and c in " \t\n;" and depth <= 0:
-            break
-        k += 1
-    return len(text) if closing_ends else k
-
-
 def _invoke(sh, argv: list, assigns, bindings: list, trace: bool = False) -> int:
     """Run a command by name: function, builtin, registered command; with prefix assignments
     as a temporary scope (bash's temporary environment), `bindings` their (name, +=). A write
@@ -1404,7 +1201,7 @@ def _invoke(sh, argv: list, assigns, bindings: list, trace: bool = False) -> int
                     scope[target] = Var(outer.scalar() if outer else None, EXPORT)
                 a(sh)
             if trace:
-                _trace(sh, argv)
+                trace_argv(sh, argv)
             return dispatch(sh, name, argv)
         finally:
             sh.scopes.pop()
@@ -1464,90 +1261,9 @@ def _stage_in_place(sh, stage: Callable, stdin, out, err, isolated: bool) -> int
             sh.last_arg = saved[3]
 
 
-def _with_redirects(sh, redirects, body, *args) -> int:
-    """body(*args) with the redirections in place. (Not a closure made at each call: the cells
-    of its variables would be made at every call of the closure that makes it.)"""
-    saved = (sh.out, sh.err, sh.stdin, sh.extra_fds)
-    sh.extra_fds = dict(sh.extra_fds)
-    try:
-        try:
-            for r in redirects:
-                r(sh)
-        except (RedirectError, Disabled) as e:
-            sh.out, sh.err, sh.stdin, sh.extra_fds = saved
-            sh.error(str(e))
-            sh.status = 1
-            if sh.errexit and not sh.errexit_suppressed:
-                raise ErrexitSignal(1) from None
-            return 1
-        return body(*args)
-    finally:
-        sh.out, sh.err, sh.stdin, sh.extra_fds = saved
-
-
 def _known_status(status: int) -> int:
     """The body of a command that has redirections and nothing to run."""
     return status
-
-
-def _any_matches(sh, pats: list, value: str, nocase: bool) -> bool:
-    """Whether a case item's patterns match, tried in order."""
-    for p in pats:
-        if patterns.glob_match(p(sh), value, nocase):
-            return True
-    return False
-
-
-def _get_fd(sh, n: int):
-    if n == 1:
-        return sh.out
-    if n == 2:
-        return sh.err
-    if n == 0:
-        return sh.stdin
-    w = sh.extra_fds.get(n)
-    if w is None:
-        raise RedirectError(f"{n}: Bad file descriptor")
-    return w
-
-
-def _set_fd(sh, n: int, writer):
-    if n == 1:
-        sh.out = writer if writer is not None else discard
-    elif n == 2:
-        sh.err = writer if writer is not None else discard
-    elif n == 0:
-        sh.stdin = writer if isinstance(writer, InputStream) else InputStream("")
-    elif writer is None:
-        sh.extra_fds.pop(n, None)
-    else:
-        sh.extra_fds[n] = writer
-
-
-def _redirect_both(sh, path: str, op: str):
-    """`&> path`: standard output and error to one open file."""
-    _redirect_file(sh, path, 1, op)
-    _set_fd(sh, 2, sh.out)
-
-
-def _redirect_file(sh, path: str, fd: int, op: str):
-    """Point `fd` at the file `path` for `op` (`<`, `<>`, `>`, `>|`, `>>`)."""
-    if path == "":
-        raise RedirectError(": No such file or directory")
-    try:
-        if op == "<>" and fd != 0:      # read-write on another descriptor: writes go to the file
-            _set_fd(sh, fd, access.writer(sh, path, append=True))
-        elif op == "<" or op == "<>":
-            if op == "<>" and not sh.fs.exists(sh.path(path)) and path not in access.WRITE_DEVICES:
-                access.writer(sh, path)
-            if fd == 0 and path in ("/dev/stdin", "/dev/fd/0"):
-                return
-            _set_fd(sh, fd, InputStream(access.read_text(sh, path)))
-        else:
-            _set_fd(sh, fd, access.writer(sh, path, append=op == ">>",
-                                          exclusive=op == ">" and sh.noclobber))
-    except FsError as e:
-        raise RedirectError(f"{path}: {access.redirect_message(e)}") from None
 
 
 COMPILER = Compiler()

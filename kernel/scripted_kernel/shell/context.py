@@ -16,10 +16,10 @@ import random
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ..fs import absolute
-from .runtime import next_random
+from .variables import next_random
 
 if TYPE_CHECKING:
-    from .limits import Budget, ExecutionLimits
+    from ..base.limits import Budget, ExecutionLimits
     from .runtime import InputStream, Shell
 
 Writer = Callable[[str], None]

@@ -15,7 +15,8 @@ from typing import Callable, Optional
 from ..fs import access
 from .builtins.files import find_program, run_path, shadowing_program
 from .context import CommandContext
-from .runtime import InputStream, TempScope
+from .runtime import InputStream
+from .variables import TempScope
 from .state import EXPORT, Var
 
 NOT_FOUND = 127

@@ -15,8 +15,8 @@ from typing import Callable
 
 from .nodes import (TRANSFORMS, ArithSub, CommandSub, DoubleQuoted, Lit, ParamExp, ProcessSub, SingleQuoted,
                   Tilde, Word)
-from .errors import ArithError, FatalError, LimitExceeded, unbound
-from . import patterns
+from ..base.errors import ArithError, FatalError, LimitExceeded, unbound
+from ..base import patterns
 from .state import IndexedArray
 from .braces import brace_expand, has_braces
 from .quoting import ansi_c_escape, needs_ansi_c, printf_q, quote_for_reuse
@@ -129,7 +129,7 @@ def _colon_list(text: str) -> list:
 def pathnames(sh, fields: list, escaped: list) -> list:
     """Replace each field whose pattern has an unquoted wildcard by the sorted paths matching
     it (nullglob: by nothing; failglob: an error; otherwise the field stays as it is)."""
-    from ..fs import glob
+    from . import glob
     out: list = []
     shopts = sh.shopts
     for field, pattern in zip(fields, escaped):
@@ -663,9 +663,11 @@ class WordCompiler:
                 if kind == "-":
                     return alt(sh)
                 if kind == "=":
+                    assert assign_str is not None   # (made for kind "=")
                     value = assign_str(sh)
                     sh.assign_from_expansion(p, value)
                     return value
+                assert message_fn is not None   # (kind is "?": the others returned above)
                 text = message_fn(sh) if p.arg and p.arg.parts else ""
                 what = name if p.index is None else f"{name}[{p.index.literal() or ''}]"
                 raise FatalError(f"{what}: {text or 'parameter null or not set'}", status=127,
@@ -712,10 +714,12 @@ class WordCompiler:
         if op == ":":
             return self._slice(p, base, quoted)
         if op == "@":
+            assert p.arg is not None        # (the letter, or the text up to the `}`)
             letter = p.arg.parts[0].text
             joined = _star_joined(p, quoted)
             each = self._base(p, False) if joined else base
             if len(letter) != 1 or letter not in TRANSFORMS:
+                assert p.arg2 is not None   # (the lexer keeps the text of a letter it does not know)
                 message = f"{p.arg2.parts[0].text}: bad substitution"
 
                 def unknown(sh):

@@ -1,7 +1,7 @@
 """Running a script: parse (cached), compile, execute in a fresh shell, collect the output.
 
 Every way a script can end (normally, `exit`, `set -e`, a fatal expansion error, a syntax
-error, a limit, a timeout, a cancel) produces an `ExecResult` with the output so far; no
+error, a limit, a timeout, a cancel) produces a `ShellResult` with the output so far; no
 Python exception or traceback leaves `execute`.
 """
 from __future__ import annotations
@@ -17,12 +17,13 @@ from typing import Callable, Iterator, Optional
 
 from .builtins import load as load_builtins
 from .compile import COMPILER, CompiledScript, run_unit
-from .errors import (Cancelled, ErrexitSignal, ExitSignal, LimitExceeded,
+from ..base.errors import (Cancelled, ErrexitSignal, ExitSignal, LimitExceeded,
                      ShellSyntaxError, ReturnSignal)
 from .escapes import text_from_host
 from .jobs import end_of_call, finish_jobs
 from .lexer import Source
-from .limits import CancelToken, ExecutionLimits, activate, check_stop
+from .nodes import CommandList
+from ..base.limits import CancelToken, ExecutionLimits, activate, check_stop
 from .parser import Parser
 from .run import OutputSink, Run, ShellSlot
 from .runtime import InputStream, Shell
@@ -40,7 +41,7 @@ DEBUG = os.environ.get("SCRIPTED_KERNEL_DEBUG") == "1"
 
 
 @dataclass(slots=True)
-class ExecResult:
+class ShellResult:
     stdout: str
     stderr: str
     exit_code: int
@@ -200,6 +201,7 @@ class ScriptCache:
                 tree = Parser(text, max_depth=max_depth, source=source).parse_program()
                 error = None
             except ShellSyntaxError as e:
+                assert isinstance(e.partial, CommandList)     # parse_program keeps it
                 tree, error = e.partial, e
             fn = COMPILER.compile_program(tree, source)
         fn.syntax_error = error
@@ -261,7 +263,7 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
             cancel: Optional[CancelToken] = None, on_output: Optional[Callable] = None,
             builtins: Optional[dict] = None, shell_setup: Optional[Callable] = None,
             session: Optional[ShellSlot] = None, fs=None, network: tuple = (),
-            run: Optional[Run] = None) -> ExecResult:
+            run: Optional[Run] = None) -> ShellResult:
     """Run `script` in a fresh shell. `commands` maps names to `fn(ctx, argv) -> status`.
 
     `run`: the execution's state (shell/run.py), when the caller keeps it (to read the output
@@ -288,9 +290,9 @@ def execute(script: str, *, commands: Optional[dict] = None, env: Optional[dict]
         run.budget.unwatch()
 
 
-def _stopped_before_running(run: Run, message: str, status: int, error: str) -> ExecResult:
+def _stopped_before_running(run: Run, message: str, status: int, error: str) -> ShellResult:
     run.err.chunks.append(f"bash: {message}\n")
-    return ExecResult("", run.err.text(), status, error)
+    return ShellResult("", run.err.text(), status, error)
 
 
 def _execute(script, run: Run, commands, env, stdin, builtins, shell_setup, session):
@@ -328,7 +330,7 @@ def _execute(script, run: Run, commands, env, stdin, builtins, shell_setup, sess
     status, error = run_shell(sh, fn, report=err.force)
     if session is not None:
         status, error = _keep_session_state(session, checkpoint, status, error, err)
-    return ExecResult(out.text(), err.text(), status, error, out.truncated)
+    return ShellResult(out.text(), err.text(), status, error, out.truncated)
 
 
 def _keep_session_state(session: ShellSlot, checkpoint, status: int, error, err: OutputSink):
@@ -348,7 +350,8 @@ def _stop_kind(e: Cancelled) -> str:
     return "timeout" if e.status == 124 else "cancelled"
 
 
-def run_shell(sh: Shell, fn: Callable, report: Optional[Callable] = None) -> tuple[int, Optional[str]]:
+def run_shell(sh: Shell, fn: CompiledScript | StreamedScript,
+              report: Optional[Callable] = None) -> tuple[int, Optional[str]]:
     """Run a compiled script at the top level of `sh`: (exit status, what stopped it).
     `report` writes the message of what stopped it, past any output limit."""
     error = None

@@ -25,7 +25,7 @@ import json
 import os
 import sys
 
-COMPILED_MODULES = ("nodes", "lexer", "parser", "compile", "expand")
+COMPILED_MODULES = ("nodes", "lexer", "parser", "compile", "expand", "redirects", "conditions", "xtrace")
 COMPILED_DIR = "compiled"
 MANIFEST = "manifest.json"
 PURE_ENV = "SCRIPTED_KERNEL_PURE"

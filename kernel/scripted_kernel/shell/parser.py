@@ -9,7 +9,7 @@ from .nodes import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case,
                   CondAndOr, CondBinary, CondCommand, CondNot, CondUnary, CondWord,
                   For, FunctionDef, HereDoc, If, Pipeline, Redirect, SimpleCommand,
                   Subshell, While, COMPOUND_NODES)
-from .errors import ShellSyntaxError
+from ..base.errors import ShellSyntaxError
 from .lexer import ARGUMENT, COMMAND_START, DEFAULT_MAX_DEPTH, REDIRECT_OPS, Lexer, Source, SubParsers, Token, char_at
 
 
@@ -417,11 +417,12 @@ class Parser:
         self.lex.depth -= 1
         return While(tok.pos, cond, body, until=tok.value == "until")
 
-    def parse_for(self):
+    def parse_for(self) -> ArithFor | For:
         tok = self.lex.advance()
         self.lex.nest(tok.pos)
         lex = self.lex
         lex.skip_blanks()
+        node: ArithFor | For
         if tok.value == "for" and self.source.text.startswith("((", lex.pos):
             node = self.parse_arith_for(tok.pos)
         else:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from .errors import LimitExceeded
-from .limits import Budget, CancelToken, ExecutionLimits
+from ..base.errors import LimitExceeded
+from ..base.limits import Budget, CancelToken, ExecutionLimits
 
 
 class OutputSink:

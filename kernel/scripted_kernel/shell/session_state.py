@@ -27,11 +27,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .errors import LimitExceeded
+from ..base.errors import LimitExceeded
+from ..base.limits import ENTRY_BYTES, FUNCTION_WEIGHT
 from .state import IndexedArray
-
-ENTRY_BYTES = 128
-FUNCTION_WEIGHT = 128
 
 
 def value_bytes(value) -> int:

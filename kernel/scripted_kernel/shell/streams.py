@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .errors import LimitExceeded
+from ..base.errors import LimitExceeded
 
 
 class InputStream:

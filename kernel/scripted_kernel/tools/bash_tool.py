@@ -11,7 +11,7 @@ hangs is left behind at the deadline (status 124) together with the shell it was
 """
 from __future__ import annotations
 
-import asyncio
+import dataclasses
 import contextvars
 import threading
 import time
@@ -22,9 +22,8 @@ from ..commands import COMMANDS, FILE_COMMANDS
 from ..commands.python3 import NAMES as PYTHON_COMMANDS, available as python_available
 from ..commands.urlpolicy import NetworkPolicy
 from ..fs import MemoryFs
-from ..shell.builtins import load as load_builtins
-from ..shell.limits import CancelToken, ExecutionLimits, timeout_error
-from ..shell.run import ShellSlot
+from ..base.limits import CancelToken, ExecutionLimits, timeout_error
+from ..shell.api import ShellConfig, ShellSession, builtin_names
 from .containment import WAIT_SLICE, cannot_print
 from .definitions import is_async_callable
 from . import snapshot
@@ -71,7 +70,7 @@ class BashTool(ScriptedTool):
         for builtin_name in self.custom_builtins:       # `shadow`: the names they may take from the shell
             self._check_name(builtin_name, builtin_name in shadow)
         self.fresh = fresh_shell
-        self._shell = ShellSlot()        # the persistent shell, once a call has made it
+        self._shell = ShellSession()     # the persistent shell, once a call has made it
         self._lock = threading.Lock()    # one call at a time uses the shell
         self.snapshot_key: Optional[bytes] = None      # signs snapshots, and is required of them
         self.max_history_bytes: Optional[int] = None   # None: max_fs_bytes + max_shell_state_bytes
@@ -95,7 +94,7 @@ class BashTool(ScriptedTool):
         return text
 
     def commands_available(self) -> list:
-        return sorted(set(COMMANDS) | set(load_builtins()) | set(self.custom_builtins))
+        return sorted(set(COMMANDS) | set(builtin_names()) | set(self.custom_builtins))
 
     def help(self) -> str:
         lines = [
@@ -187,6 +186,7 @@ class BashTool(ScriptedTool):
                             on_output: Optional[Callable] = None) -> ToolResponse:
         """The script runs on a runner thread, as ScriptedTool's do (no executor that busy
         calls could fill); waiting for the shell does not hold the loop."""
+        import asyncio       # here, not at the top: a synchronous caller never pays its import
         refused = self._nested_call() or await self._wait_for_shell_async(cancel)
         if refused is not None:
             return refused
@@ -237,7 +237,8 @@ class BashTool(ScriptedTool):
         copy = BashTool(self.username, self.hostname, self.limits, self.user_env, None, fs,
                         self.custom_builtins, self.fresh, self.name, self.sanitize_errors_enabled,
                         shadow=self.custom_builtins)
-        copy._shell.shell = shell if not self.fresh else None
+        if not self.fresh:
+            copy._shell.take(shell)
         copy.network_allow, copy.network_policy = self.network_allow, self.network_policy
         before = _file_states(fs)
         run, work = copy._prepare(commands, stdin, None, None, copy._session(), plan=True)
@@ -247,7 +248,7 @@ class BashTool(ScriptedTool):
         plan.files = sorted(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
         return plan
 
-    def _session(self) -> Optional[ShellSlot]:
+    def _session(self) -> Optional[ShellSession]:
         return None if self.fresh else self._shell
 
     def _nested_call(self) -> Optional[ToolResponse]:
@@ -269,6 +270,7 @@ class BashTool(ScriptedTool):
         return None
 
     async def _wait_for_shell_async(self, cancel: Optional[CancelToken]) -> Optional[ToolResponse]:
+        import asyncio
         deadline = self._shell_deadline()
         while not self._lock.acquire(blocking=False):
             refused = self._stop_waiting(cancel, deadline)
@@ -302,34 +304,34 @@ class BashTool(ScriptedTool):
         return, is a failing command (status 1, one sanitised line), as a tool's callback."""
         is_async = is_async_callable(fn)
 
-        def run(sh, argv):
+        def run(ctx, argv):
             started = time.perf_counter()
-            active = _tool_run(sh)
+            active = _tool_run(ctx)
             if active is not None and active.plan is not None:         # a plan: listed, not called
-                active.plan.append(ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(sh.stdin),
+                active.plan.append(ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(ctx.stdin),
                                             "builtin"))
                 return 0
             if self.hooks.before or self.hooks.after or (active is not None and (active.watched or active.journal)):
-                call = ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(sh.stdin), "builtin")
-                return self._through_hooks(sh, active, call, lambda c: invoke(sh, argv, c.params["args"], started),
+                call = ToolCall(name, {"args": list(argv[1:])}, list(argv), pending_stdin(ctx.stdin), "builtin")
+                return self._through_hooks(ctx, active, call, lambda c: invoke(ctx, argv, c.params["args"], started),
                                            _builtin_params)
-            return invoke(sh, argv, list(argv[1:]), started)[0]
+            return invoke(ctx, argv, list(argv[1:]), started)[0]
 
-        def invoke(sh, argv, args, started) -> tuple:
-            self._count_call(sh, name, "builtin", argv, None, started)
-            stdin = sh.stdin.read_all()
-            value = self._contained(sh, _tool_run(sh), name, lambda: self._call_builtin(fn, args, stdin, is_async),
+        def invoke(ctx, argv, args, started) -> tuple:
+            self._count_call(ctx, name, "builtin", argv, None, started)
+            stdin = ctx.stdin.read_all()
+            value = self._contained(ctx, _tool_run(ctx), name, lambda: self._call_builtin(fn, args, stdin, is_async),
                                     is_async, (name, "builtin", argv, None, started))
             if isinstance(value, BaseException):
-                return self._fail(sh, name, argv, None, started, self._failure_text(value), "builtin"), 0, 0
+                return self._fail(ctx, name, argv, None, started, self._failure_text(value), "builtin"), 0, 0
             try:
                 out, err, status = _builtin_result(value)
             except BaseException as e:    # the wrong shape, a cycle, an object whose __str__ raises
-                return self._fail(sh, name, argv, None, started,
+                return self._fail(ctx, name, argv, None, started,
                                   cannot_print(e), "builtin"), 0, 0
-            sh.out(out)
-            sh.err(err)
-            self._trace(sh, name, "builtin", argv, None, status, started, len(out), len(err))
+            ctx.out(out)
+            ctx.err(err)
+            self._trace(ctx, name, "builtin", argv, None, status, started, len(out), len(err))
             return status, len(out), len(err)
         return run
 
@@ -349,11 +351,11 @@ class BashTool(ScriptedTool):
     def _filesystem_for_call(self):
         return self.filesystem
 
-    def _setup_shell(self, sh):
-        super()._setup_shell(sh)
-        sh.hostname = self.hostname
-        if sh.fs is not self.filesystem:          # a shell made before: keep it on our files
-            sh.fs = self.filesystem
+    def _shell_config(self, table: dict, journal) -> ShellConfig:
+        """ScriptedTool's, with this tool's host name and files (a shell made before, as a
+        restored one, is kept on them)."""
+        return dataclasses.replace(super()._shell_config(table, journal), hostname=self.hostname,
+                                   fs=self.filesystem)
 
     def reset(self):
         """Forget the shell's state (variables, functions, directory); the files stay."""
@@ -421,12 +423,16 @@ class BashTool(ScriptedTool):
         return self.history.find(ref).manifest
 
     def _capture(self, known=None) -> tuple:
-        shell = None if self.fresh else self._shell.shell
-        return snapshot.capture(self.filesystem, shell, self.username, self.hostname, known=known)
+        return snapshot.capture(self.filesystem, None if self.fresh else self._shell, self.username,
+                                self.hostname, known=known)
 
-    def _install(self, fs, shell):
+    def _install(self, fs, session: ShellSession):
+        """Take the files and the shell of a restored session (a fresh-shell tool, the files)."""
         self.filesystem = fs if fs is not None else MemoryFs(user=self.username, limits=self.limits)
-        self._shell.shell = shell if not self.fresh else None
+        if self.fresh:
+            self._shell.clear()
+        else:
+            self._shell.take(session)
 
     @property
     def history(self) -> History:
@@ -438,8 +444,7 @@ class BashTool(ScriptedTool):
 
     def kept_bytes(self) -> int:
         """What the session keeps: its files, its shell's state and its history."""
-        shell = self._shell.shell
-        state = shell.state_bytes if shell is not None else 0
+        state = self._shell.state_bytes()
         return self.filesystem.used_bytes + state + (self._history.used_bytes if self._history is not None else 0)
 
 

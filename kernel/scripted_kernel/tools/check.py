@@ -19,13 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
-from ..shell import nodes as A
-from ..shell.builtins import load as load_builtins
-from ..shell.errors import ShellSyntaxError
-from ..shell.interpreter import execute as run_script
-from ..shell.lexer import Source
-from ..shell.limits import ExecutionLimits
-from ..shell.parser import RESERVED, Parser
+from ..shell.api import (KEYWORDS, CancelToken, ExecutionLimits, Run, ShellConfig, ShellSyntaxError, builtin_names,
+                         outline, run_script, run_time_word)
 from .flags import BOOLEAN_WORDS, FlagError, type_label
 
 
@@ -42,42 +37,34 @@ class Diagnostic:
 # commands that run the command named by a later word: how many words to skip, by option
 _WRAPPERS = {"command": ("-p", "--"), "timeout": (), "xargs": (), "env": (), "nohup": (), "exec": ()}
 _XARGS_WITH_VALUE = {"-n", "-I", "-d", "-P", "-L", "-s", "-E", "-a", "-i"}
-_RUN_TIME_WORDS = A.Word(0, [A.ParamExp(0, "@")])       # "$@": words known only at run time
 
 
 def check_script(tool, script: str) -> list[Diagnostic]:
     """Diagnostics for `script` as `tool` would run it, in the order of the text."""
-    source = Source(script)
     try:
-        tree = Parser(script, max_depth=tool.limits.max_parser_depth, source=source).parse_program()
+        read = outline(script, tool.limits.max_parser_depth)
     except ShellSyntaxError as e:
         return [Diagnostic(e.line, e.col, e.message)]
     except RecursionError:
         return [Diagnostic(1, 1, "the script nests too deeply to read")]
-    checker = _Checker(tool, source, tree)
-    return sorted(checker.run(), key=lambda d: (d.line, d.col))
+    checker = _Checker(tool, read.functions)
+    return sorted((d for command in read.commands for d in checker._command(list(command.words))),
+                  key=lambda d: (d.line, d.col))
 
 
 class _Checker:
-    def __init__(self, tool, source: Source, tree):
+    def __init__(self, tool, functions: set):
         self.tool = tool
-        self.source = source
-        self.tree = tree
-        self.functions = {n.name for n in _walk(tree) if type(n) is A.FunctionDef}
+        self.functions = functions
         self.table = tool.commands()
-        self.known = set(self.table) | set(load_builtins()) | set(RESERVED) | self.functions
+        self.known = set(self.table) | set(builtin_names()) | set(KEYWORDS) | self.functions
 
-    def run(self) -> Iterator[Diagnostic]:
-        for node in _walk(self.tree):
-            if type(node) is A.SimpleCommand and node.words:
-                yield from self._command(node.words)
-
-    def at(self, node, message: str) -> Diagnostic:
-        line, col = self.source.line_col(node.pos)
-        return Diagnostic(line, col, message)
+    @staticmethod
+    def at(word, message: str) -> Diagnostic:
+        return Diagnostic(word.line, word.col, message)
 
     def _command(self, words: list) -> Iterator[Diagnostic]:
-        name = constant_text(words[0])
+        name = words[0].text
         if name is None or "/" in name:
             return
         if name in _WRAPPERS and name not in self.functions:
@@ -110,7 +97,7 @@ class _Checker:
         dynamic = False             # a word we cannot read stands where a flag could
         i = 1
         while i < len(words):
-            word, text = words[i], constant_text(words[i])
+            word, text = words[i], words[i].text
             i += 1
             if text is None:
                 dynamic = True
@@ -122,7 +109,7 @@ class _Checker:
                 break
             args = [text]
             named = parser.prop_name(text[2:].partition("=")[0].split(".")[0])
-            following = constant_text(words[i]) if i < len(words) else None
+            following = words[i].text if i < len(words) else None
             if "=" not in text and text.startswith("--") and i < len(words):
                 if parser.takes_value(text):
                     i += 1
@@ -157,20 +144,20 @@ class _Checker:
 
     def _jq(self, words: list) -> Iterator[Diagnostic]:
         """A constant jq program compiled, never run: `empty | (PROGRAM)` makes no value."""
-        argv = [constant_text(w) for w in words]
+        argv = [w.text for w in words]
         program_at = _jq_program_index(argv)
         if program_at is None or argv[program_at] is None:
             return
         names = _jq_names(argv[:program_at])
         if names is None:
             return
-        wrapped = "empty | (\n" + argv[program_at] + "\n)"          # type: ignore[operator]
+        wrapped = "empty | (\n" + argv[program_at] + "\n)"
         binds = " ".join(f"--arg {n} ''" for n in names)
-        result = run_script(f'jq -n {binds} "$P"', env={"P": wrapped},
-                            limits=ExecutionLimits(timeout_seconds=5, max_output_bytes=64 * 1024),
-                            commands=self.tool.commands())
+        limits = ExecutionLimits(timeout_seconds=5, max_output_bytes=64 * 1024)
+        result = run_script(f'jq -n {binds} "$P"', ShellConfig(self.tool.commands(), env={"P": wrapped}),
+                            Run(limits, CancelToken()))
         if result.exit_code == 3:
-            lines = argv[program_at].count("\n") + 1       # type: ignore[union-attr]
+            lines = argv[program_at].count("\n") + 1
             message = _program_message(result.stderr.strip().split("\n")[0].rstrip(":"), lines)
             yield self.at(words[program_at], message)
 
@@ -221,7 +208,7 @@ def _program_message(message: str, lines: int) -> str:
 def _wrapped(name: str, words: list) -> Optional[list]:
     """The words of the command that `command`, `timeout`, `xargs`, `env` ... run."""
     rest = words[1:]
-    texts = [constant_text(w) or "" for w in rest]      # "" for a word known at run time
+    texts = [w.text or "" for w in rest]      # "" for a word known at run time
     i = 0
     if name == "timeout":
         while i < len(texts) and texts[i].startswith("-"):
@@ -231,7 +218,7 @@ def _wrapped(name: str, words: list) -> Optional[list]:
         while i < len(texts) and texts[i].startswith("-"):
             i += 2 if texts[i] in _XARGS_WITH_VALUE else 1
         # what xargs reads adds arguments at run time: a word that stands for them
-        return None if i >= len(rest) else rest[i:] + [_RUN_TIME_WORDS]
+        return None if i >= len(rest) else rest[i:] + [run_time_word()]
     elif name == "env":
         while i < len(texts) and (texts[i].startswith("-") or "=" in texts[i]):
             i += 1
@@ -243,35 +230,3 @@ def _wrapped(name: str, words: list) -> Optional[list]:
     if i >= len(rest) or not texts[i]:
         return None
     return rest[i:]
-
-
-def constant_text(word) -> Optional[str]:
-    """The text of a word that expands to itself whatever the variables hold, or None."""
-    if type(word) is not A.Word:
-        return None
-    text = []
-    for part in word.parts:
-        kind = type(part)
-        if kind is A.Lit or kind is A.SingleQuoted:
-            text.append(part.text)
-        elif kind is A.DoubleQuoted and all(type(p) is A.Lit for p in part.parts):
-            text.extend(p.text for p in part.parts)
-        else:
-            return None
-    joined = "".join(text)
-    return None if any(c in joined for c in "*?[") and any(type(p) is A.Lit for p in word.parts) else joined
-
-
-def _walk(node) -> Iterator:
-    """Every node of the syntax tree, depth first, in the order of the text."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, (list, tuple)):
-            stack.extend(reversed(current))
-            continue
-        if not isinstance(current, A.NodeBase):
-            continue
-        yield current
-        children = [getattr(current, f) for f in current.FIELDS if f != "pos"]
-        stack.extend(reversed([c for c in children if isinstance(c, (list, tuple, A.NodeBase))]))

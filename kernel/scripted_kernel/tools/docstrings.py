@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-import docstring_parser
 
 
 @dataclass
@@ -32,6 +31,7 @@ class DocInfo:
 def parse_docstring(doc: Optional[str]) -> DocInfo:
     if not doc or not doc.strip():
         return DocInfo()
+    import docstring_parser        # here: 10 ms of import that a tool without a docstring does not need
     try:
         parsed = docstring_parser.parse(doc)
     except docstring_parser.ParseError:        # malformed sections: the text is still a description

@@ -26,7 +26,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
-from ..shell.errors import Cancelled
+from ..base.errors import Cancelled
 from .hooks import DENIED, Deny, ToolCall
 
 FORMAT = "scripted-continuation"

@@ -208,8 +208,7 @@ def page(name: str, tool=None) -> str:
     text = builtin_help(name)
     if text:
         return text
-    from ..commands import COMMANDS, USAGE
+    from ..commands import COMMANDS, usage_text
     if name in COMMANDS:
-        usage = USAGE.get(name)
-        return usage.text(name) if usage is not None else f"Usage: {name} [OPTION]... [FILE]...\n"
+        return usage_text(name)
     return ""

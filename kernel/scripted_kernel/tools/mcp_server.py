@@ -255,7 +255,7 @@ class StoredSessions:
     def __init__(self, store, key: Optional[bytes] = None, retries: int = 2, limits=None,
                  max_workers: int = 16, max_bytes: int = 512 * 1024 * 1024):
         from concurrent.futures import ThreadPoolExecutor
-        from ..shell.limits import ExecutionLimits
+        from ..base.limits import ExecutionLimits
         self.store = store
         self.key = key or None
         self.retries = retries
@@ -596,7 +596,7 @@ def ask_client(call):
                f" ({call.name} with {json.dumps(call.params, default=str)}). Allow it?")
     future = asyncio.run_coroutine_threadsafe(
         session.elicit_form(message, APPROVAL_SCHEMA, related_request_id=context.request_id), loop)
-    from ..shell.limits import check_stop
+    from ..base.limits import check_stop
     while True:                        # within the script's deadline and cancel flag
         try:
             answer = future.result(timeout=0.05)

@@ -139,7 +139,7 @@ def _stored_bash_server(config: ServiceConfig, mode):
     from .mcp_server import StoredSessions, build_server
     from .session_store import StoreError, open_store
     from .snapshot import SnapshotLimits
-    from ..shell.limits import ExecutionLimits
+    from ..base.limits import ExecutionLimits
     limit = config.session_max_bytes or SnapshotLimits.of(ExecutionLimits()).max_bytes
     try:
         store = open_store(config.session_store, config.session_idle_seconds, limit, config.max_sessions)
@@ -341,7 +341,7 @@ async def _send_json(send, status: int, payload: dict, extra_headers=()):
 
 def graceful_seconds() -> int:
     """How long a stopping worker lets running calls go on: their timeout, and a little."""
-    from ..shell.limits import ExecutionLimits
+    from ..base.limits import ExecutionLimits
     return int(ExecutionLimits().timeout_seconds) + 5
 
 

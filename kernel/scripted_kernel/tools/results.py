@@ -14,11 +14,11 @@ import datetime
 import enum
 import json
 import math
-import uuid
+import sys
 from decimal import Decimal
 from typing import Any
 
-from ..shell.escapes import text_from_host
+from ..shell.api import text_from_host
 
 MAX_DEPTH = 500             # nesting of a result (deeper is refused: a cycle, or a bomb)
 
@@ -101,7 +101,8 @@ def _other(value, depth: int, where: str):
         return json_value(dump(mode="json"), depth, where)
     if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
         return value.isoformat()
-    if isinstance(value, uuid.UUID):
+    uuid = sys.modules.get("uuid")              # not imported: the value cannot be a UUID
+    if uuid is not None and isinstance(value, uuid.UUID):
         return str(value)
     tolist = getattr(value, "tolist", None)                 # NumPy arrays and scalars
     if callable(tolist) and not isinstance(value, type):

@@ -8,14 +8,13 @@ the caller's event loop under `execute_async`, else on the runner thread's own l
 """
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import contextvars
 import dataclasses
+import difflib
 import functools
 import inspect
 import json
-import random
 import re
 import threading
 import time
@@ -26,15 +25,12 @@ from ..commands import COMMANDS, FILE_COMMANDS
 from ..commands.python3 import NAMES as PYTHON_COMMANDS, available as python_available
 from ..commands.urlpolicy import DryRunNetwork, NetworkPolicy, RunNetwork
 from ..fs import FileSystem, MemoryFs
-from ..shell.builtins import load as load_builtins
-from ..shell.errors import Cancelled, LimitExceeded, bounded
-from ..shell.interpreter import execute as run_script
-from ..shell.limits import CancelToken, ExecutionLimits, timeout_error, wall_clock
-from ..shell.parser import RESERVED as SHELL_KEYWORDS
-from ..shell.run import Run, ShellSlot
+from ..base.errors import Cancelled, LimitExceeded, bounded
+from ..base.limits import CancelToken, ExecutionLimits, timeout_error, wall_clock
+from ..shell.api import KEYWORDS as SHELL_KEYWORDS, Run, ShellConfig, ShellSession, builtin_names, run_script
 from . import catalog, telemetry
 from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, cannot_print, failure_message, left_running,
-                          run_coroutine, sanitize)
+                          run_coroutine)
 from .definitions import (DecoratedTool, ToolArgs, ToolDef, callback_from_function, is_async_callable, tool,
                           tool_def_from_function)
 from .flags import FlagError, FlagParser
@@ -124,7 +120,7 @@ _LEFT_BEHIND = CancelToken()    # a left run's budget gets this one: the caller'
 _LEFT_BEHIND.cancel("abandoned")
 
 
-class _Run:
+class _Execution:
     """One execution: the script runs on a runner thread and reports its output here; the
     caller waits for it, or stops waiting at the deadline and keeps the output so far."""
 
@@ -143,7 +139,7 @@ class _Run:
         self.in_flight: set = set()     # futures of async callbacks running on caller_loop
         self.closed = False
         self.errand: Optional[Errand] = None    # the runner thread's work, which the caller may leave
-        self.shell_slot: Optional[ShellSlot] = None     # the session's shell as this run sees it
+        self.shell_slot: Optional[ShellSession] = None     # the session's shell as this run sees it
         self.notify: Optional[Callable] = None     # wakes an async waiter
         self.result = None
         self.failure: Optional[BaseException] = None
@@ -224,6 +220,7 @@ class _Run:
         return self.response()
 
     async def wait_async(self) -> ToolResponse:
+        import asyncio       # here, not at the top: a synchronous caller never pays its import
         loop = asyncio.get_running_loop()
         finished = loop.create_future()
 
@@ -296,12 +293,15 @@ class _Run:
             return "", ""
         return self.execution.out.text(), self.execution.err.text()
 
-    def settle(self, session: Optional[ShellSlot]):
+    def settle(self, session: Optional[ShellSession]):
         """The session's shell after the run: the run's own, unless the run was left running
         (its thread may still be using that shell): then the next call starts a new one."""
         left = self.errand is not None and self.errand.left
         if session is not None:
-            session.shell = None if left or self.shell_slot is None else self.shell_slot.shell
+            if left or self.shell_slot is None:
+                session.clear()
+            else:
+                session.take(self.shell_slot)
         if not left and self.execution is not None:
             # the run and the interpreter's state refer to each other (host, the output relay):
             # once the response is made, the pair goes at once rather than at the next collection
@@ -309,11 +309,11 @@ class _Run:
             self.execution = None
 
 
-def _tool_run(ctx) -> Optional[_Run]:
+def _tool_run(ctx) -> Optional[_Execution]:
     """The tool layer's state of the run a command belongs to (None for a script run through
     the interpreter directly)."""
     host = ctx.execution.host
-    return host if isinstance(host, _Run) else None
+    return host if isinstance(host, _Execution) else None
 
 
 class ScriptedTool:
@@ -403,7 +403,7 @@ class ScriptedTool:
     def _name_owner(self, name: str) -> Optional[str]:
         """What already answers to `name` in this tool's shell, or None. A logic-only tool has
         no file commands, so their names are free there."""
-        if name in load_builtins():
+        if name in builtin_names():
             return f"the shell builtin {name!r}"
         if name in RESERVED_NAMES:
             return f"the {name!r} command of every scripted tool"
@@ -517,24 +517,16 @@ class ScriptedTool:
         """`table` with the host's commands `own` in it, each over a builtin or command of the
         same name (which `_check_name` let it take); what they shadow is kept for `builtin`
         and `command`, and the shadowed builtins leave the shell's builtin table."""
-        builtins = load_builtins()
+        builtins = builtin_names()
         shadowed = {}
         for name, fn in own.items():
             if name in builtins:
-                shadowed[name] = ("builtin", builtins[name])
+                shadowed[name] = ("builtin", None)        # (the shell finds its own builtin)
             elif name in table:
                 shadowed[name] = ("command", table[name])
             table[name] = fn
         self._shadowed = shadowed
         return table
-
-    def _builtins(self) -> Optional[dict]:
-        """The shell's builtins (None: all of them): those a tool took the name of are left out,
-        so that a call of that name reaches the tool."""
-        taken = [name for name, (kind, _) in self._shadowed.items() if kind == "builtin"]
-        if not taken:
-            return None
-        return {name: fn for name, fn in load_builtins().items() if name not in taken}
 
     def shadowed_names(self) -> set:
         """The builtins and commands whose names a tool of this one took."""
@@ -542,7 +534,7 @@ class ScriptedTool:
         return set(self._shadowed)
 
     def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
-                on_output: Optional[Callable] = None, _session: Optional[ShellSlot] = None) -> ToolResponse:
+                on_output: Optional[Callable] = None, _session: Optional[ShellSession] = None) -> ToolResponse:
         """Run a script (or `{"commands": script}`) in a fresh interpreter. Whatever the script
         and the callbacks do, this returns a response; only the caller's own KeyboardInterrupt
         (its user interrupting it) is raised again, once the run is cancelled."""
@@ -559,12 +551,13 @@ class ScriptedTool:
     async def execute_async(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
                             on_output: Optional[Callable] = None) -> ToolResponse:
         """Run the script off the loop; async callbacks run on this (the caller's) loop."""
+        import asyncio
         run, work = self._prepare(commands, stdin, cancel, on_output, None, asyncio.get_running_loop())
         response = await self._traced_await(run, work, None)
         self._last.trace = response.trace
         return response
 
-    async def _traced_await(self, run: "_Run", work: Callable, session: Optional[ShellSlot]) -> ToolResponse:
+    async def _traced_await(self, run: "_Execution", work: Callable, session: Optional[ShellSession]) -> ToolResponse:
         """_run_and_await, in the script's span when tracing is on."""
         if run.tracer is None:
             return await self._run_and_await(run, work, session)
@@ -605,7 +598,7 @@ class ScriptedTool:
         self.hooks.after.append((fn, is_async_callable(fn)))
         return self
 
-    def _run_and_wait(self, run: _Run, work: Callable, session: Optional[ShellSlot]) -> ToolResponse:
+    def _run_and_wait(self, run: _Execution, work: Callable, session: Optional[ShellSession]) -> ToolResponse:
         """The run's response: on a runner thread if the script names a tool, else here."""
         try:
             if not self._names_a_tool(run.script):
@@ -621,7 +614,7 @@ class ScriptedTool:
         finally:
             run.settle(session)
 
-    async def _run_and_await(self, run: _Run, work: Callable, session: Optional[ShellSlot]) -> ToolResponse:
+    async def _run_and_await(self, run: _Execution, work: Callable, session: Optional[ShellSession]) -> ToolResponse:
         """The run's response, the script on a runner thread, the caller's loop free meanwhile."""
         try:
             run.start(work)
@@ -639,10 +632,10 @@ class ScriptedTool:
             commands = commands.get("commands", "")
         if not isinstance(commands, str):
             raise TypeError("commands must be a string (a bash script)")
-        run = _Run(self.limits, cancel, on_output, caller_loop)
+        run = _Execution(self.limits, cancel, on_output, caller_loop)
         run.script = commands
         run.tracer = telemetry.tracer_for(self.telemetry)
-        table, env, limits = self.commands(), self.env, self.limits
+        table, limits = self.commands(), self.limits
         fs = self._filesystem_for_call() if not session else None
         run.watched = run.tracer is not None or plan
         network = self._network_for_run()
@@ -651,7 +644,7 @@ class ScriptedTool:
             network = self._network_for_plan(run.plan)
             if isinstance(fs, FileSystem):      # a plan changes no file of the tool's own
                 fs = MemoryFs(limits=limits)
-        slot = run.shell_slot = ShellSlot(session.shell) if session is not None else None
+        slot = run.shell_slot = session.copy() if session is not None else None
         observer = telemetry.Observer(run.tracer) if run.tracer is not None else None
         execution = run.execution = Run(limits, run.cancel, run.relay, fs, network,
                                         host=run, observer=observer)
@@ -659,11 +652,10 @@ class ScriptedTool:
             journal = self._new_journal(session)
         if journal is not None:
             self._journal_run(run, journal, commands, stdin)
-        setup = self._setup_shell if journal is None else functools.partial(self._seeded_shell, journal.seed)
+        config = self._shell_config(table, journal)
 
         def work():
-            return run_script(commands, commands=table, env=env, stdin=stdin, session=slot,
-                              shell_setup=setup, builtins=self._builtins(), run=execution)
+            return run_script(commands, config, execution, stdin, slot)
         return run, work
 
     # -------------------------------------------------------- pausing and resuming
@@ -672,7 +664,7 @@ class ScriptedTool:
         """The journal of a run whose hooks may pause it."""
         return Journal(clock=wall_clock(), budget=self.limits.max_output_bytes)
 
-    def _journal_run(self, run: _Run, journal: Journal, script: str, stdin: str):
+    def _journal_run(self, run: _Execution, journal: Journal, script: str, stdin: str):
         """Give `run` the journal: a resumed run replays the clock it first saw until its paused
         call, and a pause becomes a continuation of this script."""
         assert run.execution is not None        # (_prepare made it)
@@ -684,12 +676,6 @@ class ScriptedTool:
         key = self.continuation_key
         run.continue_as = lambda call, reason: encode_continuation(self.name, script, stdin, journal, call,
                                                                    reason, key)
-
-    def _seeded_shell(self, seed: int, sh):
-        """_setup_shell, with $RANDOM (and what commands draw from it) from the journal's seed,
-        so that a replay draws what the first run drew."""
-        self._setup_shell(sh)
-        sh.random = random.Random(seed)
 
     def rollback(self, done) -> "Rollback":
         """Undo what a run did: the revert of each call that ran (a ToolResponse's call log, or
@@ -705,6 +691,7 @@ class ScriptedTool:
             try:
                 value = registered.revert(call, output)
                 if inspect.isawaitable(value):
+                    import asyncio
                     asyncio.run(_awaited(value))
             except Exception as e:              # the host's own code: reported as it failed
                 report.failed.append((call, failure_message(e)))
@@ -751,9 +738,10 @@ class ScriptedTool:
             return fs
         return fs(limits=self.limits) if fs is MemoryFs else fs()
 
-    def _setup_shell(self, sh):
-        """Before a script runs: what the tool's configuration gives its shell."""
-        sh.shadowed = self._shadowed
+    def _shell_config(self, table: dict, journal: Optional[Journal]) -> ShellConfig:
+        """The shell a run of this tool gets: its commands, environment and shadowed names;
+        with a journal, $RANDOM from its seed (a replay draws what the first run drew)."""
+        return ShellConfig(table, self.env, self._shadowed, random_seed=journal.seed if journal is not None else None)
 
     def _network_for_run(self):
         """The network policy with this execution's own request and byte counts (() for none)."""
@@ -830,8 +818,8 @@ class ScriptedTool:
             parser.validate(params, from_json=True)    # checked as JSON values are: types included
             return params
 
-        def run(sh, argv):
-            active = _tool_run(sh)
+        def run(ctx, argv):
+            active = _tool_run(ctx)
             watched = active is not None and active.watched           # a plan, or tracing
             plan = active.plan if active is not None else None        # tool.plan(): all dry runs
             started = time.perf_counter()
@@ -840,51 +828,52 @@ class ScriptedTool:
             try:
                 parsed = parser.parse(argv[1:])
                 if parsed.help:                     # whatever else is there: help only
-                    sh.out(catalog.tool_help_text(registered.tool_def))
+                    ctx.out(catalog.tool_help_text(registered.tool_def))
                     return 0
                 params = parsed.params
                 dry_run = dry_run or parsed.dry_run
                 parser.validate(params, parsed.from_json)
             except FlagError as e:
                 if plan is not None:
-                    plan.unmade.append(Unmade(sh.lineno, name, list(argv), str(e)))
+                    plan.unmade.append(Unmade(ctx.lineno, name, list(argv), str(e)))
                 if dry_run or "--dry-run" in argv:
-                    sh.out(_dry_run_report(name, params, str(e)))
+                    ctx.out(_dry_run_report(name, params, str(e)))
                     return 1
-                sh.err(bounded(f"{name}: {e}") + "\n")
-                self._trace(sh, name, "tool", argv, params, 2, started, state="not started")
+                ctx.err(bounded(f"{name}: {e}") + "\n")
+                self._trace(ctx, name, "tool", argv, params, 2, started, state="not started")
                 return 2
             if dry_run:
                 if plan is not None:
-                    plan.append(ToolCall(name, params, list(argv), pending_stdin(sh.stdin)))
-                sh.out(_dry_run_answer(registered.tool_def, params))
+                    plan.append(ToolCall(name, params, list(argv), pending_stdin(ctx.stdin)))
+                ctx.out(_dry_run_answer(registered.tool_def, params))
                 return 0
             if watched or self.hooks.before or self.hooks.after or active is not None and active.journal:
-                call = ToolCall(name, params, list(argv), pending_stdin(sh.stdin))
-                return self._through_hooks(sh, active, call, lambda c: invoke(sh, argv, c.params, started, active),
+                call = ToolCall(name, params, list(argv), pending_stdin(ctx.stdin))
+                return self._through_hooks(ctx, active, call, lambda c: invoke(ctx, argv, c.params, started, active),
                                            revalidate)
-            return invoke(sh, argv, params, started, active)[0]
+            return invoke(ctx, argv, params, started, active)[0]
 
-        def invoke(sh, argv, params, started, active) -> tuple:
+        def invoke(ctx, argv, params, started, active) -> tuple:
             """Call the callback: (status, stdout bytes, stderr bytes)."""
             if active is not None:
-                _count_call(active, name, "tool", argv, params, started)
-            tool_args = ToolArgs(params, source=sh.stdin.read_all)
-            call: Callable = lambda: registered.callback(tool_args)      # noqa: E731
+                active.tool_calls += 1
+                if active.tool_calls > active.limits.max_tool_calls:
+                    _out_of_tool_calls(active, name, "tool", argv, params, started)
+            call: Callable = functools.partial(registered.callback, ToolArgs(params, source=ctx.stdin.read_all))
             if registered.is_async and active is not None and active.tracer is not None:
                 call = telemetry.carry_context(call)
-            value = self._contained(sh, active, name, call, registered.is_async, (name, "tool", argv, params, started))
+            value = self._contained(ctx, active, name, call, registered.is_async, (name, "tool", argv, params, started))
             if isinstance(value, BaseException):
-                return self._fail(sh, name, argv, params, started, self._failure_text(value)), 0, 0
+                return self._fail(ctx, name, argv, params, started, self._failure_text(value)), 0, 0
             try:
                 out = result_text(value)
             except BaseException as e:    # a cycle, a non-string key, an unprintable object
-                return self._fail(sh, name, argv, params, started, cannot_print(e)), 0, 0
+                return self._fail(ctx, name, argv, params, started, cannot_print(e)), 0, 0
             if self.validate_output:
                 mismatch = self._result_mismatch(registered.tool_def, out)
                 if mismatch is not None:
-                    return self._fail(sh, name, argv, params, started, mismatch), 0, 0
-            sh.out(out)
+                    return self._fail(ctx, name, argv, params, started, mismatch), 0, 0
+            ctx.out(out)
             if active is not None:
                 _log(active, name, "tool", argv, params, 0, started, len(out))
                 if registered.revert is not None:
@@ -905,39 +894,40 @@ class ScriptedTool:
         where = result_mismatch(value, schema)
         return None if where is None else f"the result does not match its output schema: {where}"
 
-    def _through_hooks(self, sh, active: Optional[_Run], call: ToolCall, invoke: Callable,
+    def _through_hooks(self, ctx, active: Optional[_Execution], call: ToolCall, invoke: Callable,
                        revalidate: Callable) -> int:
         """A call with its hooks; in a journaled run, replayed, decided or recorded there."""
         journal = active.journal if active is not None else None
         if journal is None:
-            return self._guarded(sh, active, call, invoke, revalidate)
+            return self._guarded(ctx, active, call, invoke, revalidate)
 
         def live(out, err):
-            with _writing_to(sh, out, err):
-                return self._guarded(sh, active, call, invoke, revalidate)
+            with _writing_to(ctx, out, err):
+                return self._guarded(ctx, active, call, invoke, revalidate)
 
         def decided(paused: ToolCall, decision, out, err):
-            with _writing_to(sh, out, err):
-                return decision_status(paused, decision, sh.err, lambda c: invoke(c)[0], revalidate)
-        return journal.perform(sh.out, sh.err, call, live, decided)
+            with _writing_to(ctx, out, err):
+                return decision_status(paused, decision, ctx.err, lambda c: invoke(c)[0], revalidate)
+        return journal.perform(ctx.out, ctx.err, call, live, decided)
 
-    def _guarded(self, sh, active: Optional[_Run], call: ToolCall, invoke: Callable, revalidate: Callable) -> int:
+    def _guarded(self, ctx, active: Optional[_Execution], call: ToolCall, invoke: Callable,
+                 revalidate: Callable) -> int:
         """A tool call with its hooks and its span: invoke(call) -> (status, out bytes, err
         bytes) runs only if every before_tool hook allows it."""
         tracer = active.tracer if active is not None else None
         if tracer is None:
-            return self._hooked(sh, call, invoke, revalidate, None).exit_code
+            return self._hooked(ctx, call, invoke, revalidate, None).exit_code
         with telemetry.tool_span(tracer, call) as span:
-            result = self._hooked(sh, call, invoke, revalidate, tracer)
+            result = self._hooked(ctx, call, invoke, revalidate, tracer)
             telemetry.end_tool(span, result)
         return result.exit_code
 
-    def _hooked(self, sh, call: ToolCall, invoke: Callable, revalidate: Callable, tracer) -> ToolCallResult:
+    def _hooked(self, ctx, call: ToolCall, invoke: Callable, revalidate: Callable, tracer) -> ToolCallResult:
         started = time.perf_counter()
         for fn, is_async in self.hooks.before:
-            value = self._run_hook(sh, call.name, lambda fn=fn, call=call: fn(call), is_async, tracer)
+            value = self._run_hook(ctx, call.name, lambda fn=fn, call=call: fn(call), is_async, tracer)
             if isinstance(value, Pause):
-                value = self._pause(sh, call, value.reason)
+                value = self._pause(ctx, call, value.reason)
             if isinstance(value, BaseException):
                 reason: Optional[str] = f"before_tool failed: {self._shown(failure_message(value))}"
             else:
@@ -947,22 +937,22 @@ class ScriptedTool:
                     reason = bounded(f"before_tool gave invalid parameters: {e}")
             if reason is not None:
                 message = f"{call.name}: denied: {reason}\n"
-                sh.err(message)
-                self._trace(sh, call.name, call.kind, call.argv, call.params, DENIED, started, 0, len(message))
+                ctx.err(message)
+                self._trace(ctx, call.name, call.kind, call.argv, call.params, DENIED, started, 0, len(message))
                 result = ToolCallResult(DENIED, 0, len(message), (time.perf_counter() - started) * 1000, reason)
-                self._after(sh, call, result, tracer)
+                self._after(ctx, call, result, tracer)
                 return result
         status, out_bytes, err_bytes = invoke(call)
         result = ToolCallResult(status, out_bytes, err_bytes, (time.perf_counter() - started) * 1000)
-        self._after(sh, call, result, tracer)
+        self._after(ctx, call, result, tracer)
         return result
 
     @staticmethod
-    def _pause(sh, call: ToolCall, reason: str):
+    def _pause(ctx, call: ToolCall, reason: str):
         """Stop the run before `call` (a hook returned Pause): it ends paused, with a
         continuation. A Deny when the run cannot pause (its calls printed more than a
         continuation keeps)."""
-        active = _tool_run(sh)
+        active = _tool_run(ctx)
         journal = active.journal if active is not None else None
         why_not = "this run keeps no journal" if journal is None else journal.can_pause()
         if journal is None or why_not is not None:
@@ -970,23 +960,28 @@ class ScriptedTool:
         journal.paused = (call, reason)
         raise Cancelled(f"paused before {call.name}: {reason}", PAUSED)
 
-    def _after(self, sh, call: ToolCall, result: ToolCallResult, tracer):
+    def _after(self, ctx, call: ToolCall, result: ToolCallResult, tracer):
         for fn, is_async in self.hooks.after:
-            value = self._run_hook(sh, call.name, lambda fn=fn: fn(call, result), is_async, tracer)
+            value = self._run_hook(ctx, call.name, lambda fn=fn: fn(call, result), is_async, tracer)
             if isinstance(value, BaseException):
-                sh.err(f"{call.name}: after_tool failed: {self._shown(failure_message(value))}\n")
+                ctx.err(f"{call.name}: after_tool failed: {self._shown(failure_message(value))}\n")
 
-    def _run_hook(self, sh, name: str, call: Callable, is_async: bool, tracer):
+    def _run_hook(self, ctx, name: str, call: Callable, is_async: bool, tracer):
         """A hook's value, or the exception it raised; contained as a callback is."""
         if is_async and tracer is not None:
             call = telemetry.carry_context(call)
-        return self._contained(sh, _tool_run(sh), name, call, is_async)
+        return self._contained(ctx, _tool_run(ctx), name, call, is_async)
 
     def _shown(self, message: str) -> str:
-        return sanitize(message) if self.sanitize_errors_enabled else message
+        """A host failure's message as a script sees it (redaction.py is imported by the first
+        failure, not with the tool layer)."""
+        if not self.sanitize_errors_enabled:
+            return message
+        from .redaction import sanitize
+        return sanitize(message)
 
     @classmethod
-    def _contained(cls, sh, run: Optional[_Run], name: str, call: Callable, is_async: bool = False,
+    def _contained(cls, ctx, run: Optional[_Execution], name: str, call: Callable, is_async: bool = False,
                    calling: Optional[tuple] = None):
         """What host code, call(), returned, or the exception it raised or returned; the run
         knows meanwhile which callback it waits for: `calling`, (name, kind, argv, params,
@@ -995,7 +990,9 @@ class ScriptedTool:
         if run is not None:
             run.calling = calling or (name, "hook", [name], None, time.perf_counter())
         try:
-            return cls._call(name, call, is_async, sh, run)
+            if is_async or run is None or run.inline or ctx.isolate_tools:
+                return cls._call(name, call, is_async, ctx, run)
+            return call()           # the common case: a sync callback, here on the runner thread
         except (Cancelled, LimitExceeded):
             raise
         except BaseException as e:    # SystemExit, KeyboardInterrupt on a runner thread ...
@@ -1005,15 +1002,16 @@ class ScriptedTool:
                 run.calling = None
 
     @staticmethod
-    def _call(name: str, call: Callable, is_async: bool, sh, run: Optional[_Run]):
-        """call()'s value (awaited if is_async). Under `timeout` (sh.isolate_tools), or when the
+    def _call(name: str, call: Callable, is_async: bool, ctx, run: Optional[_Execution]):
+        """call()'s value (awaited if is_async). Under `timeout` (ctx.isolate_tools), or when the
         script runs on the caller's thread, it runs on a thread of its own that can be left
         behind."""
-        budget = sh.budget
-        isolate = sh.isolate_tools or run is None or run.inline
+        budget = ctx.budget
+        isolate = ctx.isolate_tools or run is None or run.inline
         if is_async:
             caller_loop = run.caller_loop if run is not None else None
             if isolate and caller_loop is None:
+                import asyncio
                 return call_on_own_thread(name, lambda: asyncio.run(call()), budget)
             return run_coroutine(call, caller_loop, budget, run.in_flight if run is not None else None)
         if isolate:
@@ -1024,9 +1022,9 @@ class ScriptedTool:
         """What a script's stderr says after `tool: ` when the callback raised `error`."""
         return failure_message(error)
 
-    def _fail(self, sh, name, argv, params, started, message: str, kind: str = "tool") -> int:
-        sh.err(f"{name}: {sanitize(message) if self.sanitize_errors_enabled else message}\n")
-        self._trace(sh, name, kind, argv, params, 1, started)
+    def _fail(self, ctx, name, argv, params, started, message: str, kind: str = "tool") -> int:
+        ctx.err(f"{name}: {self._shown(message)}\n")
+        self._trace(ctx, name, kind, argv, params, 1, started)
         return 1
 
     @staticmethod
@@ -1042,7 +1040,7 @@ class ScriptedTool:
         if run is not None:
             _count_call(run, name, kind, argv, params, started)
 
-    def _help_command(self, sh, argv):
+    def _help_command(self, ctx, argv):
         """`help`: the tools; `help NAME`: a tool's flags, or bash's help for a builtin or
         keyword; `-s` the synopsis only, `-d` a one-line description; `--json` for tools."""
         from . import manual
@@ -1054,13 +1052,13 @@ class ScriptedTool:
         defs = self.tool_defs()
         if not args or args == ["--list"]:
             if as_json:
-                sh.out(json.dumps([catalog.tool_json(t) for t in defs]) + "\n")
+                ctx.out(json.dumps([catalog.tool_json(t) for t in defs]) + "\n")
             else:
-                sh.out(catalog.list_text(defs))
+                ctx.out(catalog.list_text(defs))
                 if not args:
-                    sh.out(("\n" if defs else "") + "Shell builtins and keywords (help NAME; "
+                    ctx.out(("\n" if defs else "") + "Shell builtins and keywords (help NAME; "
                            "text commands: NAME --help):\n" + manual.names_list() + "\n")
-            self._trace(sh, "help", "help", argv, None, 0, started)
+            self._trace(ctx, "help", "help", argv, None, 0, started)
             return 0
         status = 0
         for name in args:
@@ -1068,28 +1066,28 @@ class ScriptedTool:
             if registered is None:
                 text = "" if as_json else manual.builtin_help(name, "" if mode == "-m" else mode)
                 if text:
-                    sh.out(text)
+                    ctx.out(text)
                     continue
-                from ..shell.dispatch import suggest
-                hint = suggest(name, list(self.tools))
+                close = difflib.get_close_matches(name, list(self.tools), n=1, cutoff=0.75)
+                hint = close[0] if close else None
                 note = (f" (did you mean {hint!r}?)" if hint else
                         f" (a text command: {name} --help)" if name in self.commands() else "")
-                sh.err(f"help: no tool or builtin named {name!r}{note}\n")
+                ctx.err(f"help: no tool or builtin named {name!r}{note}\n")
                 status = 1
                 continue
             d = registered.tool_def
             if as_json:
-                sh.out(json.dumps(catalog.tool_json(d)) + "\n")
+                ctx.out(json.dumps(catalog.tool_json(d)) + "\n")
             elif mode == "-s":
-                sh.out(f"{d.name}: {catalog.usage_line(d.name, d.input_schema)}\n")
+                ctx.out(f"{d.name}: {catalog.usage_line(d.name, d.input_schema)}\n")
             elif mode == "-d":
-                sh.out(f"{d.name} - {catalog.one_line(d.description)}\n")
+                ctx.out(f"{d.name} - {catalog.one_line(d.description)}\n")
             else:
-                sh.out(catalog.tool_help_text(d))
-        self._trace(sh, "help", "help", argv, None, status, started)
+                ctx.out(catalog.tool_help_text(d))
+        self._trace(ctx, "help", "help", argv, None, status, started)
         return status
 
-    def _discover_command(self, sh, argv):
+    def _discover_command(self, ctx, argv):
         started = time.perf_counter()
         args = argv[1:]
         as_json = "--json" in args
@@ -1101,10 +1099,10 @@ class ScriptedTool:
                 if t.category:
                     counts[t.category] = counts.get(t.category, 0) + 1
             if as_json:
-                sh.out(json.dumps([{"category": c, "tools": n} for c, n in sorted(counts.items())]) + "\n")
+                ctx.out(json.dumps([{"category": c, "tools": n} for c, n in sorted(counts.items())]) + "\n")
             else:
-                sh.out("".join(f"{c} ({n})\n" for c, n in sorted(counts.items())))
-            self._trace(sh, "discover", "discover", argv, None, 0, started)
+                ctx.out("".join(f"{c} ({n})\n" for c, n in sorted(counts.items())))
+            self._trace(ctx, "discover", "discover", argv, None, 0, started)
             return 0
         limit = DISCOVER_LIMIT
         if len(args) == 4 and args[2] == "--limit" and args[3].isdigit():
@@ -1119,19 +1117,19 @@ class ScriptedTool:
                 found = catalog.search(defs, value)
             shown = found[:limit]
             if as_json:
-                sh.out(json.dumps([catalog.tool_json(t) for t in shown]) + "\n")
+                ctx.out(json.dumps([catalog.tool_json(t) for t in shown]) + "\n")
             else:
-                sh.out(catalog.list_text(shown))
+                ctx.out(catalog.list_text(shown))
                 if len(found) > limit:
-                    sh.out(f"({len(found) - limit} more: narrow the search, or add --limit N)\n")
-            self._trace(sh, "discover", "discover", argv, None, 0 if found else 1, started)
+                    ctx.out(f"({len(found) - limit} more: narrow the search, or add --limit N)\n")
+            self._trace(ctx, "discover", "discover", argv, None, 0 if found else 1, started)
             return 0 if found else 1
-        sh.err("discover: usage: discover --categories | --category NAME | --tag TAG | --search TEXT "
+        ctx.err("discover: usage: discover --categories | --category NAME | --tag TAG | --search TEXT "
                "[--limit N] [--json]\n")
         return 2
 
 
-def _log(run: _Run, name, kind, argv, params, status, started, out_bytes=0, err_bytes=0, state=None):
+def _log(run: _Execution, name, kind, argv, params, status, started, out_bytes=0, err_bytes=0, state=None):
     """One entry of the run's call log."""
     if state is None:
         state = "done" if status == 0 else "denied" if status == DENIED else "failed"
@@ -1139,15 +1137,19 @@ def _log(run: _Run, name, kind, argv, params, status, started, out_bytes=0, err_
                                 out_bytes, err_bytes, state))
 
 
-def _count_call(run: _Run, name: str, kind: str, argv: list, params, started: float):
+def _count_call(run: _Execution, name: str, kind: str, argv: list, params, started: float):
     """One more tool call of the run: past max_tool_calls it is logged as not started and the
-    run ends (LimitExceeded)."""
+    run ends (LimitExceeded). (A tool's own call counts inline, then calls _out_of_tool_calls.)"""
     run.tool_calls += 1
     if run.tool_calls > run.limits.max_tool_calls:
-        limit = run.limits.max_tool_calls
-        _log(run, name, kind, argv, params, 1, started, state="not started")
-        raise LimitExceeded("max_tool_calls", f"tool call limit exceeded: more than {limit} calls "
-                                              f"(max_tool_calls); {name} was not called")
+        _out_of_tool_calls(run, name, kind, argv, params, started)
+
+
+def _out_of_tool_calls(run: _Execution, name: str, kind: str, argv: list, params, started: float):
+    limit = run.limits.max_tool_calls
+    _log(run, name, kind, argv, params, 1, started, state="not started")
+    raise LimitExceeded("max_tool_calls", f"tool call limit exceeded: more than {limit} calls "
+                                          f"(max_tool_calls); {name} was not called")
 
 
 @dataclass
@@ -1203,16 +1205,11 @@ class Session:
 
     def __init__(self, tool: ScriptedTool):
         self.tool = tool
-        self._shell = ShellSlot()
+        self.shell_session = ShellSession()
 
     def execute(self, commands, stdin: str = "", cancel: Optional[CancelToken] = None,
                 on_output: Optional[Callable] = None) -> ToolResponse:
-        return self.tool.execute(commands, stdin, cancel, on_output, _session=self._shell)
-
-    @property
-    def shell(self):
-        """The session's shell, once a call has made it (None before)."""
-        return self._shell.shell
+        return self.tool.execute(commands, stdin, cancel, on_output, _session=self.shell_session)
 
     def snapshot(self, key=None, compress: bool = False) -> bytes:
         """The session's shell state and files as bytes (tools/snapshot.py)."""

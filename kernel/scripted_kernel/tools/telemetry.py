@@ -33,8 +33,6 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from .containment import sanitize
-
 INSTRUMENTATION = "scripted_kernel"
 MAX_SCRIPT_TEXT = 16 * 1024           # characters of a script recorded (record_script=True)
 MAX_FLAGS_TEXT = 2000                 # characters of a tool call's flags recorded
@@ -204,6 +202,7 @@ def flags_text(params, argv) -> str:
         text = json.dumps(params, sort_keys=True, default=str) if params is not None else json.dumps(argv[1:])
     except (TypeError, ValueError):
         text = repr(params)
+    from .redaction import sanitize          # its patterns compile on first use, not at import
     return sanitize(text[:MAX_FLAGS_TEXT * 2])[:MAX_FLAGS_TEXT]
 
 

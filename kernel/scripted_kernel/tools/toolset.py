@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import enum
 import re
-import shlex
 import threading
 from dataclasses import dataclass
 
@@ -55,6 +54,7 @@ class DiscoverTool:
         return self.scripted.output_schema()
 
     def execute(self, args) -> ToolResponse:
+        import shlex
         command = args.get("commands", "") if isinstance(args, dict) else str(args)
         if _CONTROL.search(command):
             return ToolResponse("", f"{self.name}: a single help or discover command only "

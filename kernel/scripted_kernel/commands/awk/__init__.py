@@ -16,8 +16,8 @@ from .codegen import compile_program
 from .runtime import Runtime, run_program
 from .syntax import Parser, tokenize
 from .values import AwkError
-from ...shell.regexes import RegexTimeout
-from ..registry import command
+from ...base.regexes import RegexTimeout
+from ..registry import Usage, command
 
 
 
@@ -90,7 +90,14 @@ def _unescape(value: str) -> str:
     return tokenize('"' + value.replace('"', '\\"') + '"')[0].value if "\\" in value else value
 
 
-@command("awk", "gawk", "mawk", "nawk")
+USAGE = Usage("[-F fs] [-v var=value] [-f progfile | 'prog'] [file ...]",
+              "Scan each line of the input for patterns and run their actions (POSIX awk).", (
+    "-F fs             the input field separator",
+    "-v var=value      assign a variable before the program runs",
+    "-f progfile       read the program from progfile"))
+
+
+@command("awk", "gawk", "mawk", "nawk", usage=USAGE)
 def run(ctx, argv):
     program, program_files, field_sep, assigns, operand_assigns, files = _program_and_args(argv)
     if program is None:

@@ -16,7 +16,7 @@ import math
 from .mawk_order import MawkArray, loop_order, touch
 from .runtime import CACHED_STRINGS, Exit, Next
 from .values import EMPTY, AwkError, StrNum, strnum, to_num
-from ...shell.regexes import matcher
+from ...base.regexes import matcher
 
 _ARRAY_ARGS = {"split": 1, "match": 2}       # builtins taking an array name, by argument index
 _INLINE_ARITH = {"+", "-", "*"}

@@ -19,7 +19,8 @@ import math
 from decimal import Decimal
 from functools import lru_cache
 
-from ...shell.limits import check_stop
+# The thread-local budget: conversions run inside Num's printing and parsing, with no context
+from ...base.limits import check_stop
 
 # Exact arithmetic on integers of any size (only products, sums, integer quotients and shifts
 # are asked of it: a true division would be computed to MAX_PREC digits); quantize truncates.

@@ -12,7 +12,7 @@ import json
 import re
 
 from ...fs import FsError, access
-from ...shell.limits import timeout_error
+from ...base.limits import timeout_error
 from .._options import UsageError
 from ..registry import Usage, command
 from .program import JqFailure, check_guards, run_program

@@ -7,6 +7,13 @@ worker: its limits, its output, what stops it, its exit status) <- pool.py (the 
 pool), bridge.py (files, environment and sleep through the command context; oserror.py), source.py (the
 program as Monty runs it: `sys`, `print(file=...)`), report.py (tracebacks as CPython prints them).
 """
-from .command import NAMES, available
+NAMES = ("python3", "python")
+
+
+def available() -> bool:
+    """Whether the `python` extra (pydantic-monty) is installed (found, not imported)."""
+    import importlib.util
+    return importlib.util.find_spec("pydantic_monty") is not None
+
 
 __all__ = ["NAMES", "available"]

@@ -8,8 +8,6 @@ from __future__ import annotations
 from ..registry import Usage, command
 from .program import CommandLine, parse_command_line, read_program
 
-NAMES = ("python3", "python")
-
 USAGE = Usage("[option] ... [-c cmd | file | -] [arg] ...",
               "Run a Python program on pydantic-monty: a sandboxed subset of Python 3, not CPython "
               "(no third-party modules, no network; files of this sandbox only).", (
@@ -25,12 +23,6 @@ NOT_AVAILABLE = "not available: install scripted-kernel[python]"
 VERSION_PROGRAM = CommandLine("code", code="import sys\nprint('Python', sys.version)", argv=["-c"])
 
 
-def available() -> bool:
-    """Whether the `python` extra (pydantic-monty) is installed (found, not imported)."""
-    import importlib.util
-    return importlib.util.find_spec("pydantic_monty") is not None
-
-
 def _monty_installed() -> bool:
     try:
         import pydantic_monty  # noqa: F401
@@ -39,7 +31,7 @@ def _monty_installed() -> bool:
     return True
 
 
-@command(*NAMES, usage=USAGE, needs_files=True)
+@command("python3", "python", usage=USAGE, needs_files=True)
 def run(ctx, argv):
     name = argv[0].rsplit("/", 1)[-1]
     line = parse_command_line(name, argv[1:])

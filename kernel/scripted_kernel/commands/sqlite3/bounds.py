@@ -24,7 +24,7 @@ import threading
 import time
 from typing import Optional
 
-from ...shell.limits import Budget
+from ...base.limits import Budget
 from . import native
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from ...shell.errors import LimitExceeded
+from ...base.errors import LimitExceeded
 from .._options import UsageError
-from ..registry import USAGE
+from ..registry import usage_text
 from .database import Database
 from .dot import run_dot
 from .output import SEP_COMMA, SEP_RECORD, SEP_ROW, SEP_TAB, SEP_UNIT, Settings
@@ -132,7 +132,7 @@ def _apply_option(session: Session, name: str, word: str, values: list):
         session.write(f"{sqlite3.sqlite_version} {source}\n")
         return 0
     elif name == "help":
-        session.ctx.err(USAGE["sqlite3"].text("sqlite3"))
+        session.ctx.err(usage_text("sqlite3"))
         return 1
     elif name not in _VALUED and name not in _NO_EFFECT and name != "readonly":
         session.error(f"sqlite3: Error: unknown option: {word[1:] if word.startswith('--') else word}\n"

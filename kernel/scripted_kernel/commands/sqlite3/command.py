@@ -2,8 +2,6 @@
 sqlite3 module) is imported when a script first runs it, not when the commands are loaded."""
 from __future__ import annotations
 
-import sys
-
 from ..registry import Usage, command
 
 USAGE = Usage("[OPTIONS] FILENAME [SQL]", "SQLite's command-line shell over a database file "
@@ -23,8 +21,7 @@ USAGE = Usage("[OPTIONS] FILENAME [SQL]", "SQLite's command-line shell over a da
 
 # The database is loaded and saved with Connection.deserialize and serialize, and bounded with
 # setlimit, all new in Python 3.11: before it there is no sqlite3 command (as there is no tomlq).
-if sys.version_info >= (3, 11):
-    @command("sqlite3", usage=USAGE, needs_files=True)
-    def run(ctx, argv):
-        from . import cli
-        return cli.run(ctx, argv)
+@command("sqlite3", usage=USAGE, needs_files=True, python=(3, 11))
+def run(ctx, argv):
+    from . import cli
+    return cli.run(ctx, argv)

@@ -2,8 +2,6 @@
 script first runs one of them, not when the commands are loaded."""
 from __future__ import annotations
 
-import importlib.util
-
 from ..registry import Usage, command
 
 USAGE = Usage("[options] <jq filter> [input file...]",
@@ -27,8 +25,7 @@ def run(ctx, argv):
     return cli.main(ctx, argv, "yq", None)
 
 
-if importlib.util.find_spec("tomllib") is not None:     # Python 3.11 and later
-    @command("tomlq", usage=TOML_USAGE, needs_files=True)
-    def run_tomlq(ctx, argv):
-        from . import cli
-        return cli.main(ctx, argv, "tomlq", cli.toml_documents)
+@command("tomlq", usage=TOML_USAGE, needs_files=True, python=(3, 11))      # tomllib is new in 3.11
+def run_tomlq(ctx, argv):
+    from . import cli
+    return cli.main(ctx, argv, "tomlq", cli.toml_documents)

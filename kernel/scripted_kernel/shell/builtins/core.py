@@ -6,7 +6,7 @@ import re
 
 from .registry import builtin
 from ..dispatch import call_command, command_not_found, dispatch
-from ..errors import (ArithError, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal)
+from ...base.errors import (ArithError, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal)
 from ..parser import RESERVED
 from ..state import EXPORT, Var
 
@@ -352,7 +352,7 @@ def command_builtin(sh, argv):
         kind, fn = own
         return fn(sh, args) if kind == "builtin" else call_command(sh, name, fn, args)
     if "p" in flags:          # command -p: $PATH's default value for this lookup
-        from ..runtime import TempScope
+        from ..variables import TempScope
         from .files import DEFAULT_PATH
         sh.scopes.append(TempScope(PATH=Var(DEFAULT_PATH, EXPORT)))
         try:

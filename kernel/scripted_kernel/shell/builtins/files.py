@@ -3,7 +3,7 @@ scripts (`bash FILE`, `sh -c TEXT`, `./x.sh`). In logic mode (NoFs) they refuse 
 from __future__ import annotations
 
 from ...fs import FsError, access, lexical
-from ..errors import ExitSignal, FatalError, ReturnSignal
+from ...base.errors import ExitSignal, FatalError, ReturnSignal
 from ..state import EXPORT, Var
 from .registry import BUILTINS, builtin
 
@@ -384,7 +384,7 @@ def source(sh, argv):
             sh.positional = saved_positional
 
 
-def run_script(sh, name: str, text: str, args: list, options: tuple = (),
+def run_child_bash(sh, name: str, text: str, args: list, options: tuple = (),
                where: str = "", shopts: tuple = ()) -> int:
     """Run `text` as bash would run a script file or `bash -c`: a fresh shell inheriting the
     exported variables, the working directory and the filesystem; $0 is `name`, which also
@@ -479,9 +479,9 @@ def bash(sh, argv):
             return 2
         text = args.pop(0)
         name = args[0] if args else argv[0]
-        return run_script(sh, name, text, args[1:], tuple(options), f"{name}: -c", tuple(shopts))
+        return run_child_bash(sh, name, text, args[1:], tuple(options), f"{name}: -c", tuple(shopts))
     if not args or read_stdin:
-        return run_script(sh, argv[0], sh.stdin.read_all(), args, tuple(options), argv[0],
+        return run_child_bash(sh, argv[0], sh.stdin.read_all(), args, tuple(options), argv[0],
                           tuple(shopts))
     target = args[0]
     if not sh.fs.enabled and not access.is_descriptor(target):
@@ -492,7 +492,7 @@ def bash(sh, argv):
     except FsError as e:
         sh.err(f"{argv[0]}: {target}: {e.strerror}\n")
         return 126 if e.strerror == "Is a directory" else 127
-    return run_script(sh, target, text, args[1:], tuple(options), "", tuple(shopts))
+    return run_child_bash(sh, target, text, args[1:], tuple(options), "", tuple(shopts))
 
 
 _VERSION_TEXT = """GNU bash, version 5.2.15(1)-release (x86_64-pc-linux-gnu)
@@ -525,7 +525,7 @@ def run_path(sh, name: str, argv: list):
     except FsError as e:
         sh.error(f"{name}: {e.strerror}")
         return 126
-    return run_script(sh, name, text, argv[1:])
+    return run_child_bash(sh, name, text, argv[1:])
 
 
 # Where the engine's commands live, as far as $PATH order goes: a script file of the same name
@@ -611,4 +611,4 @@ def find_program(sh, name: str):
     return fallback
 
 
-__all__ = ["change_directory", "run_path", "run_script", "find_program", "ExitSignal"]
+__all__ = ["change_directory", "run_path", "run_child_bash", "find_program", "ExitSignal"]

@@ -2,7 +2,7 @@
 when they run: shell/jobs.py)."""
 from __future__ import annotations
 
-from ..errors import ExitSignal
+from ...base.errors import ExitSignal
 from ..jobs import jobs_of
 from .registry import builtin
 

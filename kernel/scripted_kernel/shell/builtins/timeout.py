@@ -10,8 +10,8 @@ import time
 
 from .registry import builtin
 from ..dispatch import dispatch
-from ..errors import Cancelled
-from ..limits import WATCHDOG
+from ...base.errors import Cancelled
+from ...base.limits import WATCHDOG
 
 _DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)\Z")
 _UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}

@@ -4,9 +4,10 @@ from __future__ import annotations
 import re
 
 from .registry import builtin
-from ..errors import FatalError
+from ...base.errors import FatalError
 from ..quoting import ansi_c_escape, needs_ansi_c, quote_for_reuse
-from ..runtime import DeclarationArg, TempScope, attribute_letters
+from ..runtime import DeclarationArg
+from ..variables import TempScope, attribute_letters
 from ..state import (assoc_order, CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray,
                      Var)
 
@@ -62,7 +63,8 @@ def _assoc_key(k: str) -> str:
 
 
 def _parse_flags(sh, argv, cmd: str, allowed: str):
-    on, off = set(), set()
+    on: set[str] = set()
+    off: set[str] = set()
     i = 1
     while i < len(argv):
         a = argv[i]

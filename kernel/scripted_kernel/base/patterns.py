@@ -8,9 +8,9 @@ answer. The loops over places in the value check the clock.
 """
 from __future__ import annotations
 
-import regex as re
+import re
 
-from .extglob import Seg, compile_pattern
+from .extglob import Matching, Pattern, Seg, compile_pattern
 from .limits import check_clock, check_length, string_limit
 from .regexes import compile_posix
 
@@ -53,6 +53,7 @@ class _Glob:
     replacement, and for a pattern of fixed width (no `*`, no group) the regex whose first
     match is bash's."""
     __slots__ = ("matcher", "fullmatch", "fixed", "_backward")
+    _backward: Pattern | None
 
     def __init__(self, pattern: str, nocase: bool):
         self.matcher = compile_pattern(pattern, nocase)
@@ -73,10 +74,11 @@ class _Glob:
 
 
 def _regex(text: str, flags: int):
+    import regex           # here: a script whose patterns need no regex never pays its import
     try:
-        return re.compile(text, flags)
-    except re.error:          # e.g. [z-a]: bash's pattern then matches nothing
-        return re.compile(r"(?!)")
+        return regex.compile(text, flags)
+    except regex.error:       # e.g. [z-a]: bash's pattern then matches nothing
+        return regex.compile(r"(?!)")
 
 
 _compiled: dict = {}
@@ -293,6 +295,9 @@ class _Finder:
     there, over one value: the sets of ends (and for a regular pattern the set of
     places where a match starts, found once) are computed on one run of the matcher."""
     __slots__ = ("glob", "value", "screen", "run", "screen_run", "starts")
+    run: Matching | None
+    screen_run: Matching | None
+    starts: int | None
 
     def __init__(self, glob: _Glob, value: str, screen):
         self.glob, self.value, self.screen = glob, value, screen

@@ -6,7 +6,7 @@ itself is used (grep -o, sed s///, BASH_REMATCH) is leftmost-longest as POSIX re
 """
 from __future__ import annotations
 
-import regex
+import re
 
 CLASSES = {
     "alpha": r"\p{Alphabetic}", "digit": r"0-9", "alnum": r"\p{Alphabetic}0-9", "upper": r"\p{Uppercase}",
@@ -40,7 +40,7 @@ def bracket(p: str, i: int, glob: bool = False, negate_with_bang: bool = True,
     negate = j < len(p) and (p[j] == "^" or (glob and negate_with_bang and p[j] == "!"))
     if negate:
         j += 1
-    items = []
+    items: list[str] = []
     first = True
     while j < len(p):
         c = p[j]
@@ -57,7 +57,7 @@ def bracket(p: str, i: int, glob: bool = False, negate_with_bang: bool = True,
             if end >= 0:
                 name = p[j + 2:end]
                 if kind != ":":
-                    items.append(regex.escape(name))
+                    items.append(re.escape(name))
                 elif name in CLASSES:
                     items.append(CLASSES[name])
                 elif not glob:
@@ -67,7 +67,7 @@ def bracket(p: str, i: int, glob: bool = False, negate_with_bang: bool = True,
                 j = end + 2
                 continue
         if glob and c == "\\" and j + 1 < len(p):
-            items.append(regex.escape(p[j + 1]))
+            items.append(re.escape(p[j + 1]))
             j += 2
             continue
         if c == "-" and items and j + 1 < len(p) and p[j + 1] != "]":
@@ -105,12 +105,11 @@ def awk_escapes(pattern: str) -> str:
             i += 1
             continue
         e = pattern[i + 1]
-        m = regex.match(r"[0-7]{1,3}", pattern[i + 1:])
+        m = re.match(r"[0-7]{1,3}", pattern[i + 1:])
         if m:
             ch = chr(int(m.group(), 8))
             i += 1 + m.end()
-        elif e == "x" and regex.match(r"[0-9A-Fa-f]{1,2}", pattern[i + 2:]):
-            m = regex.match(r"[0-9A-Fa-f]{1,2}", pattern[i + 2:])
+        elif e == "x" and (m := re.match(r"[0-9A-Fa-f]{1,2}", pattern[i + 2:])):
             ch = chr(int(m.group(), 16))
             i += 2 + m.end()
         elif e in _AWK_ESCAPES:
@@ -165,7 +164,7 @@ def translate(pattern: str, extended: bool, awk: bool = False, strict: bool = Fa
                 elif e == "t":
                     out.append(r"\t")
                 else:
-                    out.append(regex.escape(e))
+                    out.append(re.escape(e))
                 continue
         i += 1
         if operator:
@@ -224,13 +223,13 @@ def translate(pattern: str, extended: bool, awk: bool = False, strict: bool = Fa
             else:
                 out.append(r"\$")
         else:
-            out.append(regex.escape(c) if not c.isalnum() else c)
+            out.append(re.escape(c) if not c.isalnum() else c)
     if depth:
         raise RegexError("Unmatched ( or \\(")
     return "".join(out)
 
 
-_QUANTIFIED = regex.compile(r"(?:[*+?]|\{\d*(?:,\d*)?\})\Z")
+_QUANTIFIED = re.compile(r"(?:[*+?]|\{\d*(?:,\d*)?\})\Z")
 
 
 def _repeat(out: list, quantifier: str):
@@ -261,7 +260,8 @@ def _interval(p: str, i: int, out: list, bre: bool) -> int:
 
 def _valid_interval(body: str) -> bool:
     lo, comma, hi = body.partition(",")
-    return ((lo.isascii() and lo.isdigit()) or (comma and lo == "")) and (hi == "" or (hi.isascii() and hi.isdigit()))
+    return (((lo.isascii() and lo.isdigit()) or (comma != "" and lo == ""))
+            and (hi == "" or (hi.isascii() and hi.isdigit())))
 
 
 _cache: dict = {}
@@ -272,6 +272,7 @@ def compile_posix(pattern: str, extended: bool, ignore_case: bool = False,
     key = (pattern, extended, ignore_case, longest, dotall, strict)
     rx = _cache.get(key)
     if rx is None:
+        import regex       # here: a script that matches no regular expression never pays its import
         flags = regex.V0
         if ignore_case:
             flags |= regex.IGNORECASE
@@ -299,7 +300,7 @@ def _gnu_message(msg: str) -> str:
     return "Invalid regular expression"
 
 
-_NESTED_QUANTIFIER = regex.compile(r"\((?:[^()\\]|\\.)*[*+}](?:[^()\\]|\\.)*\)[*+{?]|\((?:[^()\\]|\\.)*\|"
+_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[*+}](?:[^()\\]|\\.)*\)[*+{?]|\((?:[^()\\]|\\.)*\|"
                                    r"(?:[^()\\]|\\.)*\)[*+{]|\\[1-9]")
 
 

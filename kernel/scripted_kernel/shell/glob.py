@@ -5,10 +5,10 @@ so quoted parts of a word never match as wildcards.
 """
 from __future__ import annotations
 
-from ..shell import patterns
-from ..shell.errors import LimitExceeded
-from ..shell.limits import ExecutionLimits, active_budget, check_stop
-from .base import FileSystem, FsError
+from ..base import patterns
+from ..base.errors import LimitExceeded
+from ..base.limits import ExecutionLimits, active_budget, check_stop
+from ..fs.base import FileSystem, FsError
 
 _CHECK_EVERY = 256           # entries read or paths looked at between two looks at the clock
 

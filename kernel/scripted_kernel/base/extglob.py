@@ -18,7 +18,7 @@ one character to match, and at the very end of the string the pattern's own rest
 """
 from __future__ import annotations
 
-import regex as re
+import re
 
 from .limits import check_stop
 from .regexes import bracket
@@ -207,8 +207,8 @@ class Pattern:
         self.regular = _regular(items)
         self._empty: dict = {}
 
-    def run(self, text: str) -> Run:
-        return Run(self, text)
+    def run(self, text: str) -> Matching:
+        return Matching(self, text)
 
     def fullmatch(self, text: str) -> bool:
         return bool(self.run(text).ends(self.items, 0, 1) >> len(text) & 1)
@@ -218,7 +218,7 @@ class Pattern:
         key = (id(items), k, top)
         found = self._empty.get(key)
         if found is None:
-            found = self._empty[key] = bool(Run(self, "").ends(items, k, 1, top) & 1)
+            found = self._empty[key] = bool(Matching(self, "").ends(items, k, 1, top) & 1)
         return found
 
     def item_matches_empty(self, item) -> bool:
@@ -239,7 +239,7 @@ class Pattern:
         more than linearly in the text. Between two `*`s a fixed-width segment's first place
         is always a right one, so each is an atomic lazy search; only the last `*`
         backtracks (with groups there is one `*` at most)."""
-        parts = [[]]
+        parts: list[list[str]] = [[]]
         for item in self.items:
             if item is STAR:
                 parts.append([])
@@ -315,7 +315,7 @@ def _inline_fixed_groups(items: tuple):
     return tuple(out)
 
 
-class Run:
+class Matching:
     """One pattern against one text: masks of where each segment matches, the memo of
     `!(…)` groups, a step counter that looks at the clock."""
     __slots__ = ("pattern", "text", "n", "full", "masks", "negated", "steps")
@@ -498,10 +498,11 @@ class Run:
     def _segment_regex(self, seg: Seg):
         rx = seg.rx
         if rx is None:
+            import regex       # here: a script whose patterns need no regex never pays its import
             try:
-                rx = re.compile(f"(?=({seg.regex_text()}))", self.pattern.flags)
-            except re.error:            # a bracket such as [z-a]: nothing matches
-                rx = re.compile("(?!)")
+                rx = regex.compile(f"(?=({seg.regex_text()}))", self.pattern.flags)
+            except regex.error:        # a bracket such as [z-a]: nothing matches
+                rx = regex.compile("(?!)")
             seg.rx = rx
         return rx
 

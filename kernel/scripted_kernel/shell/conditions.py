@@ -1,0 +1,51 @@
+"""Tests at run time: `[[ ]]`'s binary operators and `=~` (BASH_REMATCH), and the patterns of a
+`case` item. The compile stage (compile.py) turns each test into a closure that calls these."""
+from __future__ import annotations
+
+from ..base import patterns
+from ..base.errors import FatalError
+from ..base.regexes import RegexError, RegexTimeout, search
+from .builtins.test import binary_test
+
+
+def regex_test(sh, value: str, pattern: str) -> bool:
+    """[[ value =~ pattern ]], setting BASH_REMATCH."""
+    try:
+        rx = patterns.compile_ere(pattern, sh.shopts["nocasematch"])
+        m = search(rx, value)
+    except (RegexError, RegexTimeout):
+        raise CondError("=~: invalid or too complex regular expression") from None
+    if m is None:
+        sh.set_array("BASH_REMATCH", [])
+        return False
+    groups = [m.group(0)] + [g if g is not None else "" for g in m.groups()]
+    sh.set_array("BASH_REMATCH", [(None, g, False) for g in groups])
+    return True
+
+
+def cond_binary_test(sh, op: str, lhs: str, rhs: str) -> bool:
+    """[[ lhs op rhs ]] for the operators other than the pattern ones."""
+    try:
+        return binary_test(sh, op, lhs, rhs, arith=True)
+    except ValueError as err:
+        raise CondError(str(err)) from None
+    except FatalError as err:       # bash: the test fails (status 1), the line goes on
+        if err.exits:
+            raise
+        raise CondError(f"[[: {err.message}", status=1) from None
+
+
+class CondError(Exception):
+    """A [[ ]] that cannot be evaluated: status 2, or 1 for an arithmetic error in -eq & co."""
+
+    def __init__(self, message: str, status: int = 2):
+        super().__init__(message)
+        self.status = status
+
+
+def any_matches(sh, pats: list, value: str, nocase: bool) -> bool:
+    """Whether a case item's patterns match, tried in order."""
+    for p in pats:
+        if patterns.glob_match(p(sh), value, nocase):
+            return True
+    return False
