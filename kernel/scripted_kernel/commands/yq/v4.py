@@ -121,10 +121,12 @@ class Options:
     positional: list = field(default_factory=list)
 
 
-_BOOL_SHORT = {"i": "in_place", "n": "null_input", "N": "no_doc", "P": None, "e": "exit_status", "C": None,
-               "M": None, "v": None, "h": "help", "V": "version"}
+# flags taking no value, and the option each sets (None: accepted, nothing to do here)
+_BOOL_SHORT: dict[str, Optional[str]] = {"i": "in_place", "n": "null_input", "N": "no_doc", "P": None,
+                                         "e": "exit_status", "C": None, "M": None, "v": None, "h": "help",
+                                         "V": "version"}
 _VALUE_SHORT = {"o": "output", "p": "input", "I": "indent"}
-_BOOL_LONG = {"--inplace": "in_place", "--null-input": "null_input", "--no-doc": "no_doc",
+_BOOL_LONG: dict[str, Optional[str]] = {"--inplace": "in_place", "--null-input": "null_input", "--no-doc": "no_doc",
               "--prettyPrint": None, "--exit-status": "exit_status", "--colors": None, "--no-colors": None,
               "--verbose": None, "--help": "help", "--version": "version"}
 _VALUE_LONG = {"--output-format": "output", "--input-format": "input", "--indent": "indent",
@@ -160,8 +162,9 @@ def _long(options: Options, word: str, args: list, i: int) -> int:
     if name in _BOOL_LONG:
         if eq:
             raise V4Error(f"flag {name} takes no value here")
-        if _BOOL_LONG[name]:
-            setattr(options, _BOOL_LONG[name], True)
+        destination = _BOOL_LONG[name]
+        if destination:
+            setattr(options, destination, True)
         return i
     if name in _VALUE_LONG:
         if not eq:
@@ -183,8 +186,9 @@ def _shorts(options: Options, word: str, args: list, i: int) -> int:
             else:
                 options.unwrap = True
         elif letter in _BOOL_SHORT:
-            if _BOOL_SHORT[letter]:
-                setattr(options, _BOOL_SHORT[letter], True)
+            destination = _BOOL_SHORT[letter]
+            if destination:
+                setattr(options, destination, True)
         elif letter in _VALUE_SHORT:
             value = letters[1:] if letters.startswith("=") else letters
             if not value:
@@ -211,8 +215,10 @@ def _boolean(name: str, value: str) -> bool:
 
 def _set_value(options: Options, destination: str, name: str, value: str) -> None:
     if destination == "indent":
-        if not re.fullmatch(r"-?\d{1,6}", value):
+        if not re.fullmatch(r"-?\d+", value):
             raise V4Error(f"invalid argument \"{value}\" for \"{name}\" flag: not an integer")
+        if len(value) > 18:
+            raise V4Error(f"invalid argument \"{value}\" for \"{name}\" flag: value out of range")
         number = int(value)
         if not 0 <= number <= MAX_INDENT:
             raise V4Error(f"indent must be from 0 to {MAX_INDENT}, not {number}")

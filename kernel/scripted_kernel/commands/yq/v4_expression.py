@@ -195,6 +195,7 @@ def tokenize(text: str) -> list[Token]:
 
 
 _PAIRS = {"(": ")", "[": "]", "{": "}", "if": "end"}
+MAX_NESTING = 200        # brackets in brackets: the translation recurses once per level
 
 
 def group(tokens: list[Token]) -> Group:
@@ -208,6 +209,8 @@ def group(tokens: list[Token]) -> Group:
             new = Group(token)
             stack[-1].items.append(new)
             stack.append(new)
+            if len(stack) > MAX_NESTING:
+                raise TranslationError(f"the expression is nested deeper than {MAX_NESTING} levels")
         elif token.kind == "close" or (token.kind == "ident" and token.text == "end"):
             if len(stack) == 1 or _PAIRS[stack[-1].open.text] != token.text:
                 raise TranslationError(f"unbalanced {token.text!r} in the expression")
@@ -243,7 +246,9 @@ class Translator:
     def _sections(self, items: list, top: bool = False, once: bool = False) -> tuple[str, bool]:
         """Text of a group's content, split at `;` (and `then`/`elif`/`else`): each section a
         pipeline. Also whether it uses the path of its input (an unresolved `key`)."""
-        out, unresolved, section = [], False, []
+        out: list[str] = []
+        section: list = []
+        unresolved = False
         for item in items:
             if isinstance(item, Token) and item.kind in ("op", "ident") and item.text in SEPARATORS:
                 text, u = self._pipeline(section, top and not out, once)

@@ -36,7 +36,7 @@ def format_named(name: str, direction: str) -> str:
     """The format a `-p`/`-o` value names; raises FormatError."""
     form = FORMATS.get(name.lower())
     allowed = INPUTS if direction == "input" else OUTPUTS
-    if form in allowed:
+    if form is not None and form in allowed:
         return form
     if form or name.lower() in KNOWN_ELSEWHERE:
         raise FormatError(f"the {name} {direction} format is not supported here "
@@ -54,15 +54,19 @@ def read_documents(text: str, name: str, form: str, max_length: int):
     elif form == "json":
         yield from _json_documents(text, name, max_length)
     elif form == "toml":
-        if sys.version_info < (3, 11):
-            raise DocumentError("TOML input needs Python 3.11")
-        import tomllib
-        with reading(name):
-            yield json_text(tomllib.loads(text), max_length)
+        yield _toml_document(text, name, max_length)
     elif form == "props":
         yield json_text(_properties(text), max_length)
     else:
         yield json_text(_table(text, name, "\t" if form == "tsv" else ",", max_length), max_length)
+
+
+def _toml_document(text: str, name: str, max_length: int) -> str:
+    if sys.version_info >= (3, 11):
+        import tomllib
+        with reading(name):
+            return json_text(tomllib.loads(text), max_length)
+    raise DocumentError("TOML input needs Python 3.11")
 
 
 def _json_documents(text: str, name: str, max_length: int):
@@ -147,6 +151,8 @@ def write(value, form: str, indent: int, unwrap: bool) -> str:
         if indent == 0:
             return json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
         return json.dumps(value, ensure_ascii=False, indent=indent) + "\n"
+    if form in ("props", "csv", "tsv") and not isinstance(value, (dict, list)):
+        return _scalar(value) + "\n"
     if form == "props":
         return "".join(f"{path} = {_property(leaf, unwrap)}\n" for path, leaf in _leaves(value, ""))
     if form in ("csv", "tsv"):
@@ -188,7 +194,9 @@ def _write_table(value, form: str) -> str:
     out = io.StringIO()
     table = csv.writer(out, delimiter="\t" if form == "tsv" else ",", lineterminator="\n",
                        quoting=csv.QUOTE_MINIMAL)
-    if value and isinstance(value[0], dict):
+    if value and not isinstance(value[0], (dict, list)):
+        table.writerow([_cell_text(cell) for cell in value])          # one row
+    elif value and isinstance(value[0], dict):
         header = list(value[0])
         table.writerow(header)
         for row in value:
