@@ -4,22 +4,26 @@ from __future__ import annotations
 
 from ..registry import Usage, command
 
-USAGE = Usage("[options] <jq filter> [input file...]  |  yq [e|eval|ea|eval-all] [flags] <expression> [file...]",
+USAGE = Usage("[options] <jq filter> [file...]  |  yq [e|eval|ea|eval-all] [flags] <expression> [file...]",
               "Command-line YAML processor, in two dialects: Debian's python-yq (a jq wrapper, JSON out) "
               "and mikefarah's yq v4 (YAML out). v4's is chosen by its commands e/eval/ea/eval-all, by "
-              "an option only v4 has (-o, -p, -I, -P, -N, --output-format, --input-format, --inplace), "
-              "or by -i without -y/-Y on an expression that edits (=, |=, +=, del); python-yq's otherwise", (
-                  "python-yq: -y, --yaml-output        transcode jq JSON output back into YAML",
-                  "-Y, --yaml-roundtrip     the same, keeping YAML tags and styles",
-                  "--yaml-output-grammar-version {1.1,1.2}, --yml-out-ver {1.1,1.2}",
-                  "-w, --width WIDTH        string wrap width of the YAML output",
-                  "--indentless-lists       block lists indented with 0 spaces",
-                  "-i, --in-place           edit files in place (with -y or -Y)",
-                  "other options are jq's: -r -c -e -n -s -S --arg NAME VALUE ...",
-                  "v4: -o, --output-format yaml|json|props|csv|tsv   (-oj, -o=json)",
-                  "v4: -p, --input-format yaml|json|props|csv|tsv|toml",
-                  "v4: -i, --inplace   -n, --null-input   -r, --unwrapScalar   -I, --indent N (0-9)",
-                  "v4: -P, --prettyPrint   -N, --no-doc   -e, --exit-status   --expression, --from-file"))
+              "an option only v4 has (-o, -p, -I, -P, -N, --output-format, --input-format, --inplace, "
+              "--unwrapScalar, --expression), or by -i without -y/-Y on an expression that edits (=, |=, "
+              "+=, del); every other command line is python-yq's", (
+                  "python-yq:",
+                  "  -y, --yaml-output        transcode jq JSON output back into YAML",
+                  "  -Y, --yaml-roundtrip     the same, keeping YAML tags and styles",
+                  "  --yaml-output-grammar-version {1.1,1.2}, --yml-out-ver {1.1,1.2}",
+                  "  -w, --width WIDTH        string wrap width of the YAML output",
+                  "  --indentless-lists       block lists indented with 0 spaces",
+                  "  -i, --in-place           edit files in place (with -y or -Y)",
+                  "  other options are jq's: -r -c -e -n -s -S --arg NAME VALUE ...",
+                  "mikefarah v4 (its expression language translated onto jq):",
+                  "  -o, --output-format F    yaml, json, props, csv, tsv (-oj, -o=json)",
+                  "  -p, --input-format F     yaml, json, props, csv, tsv, toml (default: by extension)",
+                  "  -i, --inplace            write the result back into the first file",
+                  "  -n, --null-input  -r, --unwrapScalar  -I, --indent N (0-9)  -P, --prettyPrint",
+                  "  -N, --no-doc  -e, --exit-status  --expression EXPR  --from-file FILE"))
 
 TOML_USAGE = Usage("[options] <jq filter> [input file...]",
                    "Command-line TOML processor - jq wrapper for TOML documents",

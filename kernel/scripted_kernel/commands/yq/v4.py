@@ -368,7 +368,7 @@ def _in_place(ctx, options: Options, program: str, once: bool, files: list, inpu
     eval-all the other files are read too, and every result is written to the first)."""
     inputs = _inputs(ctx, options, files if options.eval_all else files[:1], input_format)
     status, text = _evaluate(ctx, options, program, once, inputs, output_format)
-    if status and not text:
+    if status:                               # a failed expression leaves the file as it was
         return status
     try:
         access.writer(ctx, files[0])(text)
