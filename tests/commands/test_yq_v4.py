@@ -449,6 +449,12 @@ def test_in_place_edits_the_file():
     assert (r.stderr, r.exit_code) == ("", 0)
 
 
+def test_a_failing_in_place_edit_leaves_the_file():
+    r = run("yq -i '.a.b = (.a.b + 1)' f.yaml; echo rc=$?; cat f.yaml", SAMPLE)
+    assert r.stdout == "rc=1\n" + SAMPLE["f.yaml"]
+    assert r.stderr == 'yq: Error: string ("apple") and number (1) cannot be added\n'
+
+
 def test_in_place_with_python_yq_flags_or_a_reading_expression_stays_python_yq():
     r = run("yq -yi '.a.b = 1' f.yaml; cat f.yaml; yq -i .a f.yaml; echo rc=$?", SAMPLE)
     assert r.stdout == "a:\n  b: 1\nlist:\n  - x\n  - y\nrc=1\n"

@@ -21,7 +21,8 @@ USAGE = Usage("[options] <jq filter> [file...]  |  yq [e|eval|ea|eval-all] [flag
                   "mikefarah v4 (its expression language translated onto jq):",
                   "  -o, --output-format F    yaml, json, props, csv, tsv (-oj, -o=json)",
                   "  -p, --input-format F     yaml, json, props, csv, tsv, toml (default: by extension)",
-                  "  -i, --inplace            write the result back into the first file",
+                  "  -i, --inplace            write the result back into the first file (comments,",
+                  "                           anchors and flow styles of the file are not kept)",
                   "  -n, --null-input  -r, --unwrapScalar  -I, --indent N (0-9)  -P, --prettyPrint",
                   "  -N, --no-doc  -e, --exit-status  --expression EXPR  --from-file FILE"))
 

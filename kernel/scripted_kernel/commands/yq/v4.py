@@ -16,6 +16,11 @@ The expression is translated into a jq program (v4_expression.py) that our jq ru
 documents, each given with its place (file index, document index, file name); the results
 come back as JSON and are written in the output format (v4_formats.py). Refusals are one
 `yq: ...` line and status 1.
+
+Not kept, as the documents pass through JSON: comments, anchors and aliases (expanded on
+reading), flow styles and quoting of the input, custom tags, integer map keys (written as
+strings). v4's `+` appending a scalar to a sequence, `null * map`, and the merge flags (`*+`,
+`*d`, `*?`, `*n`) are not provided: jq's `+` and `*` refuse those with their own error.
 """
 from __future__ import annotations
 
