@@ -509,6 +509,7 @@ REFUSALS = {
     "yq e '.a | load(\"/etc/passwd\")' f.yaml": "yq: the v4 operator 'load' is not supported: "
                                                  "loading files from an expression is not available",
     "yq e '.a[' f.yaml": "yq: unclosed '[' in the expression",
+    "yq e '.a.b | envsubst(nu)' f.yaml": "yq: envsubst's options (nu, ne, ff) are not supported",
     "yq e '\"abc' f.yaml": "yq: unterminated string in the expression",
     "yq e '.a | error(\"boom\")' f.yaml": "yq: Error: boom",
     "yq e '.a.b + 1' f.yaml": 'yq: Error: string ("apple") and number (1) cannot be added',

@@ -319,7 +319,7 @@ class Translator:
         if g.open.text == "(" and name in ("env", "strenv"):
             return g.open.space + self._env(name, g), False
         if g.open.text == "(" and name == "envsubst":
-            return "", unresolved             # its options (nu, ne, ff) are not provided
+            raise TranslationError("envsubst's options (nu, ne, ff) are not supported")
         return text, unresolved
 
     def _token(self, token: Token, previous: Optional[Item], following: Optional[Item]) -> tuple[str, bool]:
