@@ -323,12 +323,11 @@ def _inputs(ctx, options: Options, files: list, form: str) -> list[str]:
         return ['{"f":0,"i":0,"n":null,"d":null}\n']
     lines: list[str] = []
     names = files or ["-"]
-    limit = ctx.limits.max_string_length
     for f, name in enumerate(names):
         text = ctx.stdin.read_all() if name == "-" else _read(ctx, name)
         shown = "<stdin>" if name == "-" else name
         filename = json.dumps("" if name == "-" else name)
-        for i, document in enumerate(read_documents(text, shown, form, limit)):
+        for i, document in enumerate(read_documents(text, shown, form, ctx.budget)):
             lines.append(f'{{"f":{f},"i":{i},"n":{filename},"d":{document.rstrip()}}}\n')
     return lines
 

@@ -15,6 +15,7 @@ import sys
 
 import yaml
 
+from ...base.limits import Budget
 from .documents import DocumentError, ParseError, dumper_class, json_text, reading, to_json
 
 FORMATS = {"yaml": "yaml", "y": "yaml", "yml": "yaml", "json": "json", "j": "json", "props": "props",
@@ -46,30 +47,30 @@ def format_named(name: str, direction: str) -> str:
 
 # ---- reading: each document as one line of JSON text
 
-def read_documents(text: str, name: str, form: str, max_length: int):
+def read_documents(text: str, name: str, form: str, budget: Budget):
     """The JSON text of each document of `text` in format `form`. Raises DocumentError or
     ParseError."""
     if form == "yaml":
-        yield from to_json(text, name, False, max_length)
+        yield from to_json(text, name, False, budget)
     elif form == "json":
-        yield from _json_documents(text, name, max_length)
+        yield from _json_documents(text, name, budget)
     elif form == "toml":
-        yield _toml_document(text, name, max_length)
+        yield _toml_document(text, name, budget)
     elif form == "props":
-        yield json_text(_properties(text), max_length)
+        yield json_text(_properties(text), budget)
     else:
-        yield json_text(_table(text, name, "\t" if form == "tsv" else ",", max_length), max_length)
+        yield json_text(_table(text, name, "\t" if form == "tsv" else ",", budget), budget)
 
 
-def _toml_document(text: str, name: str, max_length: int) -> str:
+def _toml_document(text: str, name: str, budget: Budget) -> str:
     if sys.version_info >= (3, 11):
         import tomllib
         with reading(name):
-            return json_text(tomllib.loads(text), max_length)
+            return json_text(tomllib.loads(text), budget)
     raise DocumentError("TOML input needs Python 3.11")
 
 
-def _json_documents(text: str, name: str, max_length: int):
+def _json_documents(text: str, name: str, budget: Budget):
     decoder = json.JSONDecoder()
     at = 0
     while True:
@@ -82,7 +83,7 @@ def _json_documents(text: str, name: str, max_length: int):
                 value, at = decoder.raw_decode(text, at)
             except json.JSONDecodeError as e:
                 raise ParseError(f"{name}: line {e.lineno}, column {e.colno}: {e.msg}") from None
-            yield json_text(value, max_length)
+            yield json_text(value, budget)
 
 
 def _properties(text: str) -> dict:
@@ -117,7 +118,7 @@ def _set_path(node, parts: list, value: str) -> None:
             return
 
 
-def _table(text: str, name: str, delimiter: str, max_length: int) -> list:
+def _table(text: str, name: str, delimiter: str, budget: Budget) -> list:
     """CSV or TSV: the first row names the columns; each row a map, each cell read as YAML
     (v4's auto-parsing), with the same guards as a document."""
     rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
@@ -127,13 +128,13 @@ def _table(text: str, name: str, delimiter: str, max_length: int) -> list:
     for row in rows[1:]:
         if not row:
             continue
-        entries.append({column: _cell(cell, name, max_length) for column, cell in zip(header, row)})
+        entries.append({column: _cell(cell, name, budget) for column, cell in zip(header, row)})
     return entries
 
 
-def _cell(text: str, name: str, max_length: int):
+def _cell(text: str, name: str, budget: Budget):
     try:
-        documents = list(to_json(text, name, False, max_length))
+        documents = list(to_json(text, name, False, budget))
     except ParseError:
         return text
     if len(documents) != 1:
