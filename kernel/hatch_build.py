@@ -31,12 +31,10 @@ extensions = mypycify(mypy_args, group_name=group_name, target_dir=work_dir + "/
 setup(name="scripted-kernel-compiled", ext_modules=extensions, script_args=[
     "build_ext", "--build-lib", work_dir + "/lib", "--build-temp", work_dir + "/temp"])
 """
-# Errors mypy would report for code the pure path runs as it is: `m.group()` on a match the
-# surrounding code guarantees, and `m[m.lastindex]`. No config file: mypy would otherwise find
-# pyproject.toml's [tool.mypy] (the lint gate, stricter) above kernel/, fail the compile on
-# what that reports, and leave the pure modules in use.
-_MYPY_ARGS = ("--config-file=", "--ignore-missing-imports", "--follow-imports=silent",
-              "--disable-error-code=union-attr", "--disable-error-code=index")
+# No config file: mypy would otherwise find pyproject.toml's [tool.mypy] above kernel/ (the
+# lint gate, stricter), fail the compile on what only the gate need report, and leave the
+# pure modules in use.
+_MYPY_ARGS = ("--config-file=", "--ignore-missing-imports", "--follow-imports=silent")
 
 
 def _load_native():

@@ -54,7 +54,7 @@ def _node(value, key, comma: bool) -> Html:
         return html("<div>{}{}{}</div>", label, _EMPTY_OBJECT if isinstance(value, dict) else _EMPTY_ARRAY, tail)
     is_dict = isinstance(value, dict)
     opening, closing = _BRACES if is_dict else _BRACKETS
-    items = list(value.items()) if is_dict else [(None, v) for v in value]
+    items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
     count = f"{len(items)} {'key' if is_dict else 'item'}{'s' if len(items) != 1 else ''}"
     last = len(items) - 1
     children = join([_node(v, k, i < last) for i, (k, v) in enumerate(items)])
@@ -108,7 +108,7 @@ class JSONResult:
     def __eq__(self, other):
         return self.value == (other.value if isinstance(other, JSONResult) else other)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as a dict or list: mypy refuses the idiom
 
     def __repr__(self):
         return self.text.rstrip("\n")

@@ -35,7 +35,8 @@ _UNITS = {"": 1, "K": 1024, "M": MiB, "G": 1024 * MiB}
 
 
 def notebook_limits() -> ExecutionLimits:
-    return ExecutionLimits(**NOTEBOOK_DEFAULTS)
+    # (mypy types every keyword by the dict's value type, float; each is its field's own type)
+    return ExecutionLimits(**NOTEBOOK_DEFAULTS)  # type: ignore[arg-type]
 
 
 def flag_of(field: str) -> str:

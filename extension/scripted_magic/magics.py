@@ -14,6 +14,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Optional
 
+from IPython.core.interactiveshell import InteractiveShell
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython import get_ipython
@@ -619,12 +620,13 @@ class _State:
 
     def _carry_parameters(self):
         tool = self.tools.tool
-        if not self._parameters.shell_session:
+        parameters = self._parameters
+        if parameters is None or not parameters.shell_session:
             return
         fresh = tool.session()
         fresh.execute("")
         preset = set(fresh.shell_session.variables()) - set(tool.parameters)
-        tool.parameters = {name: var for name, var in self._parameters.shell_session.variables().items()
+        tool.parameters = {name: var for name, var in parameters.shell_session.variables().items()
                            if name not in preset}
 
 
@@ -639,6 +641,8 @@ def shell_state(ipython) -> _State:
 
 @magics_class
 class ScriptedMagics(Magics):
+    shell: InteractiveShell         # (None in Magics until registered; these are made on a shell)
+
     @magic_arguments(name="%scripted")           # its usage line reads `%%scripted ...`
     @argument("tool", nargs="?", help="a ScriptedTool in the namespace (default: the @tool functions)")
     @argument("-h", "--help", action="store_true", help="show this usage and do nothing else")
@@ -726,7 +730,7 @@ class ScriptedMagics(Magics):
             return None
         try:
             return json.loads(text)
-        except ValueError as e:
+        except json.JSONDecodeError as e:
             sys.stdout.write(text)               # captured, not shown yet: nothing is lost
             raise MagicUsageError(f"--json: the output is not JSON ({e.msg} at line {e.lineno} "
                                   f"column {e.colno})") from None

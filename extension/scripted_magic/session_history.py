@@ -14,7 +14,7 @@ import time
 from typing import Optional
 
 from scripted_kernel.tools import snapshot
-from scripted_kernel.tools.history import History, HistoryFull, diff
+from scripted_kernel.tools.history import Commit, History, HistoryFull, diff
 
 from .markup import html, join
 
@@ -43,9 +43,10 @@ class NotebookHistory:
 
     def before_cell(self):
         """The session as it was before the first cell: what undoing that cell goes back to."""
-        if not self._history().commits:
+        history = self._history()
+        if not history.commits:
             manifest, blobs = self.capture()
-            self.history.add(manifest, blobs, "start")
+            history.add(manifest, blobs, "start")
 
     def after_cell(self, label: str) -> Optional[str]:
         """Commit the session if the cell changed its files or shell state; the commit's id."""
@@ -124,7 +125,7 @@ class NotebookHistory:
     def rows(self) -> list:
         """(number, id, label, time, what changed, head) for each commit, oldest first."""
         history = self._history()
-        by_id = {c.id: c for c in history.commits}
+        by_id: dict[Optional[str], Commit] = {c.id: c for c in history.commits}   # (a root's parent: None)
         out = []
         for number, commit in enumerate(history.commits):
             parent = by_id.get(commit.parent)

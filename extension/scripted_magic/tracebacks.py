@@ -11,12 +11,14 @@ import os
 import re
 import threading
 import types
+from typing import Optional
 
 import scripted_kernel
 
 import scripted_magic
 
-_OURS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (scripted_kernel, scripted_magic))
+_OURS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (scripted_kernel, scripted_magic)
+              if m.__file__ is not None)
 _PLUMBING = tuple(os.sep + p for p in (os.path.join("concurrent", "futures", ""), os.path.join("asyncio", ""),
                                         "threading.py", "contextvars.py"))
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -42,7 +44,8 @@ def user_traceback(tb):
 
 def format_exception(shell, error: BaseException, colours: bool) -> str:
     """`error` as IPython shows an exception, the user's frames only."""
-    seen, chained = set(), error
+    seen: set[int] = set()
+    chained: Optional[BaseException] = error
     while chained is not None and id(chained) not in seen:      # the whole chain, cause and context
         seen.add(id(chained))
         chained.__traceback__ = user_traceback(chained.__traceback__)

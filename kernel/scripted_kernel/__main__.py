@@ -276,7 +276,8 @@ def _main(argv: list) -> int:
     if args.action == "run":
         for stream in (sys.stdout, sys.stderr):
             try:
-                stream.reconfigure(errors="surrogateescape")
+                # (typed TextIO, which has no reconfigure; a replaced stream may lack it)
+                stream.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
             except AttributeError:
                 pass
         return _run(args)

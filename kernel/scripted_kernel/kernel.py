@@ -12,6 +12,7 @@ import os
 import json
 import re
 
+from IPython.core.interactiveshell import InteractiveShell
 from ipykernel.ipkernel import IPythonKernel
 
 from . import __version__
@@ -41,10 +42,6 @@ def split_cell(code: str) -> tuple:
     return ("magic" if first else "script"), 0
 
 
-def cell_kind(code: str) -> str:
-    return split_cell(code)[0]
-
-
 def route_cell(lines: list) -> list:
     """IPython cleanup transformer: a script cell becomes one `%%scripted` call, after the
     line magics it starts with (kept as they are, for IPython to run)."""
@@ -62,6 +59,7 @@ def route_cell(lines: list) -> list:
 
 
 class ScriptedKernel(IPythonKernel):
+    shell: InteractiveShell      # (a trait that may be None; IPythonKernel.__init__ makes it)
     implementation = "scripted_kernel"
     implementation_version = __version__
     banner = ("Scripted Tool kernel: cells are bash scripts against tools registered in Python; "
@@ -137,8 +135,10 @@ class ScriptedKernel(IPythonKernel):
         if self._script_at(code, cursor_pos) is None:
             res = super().do_inspect(code, cursor_pos, detail_level, omit_sections)
             return await res if inspect.isawaitable(res) else res
-        left = re.search(r"[\w.\[:-]*$", code[:cursor_pos]).group(0)
-        right = re.match(r"[\w.\]-]*", code[cursor_pos:]).group(0)
+        left_match = re.search(r"[\w.\[:-]*$", code[:cursor_pos])
+        right_match = re.match(r"[\w.\]-]*", code[cursor_pos:])
+        assert left_match is not None and right_match is not None   # (each matches the empty string)
+        left, right = left_match.group(0), right_match.group(0)
         name = left + right
         tool = self._tool()
         registered = tool.tools.get(name)
@@ -200,7 +200,9 @@ def complete_script(script: str, cursor: int, tool, files) -> tuple:
     starts; a command's flags after `-`; `$NAME` variables; paths of the session's files,
     directories with a `/`."""
     line = script[script.rfind("\n", 0, cursor) + 1:cursor]
-    word = re.search(r"[^\s|;&()<>]*$", line).group(0)
+    word_match = re.search(r"[^\s|;&()<>]*$", line)
+    assert word_match is not None       # (it matches the empty string at the end)
+    word = word_match.group(0)
     start = cursor - len(word)
     before = line[:len(line) - len(word)]
     segment = re.split(r"\|\||&&|[|;&()]", before)[-1].split()
@@ -245,7 +247,7 @@ def complete_script(script: str, cursor: int, tool, files) -> tuple:
 
 
 def _hits(candidates, word):
-    hits = []
+    hits: list[tuple[str, str]] = []     # (text, kind)
     for text, kind in candidates:
         if text.startswith(word) and text not in (h[0] for h in hits):
             hits.append((text, kind))

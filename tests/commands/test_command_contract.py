@@ -1,13 +1,16 @@
 """The contract between the interpreter and its commands: every command is registered once,
-answers --help and --version the same way, reports usage errors through the registry, and
-starts other programs (xargs, find -exec, env) through one dispatcher that skips shell
-functions, as exec does."""
+answers --help and --version the same way, reports usage errors through the registry, reaches
+its budget through its context, and starts other programs (xargs, find -exec, env) through one
+dispatcher that skips shell functions, as exec does."""
+import ast
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
-from scripted_kernel import BashTool
+from scripted_kernel import BashTool, ExecutionLimits
+from scripted_kernel.base import limits
 from scripted_kernel.commands import COMMANDS, FILE_COMMANDS
 
 
@@ -87,3 +90,78 @@ def test_programs_run_by_programs_skip_functions_and_find_scripts():
             real = subprocess.run(["bash", "--norc", "-c", PROGRAMS], capture_output=True, text=True,
                                   env={"HOME": home, "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"})
             assert real.stdout == expected
+
+
+# ------------------------------------------------------------------ the budget through the context
+
+COMMANDS_DIR = Path(limits.__file__).resolve().parent.parent / "commands"
+# base/limits.py's accessors of the budget of the thread that runs them
+THREAD_LOCAL = {"active_budget", "check_clock", "check_stop", "check_length", "string_limit",
+                "note_allocation", "time_left", "timed_out", "wall_clock"}
+# the command code that is handed no context (bc's numbers: operators) and keeps them
+KEEPS_THE_THREADS_BUDGET = {"bc/numbers.py", "bc/radix.py"}
+
+
+def thread_local_imports(path: Path) -> set:
+    """The thread-local accessors a module imports (the module `limits` itself counts as all)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            names = {alias.name for alias in node.names}
+            if (node.module or "").endswith("limits"):
+                found |= names & THREAD_LOCAL
+            elif "limits" in names:
+                found |= THREAD_LOCAL
+    return found
+
+
+def test_commands_reach_their_budget_through_the_context():
+    """A command holds ctx.budget, which goes with its work to any thread; the thread-local
+    accessors see only the budget of the thread they run on. The few modules that keep them
+    are the ones base/limits.py names."""
+    keeping = {path.relative_to(COMMANDS_DIR).as_posix() for path in COMMANDS_DIR.rglob("*.py")
+               if thread_local_imports(path)}
+    assert keeping == KEEPS_THE_THREADS_BUDGET
+    assert all(f"commands/{name}" in (limits.__doc__ or "") for name in keeping)
+
+
+@pytest.fixture
+def threads_budget_hidden(monkeypatch):
+    """The accessors find no budget on this thread, as on a thread that work was moved to."""
+    monkeypatch.setattr(limits, "active_budget", lambda: None)
+
+
+@pytest.mark.parametrize("script,stdin", [
+    ("shuf -r -n 5000000 -e x > /dev/null", ""),                 # a helper handed ctx.budget
+    ("sed 's/1/2/' > /dev/null", "1\n" * 2_000_000),             # a runner holding the budget
+    ("echo 'for (i = 0; i < 400000; i++) {}' | bc", ""),          # an interpreter holding ctx
+])
+def test_a_command_stops_at_the_deadline_without_the_threads_budget(threads_budget_hidden, script, stdin):
+    """Each runs for tens of seconds unchecked (as it did with the thread's budget hidden)."""
+    tool = BashTool.builder().limits(ExecutionLimits(timeout_seconds=0.5)).build()
+    r = tool.execute(script + "; echo after", stdin=stdin)
+    assert (r.exit_code, r.error, r.stdout) == (124, "timeout", ""), r.stderr
+
+
+def test_a_command_measures_strings_by_its_own_limit_without_the_threads_budget(threads_budget_hidden):
+    """With the thread's budget hidden, awk measured its strings by the default limit (16 MiB)."""
+    tool = BashTool.builder().limits(ExecutionLimits(max_string_length=10_000)).build()
+    r = tool.execute("awk 'BEGIN { s = \"x\"; while (1) s = s s }'")
+    assert (r.exit_code, r.error) == (1, "limit:max_string_length")
+    assert r.stderr == "bash: awk: string longer than 10000 characters (max_string_length)\n"
+
+
+def test_commands_read_the_scripts_clock():
+    """date and touch -t read the execution's clock (Budget.now: the host's, moved back to the
+    time a resumed run first saw) from their context."""
+    import time
+    from scripted_kernel import MemoryFs
+    from scripted_kernel.shell.interpreter import execute
+    back = 3650 * 86400.0
+
+    def ten_years_back(sh):
+        sh.budget.clock_offset = -back
+    r = execute("date +%Y; touch -t 01011200 f; date -r f +%Y", fs=MemoryFs(), commands=COMMANDS,
+                shell_setup=ten_years_back)
+    year = time.strftime("%Y", time.gmtime(time.time() - back))
+    assert (r.stdout, r.exit_code) == (f"{year}\n{year}\n", 0), r.stderr

@@ -502,6 +502,32 @@ def test_a_long_call_in_every_row_stops_at_the_deadline():
     assert elapsed < 1.5 + 1.5
 
 
+@sqlite_3_11
+def test_a_cancel_reaches_a_statement_through_the_interrupter(monkeypatch):
+    """The interrupter's thread holds each connection with its run's budget: a cancel stops a
+    statement that the progress handler does not reach (held off here), and the command raises
+    the budget's own error. Ordered by the watch, not a sleep; unstopped, the count would end
+    after some seconds and print."""
+    import threading
+    from scripted_kernel import CancelToken
+    from scripted_kernel.commands.sqlite3 import bounds, database
+    monkeypatch.setattr(database, "PROGRESS_STEPS", 2_000_000_000)
+    watching = threading.Event()
+    watch = bounds.INTERRUPTER.watch
+
+    def watch_and_say(conn, budget):
+        watch(conn, budget)
+        watching.set()
+    monkeypatch.setattr(bounds.INTERRUPTER, "watch", watch_and_say)
+    cancel = CancelToken()
+    threading.Thread(target=lambda: watching.wait(60) and cancel.cancel(), daemon=True).start()
+    tool = BashTool.builder().limits(ExecutionLimits(timeout_seconds=120)).build()
+    result = tool.execute("sqlite3 :memory: \"" + ROWS.format(n=10_000_000) + "select count(*) from c\"; "
+                          "echo after", cancel=cancel)
+    assert watching.is_set()
+    assert (result.exit_code, result.error, result.stdout) == (130, "cancelled", "")
+
+
 def _database() -> bytes:
     import sqlite3
     import tempfile

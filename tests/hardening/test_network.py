@@ -313,6 +313,42 @@ def test_cancel_stops_a_waiting_curl():
     assert r.error == "cancelled"
 
 
+class HangingLookup:
+    """socket.getaddrinfo whose lookups of names never answer until released (a DNS server that
+    does not reply). curl looks a name up on a helper thread and waits for it on the script's."""
+
+    def __init__(self, real):
+        self.real, self.started, self.release = real, threading.Event(), threading.Event()
+
+    def __call__(self, host, port, *args, flags=0, **kwargs):
+        if flags & socket.AI_NUMERICHOST:
+            return self.real(host, port, *args, flags=flags, **kwargs)
+        self.started.set()
+        self.release.wait(30)
+        raise socket.gaierror(socket.EAI_AGAIN, "no answer")
+
+
+@pytest.mark.parametrize("stop", ["cancel", "deadline"])
+def test_a_cancel_or_the_deadline_reaches_curl_waiting_on_its_lookup(monkeypatch, stop):
+    """Ordered by the lookup, not a sleep: the cancel comes once the helper thread is looking the
+    name up. Were the wait blind to the budget, the lookup would fail after 30 s (curl's 6)."""
+    lookup = HangingLookup(socket.getaddrinfo)
+    monkeypatch.setattr(socket, "getaddrinfo", lookup)
+    cancel = CancelToken()
+    if stop == "cancel":
+        threading.Thread(target=lambda: lookup.started.wait(60) and cancel.cancel(), daemon=True).start()
+    limits = ExecutionLimits(timeout_seconds=60 if stop == "cancel" else 1)
+    try:
+        r = tool_for("http://slow-dns.test", limits).execute("curl -sS http://slow-dns.test/; echo after",
+                                                             cancel=cancel)
+    finally:
+        lookup.release.set()
+    assert lookup.started.is_set()
+    expected = (130, "cancelled") if stop == "cancel" else (124, "timeout")
+    assert (r.exit_code, r.error, r.stdout) == (*expected, "")
+    assert "resolve" not in r.stderr, r.stderr
+
+
 def test_another_caller_of_the_same_tool_waits_at_most_the_deadline():
     """Ordered by the server, not a sleep: the next call starts once the slow one's request has
     arrived (it holds the shell), and waits with a deadline of its own far off, so that it gets

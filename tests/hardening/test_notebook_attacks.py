@@ -24,6 +24,7 @@ from scripted_kernel import BashTool, MemoryFs, ToolDef  # noqa: E402
 from scripted_kernel.commands._options import QUOTED_CHARS  # noqa: E402
 from scripted_kernel.tools import containment  # noqa: E402
 from scripted_kernel.tools.hooks import ToolCall  # noqa: E402
+from support import real_with_files  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -506,7 +507,6 @@ def test_a_message_quotes_an_operand_up_to_path_max_as_coreutils_does():
     import shutil
     if not shutil.which("bash"):
         pytest.skip("no bash")
-    from support import real_with_files
     name = "b" * 300
     script = f"cat {name}; ln -s {'c' * 4000} l; cat l"
     ours = BashTool.builder().build().execute(script)

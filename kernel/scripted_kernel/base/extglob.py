@@ -239,7 +239,7 @@ class Pattern:
         more than linearly in the text. Between two `*`s a fixed-width segment's first place
         is always a right one, so each is an atomic lazy search; only the last `*`
         backtracks (with groups there is one `*` at most)."""
-        parts = [[]]
+        parts: list[list[str]] = [[]]
         for item in self.items:
             if item is STAR:
                 parts.append([])

@@ -1,4 +1,22 @@
-"""Execution limits and the per-execution budget that enforces them."""
+"""Execution limits and the per-execution budget that enforces them.
+
+Who uses the thread-local budget, and why. A command reaches its budget through its context
+(`ctx.budget`: check_clock, check_stop, check_length, string_limit, note, time_left,
+timed_out, now), and hands it to the helpers that loop, so the checks go wherever its work
+goes, another thread included. The module-level accessors below (check_clock, wall_clock ...)
+read the budget that the interpreter made this thread's (`activate`), for code that is handed
+no budget:
+- pattern matching (patterns.py, extglob.py) and globbing (shell/glob.py): called from the
+  shell and from commands alike, deep inside a match, which is handed no budget;
+- the lexer (shell/lexer.py), the parser's clock (shell/api.py) and the interpreter's first
+  check of a call (shell/interpreter.py), before any command runs;
+- the shell's readers of the script's clock ($SECONDS, $EPOCHSECONDS: shell/runtime.py;
+  printf's %(...)T: shell/builtins/printf.py) and the tool layer's journal and MCP server;
+- the filesystem (fs/memory.py): path resolution and file times, below the shell;
+- in commands, only bc's numbers (commands/bc/numbers.py and commands/bc/radix.py): a Num's
+  operators, printing and base conversions are called from expressions, which carry no
+  context; the bc interpreter that evaluates them runs on the script's own thread.
+"""
 from __future__ import annotations
 
 import math
@@ -14,6 +32,8 @@ from .errors import Cancelled, LimitExceeded
 class _Setting:
     """A limit's value that is also its setter: `ExecutionLimits().max_commands(500)` sets the
     limit and returns the limits, for the seed's chained style; reading it gives the number."""
+    _owner: ExecutionLimits
+    _name: str
 
     def __call__(self, value):
         setattr(self._owner, self._name, value)
@@ -104,7 +124,7 @@ def resident_bytes() -> int:
         return 0
 
 
-_statm = None
+_statm: int | None = None
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _NOTE_EVERY = 4 << 20
 MAX_FIELD_WIDTH = 10_000_000   # characters of one printf field's width or precision
@@ -178,6 +198,30 @@ class Budget:
         """The cancel flag, the clock and memory: for loops inside one command."""
         self.check_memory()
         self.check_stop()
+
+    def string_limit(self) -> int:
+        """The most characters one string may hold (max_string_length)."""
+        return self.limits.max_string_length
+
+    def check_length(self, size: int, what: str):
+        """Refuse to build a string of `size` characters past max_string_length (before building it)."""
+        _refuse_length(size, what, self.limits.max_string_length)
+
+    def time_left(self) -> Optional[float]:
+        """Seconds until the deadline (at least a millisecond), or None: for a call that
+        cannot be interrupted but can be given a time limit."""
+        if self.deadline is None:
+            return None
+        return max(0.001, self.deadline - time.monotonic())
+
+    def timed_out(self) -> Cancelled:
+        """The error for a deadline that passed inside a call that was given time_left()."""
+        return timeout_error(self.limits)
+
+    def now(self) -> float:
+        """Seconds since the epoch as the running script sees them (`date`, $EPOCHSECONDS,
+        file times): the host's clock, shifted by clock_offset."""
+        return time.time() + self.clock_offset
 
 
 class _Expired:
@@ -263,7 +307,7 @@ class Watchdog:
 
     def _forked(self):
         """In a child process made by fork: the thread is the parent's."""
-        self.__init__()
+        Watchdog.__init__(self)
 
 
 WATCHDOG = Watchdog()
@@ -277,8 +321,7 @@ def timeout_error(limits: ExecutionLimits) -> Cancelled:
                      status=124)
 
 
-# The budget of the execution running on this thread, for code that has no shell at hand
-# (pattern matching, text commands' inner loops).
+# The budget of the execution running on this thread (see the module's docstring for who reads it).
 _active = threading.local()
 
 
@@ -294,18 +337,15 @@ def activate(budget: "Budget | None") -> "Budget | None":
 
 
 def wall_clock() -> float:
-    """Seconds since the epoch as the running script sees them (`date`, $EPOCHSECONDS, file
-    times): the host's clock, shifted by the execution's clock_offset."""
-    budget = getattr(_active, "budget", None)
-    return time.time() + (budget.clock_offset if budget is not None else 0.0)
+    """Budget.now() of this thread's budget (the host's clock when there is none)."""
+    budget = active_budget()
+    return budget.now() if budget is not None else time.time()
 
 
 def time_left() -> "float | None":
-    """Seconds until this thread's deadline (at least a millisecond), or None."""
+    """Budget.time_left() of this thread's budget (None when there is none)."""
     budget = active_budget()
-    if budget is None or budget.deadline is None:
-        return None
-    return max(0.001, budget.deadline - time.monotonic())
+    return budget.time_left() if budget is not None else None
 
 
 def check_clock():
@@ -324,9 +364,9 @@ def check_stop():
 
 
 def timed_out() -> Cancelled:
-    """The error for a deadline that passed inside a call that was given the time left."""
+    """Budget.timed_out() of this thread's budget."""
     budget = active_budget()
-    return timeout_error(budget.limits if budget is not None else ExecutionLimits(timeout_seconds=0))
+    return budget.timed_out() if budget is not None else timeout_error(ExecutionLimits(timeout_seconds=0))
 
 
 def note_allocation(size: int):
@@ -346,13 +386,18 @@ _DEFAULTS = ExecutionLimits()      # (a slots dataclass's class attribute is a d
 
 
 def string_limit() -> int:
+    """Budget.string_limit() of this thread's budget (the default limit when there is none)."""
     budget = active_budget()
-    return budget.limits.max_string_length if budget is not None else _DEFAULTS.max_string_length
+    return budget.string_limit() if budget is not None else _DEFAULTS.max_string_length
 
 
 def check_length(size: int, what: str):
-    """Refuse to build a string of `size` characters past max_string_length (before building it)."""
-    limit = string_limit()
+    """Budget.check_length() against this thread's budget (the default limit when there is none)."""
+    _refuse_length(size, what, string_limit())
+
+
+def _refuse_length(size: int, what: str, limit: int):
+    """The max_string_length error for a string of `size` characters, if it is over `limit`."""
     if size > limit:
         raise LimitExceeded("max_string_length",
                             f"{what}: string longer than {limit} characters (max_string_length)")

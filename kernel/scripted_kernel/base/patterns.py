@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .extglob import Seg, compile_pattern
+from .extglob import Matching, Pattern, Seg, compile_pattern
 from .limits import check_clock, check_length, string_limit
 from .regexes import compile_posix
 
@@ -53,6 +53,7 @@ class _Glob:
     replacement, and for a pattern of fixed width (no `*`, no group) the regex whose first
     match is bash's."""
     __slots__ = ("matcher", "fullmatch", "fixed", "_backward")
+    _backward: Pattern | None
 
     def __init__(self, pattern: str, nocase: bool):
         self.matcher = compile_pattern(pattern, nocase)
@@ -294,6 +295,9 @@ class _Finder:
     there, over one value: the sets of ends (and for a regular pattern the set of
     places where a match starts, found once) are computed on one run of the matcher."""
     __slots__ = ("glob", "value", "screen", "run", "screen_run", "starts")
+    run: Matching | None
+    screen_run: Matching | None
+    starts: int | None
 
     def __init__(self, glob: _Glob, value: str, screen):
         self.glob, self.value, self.screen = glob, value, screen

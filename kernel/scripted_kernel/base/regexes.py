@@ -40,7 +40,7 @@ def bracket(p: str, i: int, glob: bool = False, negate_with_bang: bool = True,
     negate = j < len(p) and (p[j] == "^" or (glob and negate_with_bang and p[j] == "!"))
     if negate:
         j += 1
-    items = []
+    items: list[str] = []
     first = True
     while j < len(p):
         c = p[j]
@@ -109,8 +109,7 @@ def awk_escapes(pattern: str) -> str:
         if m:
             ch = chr(int(m.group(), 8))
             i += 1 + m.end()
-        elif e == "x" and re.match(r"[0-9A-Fa-f]{1,2}", pattern[i + 2:]):
-            m = re.match(r"[0-9A-Fa-f]{1,2}", pattern[i + 2:])
+        elif e == "x" and (m := re.match(r"[0-9A-Fa-f]{1,2}", pattern[i + 2:])):
             ch = chr(int(m.group(), 16))
             i += 2 + m.end()
         elif e in _AWK_ESCAPES:
@@ -261,7 +260,8 @@ def _interval(p: str, i: int, out: list, bre: bool) -> int:
 
 def _valid_interval(body: str) -> bool:
     lo, comma, hi = body.partition(",")
-    return ((lo.isascii() and lo.isdigit()) or (comma and lo == "")) and (hi == "" or (hi.isascii() and hi.isdigit()))
+    return (((lo.isascii() and lo.isdigit()) or (comma != "" and lo == ""))
+            and (hi == "" or (hi.isascii() and hi.isdigit())))
 
 
 _cache: dict = {}

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from ..fs import FsError
-from ..base.limits import check_clock
 from ._bytes import read_bytes, shell_quote
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
+from ..base.limits import Budget
 
 CHUNK = 1 << 20            # bytes hashed between two looks at the clock
 
@@ -31,7 +31,7 @@ def _reverse32(value: int) -> int:
     return int(f"{value:032b}"[::-1], 2)
 
 
-def posix_crc(data: bytes) -> int:
+def posix_crc(budget: Budget, data: bytes) -> int:
     """POSIX cksum's CRC: polynomial 0x04C11DB7 MSB-first, register starting at 0, the length
     appended in as few bytes as it needs (least significant first), the result complemented.
     zlib's crc32 is the same polynomial LSB-first: fed bit-reversed bytes and started from a
@@ -44,18 +44,18 @@ def posix_crc(data: bytes) -> int:
     register = 0xFFFFFFFF       # zlib complements it on entry: a zero register
     for start in range(0, len(data), CHUNK):
         register = zlib.crc32(data[start:start + CHUNK].translate(_REVERSE), register)
-        check_clock()
+        budget.check_clock()
     register = zlib.crc32(bytes(tail).translate(_REVERSE), register)
     return _reverse32(register ^ 0xFFFFFFFF) ^ 0xFFFFFFFF
 
 
-def bsd_sum(data: bytes) -> int:
+def bsd_sum(budget: Budget, data: bytes) -> int:
     """`sum -r`: a 16-bit checksum rotated right before each byte is added."""
     checksum = 0
     for i, byte in enumerate(data):
         checksum = ((checksum >> 1) + ((checksum & 1) << 15) + byte) & 0xFFFF
         if not i & 0xFFFFF:
-            check_clock()
+            budget.check_clock()
     return checksum
 
 
@@ -74,11 +74,11 @@ class Digest:
     bits: int
     make: Callable
 
-    def hexdigest(self, data: bytes) -> str:
+    def hexdigest(self, budget: Budget, data: bytes) -> str:
         h = self.make()
         for start in range(0, len(data), CHUNK):
             h.update(data[start:start + CHUNK])
-            check_clock()
+            budget.check_clock()
         return h.hexdigest()
 
     @property
@@ -240,20 +240,20 @@ def _check_combinations(program: str, opts, s: Settings, is_cksum: bool):
 
 # ------------------------------------------------------------------ printing sums
 
-def _sum_line(s: Settings, data: bytes, name: Optional[str]) -> str:
+def _sum_line(budget: Budget, s: Settings, data: bytes, name: Optional[str]) -> str:
     """One output line (without its terminator). `name` None: standard input read without an
     operand, which cksum's own sums print without a name."""
     if s.algorithm == "crc":
-        return f"{posix_crc(data)} {len(data)}" + (f" {name}" if name is not None else "")
+        return f"{posix_crc(budget, data)} {len(data)}" + (f" {name}" if name is not None else "")
     if s.algorithm == "sysv":
         return f"{sysv_sum(data)} {-(-len(data) // 512)}" + (f" {name}" if name is not None else "")
     if s.algorithm == "bsd":
-        return f"{bsd_sum(data):05d} {-(-len(data) // 1024):5d}" + (f" {name}" if name is not None else "")
+        return f"{bsd_sum(budget, data):05d} {-(-len(data) // 1024):5d}" + (f" {name}" if name is not None else "")
     # only cksum -c without -a has no digest (each line names its own), and it prints no sums
     assert s.digest is not None
     shown = "-" if name is None else name
     prefix, shown = ("", shown) if s.zero else _escaped(shown)
-    hexdigest = s.digest.hexdigest(data)
+    hexdigest = s.digest.hexdigest(budget, data)
     if s.tagged:
         return f"{prefix}{s.digest.tag_text} ({shown}) = {hexdigest}"
     return f"{prefix}{hexdigest} {'*' if s.binary else ' '}{shown}"
@@ -269,7 +269,7 @@ def _print_sums(ctx, s: Settings, operands: list) -> int:
             ctx.err(f"{s.program}: {shell_quote(name)}: {e.strerror}\n")
             status = 1
             continue
-        ctx.out(_sum_line(s, data, name) + end)
+        ctx.out(_sum_line(ctx.budget, s, data, name) + end)
     return status
 
 
@@ -432,7 +432,7 @@ def _check_file(ctx, s: Settings, list_name: str) -> bool:
         lines.pop()
     for number, line in enumerate(lines, 1):
         if not number % 1024:
-            check_clock()
+            ctx.budget.check_clock()
         if line.startswith("#"):
             continue
         entry = reader.parse(line[:-1] if line.endswith("\r") else line)
@@ -480,7 +480,7 @@ def _verify(ctx, s: Settings, entry: CheckLine, tally: Tally):
             ctx.out(f"{prefix}{shown}: FAILED open or read\n")
         return
     tally.verified += 1
-    if entry.digest.hexdigest(data) != entry.expected:
+    if entry.digest.hexdigest(ctx.budget, data) != entry.expected:
         tally.mismatched += 1
         if not s.status_only:
             ctx.out(f"{prefix}{shown}: FAILED\n")

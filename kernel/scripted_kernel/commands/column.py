@@ -1,7 +1,6 @@
 """column: align whitespace- (or -s) separated input into a table (-t), or fill columns."""
 from __future__ import annotations
 
-from ..base.limits import check_clock
 from ._options import read_input, parse, split_lines
 from .registry import Usage, command
 
@@ -56,6 +55,6 @@ def run(ctx, argv):
         if size >= 1 << 20 or not count & 0xFFF:
             ctx.out("".join(pending))
             pending, size = [], 0
-            check_clock()
+            ctx.budget.check_clock()
     ctx.out("".join(pending))
     return 0

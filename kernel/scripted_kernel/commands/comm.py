@@ -1,10 +1,10 @@
 """comm: compare two sorted files line by line (GNU coreutils, C locale byte order)."""
 from __future__ import annotations
 
-from ..base.limits import check_clock
 from ._bytes import FsError, lines_of, locale_quote, read_bytes, shell_quote, text
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
+from ..base.limits import Budget
 
 USAGE = Usage("[OPTION]... FILE1 FILE2", "Compare sorted files FILE1 and FILE2 line by line.", (
     "-1                      suppress column 1 (lines unique to FILE1)",
@@ -95,7 +95,7 @@ def run(ctx, argv):
     check = OrderCheck(ctx, "comm", mode)
     out: list[str] = []
     try:
-        totals = _merge(files, show, sep, text(delim), check, out)
+        totals = _merge(ctx.budget, files, show, sep, text(delim), check, out)
     except Disordered:
         ctx.out("".join(out))
         return 1
@@ -105,7 +105,7 @@ def run(ctx, argv):
     return check.finish()
 
 
-def _merge(files: list, show: list, sep: str, end: str, check: OrderCheck, out: list) -> list:
+def _merge(budget: Budget, files: list, show: list, sep: str, end: str, check: OrderCheck, out: list) -> list:
     """GNU comm's loop: the lesser line goes out in its column; equal lines in column 3."""
     prefix = ["", sep if show[0] else "", (sep if show[0] else "") + (sep if show[1] else "")]
     totals = [0, 0, 0]
@@ -114,7 +114,7 @@ def _merge(files: list, show: list, sep: str, end: str, check: OrderCheck, out: 
     while pos[0] < len(files[0]) or pos[1] < len(files[1]):
         steps += 1
         if not steps & 0xFFF:
-            check_clock()
+            budget.check_clock()
         a = files[0][pos[0]] if pos[0] < len(files[0]) else None
         b = files[1][pos[1]] if pos[1] < len(files[1]) else None
         order = 1 if a is None else -1 if b is None else (a > b) - (a < b)

@@ -5,7 +5,6 @@ import datetime as dt
 import re
 
 from ..fs import FsError
-from ..base.limits import wall_clock
 from ._options import UsageError, parse
 from .registry import Usage, command
 
@@ -26,17 +25,18 @@ def _zone(ctx, utc: bool):
     return dt.timezone.utc
 
 
-def _parse_when(text: str, tz) -> dt.datetime:
+def _parse_when(text: str, tz, clock: float) -> dt.datetime:
+    """-d's date; `clock` is the script's time now (Budget.now())."""
     try:
-        return _when(text.strip(), tz)
+        return _when(text.strip(), tz, clock)
     except (ValueError, OverflowError, OSError):     # out of the calendar's range, or no date
         raise UsageError(f"date: invalid date '{text}'") from None
 
 
-def _when(text: str, tz) -> dt.datetime:
+def _when(text: str, tz, clock: float) -> dt.datetime:
     if text.startswith("@"):
         return dt.datetime.fromtimestamp(float(text[1:]), tz)
-    now = dt.datetime.fromtimestamp(wall_clock(), tz)
+    now = dt.datetime.fromtimestamp(clock, tz)
     simple = {"now": now, "today": now, "yesterday": now - dt.timedelta(days=1),
               "tomorrow": now + dt.timedelta(days=1)}
     if text in simple:
@@ -78,7 +78,8 @@ def run(ctx, argv):
                       long_flags={"utc": "u", "universal": "u", "rfc-email": "R"},
                       long_values={"date": "d", "iso-8601": "I", "reference": "r"})
     tz = _zone(ctx, opts.has("u"))
-    when = _parse_when(opts.get("d"), tz) if opts.has("d") else dt.datetime.fromtimestamp(wall_clock(), tz)
+    clock = ctx.budget.now()
+    when = _parse_when(opts.get("d"), tz, clock) if opts.has("d") else dt.datetime.fromtimestamp(clock, tz)
     if opts.has("r"):
         try:
             when = dt.datetime.fromtimestamp(ctx.fs.stat(ctx.path(opts.get("r"))).mtime, tz)

@@ -5,7 +5,6 @@ import time
 from typing import Optional
 
 from ..fs import FsError, access
-from ..base.limits import wall_clock
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
 
@@ -141,9 +140,9 @@ def _normal(a: list, b: list, opcodes) -> str:
 
 def _stamp(ctx, name: str) -> str:
     try:
-        mtime = ctx.fs.stat(ctx.path(name)).mtime if name != "-" else wall_clock()
+        mtime = ctx.fs.stat(ctx.path(name)).mtime if name != "-" else ctx.budget.now()
     except FsError:
-        mtime = wall_clock()
+        mtime = ctx.budget.now()
     local = time.localtime(mtime)
     return time.strftime("%Y-%m-%d %H:%M:%S", local) + f".{int(mtime % 1 * 1e9):09d} " + \
         time.strftime("%z", local)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from ..base.limits import check_clock
 from ._options import UsageError, parse
 from .registry import Usage, command
 
@@ -56,7 +55,7 @@ def run(ctx, argv):
         if size >= 1 << 20:
             ctx.out("".join(pending))
             pending, size = [], 0
-            check_clock()
+            ctx.budget.check_clock()
     ctx.out("".join(pending))
     return 0
 

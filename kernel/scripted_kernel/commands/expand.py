@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import re
 
-from ..base.limits import check_clock, check_length
 from ._bytes import INTMAX, UINTMAX, bounded_decimal, locale_quote, read_all_bytes
 from ._options import UsageError, parse
 from .registry import Usage, command
+from ..base.limits import Budget
 
 _EXPAND_USAGE = Usage("[OPTION]... [FILE]...", "Convert tabs in each FILE to spaces, writing to "
                       "standard output.", (
@@ -91,7 +91,8 @@ def expand(ctx, argv):
     stops = TabStops("expand", opts.all("t"))
     files, status = read_all_bytes(ctx, "expand", ops)
     data = b"".join(d for _, d in files)
-    _write_lines(ctx, (_expand_line(line, stops, not opts.has("i")) for line in data.splitlines(keepends=True)))
+    entire = not opts.has("i")
+    _write_lines(ctx, (_expand_line(ctx.budget, line, stops, entire) for line in data.splitlines(keepends=True)))
     return status
 
 
@@ -105,24 +106,24 @@ def _write_lines(ctx, lines):
         if size >= 1 << 20:
             ctx.write_bytes(b"".join(pending))
             pending, size = [], 0
-            check_clock()
+            ctx.budget.check_clock()
     ctx.write_bytes(b"".join(pending))
 
 
-def _expand_line(line: bytes, stops: TabStops, entire: bool) -> bytes:
+def _expand_line(budget: Budget, line: bytes, stops: TabStops, entire: bool) -> bytes:
     if b"\t" not in line and b"\b" not in line:
         return line
     out = bytearray()
     column, index, convert = 0, [0], True
     for k, c in enumerate(line):
         if not (k + 1) & 0xFFFF:
-            check_clock()
+            budget.check_clock()
         if convert:
             if c == 9:
                 target, last = stops.next(column, index)
                 if last:
                     target = column + 1
-                check_length(len(out) + target - column, "expand")      # the line so far, too
+                budget.check_length(len(out) + target - column, "expand")      # the line so far, too
                 out += b" " * (target - column)      # the tab became blanks: still converting
                 column = target
                 continue
@@ -146,11 +147,11 @@ def unexpand(ctx, argv):
     entire = (opts.has("a") or opts.has("t")) and not opts.has("first-only")
     files, status = read_all_bytes(ctx, "unexpand", ops)
     data = b"".join(d for _, d in files)
-    _write_lines(ctx, (_unexpand_line(line, stops, entire) for line in data.splitlines(keepends=True)))
+    _write_lines(ctx, (_unexpand_line(ctx.budget, line, stops, entire) for line in data.splitlines(keepends=True)))
     return status
 
 
-def _unexpand_line(line: bytes, stops: TabStops, entire: bool) -> bytes:
+def _unexpand_line(budget: Budget, line: bytes, stops: TabStops, entire: bool) -> bytes:
     """A port of GNU unexpand's loop for one line (the end of the line flushes what is pending)."""
     out = bytearray()
     convert, column, index = True, 0, [0]
@@ -158,7 +159,7 @@ def _unexpand_line(line: bytes, stops: TabStops, entire: bool) -> bytes:
     pending = bytearray()
     for k, c in enumerate(list(line) + [-1]):
         if not (k + 1) & 0xFFFF:
-            check_clock()
+            budget.check_clock()
         if convert:
             blank = c in (32, 9)
             if blank:

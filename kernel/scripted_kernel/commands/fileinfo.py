@@ -5,7 +5,6 @@ import random
 import time
 
 from ..fs import FsError
-from ..base.limits import check_stop
 from ._options import UsageError, bad_usage, parse, shown
 from .ls import blocks, human, mode_string
 from .registry import Usage, command
@@ -96,7 +95,7 @@ def _du(ctx, argv):
         kb, by = blocks(s), s.size
         if s.kind == "d":
             for entry in sorted(ctx.fs.listdir(ctx.path(name))):
-                check_stop()
+                ctx.budget.check_stop()
                 child = name.rstrip("/") + "/" + entry
                 ckb, cby = walk(child, depth + 1)
                 kb += ckb

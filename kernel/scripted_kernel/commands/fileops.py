@@ -7,7 +7,6 @@ import re
 
 from ..fs import FsError
 from ..fs.base import EEXIST, ENAMETOOLONG, ENOSPC, EPERM, EROFS
-from ..base.limits import check_stop, wall_clock
 from ._options import UsageError, bad_usage, bounded, parse
 from .registry import Usage, command
 
@@ -130,7 +129,7 @@ def _remove_tree(r: _Run, name: str, verbose: bool):
         r.fail(f"cannot remove '{name}': {e.strerror}")
         return
     for entry in sorted(entries):
-        check_stop()
+        r.ctx.budget.check_stop()
         child = name.rstrip("/") + "/" + entry
         st = r.stat(child, follow=False)
         if st is not None and st.is_dir:
@@ -197,7 +196,7 @@ def _copy(r: _Run, src: str, dst: str, st, keep: bool, no_clobber: bool, verbose
                 r.fail(f"cannot copy a directory, '{src}', into itself, '{dst}'")
                 return
             for entry in sorted(r.fs.listdir(r.path(src))):
-                check_stop()
+                r.ctx.budget.check_stop()
                 child = r.stat(src.rstrip("/") + "/" + entry, follow=False)
                 if child is not None:
                     _copy(r, src.rstrip("/") + "/" + entry, dst.rstrip("/") + "/" + entry, child,
@@ -242,14 +241,14 @@ def _touch(r: _Run, opts, ops):
     _need_operands("touch", ops)
     when = None
     if opts.has("d"):
-        when = _parse_date(opts.get("d"))
+        when = _parse_date(opts.get("d"), r.ctx.budget.now())
     elif opts.has("r"):
         ref = r.stat(opts.get("r"))
         if ref is None:
             raise UsageError(f"touch: failed to get attributes of '{opts.get('r')}': No such file or directory")
         when = ref.mtime
     elif opts.has("t"):
-        when = _parse_stamp(opts.get("t"))
+        when = _parse_stamp(opts.get("t"), r.ctx.budget.now())
     for name in ops:
         try:
             if r.stat(name) is None:
@@ -265,20 +264,22 @@ def _touch(r: _Run, opts, ops):
 
 def _now(r: _Run) -> float:
     tick = getattr(r.fs, "_tick", None)
-    return tick() if tick else wall_clock()
+    return tick() if tick else r.ctx.budget.now()
 
 
-def _parse_date(text: str) -> float:
+def _parse_date(text: str, clock: float) -> float:
+    """touch -d's time; `clock` is the script's time now (Budget.now())."""
     from .date import _parse_when
-    return _parse_when(text, None).timestamp()
+    return _parse_when(text, None, clock).timestamp()
 
 
-def _parse_stamp(text: str) -> float:
+def _parse_stamp(text: str, clock: float) -> float:
+    """touch -t's [[CC]YY]MMDDhhmm[.ss]; the year defaults to that of `clock` (Budget.now())."""
     m = re.fullmatch(r"(\d{2,4})?(\d{2})(\d{2})(\d{2})(\d{2})(?:\.(\d{2}))?", text)
     if not m:
         raise UsageError(f"touch: invalid date format '{text}'")
     year = m.group(1)
-    now = dt.datetime.fromtimestamp(wall_clock())
+    now = dt.datetime.fromtimestamp(clock)
     year = int(year) + (2000 if year and len(year) == 2 else 0) if year else now.year
     when = dt.datetime(year, int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5)),
                        int(m.group(6) or 0))
@@ -350,7 +351,7 @@ def _chmod_one(r: _Run, spec: str, name: str, recursive: bool, verbose: bool):
             r.fail(f"cannot read directory '{name}': {e.strerror}")
             return
         for entry in entries:
-            check_stop()
+            r.ctx.budget.check_stop()
             child = name.rstrip("/") + "/" + entry
             child_st = r.stat(child, follow=False)
             if child_st is not None and not child_st.is_link:

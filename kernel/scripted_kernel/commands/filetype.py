@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..fs import FsError, access
-from ..base.limits import check_clock
 from ._options import UsageError, parse
 from .registry import Usage, command
+from ..base.limits import Budget
 
 READ_LIMIT = 1 << 20          # file(1) looks at the first megabyte (its bytes parameter)
 LONG_LINE = 300               # longer lines are reported "with very long lines"
@@ -160,7 +160,7 @@ def _markup(text: str) -> Optional[tuple]:
     return None
 
 
-def json_kind(text: str, charset: str) -> Optional[Kind]:
+def json_kind(budget: Budget, text: str, charset: str) -> Optional[Kind]:
     """An object or array, or one per line (NDJSON), as file's JSON test accepts them."""
     stripped = text.strip()
     if not stripped or stripped[0] not in "[{":
@@ -174,7 +174,7 @@ def json_kind(text: str, charset: str) -> Optional[Kind]:
         if line.strip()[0] not in "[{" or not _is_json(line):
             return None
         if number % 1024 == 1023:
-            check_clock()
+            budget.check_clock()
     return Kind("New Line Delimited JSON text data", "application/x-ndjson", charset)
 
 
@@ -520,7 +520,7 @@ def binary_kind(data: bytes) -> Optional[Kind]:
     return _tar(data)
 
 
-def content_kind(whole: bytes) -> Kind:
+def content_kind(budget: Budget, whole: bytes) -> Kind:
     """The kind of a file's content. ELF is read where its headers point, as file(1) does with
     the file itself; everything else from the first megabyte."""
     data = whole[:READ_LIMIT]
@@ -535,7 +535,7 @@ def content_kind(whole: bytes) -> Kind:
         return found
     if enc is None:
         return Kind("data", "application/octet-stream")
-    found = json_kind(enc.text, enc.charset)
+    found = json_kind(budget, enc.text, enc.charset)
     if found is not None:
         return found
     if enc.charset in ("us-ascii", "utf-8") and looks_csv(data):
@@ -547,7 +547,7 @@ def content_kind(whole: bytes) -> Kind:
 
 def describe(ctx, name: str, follow: bool) -> Kind:
     if name == "-":
-        return content_kind(ctx.read_stdin_bytes())
+        return content_kind(ctx.budget, ctx.read_stdin_bytes())
     try:
         st = ctx.fs.stat(ctx.path(name), follow=follow) if not name.startswith("/dev/") else None
     except FsError as e:
@@ -564,7 +564,7 @@ def describe(ctx, name: str, follow: bool) -> Kind:
         data = access.read_text(ctx, name).encode("utf-8", "surrogateescape")
     except FsError as e:
         return Kind(f"cannot open `{name}' ({e.strerror})", "", "")
-    return content_kind(data)
+    return content_kind(ctx.budget, data)
 
 
 SYNOPSIS = """\

@@ -5,14 +5,8 @@ from typing import Optional
 
 from ..fs import FsError
 from ..base import patterns
-from ..base.limits import wall_clock
 from ._options import UsageError, shown
 from .registry import Usage, command
-
-_TESTS_WITH_ARG = {"-name", "-iname", "-path", "-ipath", "-wholename", "-type", "-maxdepth",
-                   "-mindepth", "-size", "-mtime", "-mmin", "-newer", "-perm", "-regex", "-user",
-                   "-group", "-links", "-printf"}
-
 
 class _Parser:
     """The expression: `a b` and `a -a b` are and, `-o` or, `!`/-not, parentheses."""
@@ -147,12 +141,6 @@ class _Parser:
     depth_first = False
 
 
-def _number_test(text: str, compare_value):
-    sign = text[:1] if text[:1] in "+-" else ""
-    digits = text[len(sign):]
-    return sign, digits
-
-
 def _size_test(text: str):
     sign = text[:1] if text[:1] in "+-" else ""
     body = text[len(sign):]
@@ -177,8 +165,8 @@ def _time_test(text: str, unit: int):
         raise UsageError(f"find: invalid argument `{text}'")
     n = int(text[len(sign):])
 
-    def test(ctx):
-        age = int((wall_clock() - ctx.stat.mtime) // unit)
+    def test(entry):
+        age = int((entry.walker.ctx.budget.now() - entry.stat.mtime) // unit)
         return age > n if sign == "+" else age < n if sign == "-" else age == n
     return test
 

@@ -3,10 +3,10 @@ paragraphs, the same cost function (short lines, raggedness, sentence ends, wido
 orphans), so the same line breaks."""
 from __future__ import annotations
 
-from ..base.limits import check_clock
 from ._bytes import ByteInputs, gnu_number, quote_always
 from ._options import parse
 from .registry import Usage, command
+from ..base.limits import Budget
 
 USAGE = Usage("[-WIDTH] [OPTION]... [FILE]...", "Reformat each paragraph in the FILE(s), "
               "writing to standard output.", (
@@ -60,8 +60,9 @@ class Word:
 class Fmt:
     """One fmt run over one input (the state GNU keeps in globals)."""
 
-    def __init__(self, width: int, goal: int, crown: bool, tagged: bool, split: bool,
+    def __init__(self, budget: Budget, width: int, goal: int, crown: bool, tagged: bool, split: bool,
                  uniform: bool, prefix: str):
+        self.budget = budget
         self.max_width, self.goal_width = width, goal
         self.crown, self.tagged, self.split, self.uniform = crown, tagged, split, uniform
         raw = prefix.encode("utf-8", "surrogateescape")
@@ -80,7 +81,7 @@ class Fmt:
         c = self.data[self.pos]
         self.pos += 1
         if not self.pos & 0xFFFF:
-            check_clock()                   # a byte at a time: a 16 MB input is seconds
+            self.budget.check_clock()       # a byte at a time: a 16 MB input is seconds
         return c
 
     def run(self, data: bytes) -> bytes:
@@ -365,7 +366,7 @@ def run(ctx, argv):
         goal = width * (2 * (100 - LEEWAY) + 1) // 200
     inputs = ByteInputs(ctx, "fmt", ops, "{cmd}: cannot open {name} for reading: {reason}", quote_always)
     for _, data in inputs:
-        job = Fmt(width, goal, opts.has("c"), opts.has("t"), opts.has("s"), opts.has("u"),
+        job = Fmt(ctx.budget, width, goal, opts.has("c"), opts.has("t"), opts.has("s"), opts.has("u"),
                   opts.get("p", ""))
         ctx.write_bytes(job.run(data))
     return inputs.status

@@ -7,7 +7,7 @@ import regex
 
 from ..fs import FsError, access
 from ._options import UsageError, parse, shown as shown_operand, split_lines
-from ..base.regexes import RegexError, RegexTimeout, finditer, matcher, translate
+from ..base.regexes import DEFAULT_TIMEOUT, RegexError, RegexTimeout, finditer, matcher, translate
 from .registry import Usage, command
 
 STDIN_LABEL = "(standard input)"
@@ -166,7 +166,7 @@ def run(ctx, argv):
     sep = "\0" if opts.has("z") else "\n"
     color = opts.get("color") == "always"      # auto and never: output is never a terminal
     invert = opts.has("v")
-    timeout = getattr(ctx.limits, "regex_timeout_seconds", 2.0)
+    timeout = DEFAULT_TIMEOUT           # the regex helpers' bound on one search of a risky pattern
     find = matcher(rx, timeout)
     # the whole input searched at once (C speed between matches) where no match can run
     # past the end of a line; else one search per line

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ..base.limits import check_clock
 from ._bytes import UINTMAX, bounded_decimal, lines_of, locale_quote, text
 from ._options import UsageError, parse
 from .comm import CHECK_OFF, Disordered, OrderCheck, order_check_mode, read_two, two_operands
@@ -92,7 +91,7 @@ class Join:
         if len(self.out) >= _CHUNK:
             self.ctx.out("".join(self.out))
             self.out.clear()
-            check_clock()
+            self.ctx.budget.check_clock()
 
     def field(self, n: int, line: Line) -> str:
         if n < len(line.fields) and line.fields[n]:
@@ -134,7 +133,7 @@ class Reader:
         line = Line(self.lines[self.pos], self.job.tab)
         self.pos += 1
         if not self.pos & 0xFFF:
-            check_clock()                   # (files with no key in common print nothing)
+            self.job.ctx.budget.check_clock()   # (files with no key in common print nothing)
         check, field = self.job.check, self.job.fields[self.which]
         if self.prev is not None and check.active(self.which):
             if self.job.compare(self.prev, line, field, field) > 0:

@@ -5,7 +5,6 @@ import stat as st_mod
 import time
 
 from ..fs import FsError, Stat
-from ..base.limits import check_stop, wall_clock
 from ._options import parse, shown as shown_operand
 from .registry import Usage, command
 
@@ -51,7 +50,7 @@ class _Lister:
         self.almost_all = opts.has("A") and not self.all
         self.user = getattr(ctx.fs, "user", "user")
         self.status = 0
-        self.now = wall_clock()
+        self.now = ctx.budget.now()
 
     def stat(self, path: str, follow: bool):
         return self.ctx.fs.stat(self.ctx.path(path), follow=follow)
@@ -116,7 +115,7 @@ class _Lister:
             for dot in (".", ".."):
                 items.append((dot, self.stat(path.rstrip("/") + "/" + dot if path != "/" else "/" + dot, True)))
         for name in names:
-            check_stop()
+            self.ctx.budget.check_stop()
             try:
                 items.append((name, self.stat(_join(path, name), False)))
             except FsError:

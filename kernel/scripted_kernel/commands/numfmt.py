@@ -8,10 +8,10 @@ import re
 from decimal import Decimal
 from typing import Callable, Optional
 
-from ..base.limits import check_clock, check_length
 from ._options import Inputs, UsageError, parse, split_lines
 from ._bytes import INTMAX, UINTMAX, bounded_decimal, locale_quote
 from .registry import Usage, command
+from ..base.limits import Budget
 
 USAGE = Usage("[OPTION]... [NUMBER]...", "Reformat NUMBER(s), or the numbers from standard "
               "input if none are specified.", (
@@ -52,7 +52,7 @@ class Aborted(Exception):
 
 
 class Settings:
-    def __init__(self, opts):
+    def __init__(self, opts, budget: Budget):
         self.source = _unit(opts.get("from", "none"), "--from", _UNITS + ("auto",))
         self.target = _unit(opts.get("to", "none"), "--to", _UNITS)
         self.from_unit = _unit_size(opts.get("from-unit", "1"))
@@ -62,8 +62,8 @@ class Settings:
             raise _bad_choice(method, "--round", tuple(_ROUNDING))
         self.round = _ROUNDING[method]
         self.suffix = opts.get("suffix", "")
-        self.padding = _padding(opts.get("padding")) if opts.has("padding") else 0
-        self.format = _format(opts.get("format")) if opts.has("format") else None
+        self.padding = _padding(budget, opts.get("padding")) if opts.has("padding") else 0
+        self.format = _format(budget, opts.get("format")) if opts.has("format") else None
         self.invalid = opts.get("invalid", "abort")
         if self.invalid not in ("abort", "fail", "warn", "ignore"):
             raise _bad_choice(self.invalid, "--invalid", ("abort", "fail", "warn", "ignore"))
@@ -88,16 +88,16 @@ def _unit_size(text: str) -> int:
     return int(text)
 
 
-def _padding(text: str) -> int:
+def _padding(budget: Budget, text: str) -> int:
     """A width as a C long, not 0; past max_string_length refused (GNU pads to 2 GB)."""
     m = re.fullmatch(r"-?(\d+)", text)
     if not m or not 0 < bounded_decimal(m.group(1)) <= INTMAX:
         raise UsageError(f"numfmt: invalid padding value {locale_quote(text)}")
-    check_length(int(m.group(1)), "numfmt")
+    budget.check_length(int(m.group(1)), "numfmt")
     return int(text)
 
 
-def _format(text: str):
+def _format(budget: Budget, text: str):
     """(prefix, flags, width, precision, suffix) of a --format=...%f... value; a width or a
     precision past a C long is GNU's complaint, a width past max_string_length refused."""
     m = re.fullmatch(r"((?:[^%]|%%)*)%([0'-]*)(\d*)(?:\.(\d*))?f((?:[^%]|%%)*)", text)
@@ -109,7 +109,7 @@ def _format(text: str):
     if bounded_decimal(m.group(4) or "0") > INTMAX:
         raise UsageError(f"numfmt: invalid precision in format {locale_quote(text)}")
     precision = int(m.group(4) or 0) if m.group(4) is not None else None
-    check_length(int(m.group(3) or 0), "numfmt")
+    budget.check_length(int(m.group(3) or 0), "numfmt")
     return (m.group(1).replace("%%", "%"), m.group(2), int(m.group(3) or 0), precision,
             m.group(5).replace("%%", "%"))
 
@@ -252,7 +252,7 @@ def run(ctx, argv):
         "delimiter": "d", "field": "field", "format": "format", "from": "from",
         "from-unit": "from-unit", "header": "header", "invalid": "invalid", "padding": "padding",
         "round": "round", "suffix": "suffix", "to": "to", "to-unit": "to-unit"})
-    s = Settings(opts)
+    s = Settings(opts, ctx.budget)
     delimiter = opts.get("d")
     if delimiter is not None and len(delimiter) != 1:
         raise UsageError("numfmt: the delimiter must be a single character")
@@ -298,7 +298,7 @@ class _Job:
         self.size += len(text)
         if self.size >= 1 << 20 or len(self.pending) >= 4096:
             self.flush()
-            check_clock()
+            self.ctx.budget.check_clock()
 
     def flush(self):
         self.ctx.out("".join(self.pending))

@@ -9,10 +9,10 @@ import time
 from typing import Iterator
 
 from ..fs import FsError
-from ..base.limits import check_clock, check_length, wall_clock
 from ._bytes import ByteInputs, lines_of, locale_quote, text
 from ._options import UsageError, parse
 from .registry import Usage, command
+from ..base.limits import Budget
 
 USAGE = Usage("[OPTION]... [FILE]...", "Paginate or columnate FILE(s) for printing.", (
     "+FIRST_PAGE[:LAST_PAGE]  begin [stop] printing with page FIRST_[LAST_]PAGE",
@@ -37,7 +37,7 @@ _INT_MAX = 2 ** 31 - 1
 class Page:
     """The layout options of one pr, checked as GNU's init_parameters checks them."""
 
-    def __init__(self, opts, columns: int):
+    def __init__(self, opts, columns: int, budget: Budget):
         self.columns = columns
         self.across = opts.has("a")
         self.double = opts.has("d")
@@ -69,7 +69,7 @@ class Page:
             raise UsageError("pr: integer overflow")       # GNU's buffer of a page's columns
         for value, what in ((self.width, "page width"), (self.margin, "margin"),
                             (self.length, "page length"), (self.number_digits, "number width")):
-            check_length(value, f"pr: {what}")
+            budget.check_length(value, f"pr: {what}")
 
 
 def _number(value: str, minimum: int, problem: str, usage: bool = False) -> int:
@@ -128,7 +128,7 @@ def run(ctx, argv):
         "join-lines": "J"}, long_values={"header": "h", "length": "l", "indent": "o",
                                          "width": "w", "page-width": "W", "separator": "s",
                                          "number-lines": "n"})
-    page = Page(opts, _number(columns, 1, "invalid number of columns"))
+    page = Page(opts, _number(columns, 1, "invalid number of columns"), ctx.budget)
     inputs = ByteInputs(ctx, "pr", ops)
     for name, data in inputs:
         lines = [text(line) for line in lines_of(data)]
@@ -141,7 +141,7 @@ def run(ctx, argv):
             if size >= _CHUNK_CHARS:
                 ctx.out("".join(pending))
                 pending, size = [], 0
-                check_clock()
+                ctx.budget.check_clock()
         ctx.out("".join(pending))
     return inputs.status
 
@@ -152,7 +152,7 @@ _TAKING_VALUES = {"-h", "-l", "-o", "-w", "-W", "--header", "--length", "--inden
 
 
 def _date(ctx, name: str) -> str:
-    moment = wall_clock()
+    moment = ctx.budget.now()
     if name != "-":
         try:
             moment = ctx.fs.stat(ctx.path(name)).mtime

@@ -158,7 +158,7 @@ def _decorations(source: bytes, path: str):
         assert isinstance(node, ast.Call)
         words = {k.arg: k.value for k in node.keywords}
         if not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args) or \
-                not all(isinstance(words.get(k, ast.Constant()), (ast.Constant, ast.Tuple))
+                not all(isinstance(words.get(k, ast.Constant(None)), (ast.Constant, ast.Tuple))
                         for k in ("needs_files", "python")):
             raise ValueError(f"{path}: @command's names, needs_files and python must be literals")
         names = [ast.literal_eval(a) for a in node.args]

@@ -14,10 +14,10 @@ import random
 from typing import Union
 
 from ..fs import FsError, access
-from ..base.limits import check_clock
 from ._bytes import TOO_LARGE, UINTMAX, bounded_decimal, lines_of, locale_quote, read_bytes, shell_quote, text
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
+from ..base.limits import Budget
 
 USAGE = Usage("[OPTION]... [FILE]", "Write a random permutation of the input lines to standard output.", (
     "-e, --echo                treat each ARG as an input line",
@@ -65,9 +65,9 @@ def run(ctx, argv):
         items = [text(line) for line in lines_of(data, b"\0" if opts.has("z") else b"\n")]
     write = _output(ctx, opts.get("o"))
     if opts.has("r"):
-        _repeat(write, items, count, rng, end)
+        _repeat(ctx.budget, write, items, count, rng, end)
     else:
-        _permute(write, items, count, rng, end)
+        _permute(ctx.budget, write, items, count, rng, end)
     return 0
 
 
@@ -120,7 +120,7 @@ def _output(ctx, name):
         raise UsageError(f"shuf: {shell_quote(name)}: {e.strerror}") from None
 
 
-def _emit(write, picks, end: str):
+def _emit(budget: Budget, write, picks, end: str):
     """Write the picked lines a chunk at a time, checking the budget between chunks."""
     chunk = []
     for item in picks:
@@ -128,19 +128,19 @@ def _emit(write, picks, end: str):
         if len(chunk) >= _CHUNK:
             write("".join(chunk))
             chunk = []
-            check_clock()
+            budget.check_clock()
     if chunk:
         write("".join(chunk))
 
 
-def _permute(write, items, count, rng: random.Random, end: str):
+def _permute(budget: Budget, write, items, count, rng: random.Random, end: str):
     size = _size(items)
     wanted = size if count is None else min(count, size)
     if isinstance(items, list):
         rng.shuffle(items)
-        _emit(write, items[:wanted], end)
+        _emit(budget, write, items[:wanted], end)
         return
-    _emit(write, (items[k] for k in _sparse_shuffle(size, wanted, rng)), end)
+    _emit(budget, write, (items[k] for k in _sparse_shuffle(size, wanted, rng)), end)
 
 
 def _sparse_shuffle(size: int, wanted: int, rng: random.Random):
@@ -153,7 +153,7 @@ def _sparse_shuffle(size: int, wanted: int, rng: random.Random):
         moved[j] = moved.pop(i, i)
 
 
-def _repeat(write, items, count, rng: random.Random, end: str):
+def _repeat(budget: Budget, write, items, count, rng: random.Random, end: str):
     """-r: draws with replacement; endless without -n (until the output limit)."""
     size = _size(items)
     if not size:
@@ -166,4 +166,4 @@ def _repeat(write, items, count, rng: random.Random, end: str):
         while count is None or n < count:
             yield items[rng.randrange(size)]
             n += 1
-    _emit(write, draws(), end)
+    _emit(budget, write, draws(), end)

@@ -10,7 +10,6 @@ import re
 from typing import Any
 
 from ..fs import FsError, access
-from ..base.limits import check_clock, check_length
 from ..base.regexes import RegexError, compile_posix, search
 from ._bytes import (INT_MAX, INTMAX, OUT_OF_RANGE, bounded_decimal, gnu_number, lines_of, locale_quote,
                      quote_always, read_bytes, shell_quote)
@@ -58,13 +57,13 @@ def _digits(k: int, alphabet: str, width: int) -> str:
 class Namer:
     """Output file names: PREFIX + suffix + --additional-suffix."""
 
-    def __init__(self, prefix: str, alphabet: str, length, extra: str, start: str):
+    def __init__(self, budget, prefix: str, alphabet: str, length, extra: str, start: str):
         self.prefix, self.alphabet, self.extra, self.start_text = prefix, alphabet, extra, start
         self.auto = length is None and not start
         self.length = length if length is not None else 2
         if len(start) > self.length:
             raise bad_usage("split", "numerical suffix start value is too large for the suffix length")
-        check_length(len(prefix) + self.length + len(extra), "split: file name")
+        budget.check_length(len(prefix) + self.length + len(extra), "split: file name")
         # a start past NAME_MAX digits names no file: only its first name is ever made
         self.start = int(start, len(alphabet)) if start and len(start) <= _NAME_MAX else 0
 
@@ -97,7 +96,7 @@ class Writer:
         except FsError as e:
             raise UsageError(f"{self.cmd}: {shell_quote(name)}: {e.strerror}") from None
         if not self.count & 255:
-            check_clock()
+            self.ctx.budget.check_clock()
 
 
 # ----------------------------------------------------------------------------------- split
@@ -175,7 +174,7 @@ def split(ctx, argv):
     chunks = _chunk_spec(opts.get("n")) if mode == "n" else None
     if chunks is not None and not chunks[1]:
         length = _chunk_suffix_length(chunks[2], len(alphabet), length)
-    namer = Namer(prefix, alphabet, length, opts.get("additional-suffix", ""), start)
+    namer = Namer(ctx.budget, prefix, alphabet, length, opts.get("additional-suffix", ""), start)
     writer = Writer(ctx, "split", namer, opts.has("verbose"), opts.has("e"))
     if "/" in namer.extra:
         raise UsageError(f"split: invalid suffix {locale_quote(namer.extra)}, contains directory separator")
@@ -263,7 +262,7 @@ def _split_chunks(ctx, writer: Writer, data: bytes, chunks: tuple, sep: bytes) -
     for k, piece in enumerate(_pieces(kind, data, n, sep)):
         writer.file(piece)              # one at a time: a huge N ends at the file-count limit
         if not (k + 1) % 4096:
-            check_clock()               # (and at the clock: -e makes no file of the empty ones)
+            ctx.budget.check_clock()    # (and at the clock: -e makes no file of the empty ones)
         if writer.elide and kind != "l" and k >= len(data):
             break                       # every byte or record chunk from here on is empty
     return 0
@@ -387,7 +386,7 @@ def csplit(ctx, argv):
     digits = gnu_number(opts.get("n", "2"), 0, INT_MAX, "csplit: invalid number")
     fmt = opts.get("b") or f"%0{digits}d"
     for width in re.findall(r"%[-+ #0']*(\d*)(?:\.(\d*))?", fmt):  # a name of their size is built
-        check_length(max(bounded_decimal(w or "0") for w in width), "csplit: file name")
+        ctx.budget.check_length(max(bounded_decimal(w or "0") for w in width), "csplit: file name")
     prefix = opts.get("f", "xx")
     patterns = _csplit_patterns(ops[1:])
     try:
@@ -431,7 +430,7 @@ class _Csplit:
         if not self.quiet:
             self.ctx.out(f"{len(piece)}\n")
         if not len(self.created) & 255:
-            check_clock()
+            self.ctx.budget.check_clock()
 
     def remove(self):
         for name in self.created:

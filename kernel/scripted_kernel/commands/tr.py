@@ -52,7 +52,7 @@ def _unescape(spec: str) -> list:
     return out
 
 
-def _expand(items: list, for_set2: bool = False, length_hint: int = 0) -> list:
+def _expand(items: list, length_hint: int = 0) -> list:
     chars: list[str | tuple] = []
     i = 0
     while i < len(items):
@@ -145,7 +145,7 @@ def _make_plan(ops: tuple, delete: bool, squeeze: bool, complement: bool, trunca
     if len(ops) == 1:
         return (lambda text: _squeeze(text, selected)), len(set1)
     items1, items2 = _unescape(ops[0]), _unescape(ops[1])
-    set2 = _expand(items2, True, len(set1))
+    set2 = _expand(items2, len(set1))
     if not set2:
         raise UsageError("tr: when not truncating set1, string2 must be non-empty")
     _check_classes(items1, items2, set1, set2, complement)

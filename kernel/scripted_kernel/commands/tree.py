@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..fs import FsError
-from ..base.limits import check_clock
 from ..base.patterns import glob_match
 from ._options import UsageError
 from .registry import Usage, command
@@ -201,7 +200,7 @@ class Walker:
         names = self.ctx.fs.listdir(self.ctx.path(entry.path))
         found = []
         for name in names:
-            check_clock()
+            self.ctx.budget.check_clock()
             if name.startswith(".") and not self.o.all:
                 continue
             child = self.entry(entry.path, name)

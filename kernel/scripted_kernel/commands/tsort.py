@@ -15,7 +15,6 @@ from bisect import bisect_right
 from typing import Optional
 
 from ..fs import FsError
-from ..base.limits import check_clock
 from ._bytes import read_bytes, shell_quote, text
 from ._options import UsageError, bad_usage, parse
 from .registry import Usage, command
@@ -95,7 +94,7 @@ def run(ctx, argv):
             a.successors.append(b)
             b.count += 1
         if not k & 0xFFFF:
-            check_clock()
+            ctx.budget.check_clock()
     ordered = [items[key] for key in sorted(items)]
     for position, item in enumerate(ordered):
         item.position = position
@@ -128,7 +127,7 @@ class TopologicalSort:
     def _tick(self):
         self.steps += 1
         if not self.steps % _CLOCK_EVERY:
-            check_clock()
+            self.ctx.budget.check_clock()
 
     def _print(self, queue: list):
         """Kahn's algorithm from the items in `queue` (their count is 0)."""

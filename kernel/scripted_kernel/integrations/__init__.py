@@ -31,11 +31,14 @@ import json
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from ..tools.containment import valid_unicode
 from ..tools.scripted_tool import ScriptedTool, ToolResponse
 from ..tools.toolset import DiscoverTool, ScriptingToolSet
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails     # (pydantic comes with each adapter's framework)
 
 
 def require(module: str, extra: str, framework: str):
@@ -80,7 +83,7 @@ def one_line_validation_errors():
         raise ValueError("; ".join(_validation_problem(item) for item in e.errors())) from None
 
 
-def _validation_problem(item: dict) -> str:
+def _validation_problem(item: ErrorDetails) -> str:
     where = ".".join(str(part) for part in item["loc"])
     return f"--{where}: {item['msg']}" if where else item["msg"]
 
@@ -162,7 +165,7 @@ class ScriptEntry:
     name: str
     description: str
     input_schema: dict
-    runner: object
+    runner: Union[ScriptedTool, DiscoverTool]
 
     def run(self, args) -> ToolResponse:
         """The response to a call with `args`: the arguments, or their JSON text."""

@@ -75,7 +75,8 @@ def _callback(pydantic_tool: Tool):
     async def call(args: ToolArgs):
         with one_line_validation_errors():
             params = schema.validator.validate_python(args.params)
-        value = await schema.call(params, None)
+        # no RunContext outside an agent run (a tool that takes one was refused)
+        value = await schema.call(params, None)  # type: ignore[arg-type]
         return plain_value(value.return_value if isinstance(value, ToolReturn) else value)
     return call
 

@@ -101,7 +101,7 @@ def parse_number(text: str, expr: str) -> int:
 class _Parser:
     def __init__(self, text: str):
         self.text = text
-        self.tokens = []       # (kind, value, offset)
+        self.tokens: list[tuple[str, str, int]] = []       # (kind, value, offset)
         pos = 0
         n = len(text)
         while pos < n:
@@ -119,6 +119,7 @@ class _Parser:
                 rest = text[pos:].lstrip()
                 raise ArithError(text, "syntax error: invalid arithmetic operator", rest)
             kind = m.lastgroup
+            assert kind is not None         # every alternative of _TOKEN is a named group
             value, start = m.group(kind), m.start(kind)
             if value in ("++", "--") and not self._is_increment(text, m.end()):
                 # bash reads ++/-- as increment only after a variable or before a name;
@@ -296,7 +297,7 @@ def _variable(name: str, subscript):
     if subscript is None:
         def get(sh):
             return sh.arith_get(name, None)
-        get.lvalue = (name, None)
+        get.lvalue = (name, None)  # type: ignore[attr-defined]  # mypy has no attributes on functions
         return get
 
     def key(sh):
@@ -304,7 +305,7 @@ def _variable(name: str, subscript):
 
     def get_element(sh):
         return sh.arith_get(name, key(sh))
-    get_element.lvalue = (name, key)
+    get_element.lvalue = (name, key)  # type: ignore[attr-defined]  # mypy has no attributes on functions
     return get_element
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from ..base.errors import LimitExceeded
-from .nodes import Lit, Word
+from .nodes import Lit, Word, WordPart
 
 
 _SEQ = re.compile(r"^(-?[0-9]+)\.\.(-?[0-9]+)(?:\.\.(-?[0-9]+))?$|^([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?[0-9]+))?$")
@@ -19,7 +19,7 @@ def has_braces(word: Word) -> bool:
 
 def brace_expand(word: Word, limit: int) -> list[Word]:
     """Expand {a,b} and {x..y} in the unquoted literal parts of a word (bash's first expansion)."""
-    seq = []
+    seq: list[str | WordPart] = []    # the characters of unquoted literals, and the other parts
     for p in word.parts:
         if type(p) is Lit and not p.escaped:
             seq.extend(p.text)

@@ -196,7 +196,7 @@ class Compiler:
             sh.err_trap_held += held
             try:
                 # `! cmd` and `time cmd` run the command itself
-                statuses = _run_piped(sh, feeders, last_stage) if feeders else [last(sh)]
+                statuses = _run_piped(sh, feeders, last_stage) if last_stage is not None else [last(sh)]
             finally:
                 sh.errexit_suppressed -= suppressed
                 sh.err_trap_held -= held
@@ -398,6 +398,7 @@ class Compiler:
         environment (arrays cannot be exported): each element expanded as one word (no
         splitting or globbing), `[k]=v` kept as such, joined by blanks inside parentheses."""
         pieces: list = []
+        assert a.array is not None          # (called for an array assignment)
         for elem in a.array:
             key = self.words.string(elem.key) if elem.key is not None else None
             pieces.append((key, self.words.string(elem.value)))
@@ -442,8 +443,8 @@ class Compiler:
                 else:
                     elems.append((None, self.words.fields(e.value), False, None))
 
-            def assign_array(sh):
-                items = []
+            def assign_array(sh) -> None:
+                items: list[tuple] = []
                 for key, value, elem_append, braced in elems:
                     if braced is not None and not sh.is_assoc(name):
                         items.extend((None, v, False) for v in braced(sh))
@@ -488,12 +489,14 @@ class Compiler:
         op, fd = r.op, r.fd
         if op in ("<<", "<<-"):
             doc = r.target
+            assert isinstance(doc, A.HereDoc)   # (the target of `<<` is its here-document)
             body = self.words.string(doc.body) if doc.body is not None else (lambda sh: "")
             target_fd = 0 if fd is None else fd
 
             def heredoc(sh):
                 set_fd(sh, target_fd, InputStream(body(sh)))
             return heredoc
+        assert isinstance(r.target, A.Word)     # (only a here-document's is a HereDoc)
         if op == "<<<":
             text = self.words.string(r.target)
             target_fd = 0 if fd is None else fd

@@ -663,9 +663,11 @@ class WordCompiler:
                 if kind == "-":
                     return alt(sh)
                 if kind == "=":
+                    assert assign_str is not None   # (made for kind "=")
                     value = assign_str(sh)
                     sh.assign_from_expansion(p, value)
                     return value
+                assert message_fn is not None   # (kind is "?": the others returned above)
                 text = message_fn(sh) if p.arg and p.arg.parts else ""
                 what = name if p.index is None else f"{name}[{p.index.literal() or ''}]"
                 raise FatalError(f"{what}: {text or 'parameter null or not set'}", status=127,
@@ -712,10 +714,12 @@ class WordCompiler:
         if op == ":":
             return self._slice(p, base, quoted)
         if op == "@":
+            assert p.arg is not None        # (the letter, or the text up to the `}`)
             letter = p.arg.parts[0].text
             joined = _star_joined(p, quoted)
             each = self._base(p, False) if joined else base
             if len(letter) != 1 or letter not in TRANSFORMS:
+                assert p.arg2 is not None   # (the lexer keeps the text of a letter it does not know)
                 message = f"{p.arg2.parts[0].text}: bad substitution"
 
                 def unknown(sh):

@@ -22,6 +22,7 @@ from ..base.errors import (Cancelled, ErrexitSignal, ExitSignal, LimitExceeded,
 from .escapes import text_from_host
 from .jobs import end_of_call, finish_jobs
 from .lexer import Source
+from .nodes import CommandList
 from ..base.limits import CancelToken, ExecutionLimits, activate, check_stop
 from .parser import Parser
 from .run import OutputSink, Run, ShellSlot
@@ -200,6 +201,7 @@ class ScriptCache:
                 tree = Parser(text, max_depth=max_depth, source=source).parse_program()
                 error = None
             except ShellSyntaxError as e:
+                assert isinstance(e.partial, CommandList)     # parse_program keeps it
                 tree, error = e.partial, e
             fn = COMPILER.compile_program(tree, source)
         fn.syntax_error = error
@@ -348,7 +350,8 @@ def _stop_kind(e: Cancelled) -> str:
     return "timeout" if e.status == 124 else "cancelled"
 
 
-def run_shell(sh: Shell, fn: Callable, report: Optional[Callable] = None) -> tuple[int, Optional[str]]:
+def run_shell(sh: Shell, fn: CompiledScript | StreamedScript,
+              report: Optional[Callable] = None) -> tuple[int, Optional[str]]:
     """Run a compiled script at the top level of `sh`: (exit status, what stopped it).
     `report` writes the message of what stopped it, past any output limit."""
     error = None

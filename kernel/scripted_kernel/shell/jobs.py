@@ -139,7 +139,7 @@ def _still_open(sh, stream) -> bool:
 class Job:
     __slots__ = ("number", "pid", "text", "child", "body", "status", "state", "foreign")
 
-    def __init__(self, number: int, pid: int, text: str, child, body: Callable):
+    def __init__(self, number: int, pid: int, text: str, child, body: Optional[Callable]):
         self.number = number
         self.pid = pid
         self.text = text

@@ -400,7 +400,9 @@ class Lexer:
             if c in "<>" and src.startswith("(", pos + 1):
                 return self._scan_word(mode)   # process substitution: a word part
             if c in ";&|<>()":
-                op = _OPERATOR.match(src, pos).group()
+                m = _OPERATOR.match(src, pos)
+                assert m is not None        # each of these characters is an operator
+                op = m.group()
                 return Token("OP", op, pos, pos + len(op))
             if c == "{":
                 m = _NAMED_FD.match(src, pos)
@@ -408,6 +410,7 @@ class Lexer:
                     return Token("IONUMBER", m.group(1), pos, m.end())
             else:
                 m = _DIGITS.match(src, pos)
+                assert m is not None        # c is a digit: the rest of _TOKEN_SPECIAL is above
                 if m.end() < len(src) and src[m.end()] in "<>":
                     return Token("IONUMBER", int(m.group()), pos, m.end())
         if c in "$\"'":
@@ -761,6 +764,7 @@ class Lexer:
 
     def _scan_tilde(self, pos: int, parts: list, also_ends: str = "") -> int:
         m = _TILDE_PREFIX.match(self.src, pos)
+        assert m is not None                # the callers are at a `~`
         end = m.end()
         if end >= len(self.src) or self.src[end] in "/: \t\n;&|<>()" or self.src[end] in also_ends:
             parts.append(Tilde(pos, m.group(1)))
@@ -1035,6 +1039,7 @@ class Lexer:
             pos += 1
         self.pos = pos + 1
         self.source.step()          # (its body is read by a parser of its own, counting anew)
+        assert self.parsers is not None     # (only a lexer made by a Parser reads commands)
         node = self.parsers.backtick("".join(body), self.source.line_of(start) - 1, self.depth + 1,
                                      self.max_depth)
         return CommandSub(start, node, backtick=True)
@@ -1079,6 +1084,7 @@ class Lexer:
         elif pos < n and src[pos] in SPECIAL_PARAMS:
             if (src[pos].isascii() and src[pos].isdigit()):
                 m = _DIGITS.match(src, pos)
+                assert m is not None        # at a digit
                 name, pos = m.group(), m.end()
             else:
                 name, pos = src[pos], pos + 1
@@ -1216,4 +1222,5 @@ class Lexer:
         return sub.scan_heredoc_text(0, len(text))
 
     def parse_nested_text(self, text: str):
+        assert self.parsers is not None     # (only a lexer made by a Parser reads commands)
         return functools.partial(self.parsers.nested, Source(text), self.max_depth)

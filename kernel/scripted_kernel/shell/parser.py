@@ -417,11 +417,12 @@ class Parser:
         self.lex.depth -= 1
         return While(tok.pos, cond, body, until=tok.value == "until")
 
-    def parse_for(self):
+    def parse_for(self) -> ArithFor | For:
         tok = self.lex.advance()
         self.lex.nest(tok.pos)
         lex = self.lex
         lex.skip_blanks()
+        node: ArithFor | For
         if tok.value == "for" and self.source.text.startswith("((", lex.pos):
             node = self.parse_arith_for(tok.pos)
         else:

@@ -154,7 +154,7 @@ class Shell(Variables):
         self.emacs = self.vi = False
         # `local -`: (call depth, the options saved, the next outer entry), or None; a tuple
         # chain, so a subshell shares it safely
-        self.local_options = None
+        self.local_options: Optional[tuple[int, tuple, Optional[tuple]]] = None
         self.shopts = dict(SHOPT_DEFAULTS)
         self.errexit_suppressed = 0
         self.subshell_level: int = 0
@@ -388,6 +388,7 @@ class Shell(Variables):
         return value
 
     def eval_string(self, text: str, name: str = "eval") -> int:
+        assert self.compile_script is not None   # (every shell that runs scripts is given one)
         fn = self.compile_script(text)
         return fn(self)
 
@@ -419,6 +420,7 @@ class Shell(Variables):
             self.local_options = (self.call_depth, saved, self.local_options)
 
     def restore_local_options(self):
+        assert self.local_options is not None   # (callers check there is an entry)
         _, saved, self.local_options = self.local_options
         for name, value in zip(SET_OPTIONS, saved):
             setattr(self, name, value)

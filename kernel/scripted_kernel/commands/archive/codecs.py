@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from ...base.errors import LimitExceeded
-from ...base.limits import check_clock
+from ...base.limits import Budget
 
 CHUNK = 1 << 16
 CLOCK_EVERY = 64            # chunks between two checks of the clock, cancel flag and memory
@@ -38,7 +38,7 @@ class Codec:
     new_compressor: Callable     # (level) -> an object with compress(data) and flush()
 
 
-def compress(codec: Codec, data: bytes, level: int, name: str = "", mtime: int = 0) -> Iterator[bytes]:
+def compress(budget: Budget, codec: Codec, data: bytes, level: int, name: str = "", mtime: int = 0) -> Iterator[bytes]:
     """`data` compressed by `codec`, CHUNK bytes at a time with the budget checked after each
     (xz -9 takes seconds a MiB). A gzip member is written as gzip writes one: FNAME when a name
     is kept, MTIME, XFL for levels 1/9, OS 3 (Unix)."""
@@ -52,7 +52,7 @@ def compress(codec: Codec, data: bytes, level: int, name: str = "", mtime: int =
     view = memoryview(data)
     for at in range(0, len(data), CHUNK):
         yield engine.compress(view[at:at + CHUNK])
-        check_clock()
+        budget.check_clock()
     yield engine.flush()
     if codec is GZIP:
         yield struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
@@ -74,7 +74,7 @@ def sniff(data: bytes):
     return None
 
 
-def inflate(codec: Codec, data: bytes, trailing: list | None = None) -> Iterator[bytes]:
+def inflate(budget: Budget, codec: Codec, data: bytes, trailing: list | None = None) -> Iterator[bytes]:
     """The decompressed data in chunks of at most CHUNK bytes. Concatenated streams (gzip
     members, bzip2 and xz streams) follow one another as the tools read them; bytes after the
     last stream that are not one are put in `trailing` (gzip warns of them), or are an error."""
@@ -87,7 +87,7 @@ def inflate(codec: Codec, data: bytes, trailing: list | None = None) -> Iterator
             yield chunk
             chunks += 1
             if chunks % CLOCK_EVERY == 0:
-                check_clock()
+                budget.check_clock()
         data = engine.unused_data
         if not data or not data.strip(b"\0"):
             return                                 # trailing zeros pad tapes: ignored

@@ -123,7 +123,7 @@ class Tool:
         if self.decompress or self.test:
             self.expand(data, "stdin", True)
         else:
-            self.ctx.write_bytes(b"".join(compress(self.codec, data, self.level)))
+            self.ctx.write_bytes(b"".join(compress(self.ctx.budget, self.codec, data, self.level)))
 
     def file(self, name: str):
         path = self.ctx.path(name)
@@ -184,7 +184,7 @@ class Tool:
         if data is None:
             return
         keep_name = "" if self.opts.has("n") else name.rsplit("/", 1)[-1]
-        packed = compress(self.codec, data, self.level, keep_name,
+        packed = compress(self.ctx.budget, self.codec, data, self.level, keep_name,
                           0 if self.opts.has("n") else int(st.mtime))
         if self.to_stdout:
             self.ctx.write_bytes(b"".join(packed))
@@ -223,7 +223,7 @@ class Tool:
     def checked(self, data: bytes, name: str):
         """The expanded chunks; a damaged stream raises Corrupt (reported by replace)."""
         trailing: list = []
-        yield from inflate(self.codec, data, trailing)
+        yield from inflate(self.ctx.budget, self.codec, data, trailing)
         if trailing:
             self.trailing_garbage(name)
 

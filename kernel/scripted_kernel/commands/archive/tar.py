@@ -18,9 +18,9 @@ import tarfile
 import time
 
 from ...base.errors import bounded
+from ...base.limits import Budget
 from ...fs import FsError, absolute
 from ...fs.base import EFBIG, ENOSPC
-from ...base.limits import check_clock
 from ...base.patterns import glob_match
 from .._bytes import read_bytes
 from .._options import UsageError
@@ -222,7 +222,7 @@ class Tar:
                 self.add(archive, operand, absolute(self.ctx.cwd, directory))
         data = buffer.getvalue()
         if codec is not None:
-            data = b"".join(compress(codec, data, 9 if codec is BZIP2 else 6))
+            data = b"".join(compress(self.ctx.budget, codec, data, 9 if codec is BZIP2 else 6))
         if writer is None:
             self.ctx.write_bytes(data)
         else:
@@ -264,7 +264,7 @@ class Tar:
         self.add_entry(archive, path, name, name[len(prefix):], top=True)
 
     def add_entry(self, archive, path: str, shown: str, member: str, top: bool = False):
-        check_clock()
+        self.ctx.budget.check_clock()
         if self.excluded(member):
             return
         try:
@@ -348,7 +348,7 @@ class Tar:
             return ForwardFile(iter(()), data=data)
         self.codec = codec
         ceiling = Ceiling(self.ctx.limits.max_fs_bytes, "max_fs_bytes", "tar")
-        return ForwardFile(inflate(codec, data), ceiling)
+        return ForwardFile(inflate(self.ctx.budget, codec, data), ceiling)
 
     def members(self, stream: ForwardFile):
         """Each member in turn (its data readable until the next), read by tarfile in its
@@ -358,7 +358,7 @@ class Tar:
         skips them; member counts and time are checked as they go. tarfile's own list of
         members is not kept."""
         try:
-            archive = _open_tarfile(stream)
+            archive = _open_tarfile(stream, self.ctx.budget)
         except tarfile.ReadError:
             self.fail("This does not look like a tar archive")
             return
@@ -366,7 +366,7 @@ class Tar:
         while True:
             self.steps += 1
             if self.steps % 256 == 0:
-                check_clock()
+                self.ctx.budget.check_clock()
             member = _next_member(archive)
             # tarfile keeps every member it reads in `members`, which typeshed does not declare
             archive.members.clear()  # type: ignore[attr-defined]
@@ -625,7 +625,7 @@ class _BoundedHeader(tarfile.TarInfo):
 
 
 def _check_extended(header, archive: "_BoundedTarFile"):
-    check_clock()
+    archive.budget.check_clock()
     archive.extended_run += 1
     if archive.extended_run > MAX_EXTENDED_RUN:
         raise _Unreadable(f"More than {MAX_EXTENDED_RUN} extended headers in a row")
@@ -638,12 +638,15 @@ class _BoundedTarFile(tarfile.TarFile):
     tarinfo = _BoundedHeader
     extended_run = 0            # extended headers read since the last member
 
+    def __init__(self, budget: Budget, **options):
+        self.budget = budget    # (before tarfile's __init__ reads the first header)
+        super().__init__(**options)
 
-def _open_tarfile(stream: ForwardFile) -> _BoundedTarFile:
+
+def _open_tarfile(stream: ForwardFile, budget: Budget) -> _BoundedTarFile:
     """tarfile over `stream` in random-access mode; the first header is read."""
     with _header_errors():
-        # (typeshed wants a writable file; tarfile only reads one opened with "r")
-        return _BoundedTarFile(fileobj=stream, mode="r")  # type: ignore[arg-type]
+        return _BoundedTarFile(budget, fileobj=stream, mode="r")
 
 
 def _next_member(archive: _BoundedTarFile):

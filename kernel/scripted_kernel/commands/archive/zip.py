@@ -20,7 +20,6 @@ from typing import Optional
 from ...fs import FsError
 from ...fs.base import ENAMETOOLONG
 from ...base.errors import LimitExceeded, bounded
-from ...base.limits import check_clock
 from ...base.patterns import glob_match
 from .._bytes import read_bytes
 from .._options import UsageError
@@ -157,7 +156,7 @@ class Zip:
         ceiling = Ceiling(self.ctx.limits.max_fs_bytes, "max_fs_bytes", "zip")
         members = {}
         try:
-            archive = read_archive(data)
+            archive = read_archive(data, self.ctx.budget)
             if len(archive.entries) > self.ctx.limits.max_file_count:
                 raise LimitExceeded("max_file_count", f"zip: {self.archive}: more than "
                                     f"{self.ctx.limits.max_file_count} entries (max_file_count)")
@@ -191,7 +190,7 @@ class Zip:
         return member + "/" if is_dir and member else member
 
     def add(self, path: str, name: str, info):
-        check_clock()
+        self.ctx.budget.check_clock()
         member = self.member_name(name, info.is_dir)
         if self.excluded(member) or (info.ino == self.archive_ino and info.is_file):
             return
@@ -310,7 +309,7 @@ class Unzip:
         if "p" not in self.flags and not ("q" in self.flags and "l" not in self.flags):
             self.ctx.out(f"Archive:  {name}\n")
         try:
-            return read_archive(data)
+            return read_archive(data, self.ctx.budget)
         except NotAZip:
             _say(self.ctx, NOT_A_ZIP + f"unzip:  cannot find zipfile directory in one of {name} or\n"
                          f"        {name}.zip, and cannot find {name}.ZIP, period.\n")
@@ -353,7 +352,7 @@ class Unzip:
         total = 0
         for count, info in enumerate(entries, 1):
             if count % 1024 == 0:
-                check_clock()
+                self.ctx.budget.check_clock()
             y, mo, d, h, mi, _ = info.date_time
             out(f"{info.file_size:9d}  {y:04d}-{mo:02d}-{d:02d} {h:02d}:{mi:02d}   {info.filename}\n")
             total += info.file_size
@@ -476,7 +475,7 @@ class Unzip:
         directories: list[tuple[str, zipfile.ZipInfo]] = []
         for count, (number, info) in enumerate(entries, 1):
             if count % 256 == 0:
-                check_clock()
+                self.ctx.budget.check_clock()
             rel = self.clean(info.filename)
             if not rel:
                 continue

@@ -21,7 +21,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from ...base.limits import check_clock
+from ...base.limits import Budget
 from .codecs import CHUNK, Corrupt, one_stream
 
 CAN_DO = 46                     # the version unzip 6.0 can extract ("can do v4.6")
@@ -64,12 +64,13 @@ class Archive:
     data: bytes
     entries: list[zipfile.ZipInfo]
     shift: int                   # bytes before the archive proper (a self-extractor's stub)
+    budget: Budget               # the running command's, checked as members are read
     covered: list[tuple[int, int]] = field(default_factory=list)   # spans read, sorted
     # a member's data ran over bytes read before: unzip reports it after the member, and stops
     overlapped: bool = False
 
 
-def read_archive(data: bytes) -> Archive:
+def read_archive(data: bytes, budget: Budget) -> Archive:
     """The archive's directory; raises NotAZip."""
     end_at = data.rfind(b"PK\x05\x06", max(0, len(data) - _END.size - MAX_COMMENT))
     if end_at < 0 or end_at + _END.size > len(data):
@@ -89,11 +90,11 @@ def read_archive(data: bytes) -> Archive:
     shift = cd_end - cd_size - cd_offset
     if shift < 0 or cd_size > cd_end:
         raise NotAZip
-    entries = _entries(data, cd_end - cd_size, cd_end, count)
-    return Archive(data, entries, shift, [(cd_end - cd_size, len(data))])
+    entries = _entries(budget, data, cd_end - cd_size, cd_end, count)
+    return Archive(data, entries, shift, budget, [(cd_end - cd_size, len(data))])
 
 
-def _entries(data: bytes, at: int, end: int, count: int) -> list[zipfile.ZipInfo]:
+def _entries(budget: Budget, data: bytes, at: int, end: int, count: int) -> list[zipfile.ZipInfo]:
     entries: list[zipfile.ZipInfo] = []
     while at < end:
         if at + _ENTRY.size > end or data[at:at + 4] != b"PK\x01\x02":
@@ -118,7 +119,7 @@ def _entries(data: bytes, at: int, end: int, count: int) -> list[zipfile.ZipInfo
             info.extra, file_size, compress_size, offset)
         entries.append(info)
         if len(entries) % 1024 == 0:
-            check_clock()
+            budget.check_clock()
     if len(entries) != count and count != 0xFFFF:
         raise NotAZip
     return entries
@@ -163,7 +164,7 @@ def _checked_chunks(archive: Archive, info: zipfile.ZipInfo, start: int) -> Iter
     packed = memoryview(archive.data)[start:start + info.compress_size]
     consumed = [len(packed)]
     crc = 0
-    for chunk in _expand(info.compress_type, packed, consumed):
+    for chunk in _expand(archive.budget, info.compress_type, packed, consumed):
         crc = zlib.crc32(chunk, crc)
         yield chunk
     _cover(archive, info.header_offset + archive.shift, start + consumed[0])
@@ -184,7 +185,7 @@ def _data_start(archive: Archive, info: zipfile.ZipInfo, number: int) -> int:
     return at + _LOCAL.size + name_len + extra_len
 
 
-def _expand(method: int, packed: memoryview, consumed: list) -> Iterator[bytes]:
+def _expand(budget: Budget, method: int, packed: memoryview, consumed: list) -> Iterator[bytes]:
     """The member's data (its compressed size, or up to the end of the archive): stored data
     as it is; a deflate or bzip2 stream expanded until it ends (not trusting the sizes), which
     must be within the data; `consumed[0]` set to the bytes it took."""
@@ -197,7 +198,7 @@ def _expand(method: int, packed: memoryview, consumed: list) -> Iterator[bytes]:
         for count, chunk in enumerate(one_stream(engine, packed), 1):
             yield chunk
             if count % 64 == 0:
-                check_clock()
+                budget.check_clock()
     except Corrupt:
         raise MemberError("invalid compressed data to inflate", 2) from None
     consumed[0] = len(packed) - len(engine.unused_data)

@@ -14,7 +14,7 @@ from ...fs import FsDisabled, FsError, access
 from .._options import split_lines
 from .values import EMPTY, AwkError, is_num, num_to_str, strnum, to_num
 from ...base.errors import LimitExceeded
-from ...base.limits import MAX_FIELD_WIDTH, check_length, note_allocation
+from ...base.limits import MAX_FIELD_WIDTH
 from ...base.regexes import DEFAULT_TIMEOUT, RegexError, risky, substitute, translate
 
 # Variables whose string form the runtime keeps ready, because every print or subscript uses it.
@@ -458,8 +458,8 @@ class Runtime:
     def cat(self, text: str) -> str:
         """A concatenation's result, within max_string_length."""
         if len(text) > 4096:
-            check_length(len(text), "awk")
-            note_allocation(len(text))
+            self.ctx.budget.check_length(len(text), "awk")
+            self.ctx.budget.note(len(text))
         return text
 
     def sprintf(self, fmt, *args) -> str:

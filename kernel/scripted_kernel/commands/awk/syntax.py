@@ -599,8 +599,6 @@ class Parser:
                 subs = self.expr_list("]")
                 self.take()
                 return ("index", t.value, subs)
-            if self.is_kw("getline") and False:
-                pass
             return ("var", t.value)
         if k == "FUNC_NAME":
             self.expect("(")

@@ -32,7 +32,7 @@ def _line_length(ctx) -> int:
 
 def run_program(bc: Interpreter, text: str, source: str) -> bool:
     """Run one program text item by item; False when it ended bc (quit or halt)."""
-    parser = Parser(tokenize(text))
+    parser = Parser(tokenize(text, bc.ctx.budget))
     while True:
         try:
             item = _next_item(parser)

@@ -11,7 +11,6 @@ import re
 from typing import Callable
 
 from ...base.errors import LimitExceeded
-from ...base.limits import check_clock, check_stop
 from . import numbers as N
 from .numbers import BcError, Num
 from .parser import Function
@@ -51,7 +50,7 @@ class Interpreter:
         self.out_parts: list = []
         self.column = 0
         self.line_length = line_length
-        self.check_stop = check_stop
+        self.check_stop = ctx.budget.check_stop
         self.passes = 0                  # loop passes, for the memory check every MEMORY_EVERY
         self.scale = 0
         self.ibase = 10
@@ -196,7 +195,7 @@ class Interpreter:
             if self.passes % MEMORY_EVERY:
                 self.check_stop()          # cheap; a body may hold one long operation
             else:
-                check_clock()              # and memory: arrays and numbers grow in loops
+                self.ctx.budget.check_clock()   # and memory: arrays and numbers grow in loops
             try:
                 self.execute(body)
             except Break:
@@ -306,9 +305,6 @@ class Interpreter:
         if not 0 <= i <= 16777215:
             raise BcError(f"Array {name} subscript out of bounds.")
         return i
-
-    def load(self, target) -> Num:
-        return self.evaluate(target)
 
     def store(self, target, value: Num):
         kind = target[0]

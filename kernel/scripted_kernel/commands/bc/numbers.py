@@ -10,6 +10,7 @@ from functools import lru_cache
 from math import isqrt
 
 from ...base.errors import LimitExceeded
+# The thread-local budget: a Num's arithmetic and printing are handed no context (operators)
 from ...base.limits import string_limit, time_left, timed_out
 from . import radix
 
@@ -41,7 +42,7 @@ def _small_pow10(k: int) -> int:
 def max_digits() -> int:
     """The most digits a number may have: a sixteenth of max_string_length (a million by
     default), so the arithmetic on it stays within a fraction of a second."""
-    return max(1000, string_limit() // 16)
+    return max(1000, string_limit() // 16)      # thread-local: called from Num's operators
 
 
 def check_digits(estimate: int, what: str):
@@ -62,7 +63,7 @@ def afford(digits_a: int, digits_b: int):
     single big-number operation cannot look at the clock while it runs."""
     work = digits_a * digits_b
     if work > 10 ** 8:
-        left = time_left()
+        left = time_left()              # thread-local: called from Num's operators
         if left is not None and work / DIGIT_PAIRS_PER_SECOND > left:
             raise timed_out()
 
@@ -78,7 +79,7 @@ def afford_conversion(digits: int, seconds_per_million: float):
     """Refuse, as the deadline would, a conversion of a big number that cannot end in the time
     left: its largest steps (a product or quotient of half its size) cannot look at the clock."""
     if digits > 100_000:
-        left = time_left()
+        left = time_left()              # thread-local: called from Num's conversions
         if left is not None and 1.5 * seconds_per_million * (digits / 1e6) ** 1.6 > left:
             raise timed_out()
 
@@ -111,10 +112,6 @@ class Num:
 
     def __repr__(self):
         return f"Num({self.to_decimal()})"
-
-    @classmethod
-    def of(cls, value: int) -> "Num":
-        return cls(value, 0)
 
     def is_zero(self) -> bool:
         return self.n == 0
@@ -292,7 +289,7 @@ def _check_printed_length(magnitude: int, scale: int, obase: int):
     whole_bits = max(0, magnitude.bit_length() - int(scale * 3.32))
     count = whole_bits / math.log2(obase) + 1 + (radix.fraction_width(scale, obase) if scale else 0)
     length = int(count * _digit_width(obase))
-    limit = string_limit()
+    limit = string_limit()              # thread-local: format_number has no context
     if length > limit:
         raise LimitExceeded("max_string_length", f"bc: a number printed in base {obase} would be "
                             f"longer than {limit} characters (max_string_length)")

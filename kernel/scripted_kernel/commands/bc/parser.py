@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
-from ...base.limits import check_stop
+from ...base.limits import Budget
 
 KEYWORDS = {"if", "else", "while", "for", "break", "continue", "return", "define", "auto",
             "quit", "halt", "print", "length", "sqrt", "scale", "ibase", "obase", "last",
@@ -59,13 +59,13 @@ _TOKEN = re.compile(rf"""
 """, re.S | re.X)
 
 
-def tokenize(text: str) -> Iterator[Token]:
+def tokenize(text: str, budget: Budget) -> Iterator[Token]:
     """The tokens of a program, made as the parser asks for them (a program may be a 16 MB file:
     a list of its tokens would take ten times that), the clock read every few thousand."""
     line = 1
     for count, m in enumerate(_TOKEN.finditer(text), 1):
         if not count % _CLOCK_EVERY:
-            check_stop()
+            budget.check_stop()
         kind, value = m.lastgroup, m.group()
         if kind == "nl":
             line += 1

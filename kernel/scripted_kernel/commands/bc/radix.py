@@ -19,6 +19,7 @@ import math
 from decimal import Decimal
 from functools import lru_cache
 
+# The thread-local budget: conversions run inside Num's printing and parsing, with no context
 from ...base.limits import check_stop
 
 # Exact arithmetic on integers of any size (only products, sums, integer quotients and shifts

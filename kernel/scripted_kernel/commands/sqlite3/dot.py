@@ -10,7 +10,6 @@ import sqlite3
 from typing import Callable, Optional
 
 from ...fs import FsError, access
-from ...base.limits import check_clock
 from .database import OpenError
 from .output import COLUMNAR, MODE_NAMES, SEP_ROW, quote_name, quoted_sql
 from .shell import MAX_INPUT_NESTING, Exit, Session, complete
@@ -443,7 +442,7 @@ def _dump_table(s: Session, name: str, sql: str) -> None:
         if len(out) >= 1024:
             s.write("".join(out))
             out = []
-            check_clock()
+            s.ctx.budget.check_clock()
     s.write("".join(out))
 
 

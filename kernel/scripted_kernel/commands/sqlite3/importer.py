@@ -11,7 +11,6 @@ import sqlite3
 from typing import Iterator, Optional
 
 from ...fs import FsError, access
-from ...base.limits import check_clock
 from .output import quote_name
 from .shell import Session
 
@@ -158,7 +157,7 @@ def _insert_rows(s: Session, file: str, rows, count: int, insert: str) -> int:
             except sqlite3.IntegrityError as e:
                 s.error(f"{file}:{line}: INSERT failed: {e}")
             if n % CHECK_EVERY == CHECK_EVERY - 1:
-                check_clock()
+                s.ctx.budget.check_clock()
     except sqlite3.Error as e:
         s.db.raise_if_stopped()
         s.error(f"Error: {e}")

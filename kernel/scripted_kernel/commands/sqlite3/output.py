@@ -14,7 +14,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from ...base.limits import check_clock, note_allocation
+from ...base.limits import Budget
 
 # The shell's separators (shell.c SEP_*)
 SEP_COLUMN, SEP_ROW, SEP_COMMA, SEP_CRLF, SEP_TAB = "|", "\n", ",", "\r\n", "\t"
@@ -263,8 +263,9 @@ def display_lines(z: Optional[str], width: int, wordwrap: bool) -> list:
 class Printer:
     """Prints the results of one sqlite3 run to `out` with the current `Settings`."""
 
-    def __init__(self, out: Callable[[str], None], settings: Settings):
+    def __init__(self, out: Callable[[str], None], settings: Settings, budget: Budget):
         self.out = out
+        self.budget = budget
         self.settings = settings
         self.reals = Reals()
 
@@ -300,7 +301,7 @@ class Printer:
                 self.out("".join(chunk))
                 chunk, size = [], 0
             if n % CHECK_EVERY == CHECK_EVERY - 1:
-                check_clock()
+                self.budget.check_clock()
         if mode == "json" and n >= 0:
             chunk.append("]\n")
         if chunk:
@@ -419,9 +420,9 @@ class Printer:
             table.append([[s.null_value if c is None else c for c in line] for line in lines])
             size += sum(len(c) for line in lines for c in line if c)
             if n % CHECK_EVERY == CHECK_EVERY - 1:
-                note_allocation(size)
+                self.budget.note(size)
                 size = 0
-                check_clock()
+                self.budget.check_clock()
         if not table:
             return
         widths = [abs(s.widths[k]) if k < len(s.widths) else 0 for k in range(count)]

@@ -8,7 +8,6 @@ import re
 import sqlite3
 from typing import Callable, Optional
 
-from ...base.limits import check_clock
 from . import native
 from .database import Database, NotUtf8, OpenError
 from .output import Printer, Settings
@@ -74,7 +73,7 @@ class Session:
         self.run_dot = run_dot         # dot.run_dot (which imports this module)
         self.db = db
         self.settings = settings
-        self.printer = Printer(self.write, settings)
+        self.printer = Printer(self.write, settings, ctx.budget)
         self.bail = False
         self.echo = False
         self.output: Optional[Callable[[str], None]] = None   # .output FILE
@@ -100,7 +99,7 @@ class Session:
             failure = self._run_statement(sql[start:end], sql[start:])
             if failure is not None:
                 return failure
-            check_clock()
+            self.ctx.budget.check_clock()
         return None
 
     def _run_statement(self, statement: str, rest: str) -> Optional[tuple[int, str]]:

@@ -25,6 +25,7 @@ from typing import Optional
 
 import yaml
 
+from ...base.limits import Budget
 from ...fs import FsError, access
 from .._options import UsageError
 from ..jq.command import run_command_line
@@ -377,15 +378,15 @@ def _read_documents(ctx, inputs: list, annotations: bool, reader):
         if text is None:
             text = ctx.stdin.read_all()
         try:
-            for part in read(text, name, annotations, ctx.limits.max_string_length):
+            for part in read(text, name, annotations, ctx.budget):
                 parts.append(part)
         except (DocumentError, ParseError) as e:
             return parts, e
     return parts, None
 
 
-def _yaml_documents(text: str, name: str, annotations: bool, max_length: int):
-    return to_json(text, name, annotations, max_length)
+def _yaml_documents(text: str, name: str, annotations: bool, budget: Budget):
+    return to_json(text, name, annotations, budget)
 
 
 def _fail(ctx, message: str) -> int:
@@ -393,11 +394,11 @@ def _fail(ctx, message: str) -> int:
     return 1
 
 
-def toml_documents(text: str, name: str, annotations: bool, max_length: int):
+def toml_documents(text: str, name: str, annotations: bool, budget: Budget):
     """tomlq: a TOML file is one document (read with the standard library's tomllib)."""
     if sys.version_info >= (3, 11):         # tomlq is registered only where tomllib exists
         import tomllib
         with reading(name):
             text.encode("utf-8")             # fails on bytes that were not UTF-8 (surrogates)
             document = tomllib.loads(text)
-        yield json_text(document, max_length)
+        yield json_text(document, budget)

@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from ...base.limits import check_clock
+from ...base.limits import Budget
 
 try:
     from yaml import CSafeLoader as _BaseLoader
@@ -208,7 +208,7 @@ _OPENS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
 _CLOSES = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 
-def _events(parser):
+def _events(budget: Budget, parser):
     """Each event of `parser` with the nesting depth after it, the budget checked as they go."""
     depth = n = 0
     while parser.check_event():
@@ -220,10 +220,10 @@ def _events(parser):
         yield event, depth
         n += 1
         if not n % CHECK_EVERY:
-            check_clock()
+            budget.check_clock()
 
 
-def _scan(text: str, name: str, loader) -> bool:
+def _scan(budget: Budget, text: str, name: str, loader) -> bool:
     """Read the events of every document first (libyaml's parser is iterative): refuse
     nesting past MAX_DEPTH; True if aliases occur. A syntax error is left to the loading,
     which reports it where it is, after the documents before it."""
@@ -231,13 +231,13 @@ def _scan(text: str, name: str, loader) -> bool:
     read_to = 0                       # where the last event ended
     parser = loader(NamedText(text, name))
     try:
-        for event, depth in _events(parser):
+        for event, depth in _events(budget, parser):
             if depth > MAX_DEPTH:
                 raise nested_too_deeply(name)
             aliases = aliases or isinstance(event, yaml.AliasEvent)
             read_to = event.end_mark.index
     except yaml.MarkedYAMLError as e:
-        if _refused_nesting(text, name, loader, depth, read_to, e):
+        if _refused_nesting(budget, text, name, loader, depth, read_to, e):
             raise nested_too_deeply(name) from None
     except yaml.YAMLError:
         pass
@@ -246,7 +246,7 @@ def _scan(text: str, name: str, loader) -> bool:
     return aliases
 
 
-def _refused_nesting(text: str, name: str, loader, depth: int, read_to: int, error) -> bool:
+def _refused_nesting(budget: Budget, text: str, name: str, loader, depth: int, read_to: int, error) -> bool:
     """Whether libyaml's `error` is its own refusal of nesting (1000 levels, PyYAML 6.0.4 on),
     told by the depth at the error's position, not by the library's wording. libyaml scans
     ahead of the events it hands out, so the levels opened between the last event and the
@@ -266,7 +266,7 @@ def _refused_nesting(text: str, name: str, loader, depth: int, read_to: int, err
     deepest = 0
     parser = loader(NamedText(text[:mark.index], name))
     try:
-        for _, depth in _events(parser):
+        for _, depth in _events(budget, parser):
             deepest = max(deepest, depth)
     except yaml.YAMLError:
         pass
@@ -275,7 +275,7 @@ def _refused_nesting(text: str, name: str, loader, depth: int, read_to: int, err
     return deepest >= needed
 
 
-def _measure(value) -> tuple[int, int]:
+def _measure(budget: Budget, value) -> tuple[int, int]:
     """(nesting depth, a lower bound of the JSON text's length) of a constructed document,
     each object shared through aliases counted as often as it appears, without recursion.
     Cycles are left to the JSON encoder, which refuses them."""
@@ -311,7 +311,7 @@ def _measure(value) -> tuple[int, int]:
         children = obj.values() if isinstance(obj, dict) else obj
         stack.extend((child, False) for child in children if isinstance(child, (list, dict)))
         if len(known) % CHECK_EVERY == CHECK_EVERY - 1:
-            check_clock()
+            budget.check_clock()
     return known.get(id(value), (0, _scalar_size(value)))
 
 
@@ -330,12 +330,13 @@ class _Encoder(json.JSONEncoder):
         return super().default(o)
 
 
-def to_json(text: str, name: str, annotations: bool, max_length: int):
-    """Each YAML document of `text` as one line of JSON text, as they are read. Raises
-    DocumentError (refused) or ParseError."""
+def to_json(text: str, name: str, annotations: bool, budget: Budget):
+    """Each YAML document of `text` as one line of JSON text, as they are read, each at most
+    max_string_length long. Raises DocumentError (refused) or ParseError."""
+    max_length = budget.string_limit()
     loader_type = loader_class(annotations)
     with reading(name):
-        aliases = _scan(text, name, loader_type)
+        aliases = _scan(budget, text, name, loader_type)
     loader = loader_type(NamedText(text, name))
     try:
         last = 0
@@ -348,12 +349,12 @@ def to_json(text: str, name: str, annotations: bool, max_length: int):
                 end = node.end_mark.index
                 allowed = max(end - last, 1) * EXPANSION_FACTOR
                 if aliases:                   # sized before it is built
-                    _check_size(_measure(document)[1], allowed, max_length)
+                    _check_size(_measure(budget, document)[1], allowed, max_length)
                 encoded = json.dumps(document, cls=_Encoder)
                 _check_size(len(encoded), allowed, max_length)
             last = end
             yield encoded + "\n"
-            check_clock()
+            budget.check_clock()
     finally:
         loader.dispose()
 
@@ -376,12 +377,12 @@ def _check_size(size: int, allowed: int, max_length: int) -> None:
                             "(max_string_length)")
 
 
-def json_text(document, max_length: int) -> str:
+def json_text(document, budget: Budget) -> str:
     """One document as a line of JSON text (dates and times as ISO 8601); refused past
-    MAX_DEPTH levels, as YAML documents are."""
-    _measure(document)
+    MAX_DEPTH levels, as YAML documents are, and past max_string_length."""
+    _measure(budget, document)
     encoded = json.dumps(document, cls=_Encoder)
-    _check_size(len(encoded), max_length, max_length)
+    _check_size(len(encoded), budget.string_limit(), budget.string_limit())
     return encoded + "\n"
 
 

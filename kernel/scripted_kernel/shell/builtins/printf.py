@@ -89,7 +89,9 @@ def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, 
             continue
         m = _SPEC.match(fmt, i)
         if not m:
-            rest = re.match(r"%[-+ #0']*[0-9*]*(?:\.[0-9*]*)?(.?)", fmt[i:]).group(1)
+            bad = re.match(r"%[-+ #0']*[0-9*]*(?:\.[0-9*]*)?(.?)", fmt[i:])
+            assert bad is not None          # fmt[i] is "%", all the rest is optional
+            rest = bad.group(1)
             sh.error(f"printf: `{rest}': invalid format character" if rest else
                      "printf: `%': missing format character")
             errors.append(None)
@@ -141,11 +143,11 @@ def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, 
             else:
                 out.append(_format_unsigned(flags, width, precision, conv, v))
         else:
-            v = parse_float(arg or "", errors)
+            x = parse_float(arg or "", errors)
             if conv in "aA":
-                out.append(v.hex())
+                out.append(x.hex())
             else:
-                out.append((spec + conv) % v)
+                out.append((spec + conv) % x)
     return "".join(out), pos, False
 
 
@@ -153,7 +155,7 @@ def _strftime(sh, fmt: str, arg, errors) -> str:
     """%(fmt)T in the script's TZ (UTC unless the script exports TZ; never the host's zone)."""
     import datetime
     stamp = parse_int(sh, arg, errors) if arg not in (None, "", "-1", "-2") else int(wall_clock())
-    tz = datetime.timezone.utc
+    tz: datetime.tzinfo = datetime.timezone.utc
     name = sh.exported_env().get("TZ")
     if name:
         try:
@@ -196,6 +198,7 @@ def _format_unsigned(flags: str, width, precision, conv: str, v: int) -> str:
 
 def _pad(spec: str, text: str) -> str:
     m = re.match(r"%([-+ #0]*)([0-9]*)(?:\.([0-9]*))?", spec)
+    assert m is not None                # spec starts with "%", all the rest is optional
     flags, width, precision = m.groups()
     if precision is not None:
         text = text[:int(precision or 0)]

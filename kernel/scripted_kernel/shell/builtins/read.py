@@ -11,7 +11,8 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 def _read_raw(stdin, delim: str, nchars, exact: bool, raw: bool):
     """(chars, escaped mask, found delimiter) from stdin."""
-    chars, mask = [], []
+    chars: list[str] = []
+    mask: list[bool] = []
     found = False
     while True:
         if nchars is not None and len(chars) >= nchars:
@@ -66,7 +67,7 @@ def _split_for_read(chars, mask, ifs: str, count: int) -> list[str]:
     delims = set(ifs)
     n = len(chars)
     i = 0
-    fields = []
+    fields: list[str] = []
 
     def is_ws(k):
         return chars[k] in ws and not mask[k]
@@ -190,8 +191,7 @@ def read(sh, argv):
             ws = "".join(c for c in ifs if c in " \t\n")
             line = line.strip(ws) if ws else line
             if ifs and not ws or (set(ifs) - set(ws)):
-                chars = list(line)
-                line = _split_for_read(chars, [False] * len(chars), ifs, 1)[0] if chars else ""
+                line = _split_for_read(list(line), [False] * len(line), ifs, 1)[0] if line else ""
         _assign(sh, names[0] if names else "REPLY", line)
         return 0 if found else 1
     chars, mask, found = (_read_plain_line(stdin, delim if delim else "\0", raw) if nchars is None
@@ -285,7 +285,7 @@ def mapfile(sh, argv):
     if not _NAME.match(name):
         sh.error(f"{argv[0]}: `{name}': not a valid identifier")
         return 1
-    lines = []
+    lines: list[str] = []
     stdin = sh.stdin if stdin_fd is None else stdin_fd
     while count == 0 or len(lines) < count + skip:
         line = stdin.read_until(delim)

@@ -63,7 +63,8 @@ def _assoc_key(k: str) -> str:
 
 
 def _parse_flags(sh, argv, cmd: str, allowed: str):
-    on, off = set(), set()
+    on: set[str] = set()
+    off: set[str] = set()
     i = 1
     while i < len(argv):
         a = argv[i]
