@@ -137,6 +137,11 @@ class SessionStore:
             with self._boundary():
                 self._delete(sid)
 
+    def ping(self) -> None:
+        """Nothing when the store answers; StoreError when it does not."""
+        with self._boundary():
+            self._ping()
+
     @contextmanager
     def _boundary(self):
         try:
@@ -184,6 +189,9 @@ class SessionStore:
 
     def _delete(self, sid: str) -> None:
         raise NotImplementedError
+
+    def _ping(self) -> None:
+        """The memory of this process always answers."""
 
 
 class MemoryStore(SessionStore):
@@ -359,6 +367,10 @@ class DirectoryStore(SessionStore):
         with self._locked(self._file(sid, "lock")):
             self._remove(sid)
 
+    def _ping(self):
+        if not os.access(self.path, os.W_OK | os.X_OK):
+            raise OSError(f"session store directory {self.path} is not writable")
+
     def sweep(self) -> int:
         """Remove the sessions idle past idle_seconds; the number of sessions kept."""
         kept = 0
@@ -471,6 +483,9 @@ class RedisStore(SessionStore):
 
     def _save(self, sid, version, data, kept):
         return self._save_script(keys=self._keys(sid), args=[sid, self.ttl, version, data, kept]) == 1
+
+    def _ping(self):
+        self.client.ping()
 
     def _delete(self, sid):
         pipe = self.client.pipeline()
