@@ -189,6 +189,7 @@ class SessionPool:
         self.hooks: list = []
         self.sessions: collections.OrderedDict = collections.OrderedDict()    # id -> _Session, oldest use first
         self.dropped: collections.OrderedDict = collections.OrderedDict()     # id -> why
+        self.closed: collections.OrderedDict = collections.OrderedDict()      # ids of sessions ended
         self.executor = ThreadPoolExecutor(max_workers=max(1, limits.max_sessions),
                                            thread_name_prefix="scripted-mcp-session")
         self._sweeper: Optional[asyncio.TimerHandle] = None
@@ -224,9 +225,12 @@ class SessionPool:
         return response
 
     def close(self, key):
-        session = self.sessions.get(key)
-        if session is not None and session.idle:
-            del self.sessions[key]
+        """End a session: its tool is dropped, and a later call of it is refused."""
+        self.sessions.pop(key, None)
+        self.dropped.pop(key, None)
+        self.closed[key] = True
+        while len(self.closed) > self.REMEMBERED:
+            self.closed.popitem(last=False)
 
     def _release(self, key, session: _Session):
         session.busy = False
@@ -241,6 +245,8 @@ class SessionPool:
         if session is not None:
             self.sessions.move_to_end(key)
             return session, ""
+        if key in self.closed:
+            raise SessionRefused("this session was closed: open a new one")
         self.expire_idle()
         tool = self._make()
         kept = kept_bytes(tool)
@@ -340,16 +346,24 @@ class PooledSessions:
         if job.session is None:
             run = lambda: _fresh_run(self.pool, job)   # noqa: E731
         else:
-            run = lambda: self.pool.execute((job.principal, job.session), job.commands, job.cancel,  # noqa: E731
-                                            job.on_output)
+            run = lambda: self._in_session(job)        # noqa: E731
         if job.idempotency is None:
             return await run()
         return await self.outcomes.once((job.principal, job.session, job.idempotency), run)
 
+    async def _in_session(self, job: Job) -> ToolResponse:
+        try:
+            return await self.pool.execute((job.principal, job.session), job.commands, job.cancel, job.on_output)
+        except SessionRefused as e:
+            return _refusal(str(e), "session")
+
     async def resume(self, job: Job, continuation: bytes, decision) -> ToolResponse:
         if job.session is None:
             return await asyncio.to_thread(_in_context, _resume, self.pool._make(), continuation, decision)
-        return await self.pool.resume((job.principal, job.session), continuation, decision)
+        try:
+            return await self.pool.resume((job.principal, job.session), continuation, decision)
+        except SessionRefused as e:
+            return _refusal(str(e), "session")
 
 
 async def _fresh_run(pool: SessionPool, job: Job) -> ToolResponse:
