@@ -58,8 +58,17 @@ def _models():
             params: TaskParams
             name_param = "taskId"
 
+        class UpdateParams(TaskParams):
+            input_responses: dict = Field(alias="inputResponses")
+
+        class UpdateTask(Request[UpdateParams, Literal["tasks/update"]]):
+            method: Literal["tasks/update"] = "tasks/update"
+            params: UpdateParams
+            name_param = "taskId"
+
         _MODELS = {"CreatedTask": CreatedTask, "TaskState": TaskState, "TaskParams": TaskParams,
-                   "GetTask": GetTask, "CancelTask": CancelTask}
+                   "GetTask": GetTask, "CancelTask": CancelTask, "UpdateParams": UpdateParams,
+                   "UpdateTask": UpdateTask}
     return _MODELS
 
 
@@ -77,6 +86,14 @@ async def cancel_task(session, task_id: str):
     from mcp_types import EmptyResult
     m = _models()
     return await session.send_request(m["CancelTask"](params=m["TaskParams"](task_id=task_id)), EmptyResult)
+
+
+async def update_task(session, task_id: str, input_responses: dict):
+    """tasks/update: answers to a task's inputRequests (a paused run's approval)."""
+    from mcp_types import EmptyResult
+    m = _models()
+    return await session.send_request(m["UpdateTask"](params=m["UpdateParams"](
+        task_id=task_id, input_responses=input_responses)), EmptyResult)
 
 
 def tasks_extension(on_state=None):

@@ -130,20 +130,21 @@ def make_call(ctx) -> Call:
                 loop=asyncio.get_running_loop())
     if http is not None:
         http.on_disconnect(call.cancel)
-    token = ctx.meta.get("progressToken") if isinstance(ctx.meta, dict) else getattr(ctx.meta, "progress_token", None)
-    if token is not None:
-        call.progress = Progress(ctx, token)
+    meta = ctx.meta or {}
+    # a client that asked for progress sent a token; in-process (the SDK's direct dispatcher)
+    # the dispatcher holds it instead
+    if meta.get("progress_token", meta.get("progressToken")) is not None or (request is None and call.modern):
+        call.progress = Progress(ctx)
     return call
 
 
 class Progress:
     """The output of a run as `notifications/progress` (progress: characters so far; message:
-    the new text), for a client that sent a progress token. Chunks written on the runner
-    thread are put on the loop and sent in order, coalesced while a send is under way."""
+    the new text), for a client that asked for progress. Chunks written on the runner thread
+    are put on the loop and sent in order, coalesced while a send is under way."""
 
-    def __init__(self, ctx, token):
+    def __init__(self, ctx):
         self.ctx = ctx
-        self.token = token
         self.loop = asyncio.get_running_loop()
         self.sent = 0
         self.pending: list = []
@@ -165,8 +166,7 @@ class Progress:
             text, self.pending = "".join(self.pending), []
             self.sent += len(text)
             try:
-                await self.ctx.session.send_progress_notification(
-                    self.token, self.sent, message=valid_unicode(text), related_request_id=self.ctx.request_id)
+                await self.ctx.session.report_progress(self.sent, None, valid_unicode(text))
             except Exception:               # the client went away: its result has nowhere to go either
                 self.stopped = True
 
@@ -333,12 +333,10 @@ def _refusal(message: str, error: str) -> ToolResponse:
 
 def trace_entries(response: ToolResponse) -> list:
     """The run's tool-call log as JSON values (a callback's odd parameter values as text)."""
-    entries = []
-    for e in response.trace:
-        entries.append({"name": e.name, "kind": e.kind, "argv": [str(a) for a in e.argv],
-                        "params": json.loads(json.dumps(e.params, default=str)) if isinstance(e.params, dict) else None,
-                        "exit_code": e.exit_code, "duration_ms": round(e.duration_ms, 3), "status": e.status})
-    return entries
+    entries = [{"name": e.name, "kind": e.kind, "argv": [str(a) for a in e.argv],
+                "params": e.params if isinstance(e.params, dict) else None, "exit_code": e.exit_code,
+                "duration_ms": round(e.duration_ms, 3), "status": e.status} for e in response.trace]
+    return json.loads(json.dumps(entries, default=str)) if entries else entries
 
 
 def script_result(name: str, started: float, response: ToolResponse, disconnected: bool = False):

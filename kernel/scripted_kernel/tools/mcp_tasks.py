@@ -76,6 +76,7 @@ class Task:
         self.resume: Optional[Any] = None       # (job, continuation, key, allowed) of a paused run
         self.work: Optional[asyncio.Task] = None
         self.cancel_asked: Optional[float] = None
+        self.stopped_after: Optional[float] = None    # seconds from tasks/cancel to the run's end
         self.size = 0
 
     @property
@@ -146,7 +147,10 @@ class Tasks:
     def _follow(self, task: Task, work, answer):
         async def finish():
             try:
-                result = await answer(await work)
+                response = await work
+                if task.cancel_asked is not None:
+                    task.stopped_after = time.monotonic() - task.cancel_asked
+                result = await answer(response)
             except Exception as e:                # the server failed it: a JSON-RPC error
                 _LOG.warning(json.dumps({"event": "task_error", "task": task.task_id,
                                          "error": f"{type(e).__name__}: {e}"}))
@@ -179,8 +183,8 @@ class Tasks:
         task.size = len(json.dumps(result)) if result is not None else 0
         self.kept_bytes += task.size
         line = {"event": "task", "task": task.task_id, "status": status, "pid": os.getpid()}
-        if task.cancel_asked is not None:
-            line["stopped_after_ms"] = round((time.monotonic() - task.cancel_asked) * 1000, 1)
+        if task.stopped_after is not None:
+            line["stopped_after_ms"] = round(task.stopped_after * 1000, 1)
         _LOG.info(json.dumps(line))
         self._trim()
 
