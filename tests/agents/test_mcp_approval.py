@@ -138,3 +138,54 @@ def test_bash_tool_sessions_ask_too(mode):
             return await client.call_tool("bash", {"commands": "deploy web; echo $?"})
     result = asyncio.run(asyncio.wait_for(main(), 120))
     assert result.structured_content["stdout"] == "126\n" and result.is_error is False
+
+
+REFUNDS = '''
+import os
+from scripted_kernel import ScriptedTool, tool
+
+LEDGER = os.environ["SCRIPTED_TEST_LEDGER"]
+
+
+@tool()
+def refund(order: int) -> str:
+    """Refund an order (written to the ledger)."""
+    with open(LEDGER, "a") as f:
+        f.write(f"{order} by {os.getpid()}\\n")
+    return f"refunded {order}"
+
+
+api = ScriptedTool.builder("shop").function(refund).build()
+'''
+
+
+def test_an_approval_round_trip_served_by_two_workers(tmp_path):
+    """A 2026-07-28 call paused for approval on one worker and retried with the answer on
+    another: the second resumes it from the sealed requestState (they share the key), and the
+    refund is made once, by the worker that got the answer."""
+    from services import Service
+    (tmp_path / "shop.py").write_text(REFUNDS)
+    ledger = tmp_path / "ledger"
+    env = {"SCRIPTED_TEST_LEDGER": str(ledger), "SCRIPTED_MCP_SESSION_KEY": "shared by the workers"}
+    a = Service("--tools", f"{tmp_path / 'shop.py'}:api", "--approve", env=env, token="t")
+    b = Service("--tools", f"{tmp_path / 'shop.py'}:api", "--approve", env=env, token="t")
+    script = "echo start; refund --order 42; echo end"
+
+    async def scenario():
+        async with a.client() as on_a, b.client() as on_b:
+            asked = await on_a.session.call_tool("shop", {"commands": script}, allow_input_required=True)
+            assert isinstance(asked, types.InputRequiredResult) and not ledger.exists()
+            (key, question), = asked.input_requests.items()
+            answer = {key: types.ElicitResult(action="accept", content={"decision": "allow"})}
+            done = await on_b.session.call_tool("shop", {"commands": script}, input_responses=answer,
+                                                request_state=asked.request_state, allow_input_required=True)
+            return question, done
+    try:
+        question, done = asyncio.run(asyncio.wait_for(scenario(), 120))
+        pids = a.health()["pid"], b.health()["pid"]
+    finally:
+        a.stop()
+        b.stop()
+    assert "`refund --order 42`" in question.params.message
+    assert done.structured_content["stdout"] == "start\nrefunded 42end\n"
+    assert ledger.read_text() == f"42 by {pids[1]}\n"
