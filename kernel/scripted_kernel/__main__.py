@@ -242,11 +242,19 @@ def _serve_http(config, port: int, workers: int) -> int:
     return mcp_service.run_workers(config.host, port, workers, token_required=bool(config.token))
 
 
+JUPYTER = ("IPython", "ipykernel", "ipywidgets", "jupyter_client", "nbclient", "nbformat")
+
+
 def main(argv=None) -> int:
     try:
         return _main(sys.argv[1:] if argv is None else argv)
     except ToolSpecError as e:             # --tools that names no ScriptedTool
         raise SystemExit(str(e)) from None
+    except ModuleNotFoundError as e:       # the kernel, `notebook` or `install` without Jupyter
+        if (e.name or "").split(".")[0] not in JUPYTER:
+            raise
+        raise SystemExit(f"scripted_kernel: the notebook needs Jupyter ({e.name} is not installed): "
+                         "pip install 'scripted-kernel[notebook]'") from None
 
 
 def _main(argv: list) -> int:
