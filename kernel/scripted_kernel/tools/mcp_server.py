@@ -36,38 +36,15 @@ from typing import Any, Optional
 from ..shell.limits import CancelToken
 from .containment import valid_unicode
 from .mcp_client import McpError
+from .mcp_results import OUTPUT_SCHEMA, trace_entries
+# the session classes, for the imports of older code
+from .mcp_sessions import SessionLimits, SessionPool, SessionRefused, StoredSessions, kept_bytes  # noqa: F401
 from .scripted_tool import ScriptedTool, ToolResponse
 from .toolset import DiscoveryMode, ScriptingToolSet
 
 _CALLS = logging.getLogger("scripted_kernel.mcp")
 
 TOOLS_TTL_MS = 300_000          # tools/list: the tools never change while a server lives
-TRACE_ENTRY_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "name": {"type": "string"},
-        "kind": {"type": "string", "description": "tool, builtin, help or discover"},
-        "argv": {"type": "array", "items": {"type": "string"}},
-        "params": {"type": ["object", "null"]},
-        "exit_code": {"type": "integer"},
-        "duration_ms": {"type": "number"},
-        "status": {"type": "string", "description": "done, failed, denied, not started or left running"},
-    },
-    "required": ["name", "kind", "argv", "params", "exit_code", "duration_ms", "status"],
-}
-OUTPUT_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "stdout": {"type": "string"},
-        "stderr": {"type": "string"},
-        "exit_code": {"type": "integer"},
-        "error": {"type": ["string", "null"],
-                  "description": "what stopped the script (timeout, cancelled, limit:NAME, session, store, "
-                                 "paused, ...); null when it ran to its end"},
-        "trace": {"type": "array", "items": TRACE_ENTRY_SCHEMA, "description": "the script's tool calls, in order"},
-    },
-    "required": ["stdout", "stderr", "exit_code", "error", "trace"],
-}
 SESSION_ARGUMENT = {"type": "string", "description": "a session handle from <tool>_session_open: the call runs in "
                                                      "that session's shell and files"}
 IDEMPOTENCY_ARGUMENT = {"type": "string", "maxLength": 128,
@@ -331,14 +308,6 @@ def _refusal(message: str, error: str) -> ToolResponse:
 
 # ---------------------------------------------------------------- results
 
-def trace_entries(response: ToolResponse) -> list:
-    """The run's tool-call log as JSON values (a callback's odd parameter values as text)."""
-    entries = [{"name": e.name, "kind": e.kind, "argv": [str(a) for a in e.argv],
-                "params": e.params if isinstance(e.params, dict) else None, "exit_code": e.exit_code,
-                "duration_ms": round(e.duration_ms, 3), "status": e.status} for e in response.trace]
-    return json.loads(json.dumps(entries, default=str)) if entries else entries
-
-
 def script_result(name: str, started: float, response: ToolResponse, disconnected: bool = False):
     """A response as MCP carries it (undecodable bytes become U+FFFD), logged as one line. A
     failing script is an error result (isError: true) that still carries its stdout, stderr
@@ -501,7 +470,7 @@ def approval_round(call: Call, job, response: ToolResponse):
 # ---------------------------------------------------------------- building
 
 def build_server(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, *, session_tools=None,
-                 session_limits: Optional["SessionLimits"] = None, stored_sessions=None,
+                 session_limits: Optional[SessionLimits] = None, stored_sessions=None,
                  approve: bool = False, options: Optional[ServerOptions] = None):
     """The MCP server (the SDK's low-level Server) offering `tool`. `session_tools`: a factory
     of one tool per session (a BashTool's shell and files are a session's own), kept in this
@@ -511,7 +480,7 @@ def build_server(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, *,
     from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
     from .. import __version__
-    from .mcp_sessions import FreshRuns, PooledSessions, SessionLimits
+    from .mcp_sessions import FreshRuns, PooledSessions
     options = options or ServerOptions(approve=approve)
     if approve:
         options = dataclasses.replace(options, approve=True)
@@ -566,8 +535,5 @@ def serve(tool: ScriptedTool, mode: DiscoveryMode = DiscoveryMode.ALL, approve: 
     server = build_server(tool, mode, approve=approve, session_tools=session_tools, options=options)
     anyio.run(serve_stdio, server)
 
-
-# re-exported for older imports
-from .mcp_sessions import SessionLimits, SessionPool, SessionRefused, StoredSessions, kept_bytes  # noqa: E402,F401
 
 __all__ = ["Call", "ServerOptions", "build_server", "script_result", "serve"]

@@ -54,20 +54,6 @@ def _in_context(fn, *args):
     return contextvars.copy_context().run(fn, *args)
 
 
-def response_to_json(response: ToolResponse) -> str:
-    from .mcp_server import trace_entries
-    return json.dumps({"stdout": response.stdout, "stderr": response.stderr, "exit_code": response.exit_code,
-                       "error": response.error, "trace": trace_entries(response)})
-
-
-def response_from_json(text) -> ToolResponse:
-    from .scripted_tool import TraceEntry
-    data = json.loads(text)
-    trace = [TraceEntry(e["name"], e["kind"], e["argv"], e["params"], e["exit_code"], e["duration_ms"],
-                        status=e["status"]) for e in data.get("trace", ())]
-    return ToolResponse(data["stdout"], data["stderr"], data["exit_code"], data.get("error"), trace=trace)
-
-
 class Outcomes:
     """The outcomes of the last calls that carried an idempotency key, in this process: a
     retry with the key gets the first call's outcome (and waits for it while it runs) rather
