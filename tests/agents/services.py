@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -31,7 +32,9 @@ class Service:
             command += ["--token", token]
         self.proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                      env={**os.environ, **(env or {})})
-        self._stderr: str | None = None
+        self._log: list = []             # stderr's lines so far
+        self._drain = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._drain.start()
         if wait:
             self.wait_until_up()
 
@@ -71,6 +74,9 @@ class Service:
         try:
             with urllib.request.urlopen(request, timeout=timeout) as r:
                 raw = r.read()
+                if r.headers.get("content-type", "").startswith("text/event-stream"):
+                    # an MCP session's answer comes as events: the last data line is the response
+                    raw = [line for line in raw.splitlines() if line.startswith(b"data:")][-1][5:]
                 return r.status, r.headers.get("mcp-session-id"), json.loads(raw) if raw else None
         except urllib.error.HTTPError as e:
             raw = e.read()
@@ -115,11 +121,20 @@ class Service:
 
     @property
     def stderr(self) -> str:
-        if self._stderr is None:
-            if self.proc.poll() is None:
-                return ""
-            self._stderr = self.proc.stderr.read()
-        return self._stderr
+        """What the service wrote to stderr: so far, or all of it once it has exited."""
+        if self.proc.poll() is not None:
+            self._drain.join(30)
+        return self.log_so_far()
+
+    def log_so_far(self) -> str:
+        """What the service has written to stderr so far."""
+        return "".join(self._log)
+
+    def _drain_stderr(self):
+        # read as it is written: a service whose stderr pipe filled up (some 600 call log
+        # lines) would block on its next line
+        for line in self.proc.stderr:
+            self._log.append(line)
 
     def stop(self) -> str:
         if self.proc.poll() is None:
@@ -133,6 +148,15 @@ class Service:
 
     def log_lines(self) -> list:
         return [json.loads(line) for line in self.stop().splitlines() if line.startswith("{")]
+
+
+def redis_on(port: int):
+    """A conftest.RedisServer on a port of the test's choosing (one a service was told of
+    before the store came up)."""
+    import conftest
+    from unittest import mock
+    with mock.patch.object(conftest, "free_port", lambda: port):
+        return conftest.RedisServer()
 
 
 def structured(result) -> dict:

@@ -42,9 +42,22 @@ def trace_entries(response: ToolResponse) -> list:
     return json.loads(json.dumps(entries, default=str)) if entries else entries
 
 
-def response_to_json(response: ToolResponse) -> str:
-    return json.dumps({"stdout": response.stdout, "stderr": response.stderr, "exit_code": response.exit_code,
-                       "error": response.error, "trace": trace_entries(response)})
+def response_to_json(response: ToolResponse, max_bytes: int = 0) -> str:
+    """A response as JSON text (a recorded outcome); within `max_bytes` (0: any), the start of
+    its streams and of its tool-call log kept, with a note saying so."""
+    record: dict = {"stdout": response.stdout, "stderr": response.stderr, "exit_code": response.exit_code,
+                    "error": response.error, "trace": trace_entries(response)}
+    text = json.dumps(record)             # ASCII: its length is its size
+    trace, keep = record["trace"], max_bytes // 4
+    while max_bytes and len(text) > max_bytes:
+        record.update(stdout=response.stdout[:keep], trace=trace[:keep // 4096],
+                      stderr=response.stderr[:keep] + "bash: note: the recorded outcome keeps the start of each "
+                                                      "stream\n")
+        text = json.dumps(record)
+        if not keep:
+            break                 # (only a bound below an empty record's size ends here)
+        keep //= 2                # escapes may make the text many times the characters kept
+    return text
 
 
 def response_from_json(text) -> ToolResponse:

@@ -47,7 +47,8 @@ _CALLS = logging.getLogger("scripted_kernel.mcp")
 TOOLS_TTL_MS = 300_000          # tools/list: the tools never change while a server lives
 SESSION_ARGUMENT = {"type": "string", "description": "a session handle from <tool>_session_open: the call runs in "
                                                      "that session's shell and files"}
-IDEMPOTENCY_ARGUMENT = {"type": "string", "maxLength": 128,
+MAX_IDEMPOTENCY_KEY = 128           # (a key is kept with each session's record)
+IDEMPOTENCY_ARGUMENT = {"type": "string", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY,
                         "description": "a key of your choosing: a call retried with the same key returns the "
                                        "first call's outcome instead of running again"}
 
@@ -222,6 +223,9 @@ class ScriptServer:
         commands = _text_argument(arguments, "commands")
         if commands is None:
             return _argument_error(self.name, "commands")
+        key = arguments.get("idempotency_key")
+        if key is not None and not (isinstance(key, str) and 0 < len(key) <= MAX_IDEMPOTENCY_KEY):
+            return _argument_error(self.name, "idempotency_key", f"a string of 1 to {MAX_IDEMPOTENCY_KEY} characters")
         call = make_call(ctx)
         defer = self.tasks is not None and self.tasks.may_defer(ctx, params)
         if defer or call.progress is not None:
@@ -246,7 +250,7 @@ class ScriptServer:
     def _job(self, call: Call, arguments: dict, commands: str):
         from .mcp_sessions import Job
         job = Job(commands, call.cancel, call.output.write if call.output is not None else None,
-                  principal=call.principal, idempotency=_text_argument(arguments, "idempotency_key"))
+                  principal=call.principal, idempotency=arguments.get("idempotency_key"))
         handle = arguments.get("session")
         if handle is not None:
             if self.handles is None:
@@ -287,7 +291,8 @@ class ScriptServer:
                 await call.progress.flush()
             if response.status == "paused" and call.modern and response.continuation is not None:
                 return approval_round(call, call.job, response)
-            return script_result(self.name, started, response, disconnected=call.cancel.cancelled)
+            gone_at = call.http.gone_at if call.http is not None else None
+            return script_result(self.name, started, response, gone_at=gone_at)
         return answer
 
 
@@ -296,9 +301,9 @@ def _text_argument(arguments: dict, name: str) -> Optional[str]:
     return value if isinstance(value, str) else None
 
 
-def _argument_error(tool: str, name: str):
+def _argument_error(tool: str, name: str, what: str = "a string"):
     from mcp_types import CallToolResult, TextContent
-    return CallToolResult(content=[TextContent(type="text", text=f"{tool}: `{name}` must be a string")],
+    return CallToolResult(content=[TextContent(type="text", text=f"{tool}: `{name}` must be {what}")],
                           is_error=True)
 
 
@@ -308,25 +313,27 @@ def _refusal(message: str, error: str) -> ToolResponse:
 
 # ---------------------------------------------------------------- results
 
-def script_result(name: str, started: float, response: ToolResponse, disconnected: bool = False):
+def script_result(name: str, started: float, response: ToolResponse, gone_at: Optional[float] = None):
     """A response as MCP carries it (undecodable bytes become U+FFFD), logged as one line. A
     failing script is an error result (isError: true) that still carries its stdout, stderr
     and exit code: a client that only looks at isError knows it failed, a model reads why."""
     from mcp_types import CallToolResult, TextContent
     output = {"stdout": valid_unicode(response.stdout), "stderr": valid_unicode(response.stderr),
               "exit_code": response.exit_code, "error": response.error, "trace": trace_entries(response)}
-    log_call(name, started, response, disconnected)
+    log_call(name, started, response, gone_at)
     text = json.dumps({k: output[k] for k in ("stdout", "stderr", "exit_code")}, indent=2)
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=output,
                           is_error=response.exit_code != 0)
 
 
-def log_call(name: str, started: float, response: ToolResponse, disconnected: bool = False, **extra):
+def log_call(name: str, started: float, response: ToolResponse, gone_at: Optional[float] = None):
+    """One JSON line per call; for a client that went away, how soon after its run stopped."""
     line = {"event": "call", "tool": name, "pid": os.getpid(),
             "duration_ms": round((time.perf_counter() - started) * 1000, 1), "exit_code": response.exit_code,
-            "bytes_out": len(response.stdout) + len(response.stderr), "error": response.error, **extra}
-    if disconnected:
+            "bytes_out": len(response.stdout) + len(response.stderr), "error": response.error}
+    if gone_at is not None:
         line["client_gone"] = True
+        line["stopped_after_ms"] = round((time.monotonic() - gone_at) * 1000, 1)
     _CALLS.info(json.dumps(line))
 
 

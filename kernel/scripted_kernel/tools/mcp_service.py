@@ -401,6 +401,7 @@ class HttpExchange:
     def __init__(self, receive):
         self._receive = receive
         self.gone = asyncio.Event()
+        self.gone_at: Optional[float] = None      # when the client went away (time.monotonic)
         self.responded = False
         self.tokens: set = set()
         self._watch: Optional[asyncio.Task] = None
@@ -414,6 +415,7 @@ class HttpExchange:
             if message["type"] == "http.disconnect":
                 break
         if not self.responded:         # (the server also reports a finished response as one)
+            self.gone_at = time.monotonic()
             self.gone.set()
             for token in list(self.tokens):
                 token.cancel("cancelled")
@@ -656,8 +658,46 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def head_timeout_protocol(seconds: float):
+    """uvicorn's HTTP protocol, closing a connection whose request head (request line and
+    headers) has not all arrived `seconds` after the connection opened or after its previous
+    response: uvicorn has no such bound, and a client trickling a byte now and then holds its
+    connection (and uvicorn's keep-alive timer restarts on every byte)."""
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    class HeadTimeoutProtocol(AutoHTTPProtocol):          # type: ignore[misc,valid-type]
+        _head_timer: Optional[asyncio.TimerHandle] = None
+
+        def connection_made(self, transport):
+            super().connection_made(transport)
+            self._arm_head_timer()
+
+        def on_response_complete(self):
+            super().on_response_complete()
+            self._arm_head_timer()
+
+        def connection_lost(self, exc):
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+            super().connection_lost(exc)
+
+        def _arm_head_timer(self):
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+            self._head_timer = self.loop.call_later(seconds, self._head_too_slow, self.cycle)
+
+        def _head_too_slow(self, cycle_then):
+            # a request whose head arrived since the timer was armed has a cycle of its own
+            if self.cycle is cycle_then and not self.transport.is_closing():
+                self.transport.close()
+
+    return HeadTimeoutProtocol
+
+
 def _worker(host: str, port: int):
     import uvicorn
+    service = ServiceConfig.from_env()
     config = uvicorn.Config("scripted_kernel.tools.mcp:create_app", factory=True, access_log=False,
-                            log_level="warning", timeout_graceful_shutdown=graceful_seconds())
+                            log_level="warning", timeout_graceful_shutdown=graceful_seconds(),
+                            http=head_timeout_protocol(service.header_timeout_seconds))
     uvicorn.Server(config).run(sockets=[_listening_socket(host, port)])

@@ -659,6 +659,12 @@ class StoredSessions:
         loaded = self._load(sid, job.principal, sizes)
         if not isinstance(loaded, tuple):
             return loaded, 0
+        if job.idempotency is not None:
+            # asked after the load: an outcome saved before it is seen now, one saved after it
+            # makes this call's save fail its compare and set, and its next attempt sees it
+            recorded = self._recorded(sid, job.idempotency)
+            if recorded is not None:
+                return recorded, loaded[1].kept_bytes()
         version, tool = loaded
         self._limit_growth(tool, grant // 2 - tool.kept_bytes())
         response = work(tool, version)
@@ -669,7 +675,18 @@ class StoredSessions:
         if job.cancel.cancelled or response.error == "conflict":
             return response, kept              # the client went away (or the session moved on): nothing kept
         snapshot = tool.snapshot(key=self._signing_key(sid, job.principal, version + 1, kept))
-        return self._save(sid, version, snapshot, kept, response), kept
+        return self._save(sid, version, snapshot, kept, response, job.idempotency), kept
+
+    def _recorded(self, sid: str, key: str):
+        """The outcome recorded for the call's idempotency key (a retry of a call that was
+        saved), or a response saying the store cannot tell, or None: run it."""
+        from .mcp_results import response_from_json
+        from .session_store import StoreError
+        try:
+            recorded = self.store.outcome(sid, key)
+        except StoreError as e:
+            return self._store_failure(e, "load")
+        return response_from_json(recorded) if recorded is not None else None
 
     def _load(self, sid: str, principal: str, sizes: tuple):
         """(version, the session's BashTool); a response saying why not; or None: the session
@@ -697,25 +714,45 @@ class StoredSessions:
         self.highest.note(sid, record.version)
         return record.version, tool
 
-    def _save(self, sid: str, version: int, snapshot: bytes, kept: int, response):
-        """The call's response once its snapshot is saved as version+1 (or why not), or None:
-        another request saved first."""
+    def _save(self, sid: str, version: int, snapshot: bytes, kept: int, response, idempotency=None):
+        """The call's response once its snapshot is saved as version+1 (with its outcome, for
+        an idempotency key), or why not; or None: another request saved first."""
+        import secrets
+
+        from .mcp_results import response_to_json
         from .session_store import SessionTooLarge, StoreError
+        writer = secrets.token_hex(8)
+        outcome = (idempotency, response_to_json(response, self.store.MAX_OUTCOME)) if idempotency else None
         try:
-            saved = self.store.save(sid, version, snapshot, kept)
+            saved = self.store.save(sid, version, snapshot, kept, writer, outcome)
         except SessionTooLarge as e:
             response.stderr += f"bash: {e}; this call's changes were not kept\n"
             response.exit_code, response.error = 1, "limit:session_max_bytes"
             return response
         except StoreError as e:
-            failure = self._store_failure(e, "save")
-            response.stderr += failure.stderr
-            response.exit_code, response.error = 1, failure.error
-            return response
+            saved = self._saved_despite(e, sid, version, writer)
+            if saved is not True:
+                failure = self._store_failure(e, "save", "did not save" if saved is False else
+                                              UNKNOWN_IF_SAVED + (RETRY_WITH_KEY if idempotency else ""))
+                response.stderr += failure.stderr
+                response.exit_code, response.error = 1, failure.error
+                return response
         if not saved:
             return None
         self.highest.note(sid, version + 1)
         return response
+
+    def _saved_despite(self, e, sid: str, version: int, writer: str) -> Optional[bool]:
+        """Whether a save whose store call failed took place: False when it certainly did not
+        (nothing reached the store), else as the store says when asked again (True: this
+        save's writer holds version+1), None when it cannot say."""
+        from .session_store import StoreError
+        if e.not_applied:
+            return False
+        try:
+            return self.store.last_writer(sid) == (version + 1, writer)
+        except StoreError:
+            return None
 
     @staticmethod
     def _limit_growth(tool, growth: int):
@@ -725,15 +762,18 @@ class StoredSessions:
         tool.limits.max_fs_bytes = min(tool.limits.max_fs_bytes, tool.filesystem.used_bytes + room)
 
     @staticmethod
-    def _store_failure(e, operation: str):
-        """The call's result when the store fails: one line, without the store's address or
-        error (those go to the server's log)."""
+    def _store_failure(e, operation: str, outcome: str = "did not run"):
+        """The call's result when the store fails: one line saying what became of the call,
+        without the store's address or error (those go to the server's log)."""
         from .session_store import UNAVAILABLE, MalformedRecord
         if isinstance(e, MalformedRecord):
             return _refusal(f"the stored session was refused: {e}; the call did not run", "session")
         log_store_error(e, operation)
-        done = "did not save" if operation == "save" else "did not run"
-        return _refusal(f"{UNAVAILABLE}; the call {done}", "store")
+        return _refusal(f"{UNAVAILABLE}; the call {outcome}", "store")
+
+
+UNKNOWN_IF_SAVED = "ran, and whether its changes were saved is unknown"
+RETRY_WITH_KEY = ": call it again with the same idempotency_key, which runs it only if they were not"
 
 
 def log_store_error(e: Exception, operation: str):
