@@ -13,6 +13,7 @@ import urllib.error
 import urllib.request
 from contextlib import asynccontextmanager
 
+import conftest
 import pytest
 from conftest import free_port
 
@@ -152,8 +153,8 @@ class Service:
 
 def redis_on(port: int):
     """A conftest.RedisServer on a port of the test's choosing (one a service was told of
-    before the store came up)."""
-    import conftest
+    before the store came up). (tests/conftest.py, bound as this module is imported: inside a
+    test of a whole-suite run, `conftest` may name another directory's.)"""
     from unittest import mock
     with mock.patch.object(conftest, "free_port", lambda: port):
         return conftest.RedisServer()
