@@ -298,7 +298,7 @@ def test_slow_clients_are_cut_off_while_normal_calls_are_served():
     """Forty connections that trickle their request heads, and one that trickles its body: the
     head timeout closes the first, the body timeout answers the other 408, and calls of other
     clients are answered all along."""
-    s = Service("--tools", ECOMMERCE, "--header-timeout-seconds", "1", "--body-timeout-seconds", "1")
+    s = Service("--tools", ECOMMERCE, "--header-timeout-seconds", "2", "--body-timeout-seconds", "2")
     slow = []
     try:
         for _ in range(40):
@@ -508,3 +508,33 @@ def test_a_save_whose_answer_was_lost_is_told_by_its_writer():
 def _job(sid: str, commands: str, idempotency: str):
     from scripted_kernel.tools.mcp_sessions import Job
     return Job(commands, session=sid, idempotency=idempotency)
+
+
+def test_a_call_whose_worker_was_killed_is_applied_once_by_its_retries(tmp_path):
+    """The client of a worker killed mid-call sees only a failed connection; its retries with
+    the same key, on another worker, apply the call once."""
+    store = f"file://{tmp_path}/sessions"
+    env = {"SCRIPTED_MCP_SESSION_KEY": "k"}
+    a = Service("--bash", "--session-store", store, env=env)
+    b = Service("--bash", "--session-store", store, env=env)
+    try:
+        sid = a.open_session()
+        a.run(sid, "n=0")
+        # seconds of work before its save: the worker is killed long before it gets there
+        slow = "n=$((n+1)); i=0; while ((i < 100000)); do i=$((i+1)); done; echo applied $n"
+        sock = raw_request(a.port, call(slow, tool="bash", idempotency_key="inc-1"), sid)
+        a.proc.kill()
+        a.proc.wait(60)
+        sock.settimeout(60)
+        try:
+            assert sock.recv(100) == b""
+        except ConnectionResetError:
+            pass
+        sock.close()
+        first = b.run(sid, slow, idempotency_key="inc-1")
+        again = b.run(sid, slow, idempotency_key="inc-1")
+        assert first["stdout"] == again["stdout"] == "applied 1\n"
+        assert b.run(sid, "echo $n")["stdout"] == "1\n"
+    finally:
+        a.stop()
+        b.stop()
