@@ -152,62 +152,80 @@ def run_notebook(argv) -> int:
 
 def serve_mcp(argv) -> int:
     """python -m scripted_kernel mcp --tools MODULE:OBJECT [--tools-dir DIR] [--discovery]
-    [--http [--host H] [--port P] [--workers N] [--token T]] [--approve]
+    [--http [--host H] [--port P] [--workers N] [--token T]] [--approve] [--task-after-seconds S]
     [--bash [--max-sessions N] [--max-sessions-bytes B] [--session-idle-seconds S]
             [--session-store URL [--session-max-bytes B]]]"""
     import os
     from .tools.mcp import serve
     from .tools.mcp_service import ServiceConfig
     from .tools.toolset import DiscoveryMode
+    defaults = ServiceConfig()
     parser = argparse.ArgumentParser(prog="python -m scripted_kernel mcp")
     parser.add_argument("--tools", metavar="MODULE:OBJECT")
     parser.add_argument("--tools-dir", metavar="DIR")
     parser.add_argument("--discovery", action="store_true", help="compact prompt plus a <name>_discover tool")
     parser.add_argument("--http", action="store_true",
-                        help="an HTTP service (MCP streamable HTTP at /mcp, /healthz) instead of stdio")
+                        help="an HTTP service (MCP streamable HTTP at /mcp, /healthz, /readyz) instead of stdio")
     parser.add_argument("--host", default="127.0.0.1", help="bind address (beyond loopback a token is required)")
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (HTTP)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="worker processes (HTTP); one that dies is replaced")
     parser.add_argument("--token", default=os.environ.get("SCRIPTED_MCP_TOKEN", ""),
                         help="bearer token clients must send (default: $SCRIPTED_MCP_TOKEN)")
-    parser.add_argument("--max-request-bytes", type=int, default=ServiceConfig.max_request_bytes)
+    parser.add_argument("--max-request-bytes", type=int, default=defaults.max_request_bytes,
+                        help="HTTP: a request body past this is refused (413), however it is sent")
+    parser.add_argument("--header-timeout-seconds", type=float, default=defaults.header_timeout_seconds,
+                        help="HTTP: a request's head must arrive within this (else the connection is closed)")
+    parser.add_argument("--body-timeout-seconds", type=float, default=defaults.body_timeout_seconds,
+                        help="HTTP: a request's body must arrive within this (else 408)")
     parser.add_argument("--fs", choices=("none", "scratch"), default="none",
                         help="files for scripts: none (logic mode) or scratch (empty per call)")
     parser.add_argument("--bash", action="store_true",
-                        help="serve a BashTool (persistent shell and virtual filesystem) instead")
-    parser.add_argument("--max-sessions", type=int, default=ServiceConfig.max_sessions,
-                        help="--bash over HTTP: sessions kept at once (a new one beyond is refused)")
-    parser.add_argument("--max-sessions-bytes", type=int, default=ServiceConfig.max_sessions_bytes,
-                        help="--bash over HTTP: bytes of files and shell state of all sessions together")
-    parser.add_argument("--session-idle-seconds", type=float, default=ServiceConfig.session_idle_seconds,
-                        help="--bash over HTTP: a session unused this long is dropped (0: never)")
+                        help="serve a BashTool (persistent shell and virtual filesystem per session) instead")
+    parser.add_argument("--max-sessions", type=int, default=defaults.max_sessions,
+                        help="--bash: sessions kept at once (per worker, or in the store)")
+    parser.add_argument("--max-sessions-bytes", type=int, default=defaults.max_sessions_bytes,
+                        help="--bash: bytes of files and shell state of a worker's sessions together")
+    parser.add_argument("--session-idle-seconds", type=float, default=defaults.session_idle_seconds,
+                        help="--bash: a session unused this long is dropped (0: never)")
+    parser.add_argument("--session-ttl-seconds", type=float, default=defaults.session_ttl_seconds,
+                        help="--bash: a session handle is good for this long")
     parser.add_argument("--session-store", default=os.environ.get("SCRIPTED_MCP_SESSION_STORE", ""),
                         metavar="URL", help="--bash over HTTP: keep sessions in file:///path or "
                         "redis://host:port/db, so that any worker serves any session (key: "
                         "$SCRIPTED_MCP_SESSION_KEY)")
-    parser.add_argument("--session-max-bytes", type=int, default=ServiceConfig.session_max_bytes,
+    parser.add_argument("--session-max-bytes", type=int, default=defaults.session_max_bytes,
                         help="--session-store: a session's snapshot past this is not kept (0: the limits')")
     parser.add_argument("--approve", action="store_true",
-                        help="ask the client's user before each tool call (MCP elicitation; clients without "
-                             "it are refused every call); over HTTP the service keeps sessions")
+                        help="ask the client's user before each tool call (2026-07-28: input_required; 2025 "
+                             "clients: elicitation, refused every call without it)")
+    parser.add_argument("--task-after-seconds", type=float, default=defaults.task_after_seconds,
+                        help="a call still running after this becomes a task, for clients of the tasks "
+                             "extension (0: only when the client asks)")
+    parser.add_argument("--task-ttl-seconds", type=float, default=defaults.task_ttl_seconds,
+                        help="a finished task's result is kept this long")
     args = parser.parse_args(argv)
     config = ServiceConfig(tools=args.tools or "", tools_dir=args.tools_dir or "", discovery=args.discovery,
                            bash=args.bash, fs=args.fs, token=args.token, host=args.host,
-                           max_request_bytes=args.max_request_bytes, max_sessions=args.max_sessions,
+                           max_request_bytes=args.max_request_bytes,
+                           header_timeout_seconds=args.header_timeout_seconds,
+                           body_timeout_seconds=args.body_timeout_seconds, max_sessions=args.max_sessions,
                            max_sessions_bytes=args.max_sessions_bytes,
                            session_idle_seconds=args.session_idle_seconds,
+                           session_ttl_seconds=args.session_ttl_seconds,
                            session_store=args.session_store,
                            session_key=os.environ.get("SCRIPTED_MCP_SESSION_KEY", ""),
-                           session_max_bytes=args.session_max_bytes, approve=args.approve)
+                           session_max_bytes=args.session_max_bytes, approve=args.approve,
+                           task_after_seconds=args.task_after_seconds, task_ttl_seconds=args.task_ttl_seconds)
     if args.http:
         return _serve_http(config, args.port, args.workers)
     if args.bash:
         from .tools import BashTool
-        serve(BashTool(), DiscoveryMode.ALL, approve=args.approve)
+        serve(BashTool(), DiscoveryMode.ALL, session_tools=BashTool, options=config.server_options())
         return 0
     from .tools.mcp_service import scripted_tool
     serve(scripted_tool(config), DiscoveryMode.WITH_DISCOVERY if args.discovery else DiscoveryMode.ALL,
-          approve=args.approve)
+          options=config.server_options())
     return 0
 
 
@@ -224,11 +242,19 @@ def _serve_http(config, port: int, workers: int) -> int:
     return mcp_service.run_workers(config.host, port, workers, token_required=bool(config.token))
 
 
+JUPYTER = ("IPython", "ipykernel", "ipywidgets", "jupyter_client", "nbclient", "nbformat")
+
+
 def main(argv=None) -> int:
     try:
         return _main(sys.argv[1:] if argv is None else argv)
     except ToolSpecError as e:             # --tools that names no ScriptedTool
         raise SystemExit(str(e)) from None
+    except ModuleNotFoundError as e:       # the kernel, `notebook` or `install` without Jupyter
+        if (e.name or "").split(".")[0] not in JUPYTER:
+            raise
+        raise SystemExit(f"scripted_kernel: the notebook needs Jupyter ({e.name} is not installed): "
+                         "pip install 'scripted-kernel[notebook]'") from None
 
 
 def _main(argv: list) -> int:

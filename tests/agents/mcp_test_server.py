@@ -1,7 +1,8 @@
-"""A small MCP server for the tests (stdio): two tools and one that fails."""
-from mcp.server.fastmcp import FastMCP
+"""A small MCP server for the tests (stdio, `mcp` 2.x): two tools and one that fails."""
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
-server = FastMCP("test-inventory")
+server = MCPServer("test-inventory")
 
 
 @server.tool()
@@ -18,8 +19,8 @@ def price(sku: str, quantity: int = 1) -> dict:
 
 @server.tool()
 def broken(reason: str) -> str:
-    """Always fails."""
-    raise ValueError(f"cannot do it: {reason}")
+    """Always fails (a ToolError: its message reaches the client)."""
+    raise ToolError(f"cannot do it: {reason}")
 
 
 if __name__ == "__main__":

@@ -1,54 +1,118 @@
-"""MCP both ways, with real processes: our server spawned and queried by the `mcp` client, and
-tools imported from a test MCP server written with the same package."""
+"""MCP both ways, with real processes: our server spawned over stdio and queried by the `mcp`
+2.x client in both protocol eras (2026-07-28, and the 2025 handshake), and tools imported from
+a test MCP server written with the same package."""
 import asyncio
+import json
+import os
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
-pytest.importorskip("mcp")
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
+pytest.importorskip("mcp.server.mcpserver")     # mcp 2.x
+from mcp import Client, StdioServerParameters  # noqa: E402
 
 from scripted_kernel import ScriptedTool  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TEST_SERVER = Path(__file__).with_name("mcp_test_server.py")
+ECOMMERCE = f"{ROOT / 'examples' / 'ecommerce.py'}:api"
 
 
-async def _session_run(args, steps):
-    params = StdioServerParameters(command=sys.executable, args=["-m", "scripted_kernel", "mcp", *args])
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            return await steps(session)
+def server_process(*args) -> StdioServerParameters:
+    """`python -m scripted_kernel mcp ARGS`, in this environment (the SDK passes a child only a
+    few variables by default; the tests' PYTHONPATH must reach it)."""
+    return StdioServerParameters(command=sys.executable, args=["-m", "scripted_kernel", "mcp", *args],
+                                 env=dict(os.environ))
 
 
-def test_serving_a_scripted_tool_over_stdio():
-    async def steps(session):
-        tools = (await session.list_tools()).tools
-        result = await session.call_tool("ecommerce", {"commands": (
+def run_stdio(args, steps, mode="auto", errlog=None):
+    async def main():
+        async with Client(server_process(*args), mode=mode) as client:
+            return client.protocol_version, await steps(client)
+    return asyncio.run(asyncio.wait_for(main(), 120))
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_serving_a_scripted_tool_over_stdio(mode):
+    async def steps(client):
+        listed = await client.list_tools()
+        ok = await client.call_tool("ecommerce", {"commands": (
             "name=$(get_user --id 1 | jq -r .name); "
-            "n=$(list_orders --user_id 1 | jq length); echo \"$name has $n orders\"")})
-        return tools, result
-    tools, result = asyncio.run(asyncio.wait_for(
-        _session_run(["--tools", f"{ROOT / 'examples' / 'ecommerce.py'}:api"], steps), 60))
-    assert [t.name for t in tools] == ["ecommerce"]
-    assert "  Usage: `get_user --id <integer>`" in tools[0].description
-    assert set(tools[0].inputSchema["properties"]) == {"commands"}
-    assert result.structuredContent == {"stdout": "Alice has 2 orders\n", "stderr": "", "exit_code": 0}
+            "n=$(list_orders --user_id 1 | jq length); echo \"$name $n\"")})
+        failed = await client.call_tool("ecommerce", {"commands": "echo partial; get_user --id x"})
+        return listed, ok, failed
+    version, (listed, ok, failed) = run_stdio(["--tools", ECOMMERCE], steps, mode)
+    assert version == ("2026-07-28" if mode == "auto" else "2025-11-25")
+    assert [t.name for t in listed.tools] == ["ecommerce"]
+    tool = listed.tools[0]
+    assert "  Usage: `get_user --id <integer>`" in tool.description
+    assert set(tool.input_schema["properties"]) == {"commands", "idempotency_key"}
+    if mode == "auto":                     # the cache hints are 2026-07-28's
+        assert (listed.ttl_ms, listed.cache_scope) == (300_000, "private")
+    for result in (ok, failed):
+        jsonschema.validate(result.structured_content, tool.output_schema)
+    assert ok.is_error is False
+    assert {k: ok.structured_content[k] for k in ("stdout", "stderr", "exit_code", "error")} == {
+        "stdout": "Alice 2\n", "stderr": "", "exit_code": 0, "error": None}
+    assert [(e["name"], e["argv"], e["params"], e["status"]) for e in ok.structured_content["trace"]] == [
+        ("get_user", ["get_user", "--id", "1"], {"id": 1}, "done"),
+        ("list_orders", ["list_orders", "--user_id", "1"], {"user_id": 1}, "done")]
+    assert failed.is_error is True
+    assert failed.structured_content["stdout"] == "partial\n" and failed.structured_content["exit_code"] == 2
+    assert failed.structured_content["trace"][0]["status"] == "not started"
+    assert json.loads(failed.content[0].text)["exit_code"] == 2
 
 
 def test_serving_with_discovery_adds_the_discover_tool():
-    async def steps(session):
-        tools = (await session.list_tools()).tools
-        looked_up = await session.call_tool("ecommerce_discover", {"commands": "help get_user"})
+    async def steps(client):
+        tools = (await client.list_tools()).tools
+        looked_up = await client.call_tool("ecommerce_discover", {"commands": "help get_user"})
         return tools, looked_up
-    tools, looked_up = asyncio.run(asyncio.wait_for(
-        _session_run(["--tools", f"{ROOT / 'examples' / 'ecommerce.py'}:api", "--discovery"], steps), 60))
+    _, (tools, looked_up) = run_stdio(["--tools", ECOMMERCE, "--discovery"], steps)
     assert [t.name for t in tools] == ["ecommerce", "ecommerce_discover"]
     assert "- `get_user`: " in tools[0].description and "Usage:" not in tools[0].description
-    assert "Usage: get_user --id <integer>" in looked_up.structuredContent["stdout"]
+    assert "Usage: get_user --id <integer>" in looked_up.structured_content["stdout"]
+
+
+PRINTING_TOOLS = '''
+import logging
+from scripted_kernel import ScriptedTool, tool
+
+
+@tool()
+def chatty() -> str:
+    """Prints to the process's stdout and logs, as careless callbacks do."""
+    print("stray text on stdout")
+    logging.getLogger("scripted_kernel.mcp").warning("a log line")
+    return "answer"
+
+
+api = ScriptedTool.builder("chatty").function(chatty).build()
+'''
+
+
+def test_nothing_but_the_protocol_reaches_stdout(tmp_path):
+    """A callback that prints, and the server's own log lines, go to stderr: stdout carries
+    only the protocol's messages."""
+    (tmp_path / "chatty.py").write_text(PRINTING_TOOLS)
+    errors = tmp_path / "stderr"
+
+    async def steps(client):
+        return await client.call_tool("chatty", {"commands": "chatty; chatty"})
+    params = server_process("--tools", f"{tmp_path / 'chatty.py'}:api")
+
+    async def main():
+        with open(errors, "w") as err:
+            from mcp.client.stdio import stdio_client
+            async with Client(stdio_client(params, errlog=err)) as client:
+                return await steps(client)
+    result = asyncio.run(asyncio.wait_for(main(), 120))
+    assert result.structured_content["stdout"] == "answeranswer"
+    logged = errors.read_text()
+    assert logged.count("stray text on stdout") == 2 and logged.count("a log line") == 2
+    assert json.loads(logged.strip().splitlines()[-1])["event"] == "call"
 
 
 def test_importing_tools_from_an_mcp_server_and_orchestrating_them():

@@ -5,23 +5,18 @@ two requests of one session at once, and the MCP client through the store."""
 from __future__ import annotations
 
 import asyncio
-import json
-import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from support import RedisServer, free_port
+from support import RedisServer
+from services import Service, structured
 
 from scripted_kernel.tools.session_store import (DirectoryStore, MemoryStore, SessionTooLarge, StoreError,
                                                  TooManySessions, new_session_id, open_store)
 
-ACCEPT = "application/json, text/event-stream"
-
-pytest.importorskip("mcp")
+pytest.importorskip("mcp.server.mcpserver")      # mcp 2.x
 pytest.importorskip("uvicorn")
 
 
@@ -90,67 +85,9 @@ def test_store_urls(tmp_path):
 
 # ---------------------------------------------------------------- real workers
 
-class Worker:
+def Worker(store: str, env: dict | None = None, args: tuple = ()) -> Service:
     """`python -m scripted_kernel mcp --http --bash --session-store URL` on its own port."""
-
-    def __init__(self, store: str, env: dict | None = None, args: tuple = ()):
-        import os
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen([sys.executable, "-m", "scripted_kernel", "mcp", "--http", "--bash",
-                                      "--port", str(self.port), "--session-store", store, *args],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                     env={**os.environ, **(env or {})})
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline and self.proc.poll() is None:
-            try:
-                urllib.request.urlopen(f"{self.url}/healthz", timeout=10).close()
-                return
-            except OSError:
-                time.sleep(0.2)
-        self.stop()
-        pytest.fail(f"the MCP service did not start: {self.proc.stderr.read()[-2000:]}")
-
-    def post(self, payload, sid: str | None = None, method: str = "POST"):
-        headers = {"Content-Type": "application/json", "Accept": ACCEPT, "MCP-Protocol-Version": "2025-06-18"}
-        if sid:
-            headers["Mcp-Session-Id"] = sid
-        data = json.dumps(payload).encode() if payload is not None else None
-        request = urllib.request.Request(f"{self.url}/mcp", data=data, headers=headers, method=method)
-        try:
-            with urllib.request.urlopen(request, timeout=120) as r:
-                body = r.read()
-                return r.status, r.headers.get("mcp-session-id"), json.loads(body) if body else None
-        except urllib.error.HTTPError as e:
-            return e.code, None, e.read()
-
-    def initialize(self) -> tuple:
-        """(status, session id, answer) of an `initialize`."""
-        return self.post({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                                     "clientInfo": {"name": "test", "version": "1"}}})
-
-    def open_session(self) -> str:
-        status, sid, answer = self.initialize()
-        assert status == 200 and sid, answer
-        self.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, sid)
-        return sid
-
-    def run(self, sid: str, commands: str, request_id: int = 1) -> dict:
-        status, _, answer = self.post({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-                                       "params": {"name": "bash", "arguments": {"commands": commands}}}, sid)
-        assert status == 200, answer
-        return answer["result"]["structuredContent"]
-
-    def stop(self) -> str:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return self.proc.stderr.read()
+    return Service("--bash", "--session-store", store, *args, env=env)
 
 
 @pytest.fixture(params=["file", "redis"])
@@ -171,9 +108,9 @@ def test_two_workers_serve_one_session_alternately(store_url):
             assert out["stdout"] == f"f{turn}\n/tmp\n", out
         assert b.run(sid, "cat /tmp/log | tr '\\n' ' '")["stdout"] == "one 2 3 4 5 6 "
         # an id no worker issued, and the end of a session
-        assert a.post({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}, new_session_id())[0] == 404
-        assert b.post(None, sid, method="DELETE")[0] == 200
-        assert a.post({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}, sid)[0] == 404
+        assert a.post({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}, sid=new_session_id())[0] == 404
+        assert b.post(None, sid=sid, method="DELETE")[0] == 200
+        assert a.post({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}, sid=sid)[0] == 404
         # another session on the same store is its own
         other = b.open_session()
         assert a.run(other, "cat /tmp/log 2>&1; echo ${n-unset}")["stdout"].endswith("unset\n")
@@ -204,17 +141,13 @@ def test_two_requests_of_one_session_at_once(store_url):
 
 
 def test_the_mcp_client_through_a_store(tmp_path):
-    from mcp import ClientSession
-    from mcp.client.streamable_http import streamable_http_client
     w = Worker(f"file://{tmp_path}/s", env={"SCRIPTED_MCP_SESSION_KEY": "k"})
 
     async def session():
-        async with streamable_http_client(f"{w.url}/mcp") as (read, write, _):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                await s.call_tool("bash", {"commands": "echo kept > /tmp/f; x=7"})
-                result = await s.call_tool("bash", {"commands": "cat /tmp/f; echo $x"})
-                return result.structuredContent["stdout"]
+        async with w.client(mode="legacy") as client:
+            await client.call_tool("bash", {"commands": "echo kept > /tmp/f; x=7"})
+            result = await client.call_tool("bash", {"commands": "cat /tmp/f; echo $x"})
+            return result.structured_content["stdout"]
     try:
         assert asyncio.run(asyncio.wait_for(session(), 120)) == "kept\n7\n"
         assert not list((tmp_path / "s").glob("*.snap"))      # the client ended its session
@@ -252,7 +185,7 @@ def test_a_session_past_max_sessions_is_refused_by_the_store(own_store_url):
         assert status == 200 and sid is None
         assert answer["error"]["message"] == ("too many sessions: 2 are kept in the session store (max_sessions 2); "
                                               "try again when one ends or idles out")
-        assert w.post(None, first, method="DELETE")[0] == 200
+        assert w.post(None, sid=first, method="DELETE")[0] == 200
         assert w.run(w.open_session(), "echo room again")["stdout"] == "room again\n"
     finally:
         w.stop()
@@ -266,13 +199,14 @@ def test_a_stopped_redis_is_one_clear_line_without_its_address():
         assert w.run(sid, "echo kept > /tmp/f")["exit_code"] == 0
         server.stop()
         answer = w.run(sid, "cat /tmp/f")
-        assert answer == {"stdout": "", "stderr": "bash: the session store is unavailable; the call did not run\n",
-                          "exit_code": 1}
+        assert {k: answer[k] for k in ("stdout", "stderr", "exit_code", "error")} == {
+            "stdout": "", "stderr": "bash: the session store is unavailable; the call did not run\n",
+            "exit_code": 1, "error": "store"}
         status, new_sid, refused = w.initialize()
         assert status == 200 and new_sid is None
         assert refused["error"]["message"] == "the session store is unavailable; no session was opened"
-        status, _, body = w.post(None, sid, method="DELETE")
-        assert status == 503 and json.loads(body) == {
+        status, _, body = w.post(None, sid=sid, method="DELETE")
+        assert status == 503 and body == {
             "error": "the session store is unavailable; the session was not ended"}
     finally:
         log = w.stop()
@@ -285,7 +219,7 @@ def test_a_stopped_redis_is_one_clear_line_without_its_address():
 def test_a_store_failing_at_the_save_keeps_the_output_and_says_so():
     import redis
 
-    from scripted_kernel.tools.mcp_server import StoredSessions
+    from scripted_kernel.tools.mcp_sessions import StoredSessions
     server = RedisServer()
     try:
         store = open_store(server.url)
@@ -362,12 +296,13 @@ def test_concurrent_calls_on_big_sessions_stay_within_max_sessions_bytes():
     ran = {"stdout": "15728642\n", "stderr": "", "exit_code": 0}
     waited = {"stdout": "", "exit_code": 1, "stderr": f"bash: the memory for sessions of calls in flight ({bound} "
               "bytes, max_sessions_bytes) stayed taken for 30 s; the call did not run: try again\n"}
+    results = [structured(r) for r in results]
     assert ran in results and all(result in (ran, waited) for result in results), results
     assert peak - before < bound + 30 * mb, f"{(peak - before) / mb:.0f} MB above the {before / mb:.0f} MB before"
 
 
 def _stored_sessions_on(store, **kw):
-    from scripted_kernel.tools.mcp_server import StoredSessions
+    from scripted_kernel.tools.mcp_sessions import StoredSessions
     return StoredSessions(store, b"key", **kw)
 
 
@@ -382,7 +317,7 @@ def test_a_session_too_large_for_max_sessions_bytes_is_refused_before_it_loads()
     for name in "abcd":
         tool.filesystem.add_file(f"/tmp/{name}", bytes(2 << 20))
     kept = tool.kept_bytes()
-    data = tool.snapshot(key=stored._signing_key(sid, 0, kept))
+    data = tool.snapshot(key=stored._signing_key(sid, "", 0, kept))
     store.save(sid, 0, data, kept)
     loads = []
     store.load = lambda *args, **kw: loads.append(args)

@@ -1,22 +1,21 @@
-"""The sessions of an MCP `--bash` server: how many, how much they keep together, idle expiry,
-and their own executor (one session's slow calls never delay another's). The pool is driven
-directly with stand-in session objects; test_mcp_http.py starts a real server."""
+"""The sessions an MCP `--bash` server keeps in its memory: how many, how much they keep
+together, idle expiry, the least recently used idle session making room for a new one, and
+their own executor (one session's slow calls never delay another's). The pool is driven
+directly; test_mcp_http.py starts a real server."""
 import asyncio
 import threading
 import time
 
 import pytest
 
-pytest.importorskip("mcp")
+pytest.importorskip("mcp.server.mcpserver")      # mcp 2.x
 from scripted_kernel import ExecutionLimits  # noqa: E402
 from scripted_kernel.tools import BashTool  # noqa: E402
 from scripted_kernel.tools.mcp import SessionLimits, SessionPool, SessionRefused, kept_bytes  # noqa: E402
 
 MIB = 1 << 20
-
-
-class McpSession:
-    """Stands for an MCP ServerSession: a key the pool holds weakly."""
+DROPPED = ("bash: note: this session was dropped to make room for another (the least recently used of {n}, "
+           "max_sessions); this session's shell and files were reset\n")
 
 
 def small_tool():
@@ -31,71 +30,112 @@ def run(coroutine):
     return asyncio.run(asyncio.wait_for(coroutine, 120))
 
 
-def test_sessions_beyond_max_sessions_are_refused_with_a_clear_error():
+def test_a_new_session_takes_the_place_of_the_least_recently_used_idle_one():
     async def scenario():
         sessions = pool(max_sessions=2)
-        keys = [McpSession() for _ in range(3)]
-        for key in keys[:2]:
-            assert (await sessions.execute(key, "echo hi")).stdout == "hi\n"
+        assert (await sessions.execute("a", "x=a")).exit_code == 0
+        assert (await sessions.execute("b", "x=b")).exit_code == 0
+        assert (await sessions.execute("a", "echo $x")).stdout == "a\n"      # a is now the more recent
+        assert (await sessions.execute("c", "echo new")).stdout == "new\n"   # b made room
+        assert list(sessions.sessions) == ["a", "c"]
+        again = await sessions.execute("b", "echo \"[$x]\"")
+        assert (again.stdout, again.stderr) == ("[]\n", DROPPED.format(n=2))
+        assert (await sessions.execute("b", "echo later")).stderr == ""
+    run(scenario())
+
+
+def test_a_thousand_abandoned_sessions_do_not_lock_a_new_one_out():
+    async def scenario():
+        sessions = pool(max_sessions=16)
+        for k in range(1000):
+            await sessions.execute(f"abandoned{k}", "true")
+        assert len(sessions.sessions) == 16
+        assert (await sessions.execute("newcomer", "echo welcome")).stdout == "welcome\n"
+    run(scenario())
+
+
+def test_a_session_is_refused_only_when_every_session_is_running_a_call():
+    release = threading.Event()
+
+    def holding_tool():
+        return BashTool(limits=ExecutionLimits(timeout_seconds=60),
+                        builtins={"hold": lambda args, stdin: "done\n" if release.wait(60) else "deadline\n"})
+
+    async def scenario():
+        sessions = SessionPool(holding_tool, SessionLimits(max_sessions=2))
+        busy = [asyncio.create_task(sessions.execute(key, "hold")) for key in ("a", "b")]
+        while sum(s.busy for s in sessions.sessions.values()) < 2:
+            await asyncio.sleep(0.01)
         with pytest.raises(SessionRefused) as refused:
-            await sessions.execute(keys[2], "echo hi")
-        assert "too many sessions: 2 are open (max_sessions 2)" in str(refused.value)
-        assert (await sessions.execute(keys[0], "echo still")).stdout == "still\n"
-        del keys[0]                           # a session that ends frees its place
-        assert (await sessions.execute(keys[-1], "echo now")).stdout == "now\n"
+            await sessions.execute("c", "echo hi")
+        release.set()
+        assert [r.stdout for r in await asyncio.gather(*busy)] == ["done\n", "done\n"]
+        assert (await sessions.execute("c", "echo hi")).stdout == "hi\n"
+        return str(refused.value)
+    assert run(scenario()) == ("too many sessions: all 2 are running a call (max_sessions 2); "
+                               "try again when one ends")
+
+
+def test_an_unused_session_costs_nothing_until_its_first_call():
+    made = []
+
+    def counted():
+        made.append(1)
+        return small_tool()
+
+    async def scenario():
+        sessions = SessionPool(counted, SessionLimits())
+        sessions.close("never-used")
+        assert made == [] and not sessions.sessions
+        await sessions.execute("used", "true")
+        assert made == [1]
     run(scenario())
 
 
 def test_the_sessions_files_together_stay_within_max_bytes():
     async def scenario():
         sessions = pool(max_bytes=24 * MIB)
-        a, b = McpSession(), McpSession()
-        r = await sessions.execute(a, "printf '%10000000s' > /tmp/big1; "
-                                      "printf '%10000000s' > /tmp/big2 && echo written")
+        r = await sessions.execute("a", "printf '%10000000s' > /tmp/big1; "
+                                        "printf '%10000000s' > /tmp/big2 && echo written")
         assert r.stdout == "written\n", r.stderr
         # b may write only what a leaves (24 MiB - 19.1), less a shell state's reserve (1 MiB)
-        r = await sessions.execute(b, "printf '%10000000s' > /tmp/big && echo written")
+        r = await sessions.execute("b", "printf '%10000000s' > /tmp/big && echo written")
         assert r.stdout == "" and "No space left on device" in r.stderr
-        r = await sessions.execute(b, "printf '%3500000s' > /tmp/small && echo written")
+        r = await sessions.execute("b", "printf '%3500000s' > /tmp/small && echo written")
         assert r.stdout == "written\n", r.stderr
         total = sum(kept_bytes(s.tool) for s in sessions.sessions.values())
         assert total <= 24 * MIB
-        # a third cannot even be opened: no room for a shell's state and a little files
-        with pytest.raises(SessionRefused) as refused:
-            await sessions.execute(McpSession(), "echo hi")
-        assert "memory budget is spent" in str(refused.value) and "max_sessions_bytes" in str(refused.value)
-        # once a frees some files, b has the room again
-        assert (await sessions.execute(a, "rm /tmp/big1")).exit_code == 0
-        r = await sessions.execute(b, "printf '%10000000s' > /tmp/big && echo written")
-        assert r.stdout == "written\n", r.stderr
+        # a third needs room for a shell's state and a little files: the least recently used
+        # idle session (a) is dropped for it
+        assert (await sessions.execute("c", "echo hi")).stdout == "hi\n"
+        assert list(sessions.sessions) == ["b", "c"]
+        assert sum(kept_bytes(s.tool) for s in sessions.sessions.values()) <= 24 * MIB
     run(scenario())
 
 
 def test_an_idle_session_expires_and_its_next_call_starts_afresh():
     async def scenario():
         sessions = pool(max_sessions=1, idle_seconds=0.2)
-        old, new = McpSession(), McpSession()
-        assert (await sessions.execute(old, "x=1; echo > /tmp/f")).exit_code == 0
+        assert (await sessions.execute("old", "x=1; echo > /tmp/f")).exit_code == 0
         limit = time.monotonic() + 30
         while sessions.sessions and time.monotonic() < limit:     # the sweeper drops it
             await asyncio.sleep(0.05)
         assert not sessions.sessions
-        assert (await sessions.execute(new, "echo taken")).stdout == "taken\n"
+        assert (await sessions.execute("new", "echo taken")).stdout == "taken\n"
         await asyncio.sleep(0.3)
-        r = await sessions.execute(old, "echo \"[$x]\"; ls /tmp")
-        assert r.stdout == "[]\n" and r.stderr.startswith("bash: note: this session was idle")
-        assert (await sessions.execute(old, "echo again")).stderr == ""
+        r = await sessions.execute("old", "echo \"[$x]\"; ls /tmp")
+        assert r.stdout == "[]\n" and r.stderr.startswith("bash: note: this session was idle for more than 0.2 s")
+        assert (await sessions.execute("old", "echo again")).stderr == ""
     run(scenario())
 
 
 def test_a_session_shell_has_the_state_budget():
     async def scenario():
         sessions = pool()
-        key = McpSession()
-        await sessions.execute(key, "keep=1")
-        r = await sessions.execute(key, "x=$(printf '%2000000s')")
+        await sessions.execute("k", "keep=1")
+        r = await sessions.execute("k", "x=$(printf '%2000000s')")
         assert r.error == "limit:max_shell_state_bytes"
-        assert (await sessions.execute(key, "echo $keep ${#x}")).stdout == "1 0\n"
+        assert (await sessions.execute("k", "echo $keep ${#x}")).stdout == "1 0\n"
     run(scenario())
 
 
@@ -117,11 +157,9 @@ def test_six_busy_sessions_do_not_delay_a_seventh():
     async def scenario():
         sessions = SessionPool(holding_tool, SessionLimits(max_sessions=8))
         finished = []
-        keys = []                       # the pool holds its keys weakly
 
         async def call(name, script):
-            keys.append(McpSession())
-            response = await sessions.execute(keys[-1], script)
+            response = await sessions.execute(name, script)
             finished.append(name)
             return response
         busy = [asyncio.create_task(call(f"busy{k}", "hold")) for k in range(6)]
@@ -137,7 +175,6 @@ def test_six_busy_sessions_do_not_delay_a_seventh():
 def test_calls_of_one_session_take_turns():
     async def scenario():
         sessions = pool()
-        key = McpSession()
-        await asyncio.gather(*[sessions.execute(key, "n=$((n + 1))") for _ in range(20)])
-        assert (await sessions.execute(key, "echo $n")).stdout == "20\n"
+        await asyncio.gather(*[sessions.execute("k", "n=$((n + 1))") for _ in range(20)])
+        assert (await sessions.execute("k", "echo $n")).stdout == "20\n"
     run(scenario())

@@ -10,6 +10,13 @@ client opens its own MCP session and every call appends to a file of the session
 variable, so each call loads, runs and saves the session's snapshot; `--redis` starts a
 `redis-server` on a free loopback port for the run.
 
+    python tests/benchmarks/bench_mcp_http.py --session-sizes [--redis]
+
+`--session-sizes` measures what a session's size costs a call instead (one worker, a directory
+store unless `--redis`/`--session-store`): the median time of an `echo` on sessions holding
+1 MB, 10 MB and 60 MB of files, and the worker's peak memory while six sessions of 50 MB each
+answer an `echo` at once.
+
 Prints calls per second, p50/p95/p99 latency and errors per configuration, and the ratio of
 each to the first. The client is plain asyncio sockets so that it takes little of the CPU the
 workers need.
@@ -39,9 +46,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(workers: int, store: str = "", sessions: int = 16):
+def start(workers: int, store: str = "", sessions: int = 16, options: list = ()):
     port = free_port()
-    served = (["--bash", "--session-store", store, "--max-sessions", str(sessions)] if store else
+    served = (["--bash", "--session-store", store, "--max-sessions", str(sessions), *options] if store else
               ["--tools", f"{ROOT / 'examples' / 'ecommerce.py'}:api"])
     proc = subprocess.Popen([sys.executable, "-m", "scripted_kernel", "mcp", "--http", "--port", str(port),
                              "--workers", str(workers), "--token", TOKEN, *served],
@@ -130,6 +137,81 @@ def start_redis():
     return proc, f"redis://127.0.0.1:{port}/0"
 
 
+# ---------------------------------------------------------------- session sizes
+
+SIZES_MB = (1, 10, 60)
+CONCURRENT_SESSIONS, CONCURRENT_MB = 6, 50
+
+
+def _call(port: int, sid: str, script: str) -> dict:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "bash", "arguments": {"commands": script}}}).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=body, headers={
+        "Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json", "Mcp-Session-Id": sid,
+        "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"})
+    with urllib.request.urlopen(request, timeout=600) as r:
+        result = json.load(r)["result"]["structuredContent"]
+    if result["exit_code"] != 0:
+        raise SystemExit(f"a call failed: {result['stderr'].strip()}")
+    return result
+
+
+def _session_of(port: int, megabytes: int) -> str:
+    """A new session holding `megabytes` MB of files, each MB of its own content."""
+    init = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                       "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                  "clientInfo": {"name": "bench", "version": "1"}}}).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", data=init, headers={
+        "Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"})
+    with urllib.request.urlopen(request, timeout=60) as r:
+        sid = r.headers["mcp-session-id"]
+    for first in range(0, megabytes, 10):         # 10 MB a call, within a call's limits
+        count = min(10, megabytes - first)
+        _call(port, sid, f'mkdir -p /data; x=$(printf "%1048000s" ""); for i in $(seq {first} {first + count - 1}); '
+                         f'do printf "%s %s\\n" "$i" "$x" > /data/$i; done')
+    return sid
+
+
+def _peak_rss(pid: int, work) -> int:
+    """The peak resident bytes of process `pid` (Linux) while `work` runs."""
+    with open(f"/proc/{pid}/clear_refs", "w") as f:
+        f.write("5")                               # the peak (VmHWM) starts again from now
+    work()
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmHWM"))
+
+
+def session_sizes(store: str) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+    proc, port = start(1, store, 16)              # the defaults: --max-sessions-bytes 512 MiB
+    try:
+        print(f"BashTool sessions in {store}: one worker, {os.cpu_count()} CPUs")
+        print("| session | echo, median of 5 | / 1 MB |")
+        print("|---|---|---|")
+        first = None
+        for megabytes in SIZES_MB:
+            sid = _session_of(port, megabytes)
+            times = []
+            for _ in range(5):
+                started = time.perf_counter()
+                _call(port, sid, "echo hi")
+                times.append(time.perf_counter() - started)
+            median = statistics.median(times)
+            first = first or median
+            print(f"| {megabytes} MB | {median * 1000:.0f} ms | {median / first:.1f} |")
+        sids = [_session_of(port, CONCURRENT_MB) for _ in range(CONCURRENT_SESSIONS)]
+        with open(f"/proc/{proc.pid}/status") as f:
+            before = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS"))
+        with ThreadPoolExecutor(CONCURRENT_SESSIONS) as pool:
+            peak = _peak_rss(proc.pid, lambda: list(pool.map(lambda sid: _call(port, sid, "echo hi"), sids)))
+        print(f"{CONCURRENT_SESSIONS} sessions of {CONCURRENT_MB} MB answering at once: the worker "
+              f"{before / 2**20:.0f} MB before, {peak / 2**20:.0f} MB at its peak")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(60)
+
+
 def percentile(values: list, q: float) -> float:
     return statistics.quantiles(values, n=100)[int(q) - 1] if len(values) > 1 else float("nan")
 
@@ -141,10 +223,22 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--session-store", default="", help="serve --bash with this session store")
     parser.add_argument("--redis", action="store_true", help="serve --bash with a Redis store started here")
+    parser.add_argument("--session-sizes", action="store_true",
+                        help="the cost of a call by its session's size, and six big sessions' memory")
     args = parser.parse_args(argv)
     redis = None
     if args.redis:
         redis, args.session_store = start_redis()
+    if args.session_sizes:
+        import tempfile
+        try:
+            with tempfile.TemporaryDirectory() as directory:
+                session_sizes(args.session_store or f"file://{directory}")
+        finally:
+            if redis is not None:
+                redis.terminate()
+                redis.wait(30)
+        return 0
     bash = bool(args.session_store)
     rows = []
     try:

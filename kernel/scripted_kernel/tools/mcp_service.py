@@ -5,33 +5,39 @@
     python -m scripted_kernel mcp --http --host 0.0.0.0 --port 8000 --workers 4 --token "$TOKEN"
 
 Configuration comes from the environment (SCRIPTED_MCP_*, see ServiceConfig), because workers
-are separate processes that import the factory themselves. A ScriptedTool is served in MCP's
-stateless streamable-HTTP mode: every request is complete in itself and every call runs a
-fresh interpreter, so any worker can answer any request. A BashTool keeps a shell and files
-per MCP session, which live in one worker: run it in one worker or behind a load balancer that
-pins a session (the `Mcp-Session-Id` header) to a worker. Each worker keeps at most
-`max_sessions` sessions and `max_sessions_bytes` of their files and shell state, and drops a
-session idle for `session_idle_seconds`; a session it cannot open is a tool error saying why.
-With a session store (`session_store`: file:///path or redis://host:port/db, see
-tools/session_store.py) the sessions live in the store instead: the service mints the
-`Mcp-Session-Id` itself and every worker honours it, each call loads the session's snapshot,
-runs and saves it back (compare and set), so any worker serves any session; `max_sessions`
-then bounds the sessions the store keeps, and `max_sessions_bytes` the memory of the sessions
-loaded by each worker's calls in flight (see mcp_server.StoredSessions).
+are separate processes that import the factory themselves.
 
-A bearer token is required whenever the bind address is not loopback; bodies over
-`max_request_bytes` are refused with 413; `/healthz` answers without a token; each tool call
-logs one JSON line (logger `scripted_kernel.mcp`).
+`/mcp` speaks MCP's streamable HTTP to both eras: a 2026-07-28 request (its
+`MCP-Protocol-Version` header names that revision) is one self-contained POST, answered as JSON,
+or as an event stream once it sends progress; a 2025-era client runs the `initialize`
+handshake. A ScriptedTool runs a fresh interpreter per call, so any worker answers any request.
+A BashTool (`bash`) keeps a shell and files per session: a session handle (the
+`bash_session_open` tool) or, for a 2025-era client, the `Mcp-Session-Id` of its MCP session.
+Sessions live in each worker's memory (at most `max_sessions`, `max_sessions_bytes` of files
+and shell state; the least recently used idle one makes room for a new one), or, with a session
+store (`session_store`: file:///path or redis://host:port/db, tools/session_store.py), in the
+store, where every worker finds them.
+
+In front of the MCP application (_Front): the bearer token (required whenever the bind address
+is not loopback), the body's size (`max_request_bytes`, chunked bodies too: 413) and its read
+time (`body_timeout_seconds`: 408), and the client's connection: when it goes away, the run it
+was waiting for is cancelled through its cancel flag. `/healthz` answers without a token and
+says whether the session store answers; `/readyz` fails (503) while it does not. Each tool
+call logs one JSON line (logger `scripted_kernel.mcp`).
 """
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import hmac
 import ipaddress
 import json
 import os
+import secrets
 import signal
 import socket
 import sys
+import time
 from dataclasses import dataclass, fields
 from typing import Optional
 
@@ -54,20 +60,28 @@ class ServiceConfig:
     tools: str = ""                  # MODULE:OBJECT or path/to/file.py:OBJECT, a ScriptedTool
     tools_dir: str = ""              # a folder of self-describing executables
     discovery: bool = False          # compact prompt plus a <name>_discover tool
-    bash: bool = False               # a BashTool per MCP session instead of a ScriptedTool
+    bash: bool = False               # a BashTool per session instead of a ScriptedTool
     fs: str = "none"                 # none | scratch: files for ScriptedTool scripts
     token: str = ""                  # the bearer token clients must send
     host: str = "127.0.0.1"          # the bind address: a token is required beyond loopback
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    header_timeout_seconds: float = 10.0     # a request's head must arrive within this
+    body_timeout_seconds: float = 30.0       # and its body within this
     # --bash: sessions at once, their files and shell state in all, idle expiry (see SessionPool)
     max_sessions: int = 16
     max_sessions_bytes: int = 512 * 1024 * 1024
     session_idle_seconds: float = 900.0
+    session_ttl_seconds: float = 86400.0     # a session handle's lifetime
     # --bash: where sessions live so that any worker serves them ("": in each worker's memory)
     session_store: str = ""
-    session_key: str = ""            # signs the stored snapshots (HMAC): the store cannot forge one
+    session_key: str = ""            # signs stored snapshots, session handles and approval state
     session_max_bytes: int = 0       # a session's snapshot past this is not kept (0: the limits')
-    approve: bool = False            # ask the client's user before each tool call (elicitation)
+    approve: bool = False            # ask the client's user before each tool call
+    task_after_seconds: float = 0.0  # a call still running after this becomes a task (0: only when asked)
+    task_ttl_seconds: float = 600.0  # a finished task's result is kept this long
+    # the key the workers of one `--workers N` service share when no session_key is set (the
+    # supervisor makes one per start): handles and approval state from one worker hold in all
+    worker_key: str = ""
 
     @classmethod
     def from_env(cls, environ=None) -> "ServiceConfig":
@@ -97,46 +111,57 @@ class ServiceConfig:
             raise ValueError(f"serving on {self.host} needs a bearer token (--token or "
                              f"{ENV_PREFIX}TOKEN); without one only a loopback address is allowed")
 
+    def key(self) -> Optional[bytes]:
+        """The key that signs handles and seals approval state: the session key, else the one
+        the supervisor gave its workers; None: each process makes its own."""
+        secret = self.session_key or self.worker_key
+        return hashlib.sha256(secret.encode()).digest() if secret else None
+
+    def server_options(self):
+        from .mcp_server import ServerOptions
+        return ServerOptions(approve=self.approve, key=self.key(), handle_ttl_seconds=self.session_ttl_seconds,
+                             task_after_seconds=self.task_after_seconds, task_ttl_seconds=self.task_ttl_seconds)
+
+    @property
+    def stateful(self) -> bool:
+        """Whether 2025-era clients need MCP sessions of the SDK's (a BashTool kept in memory;
+        approval asked by elicitation, which needs the session's stream)."""
+        return (self.bash and not self.session_store) or self.approve
+
 
 def create_app(config: Optional[ServiceConfig] = None):
     """The ASGI application (an uvicorn/gunicorn factory): configured from the environment
     unless a ServiceConfig is given."""
-    from starlette.requests import Request
-    from starlette.responses import JSONResponse
-
-    from .mcp_server import build_server
-    from .toolset import DiscoveryMode
-
     config = config or ServiceConfig.from_env()
     config.check()
-    mode = DiscoveryMode.WITH_DISCOVERY if config.discovery else DiscoveryMode.ALL
-    if config.bash and config.session_store:
-        server, stored = _stored_bash_server(config, mode)
-    elif config.bash:
-        from .bash_tool import BashTool
-        from .mcp_server import SessionLimits
-        limits = SessionLimits(config.max_sessions, config.max_sessions_bytes, config.session_idle_seconds)
-        server = build_server(BashTool(), mode, stateless=False, session_tools=BashTool,
-                              check_host=not config.token, session_limits=limits, approve=config.approve)
-    else:
-        # asking the client mid-call needs a session's stream: with --approve, not stateless
-        server = build_server(scripted_tool(config), mode, stateless=not config.approve, check_host=not config.token,
-                              approve=config.approve)
-
-    @server.custom_route("/healthz", methods=["GET"])
-    async def healthz(request: Request):
-        return JSONResponse({"status": "ok", "pid": os.getpid()})
-
-    app = server.streamable_http_app()
-    if config.bash and config.session_store:
+    server, stored = _mcp_server(config)
+    app = _mcp_routes(server, config, stored)
+    if stored is not None:
         app = _SessionIds(app, stored)
-    return _Guard(app, config.token, config.max_request_bytes)
+    return _Front(app, config.token, config.max_request_bytes, config.body_timeout_seconds)
 
 
-def _stored_bash_server(config: ServiceConfig, mode):
-    """A stateless server whose BashTool sessions live in the configured store."""
-    from .bash_tool import BashTool
-    from .mcp_server import StoredSessions, build_server
+def _mcp_server(config: ServiceConfig) -> tuple:
+    """(the MCP server, its StoredSessions or None)."""
+    from .mcp_server import build_server
+    from .mcp_sessions import SessionLimits
+    from .toolset import DiscoveryMode
+    mode = DiscoveryMode.WITH_DISCOVERY if config.discovery else DiscoveryMode.ALL
+    options = config.server_options()
+    if config.bash and config.session_store:
+        from .bash_tool import BashTool
+        stored = _stored_sessions(config)
+        return build_server(BashTool(), mode, stored_sessions=stored, options=options), stored
+    if config.bash:
+        from .bash_tool import BashTool
+        limits = SessionLimits(config.max_sessions, config.max_sessions_bytes, config.session_idle_seconds)
+        return build_server(BashTool(), mode, session_tools=BashTool, session_limits=limits, options=options), None
+    return build_server(scripted_tool(config), mode, options=options), None
+
+
+def _stored_sessions(config: ServiceConfig):
+    """The sessions of the configured store."""
+    from .mcp_sessions import StoredSessions
     from .session_store import StoreError, open_store
     from .snapshot import SnapshotLimits
     from ..base.limits import ExecutionLimits
@@ -147,10 +172,88 @@ def _stored_bash_server(config: ServiceConfig, mode):
         raise SystemExit(f"scripted_kernel mcp: {e}") from None
     stored = StoredSessions(store, config.session_key.encode() or None, max_workers=max(1, config.max_sessions),
                             max_bytes=config.max_sessions_bytes)
-    server = build_server(BashTool(), mode, stateless=True, check_host=not config.token,
-                          stored_sessions=stored)
     _give_back_freed_sessions()
-    return server, stored
+    return stored
+
+
+def _mcp_routes(server, config: ServiceConfig, stored):
+    """The Starlette application: /mcp (2026-07-28 requests to a stateless manager that
+    streams progress; 2025-era ones to a manager with MCP sessions when the service keeps
+    them), /healthz and /readyz."""
+    import contextlib
+
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+    from mcp.server.transport_security import TransportSecuritySettings
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    if config.token:                   # a token guards it: no DNS rebinding to fear
+        security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    else:
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True, allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"])
+    body_limit = max(1, config.max_request_bytes)
+    stateful = config.stateful
+    legacy = StreamableHTTPSessionManager(server, stateless=not stateful, json_response=not stateful,
+                                          session_idle_timeout=config.session_idle_seconds or None,
+                                          max_sessions=None, security_settings=security,
+                                          max_request_body_size=body_limit)
+    modern = StreamableHTTPSessionManager(server, stateless=True, json_response=False, security_settings=security,
+                                          max_request_body_size=body_limit)
+    runs = server.scripts.runs
+
+    async def mcp(scope, receive, send):
+        headers = dict(scope.get("headers") or ())
+        version = headers.get(b"mcp-protocol-version", b"").decode("latin-1")
+        if version and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            return await modern.handle_request(scope, receive, send)
+        await legacy.handle_request(scope, receive, send)
+        sid = headers.get(b"mcp-session-id")
+        if scope["method"] == "DELETE" and sid is not None and stored is None and runs.keeps_sessions:
+            await runs.close(sid.decode("latin-1"), scope.get("scripted.principal", ""))
+
+    async def healthz(request: Request):
+        reachable = await _store_reachable(stored)
+        body = {"status": "ok", "pid": os.getpid()}
+        if reachable is not None:
+            body["store"] = "ok" if reachable else "unavailable"
+        return JSONResponse(body)
+
+    async def readyz(request: Request):
+        reachable = await _store_reachable(stored)
+        if reachable is False:
+            return JSONResponse({"ready": False, "reason": "the session store is unavailable"}, status_code=503)
+        return JSONResponse({"ready": True})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        async with legacy.run(), modern.run():
+            yield
+
+    class _Mcp:                        # a plain ASGI endpoint: Starlette passes scope, receive, send
+        async def __call__(self, scope, receive, send):
+            await mcp(scope, receive, send)
+
+    return Starlette(routes=[Route("/mcp", endpoint=_Mcp()), Route("/healthz", healthz), Route("/readyz", readyz)],
+                     lifespan=lifespan)
+
+
+async def _store_reachable(stored) -> Optional[bool]:
+    """Whether the session store answers (None: there is none)."""
+    if stored is None:
+        return None
+    from .mcp_sessions import log_store_error
+    from .session_store import StoreError
+    try:
+        await asyncio.to_thread(stored.store.ping)
+        return True
+    except StoreError as e:
+        log_store_error(e, "ping")
+        return False
 
 
 def _give_back_freed_sessions():
@@ -175,25 +278,30 @@ def _give_back_freed_sessions():
 
 
 class _SessionIds:
-    """ASGI middleware in front of the stateless MCP app when sessions live in a store: an
-    `initialize` without a session gets a new id (minted here, recorded in the store, sent back
-    in `Mcp-Session-Id`), or a JSON-RPC error saying why not (too many sessions, the store
-    unavailable); any other request must carry an id the store knows (else 404, as MCP says
-    for an expired session; when the store cannot tell, the request goes on, and a tool call
-    says the store is unavailable); DELETE ends the session; GET (a server-to-client stream)
-    is not offered (405)."""
+    """ASGI middleware in front of the stateless MCP app when sessions live in a store, for
+    2025-era clients: an `initialize` without a session gets a new id (minted here, recorded in
+    the store, sent back in `Mcp-Session-Id`), or a JSON-RPC error saying why not (too many
+    sessions, the store unavailable); any other request must carry an id the store knows (else
+    404, as MCP says for an expired session; when the store cannot tell, the request goes on,
+    and a tool call says the store is unavailable); DELETE ends the session; GET (a
+    server-to-client stream) is not offered (405). A 2026-07-28 request passes: its sessions
+    are named by handles."""
 
     def __init__(self, app, stored):
         self.app = app
         self.stored = stored
 
     async def __call__(self, scope, receive, send):
-        import asyncio
-        from .mcp_server import log_store_error
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+        from .mcp_sessions import log_store_error
         from .session_store import UNAVAILABLE, StoreError
         if scope["type"] != "http" or not scope["path"].rstrip("/").endswith("/mcp"):
             return await self.app(scope, receive, send)
         headers = dict(scope.get("headers") or ())
+        version = headers.get(b"mcp-protocol-version", b"").decode("latin-1")
+        if version and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            return await self.app(scope, receive, send)
         raw = headers.get(b"mcp-session-id")
         method = scope["method"]
         store = self.stored.store
@@ -230,7 +338,7 @@ class _SessionIds:
         from .session_store import TooManySessions, new_session_id
         sid = new_session_id()
         try:
-            await asyncio.to_thread(self.stored.create, sid)
+            await asyncio.to_thread(self.stored.create, sid, scope.get("scripted.principal", ""))
         except TooManySessions as e:
             return await _rpc_error(send, message.get("id"), str(e))
         except StoreError as e:
@@ -251,7 +359,7 @@ async def _rpc_error(send, request_id, message: str):
 
 
 async def _read_body(receive):
-    """The whole request body, and a receive() that gives it again to the app."""
+    """The whole request body (read by _Front already), and a receive() that gives it again."""
     chunks = []
     while True:
         message = await receive()
@@ -284,17 +392,69 @@ def scripted_tool(config: ServiceConfig):
     return apply_filesystem(tool, config.fs)
 
 
-class _Guard:
-    """ASGI middleware: the bearer token, the body size limit, and no service on a non-loopback
-    socket without a token (for servers started without the CLI's check)."""
+# ---------------------------------------------------------------- the front door
 
-    def __init__(self, app, token: str, max_request_bytes: int):
+class HttpExchange:
+    """One HTTP request to /mcp, once its body is read: the runs waiting on it are cancelled
+    (through their cancel flags) if the client goes away before the response is complete."""
+
+    def __init__(self, receive):
+        self._receive = receive
+        self.gone = asyncio.Event()
+        self.gone_at: Optional[float] = None      # when the client went away (time.monotonic)
+        self.responded = False
+        self.tokens: set = set()
+        self._watch: Optional[asyncio.Task] = None
+
+    def start(self):
+        self._watch = asyncio.get_running_loop().create_task(self._watch_for_disconnect())
+
+    async def _watch_for_disconnect(self):
+        while True:
+            message = await self._receive()
+            if message["type"] == "http.disconnect":
+                break
+        if not self.responded:         # (the server also reports a finished response as one)
+            self.gone_at = time.monotonic()
+            self.gone.set()
+            for token in list(self.tokens):
+                token.cancel("cancelled")
+
+    def on_disconnect(self, token):
+        if self.gone.is_set():
+            token.cancel("cancelled")
+        else:
+            self.tokens.add(token)
+
+    def forget(self, token):
+        self.tokens.discard(token)
+
+    async def receive(self):
+        """What the application receives after the body: the disconnect, when it comes."""
+        await self.gone.wait()
+        return {"type": "http.disconnect"}
+
+    def finish(self):
+        if self._watch is not None:
+            self._watch.cancel()
+
+
+class _Front:
+    """ASGI middleware before /mcp: the bearer token (the caller's principal is the digest of
+    the token it sent), the body (read whole, at most `max_request_bytes` however it is framed,
+    within `body_timeout` seconds), no service on a non-loopback socket without a token (for
+    servers started without the CLI's check), and the exchange that cancels a run when its
+    client goes away."""
+
+    def __init__(self, app, token: str, max_request_bytes: int, body_timeout: float):
         self.app = app
         self.token = token.encode()
+        self.principal = hashlib.sha256(b"scripted-mcp-principal:" + self.token).hexdigest()[:32] if token else ""
         self.max_request_bytes = max_request_bytes
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope["path"] == "/healthz":
+        if scope["type"] != "http" or scope["path"] in ("/healthz", "/readyz"):
             return await self.app(scope, receive, send)
         headers = dict(scope.get("headers") or ())
         if not self.token:
@@ -307,22 +467,51 @@ class _Guard:
         declared = headers.get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_request_bytes:
             return await _refuse(send, 413, f"request body over {self.max_request_bytes} bytes")
-        await self.app(scope, self._limited(receive, send), send)
+        try:
+            body = await asyncio.wait_for(self._body(receive), self.body_timeout)
+        except asyncio.TimeoutError:
+            return await _refuse(send, 408, f"the request body did not arrive within {self.body_timeout:g} s",
+                                 [(b"connection", b"close")])
+        if body is None:
+            return await _refuse(send, 413, f"request body over {self.max_request_bytes} bytes",
+                                 [(b"connection", b"close")])
+        if isinstance(body, dict):             # the client left while sending
+            return
+        scope = dict(scope, **{"scripted.principal": self.principal})
+        exchange = HttpExchange(receive)
+        scope["scripted.exchange"] = exchange
+        delivered: list = []
 
-    def _limited(self, receive, send):
-        """receive() that stops a body without a length once it passes the limit."""
-        seen = 0
-        limit = self.max_request_bytes
+        async def replay():
+            if not delivered:
+                delivered.append(True)
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await exchange.receive()
 
-        async def limited_receive():
-            nonlocal seen
+        async def watched_send(event):
+            if event["type"] == "http.response.body" and not event.get("more_body"):
+                exchange.responded = True
+            await send(event)
+        exchange.start()
+        try:
+            await self.app(scope, replay, watched_send)
+        finally:
+            exchange.finish()
+
+    async def _body(self, receive):
+        """The body's bytes; None: over the limit; the disconnect message: the client left."""
+        chunks, seen = [], 0
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > limit:
-                    return {"type": "http.disconnect"}
-            return message
-        return limited_receive
+            if message["type"] != "http.request":
+                return message
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_request_bytes:
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                return b"".join(chunks)
 
 
 async def _refuse(send, status: int, message: str, extra_headers=()):
@@ -345,15 +534,74 @@ def graceful_seconds() -> int:
     return int(ExecutionLimits().timeout_seconds) + 5
 
 
+class Supervisor:
+    """`--workers N`: uvicorn in N worker processes, each listening on its own SO_REUSEPORT
+    socket, so that the kernel spreads connections evenly (uvicorn's own workers share one
+    socket, and with keep-alive clients one worker can end up with most of the connections).
+    A worker that dies is replaced (after a back-off that doubles while workers keep dying, from
+    0.1 s to 5 s); when `max_deaths` die within `death_window` seconds the service stops and
+    exits with status 1. SIGTERM/SIGINT stop the workers gracefully; the exit status is then 0."""
+
+    def __init__(self, host: str, port: int, workers: int, max_deaths: int = 5, death_window: float = 60.0):
+        import multiprocessing
+        self.host, self.port, self.workers = host, port, workers
+        self.max_deaths, self.death_window = max_deaths, death_window
+        self.spawn = multiprocessing.get_context("spawn")
+        self.procs: list = []
+        self.deaths: list = []
+        self.stopping: list = []
+
+    def _start(self, index: int):
+        proc = self.spawn.Process(target=_worker, args=(self.host, self.port), name=f"scripted-mcp-{index}")
+        proc.start()
+        return proc
+
+    def stop(self, signum=None, frame=None):
+        self.stopping.append(signum)
+        for proc in self.procs:
+            if proc.is_alive() and proc.pid is not None:
+                os.kill(proc.pid, signal.SIGTERM)
+
+    def run(self) -> int:
+        from multiprocessing.connection import wait
+        from .mcp_server import _CALLS
+        signal.signal(signal.SIGTERM, self.stop)
+        signal.signal(signal.SIGINT, self.stop)
+        self.procs = [self._start(i) for i in range(self.workers)]
+        backoff = 0.1
+        while not self.stopping:
+            wait([proc.sentinel for proc in self.procs])
+            if self.stopping:
+                break
+            for index, proc in enumerate(self.procs):
+                if proc.is_alive():
+                    continue
+                now = time.monotonic()
+                self.deaths = [t for t in self.deaths if t > now - self.death_window] + [now]
+                _CALLS.warning(json.dumps({"event": "worker_died", "pid": proc.pid, "exit_code": proc.exitcode,
+                                           "deaths_in_window": len(self.deaths)}))
+                if len(self.deaths) >= self.max_deaths:
+                    print(f"scripted_kernel mcp: {len(self.deaths)} workers died within {self.death_window:g} s; "
+                          "stopping", file=sys.stderr)
+                    self.stop()
+                    break
+                time.sleep(backoff)            # a worker that dies at once must not spin the supervisor
+                backoff = min(backoff * 2, 5.0)
+                if self.stopping:
+                    break
+                self.procs[index] = self._start(index)
+                _CALLS.info(json.dumps({"event": "worker_started", "pid": self.procs[index].pid}))
+            else:
+                backoff = max(0.1, backoff / 2)
+        for proc in self.procs:
+            proc.join()
+        return 1 if len(self.deaths) >= self.max_deaths else 0
+
+
 def run_workers(host: str, port: int, workers: int, token_required: bool = False) -> int:
-    """uvicorn in `workers` processes, each listening on its own SO_REUSEPORT socket, so that
-    the kernel spreads connections evenly (uvicorn's own workers share one socket, and with
-    keep-alive clients one worker can end up with most of the connections). SIGTERM/SIGINT
-    stop them gracefully; a worker that dies ends the service, for its process manager to
-    restart."""
-    import multiprocessing
-    from multiprocessing.connection import wait
-    _listening_socket(host, port).close()          # the address is usable: fail here, not N times
+    """The service on `host:port`: refused with one line when anyone serves that port already;
+    one worker in this process, or a Supervisor of `workers` processes."""
+    refuse_if_served(host, port)
     log_startup(host, port, workers, token_required)
     if workers <= 1:
         # uvicorn re-raises the signal that stopped it; after a graceful stop that is success.
@@ -361,35 +609,33 @@ def run_workers(host: str, port: int, workers: int, token_required: bool = False
             signal.signal(signum, lambda signum, frame: None)
         _worker(host, port)
         return 0
-    spawn = multiprocessing.get_context("spawn")
-    procs = [spawn.Process(target=_worker, args=(host, port), name=f"scripted-mcp-{i}") for i in range(workers)]
-    for proc in procs:
-        proc.start()
-    stopping = []
+    os.environ.setdefault(ENV_PREFIX + "WORKER_KEY", secrets.token_hex(32))    # the workers share it
+    return Supervisor(host, port, workers).run()
 
-    def stop(signum, frame):
-        stopping.append(signum)
-        for proc in procs:
-            if proc.is_alive() and proc.pid is not None:
-                os.kill(proc.pid, signal.SIGTERM)
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    wait([proc.sentinel for proc in procs])        # until one ends: stopped, or died
-    if not stopping:
-        print("scripted_kernel mcp: a worker died; stopping the others", file=sys.stderr)
-        stop(signal.SIGTERM, None)
-    for proc in procs:
-        proc.join()
-    return 0 if stopping else 1
+
+def refuse_if_served(host: str, port: int):
+    """SystemExit with one line when a socket listens on the address already. The workers bind
+    with SO_REUSEPORT, which would let a second service share the port silently; a probe
+    without it (SO_REUSEADDR only, so that connections of a previous run in TIME_WAIT do not
+    count) fails when anyone listens there."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    probe = socket.socket(family, socket.SOCK_STREAM)
+    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        probe.bind((host.strip("[]"), port))
+    except OSError as e:
+        raise SystemExit(f"scripted_kernel mcp: cannot listen on {host}:{port}: "
+                         f"{'it is served already' if e.errno == 98 else e.strerror}") from None
+    finally:
+        probe.close()
 
 
 def log_startup(host: str, port: int, workers: int, token_required: bool):
     """One line on stderr (logger scripted_kernel.mcp) as the service starts: where it listens,
     how many workers, and whether clients need the bearer token."""
-    import json
     import logging
-    from .mcp_server import _log_calls_to_stderr
-    _log_calls_to_stderr()
+    from .mcp_server import log_to_stderr
+    log_to_stderr()
     shown = f"[{host.strip('[]')}]" if ":" in host else host
     logging.getLogger("scripted_kernel.mcp").info(json.dumps({
         "event": "start", "url": f"http://{shown}:{port}/mcp", "host": host, "port": port,
@@ -412,8 +658,46 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def head_timeout_protocol(seconds: float):
+    """uvicorn's HTTP protocol, closing a connection whose request head (request line and
+    headers) has not all arrived `seconds` after the connection opened or after its previous
+    response: uvicorn has no such bound, and a client trickling a byte now and then holds its
+    connection (and uvicorn's keep-alive timer restarts on every byte)."""
+    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+    class HeadTimeoutProtocol(AutoHTTPProtocol):          # type: ignore[misc,valid-type]
+        _head_timer: Optional[asyncio.TimerHandle] = None
+
+        def connection_made(self, transport):
+            super().connection_made(transport)
+            self._arm_head_timer()
+
+        def on_response_complete(self):
+            super().on_response_complete()
+            self._arm_head_timer()
+
+        def connection_lost(self, exc):
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+            super().connection_lost(exc)
+
+        def _arm_head_timer(self):
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+            self._head_timer = self.loop.call_later(seconds, self._head_too_slow, self.cycle)
+
+        def _head_too_slow(self, cycle_then):
+            # a request whose head arrived since the timer was armed has a cycle of its own
+            if self.cycle is cycle_then and not self.transport.is_closing():
+                self.transport.close()
+
+    return HeadTimeoutProtocol
+
+
 def _worker(host: str, port: int):
     import uvicorn
+    service = ServiceConfig.from_env()
     config = uvicorn.Config("scripted_kernel.tools.mcp:create_app", factory=True, access_log=False,
-                            log_level="warning", timeout_graceful_shutdown=graceful_seconds())
+                            log_level="warning", timeout_graceful_shutdown=graceful_seconds(),
+                            http=head_timeout_protocol(service.header_timeout_seconds))
     uvicorn.Server(config).run(sockets=[_listening_socket(host, port)])

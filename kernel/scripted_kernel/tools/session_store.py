@@ -41,7 +41,11 @@ UNAVAILABLE = "the session store is unavailable"
 
 
 class StoreError(Exception):
-    """The store cannot be used (unreachable, misconfigured)."""
+    """The store cannot be used (unreachable, misconfigured). `not_applied`: the failed
+    operation certainly changed nothing (it never reached the store, or a local write failed
+    before its commit); False when it may have been applied and only its answer was lost."""
+
+    not_applied = True
 
 
 class SessionTooLarge(StoreError):
@@ -124,18 +128,45 @@ class SessionStore:
         with self._boundary():
             return self._load(sid, min(limits) if limits else None)
 
-    def save(self, sid: str, version: int, data: bytes, kept: int) -> bool:
+    def save(self, sid: str, version: int, data: bytes, kept: int, writer: str = "",
+             outcome: Optional[tuple] = None) -> bool:
         """Store `data` (`kept` bytes once loaded) as version+1 if the session is still at
-        `version`; False otherwise (another request saved first, or the session expired)."""
+        `version`; False otherwise (another request saved first, or the session expired).
+        `writer`: a token of this save, which `last_writer` reads back (to learn whether a save
+        whose answer was lost took place); `outcome`: (idempotency key, the call's outcome as
+        JSON text), recorded with version+1 by the same compare and set."""
         self._check_id(sid)
         self._check_size(data)
         with self._boundary():
-            return self._save(sid, version, data, kept)
+            return self._save(sid, version, data, kept, writer, outcome)
+
+    def outcome(self, sid: str, key: str) -> Optional[str]:
+        """The outcome recorded for an idempotency key in this session (a save that took
+        place), or None."""
+        if not valid_id(sid):
+            return None
+        with self._boundary():
+            return self._outcome(sid, key)
+
+    def last_writer(self, sid: str) -> Optional[tuple]:
+        """(version, writer) of the session's last save, or None: no such session."""
+        if not valid_id(sid):
+            return None
+        with self._boundary():
+            return self._last_writer(sid)
 
     def delete(self, sid: str) -> None:
         if valid_id(sid):
             with self._boundary():
                 self._delete(sid)
+
+    def ping(self) -> None:
+        """Nothing when the store answers; StoreError when it does not."""
+        with self._boundary():
+            self._ping()
+
+    OUTCOMES = 16                       # idempotency keys remembered per session, the newest
+    MAX_OUTCOME = 256 * 1024            # bytes of one recorded outcome at most (its streams are cut)
 
     @contextmanager
     def _boundary(self):
@@ -144,7 +175,15 @@ class SessionStore:
         except StoreError:
             raise
         except self.backend_errors as e:
-            raise StoreError(UNAVAILABLE) from e
+            failure = StoreError(UNAVAILABLE)
+            failure.not_applied = self._not_applied(e)
+            raise failure from e
+
+    @staticmethod
+    def _not_applied(e: BaseException) -> bool:
+        """Whether a backend's failure certainly changed nothing: a local file operation
+        (committed by its last rename, or not at all), or a connection that was refused."""
+        return True
 
     @staticmethod
     def _check_id(sid):
@@ -179,11 +218,20 @@ class SessionStore:
     def _load(self, sid: str, limit: Optional[int]) -> Optional[Record]:
         raise NotImplementedError
 
-    def _save(self, sid: str, version: int, data: bytes, kept: int) -> bool:
+    def _save(self, sid: str, version: int, data: bytes, kept: int, writer: str, outcome) -> bool:
+        raise NotImplementedError
+
+    def _outcome(self, sid: str, key: str) -> Optional[str]:
+        raise NotImplementedError
+
+    def _last_writer(self, sid: str) -> Optional[tuple]:
         raise NotImplementedError
 
     def _delete(self, sid: str) -> None:
         raise NotImplementedError
+
+    def _ping(self) -> None:
+        """The memory of this process always answers."""
 
 
 class MemoryStore(SessionStore):
@@ -193,6 +241,8 @@ class MemoryStore(SessionStore):
         super().__init__(idle_seconds, max_bytes, max_sessions)
         self._lock = threading.Lock()
         self._sessions: dict = {}            # sid -> [Record, last_used]
+        self._writers: dict = {}             # sid -> (version, writer)
+        self._outcomes: dict = {}            # sid -> {key: (version, outcome)}, oldest first
 
     def _expire(self):
         if self.idle_seconds:
@@ -227,24 +277,47 @@ class MemoryStore(SessionStore):
             held[1] = time.time()
             return held[0]
 
-    def _save(self, sid, version, data, kept):
+    def _save(self, sid, version, data, kept, writer, outcome):
         with self._lock:
             held = self._sessions.get(sid)
             if held is None or held[0].version != version:
                 return False
             self._sessions[sid] = [Record(version + 1, data, kept), time.time()]
+            self._writers[sid] = (version + 1, writer)
+            if outcome is not None:
+                outcomes = self._outcomes.setdefault(sid, {})
+                outcomes[outcome[0]] = (version + 1, outcome[1])
+                while len(outcomes) > self.OUTCOMES:
+                    del outcomes[next(iter(outcomes))]
             return True
+
+    def _outcome(self, sid, key):
+        with self._lock:
+            held = self._sessions.get(sid)
+            recorded = self._outcomes.get(sid, {}).get(key)
+            return recorded[1] if held is not None and recorded and recorded[0] <= held[0].version else None
+
+    def _last_writer(self, sid):
+        with self._lock:
+            held = self._sessions.get(sid)
+            return None if held is None else self._writers.get(sid, (held[0].version, ""))
 
     def _delete(self, sid):
         with self._lock:
             self._sessions.pop(sid, None)
+            self._writers.pop(sid, None)
+            self._outcomes.pop(sid, None)
 
 
 class DirectoryStore(SessionStore):
-    """`<sid>.json` (version, kept bytes, last use) and `<sid>.snap` (the snapshot) per session; a session's
-    compare and set holds an exclusive lock on `<sid>.lock` (fcntl), and a creation holds one on
-    `.store.lock` while it counts the sessions, so processes sharing the directory (on one host,
-    or a filesystem with working locks) take turns."""
+    """`<sid>.json` (version, kept bytes, last use, the last save's writer, and the idempotency
+    keys whose outcomes are committed: key -> version) and `<sid>.snap` (the snapshot) per
+    session, and `<sid>.outcomes` (key -> [version, outcome]) once a call with a key is saved;
+    a session's compare and set holds an exclusive lock on `<sid>.lock` (fcntl), and a creation
+    holds one on `.store.lock` while it counts the sessions, so processes sharing the directory
+    (on one host, or a filesystem with working locks) take turns. A save is committed by the
+    rename of its `.json`: an outcome written by a save that stopped before it is not listed
+    there, and does not count."""
 
     def __init__(self, path: str, idle_seconds: float = 900.0, max_bytes: int = 0, max_sessions: int = 0):
         super().__init__(idle_seconds, max_bytes, max_sessions)
@@ -287,6 +360,9 @@ class DirectoryStore(SessionStore):
             return None
         meta["version"] = _number(meta.get("version"), "version")
         meta["kept"] = _number(meta.get("kept"), "size in memory")
+        outcomes = meta.setdefault("outcomes", {})
+        if not (isinstance(outcomes, dict) and all(type(v) is int for v in outcomes.values())):
+            raise MalformedRecord("the session's record lists its outcomes wrongly")
         return meta
 
     def _write(self, sid: str, ext: str, data: bytes):
@@ -300,11 +376,26 @@ class DirectoryStore(SessionStore):
                 os.unlink(tmp)
             raise
 
-    def _write_meta(self, sid: str, version: int, kept: int):
-        self._write(sid, "json", json.dumps({"version": version, "kept": kept, "last_used": time.time()}).encode())
+    def _write_meta(self, sid: str, version: int, kept: int, writer: str = "", outcomes: Optional[dict] = None):
+        self._write(sid, "json", json.dumps({"version": version, "kept": kept, "last_used": time.time(),
+                                             "writer": writer, "outcomes": outcomes or {}}).encode())
+
+    def _outcomes_of(self, sid: str) -> dict:
+        """{key: [version, outcome]} written for the session (committed or not: its record
+        says which)."""
+        try:
+            with open(self._file(sid, "outcomes"), "rb") as f:
+                outcomes = json.load(f)
+        except FileNotFoundError:
+            return {}
+        except ValueError:
+            raise MalformedRecord("the session's outcomes are not JSON") from None
+        if not isinstance(outcomes, dict):
+            raise MalformedRecord("the session's outcomes are not a mapping")
+        return outcomes
 
     def _remove(self, sid: str):
-        for ext in ("json", "snap", "lock"):
+        for ext in ("json", "snap", "outcomes", "lock"):
             try:
                 os.unlink(self._file(sid, ext))
             except FileNotFoundError:
@@ -343,21 +434,51 @@ class DirectoryStore(SessionStore):
                     data = f.read()
             except FileNotFoundError:
                 raise MalformedRecord("the session's snapshot is missing") from None
-            self._write_meta(sid, meta["version"], meta["kept"])
+            self._write_meta(sid, meta["version"], meta["kept"], meta.get("writer", ""), meta["outcomes"])
             return Record(meta["version"], data, meta["kept"])
 
-    def _save(self, sid, version, data, kept):
+    def _save(self, sid, version, data, kept, writer, outcome):
         with self._locked(self._file(sid, "lock")):
             meta = self._meta(sid)
             if meta is None or meta["version"] != version:
                 return False
             self._write(sid, "snap", data)
-            self._write_meta(sid, version + 1, kept)
+            committed = meta["outcomes"]
+            if outcome is not None:
+                key, text = outcome
+                committed.pop(key, None)
+                committed[key] = version + 1
+                for old in list(committed)[:-self.OUTCOMES]:
+                    del committed[old]
+                written = {k: v for k, v in self._outcomes_of(sid).items() if k in committed}
+                written[key] = [version + 1, text]
+                self._write(sid, "outcomes", json.dumps(written).encode())
+            self._write_meta(sid, version + 1, kept, writer, committed)     # the commit: the new version
             return True
+
+    def _outcome(self, sid, key):
+        with self._locked(self._file(sid, "lock")):
+            meta = self._meta(sid)
+            if meta is None or key not in meta["outcomes"]:
+                return None
+            recorded = self._outcomes_of(sid).get(key)
+        # what a committed save wrote: no later save writes this key's outcome (its call is a retry)
+        if not (isinstance(recorded, list) and recorded[:1] == [meta["outcomes"][key]] and len(recorded) == 2
+                and isinstance(recorded[1], str)):
+            raise MalformedRecord("the session's recorded outcome is missing")
+        return recorded[1]
+
+    def _last_writer(self, sid):
+        meta = self._meta(sid)
+        return None if meta is None else (meta["version"], str(meta.get("writer", "")))
 
     def _delete(self, sid):
         with self._locked(self._file(sid, "lock")):
             self._remove(sid)
+
+    def _ping(self):
+        if not os.access(self.path, os.W_OK | os.X_OK):
+            raise OSError(f"session store directory {self.path} is not writable")
 
     def sweep(self) -> int:
         """Remove the sessions idle past idle_seconds; the number of sessions kept."""
@@ -371,14 +492,20 @@ class DirectoryStore(SessionStore):
         return kept
 
 
-# The Redis scripts. KEYS[1] the session's hash (version, data, kept), KEYS[2] the sorted set of all
-# the sessions (id -> when it expires, by Redis's clock), which the cap counts; ARGV[1] the
-# session's id, ARGV[2] the idle expiry in seconds (0: none), then each script's own.
+# The Redis scripts. KEYS[1] the session's hash (version, data, kept, writer), KEYS[2] the sorted
+# set of all the sessions (id -> when it expires, by Redis's clock), which the cap counts, KEYS[3]
+# the session's recorded outcomes (idempotency key -> "version:outcome"), KEYS[4] their keys,
+# oldest first; ARGV[1] the session's id, ARGV[2] the idle expiry in seconds (0: none), then each
+# script's own.
 _RENEW = """
 local ttl = tonumber(ARGV[2])
 local expires = '+inf'
 if ttl > 0 then
   redis.call('EXPIRE', KEYS[1], ttl)
+  if KEYS[3] then
+    redis.call('EXPIRE', KEYS[3], ttl)
+    redis.call('EXPIRE', KEYS[4], ttl)
+  end
   expires = tonumber(redis.call('TIME')[1]) + ttl
 end
 redis.call('ZADD', KEYS[2], expires, ARGV[1])
@@ -404,25 +531,46 @@ if tonumber(ARGV[3]) >= 0 and size > tonumber(ARGV[3]) then return {v, kept, siz
 """ + _RENEW + """
 return {v, kept, size, redis.call('HGET', KEYS[1], 'data')}
 """
-# ARGV[3] the expected version, ARGV[4] the snapshot, ARGV[5] its kept bytes: -1 no such
-# session, 0 another version, 1 saved
+# ARGV[3] the expected version, ARGV[4] the snapshot, ARGV[5] its kept bytes, ARGV[6] the
+# writer, ARGV[7] an idempotency key ("": none), ARGV[8] its outcome, ARGV[9] the outcomes kept:
+# -1 no such session, 0 another version, 1 saved
 _SAVE = """
 local v = redis.call('HGET', KEYS[1], 'version')
 if not v then return -1 end
 if tonumber(v) ~= tonumber(ARGV[3]) then return 0 end
-redis.call('HSET', KEYS[1], 'version', tonumber(v) + 1, 'data', ARGV[4], 'kept', ARGV[5])
+local saved = tonumber(v) + 1
+redis.call('HSET', KEYS[1], 'version', saved, 'data', ARGV[4], 'kept', ARGV[5], 'writer', ARGV[6])
+if ARGV[7] ~= '' then
+  redis.call('HSET', KEYS[3], ARGV[7], saved .. ':' .. ARGV[8])
+  redis.call('LREM', KEYS[4], 0, ARGV[7])
+  redis.call('RPUSH', KEYS[4], ARGV[7])
+  while redis.call('LLEN', KEYS[4]) > tonumber(ARGV[9]) do
+    redis.call('HDEL', KEYS[3], redis.call('LPOP', KEYS[4]))
+  end
+end
 """ + _RENEW + """
 return 1
+"""
+# ARGV[1] an idempotency key: false, or {the session's version, "version:outcome"}
+_OUTCOME = """
+local v = redis.call('HGET', KEYS[1], 'version')
+local recorded = redis.call('HGET', KEYS[2], ARGV[1])
+if not v or not recorded then return false end
+return {v, recorded}
 """
 
 
 class RedisStore(SessionStore):
-    """A hash `scripted:session:<sid>` (version, data, kept) per session, expiring after idle_seconds
-    without use (Redis's TTL, renewed by every load and save), and the sorted set
-    `scripted:sessions` of them all, by expiry, which max_sessions counts."""
+    """A hash `scripted:session:<sid>` (version, data, kept, writer) per session, expiring after
+    idle_seconds without use (Redis's TTL, renewed by every load and save), the sorted set
+    `scripted:sessions` of them all, by expiry, which max_sessions counts, and per session the
+    outcomes recorded for idempotency keys (`scripted:outcomes:<sid>`, its keys in order in
+    `scripted:outcome-keys:<sid>`), expiring with it."""
 
     PREFIX = "scripted:session:"
     INDEX = "scripted:sessions"
+    OUTCOMES_PREFIX = "scripted:outcomes:"
+    OUTCOME_KEYS_PREFIX = "scripted:outcome-keys:"
 
     def __init__(self, url: str, idle_seconds: float = 900.0, max_bytes: int = 0, max_sessions: int = 0):
         super().__init__(idle_seconds, max_bytes, max_sessions)
@@ -432,22 +580,42 @@ class RedisStore(SessionStore):
             raise StoreError("a redis:// session store needs the PyPI package `redis` "
                              "(pip install 'scripted-kernel[sessions]')") from None
         self.backend_errors = (redis.exceptions.RedisError, OSError)
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
         try:
             self.client = redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5)
+            # saves go through connections of their own that never send a command twice: after
+            # a failure, whether the save reached Redis is then the one attempt's to tell
+            # (_not_applied), where redis-py's retries would leave only the last attempt's error
+            self.saver = redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5,
+                                              retry=Retry(NoBackoff(), 0))
         except ValueError:
             raise StoreError("the redis:// session store's URL is not valid") from None
         self._create_script = self.client.register_script(_CREATE)
         self._load_script = self.client.register_script(_LOAD)
-        self._save_script = self.client.register_script(_SAVE)
+        self._save_script = self.saver.register_script(_SAVE)
+        self._outcome_script = self.client.register_script(_OUTCOME)
         self.ttl = int(idle_seconds) if idle_seconds else 0
         if idle_seconds and self.ttl < 1:
             self.ttl = 1
 
     def _keys(self, sid: str) -> list:
-        return [self.PREFIX + sid, self.INDEX]
+        return [self.PREFIX + sid, self.INDEX, self.OUTCOMES_PREFIX + sid, self.OUTCOME_KEYS_PREFIX + sid]
+
+    @staticmethod
+    def _not_applied(e: BaseException) -> bool:
+        """A refused connection sent nothing (redis-py makes or checks a pooled connection
+        before it sends, and a save is not retried); any other failure (a timeout waiting for
+        the answer, a connection lost) may have come after Redis ran the command."""
+        seen: Optional[BaseException] = e
+        while seen is not None:
+            if isinstance(seen, ConnectionRefusedError):
+                return True
+            seen = seen.__cause__ or seen.__context__
+        return False
 
     def _create(self, sid, data, kept):
-        answer = self._create_script(keys=self._keys(sid), args=[sid, self.ttl, data, kept, self.max_sessions])
+        answer = self._create_script(keys=self._keys(sid)[:2], args=[sid, self.ttl, data, kept, self.max_sessions])
         if not answer[0]:
             self._refuse_another(int(answer[1]))
 
@@ -469,12 +637,31 @@ class RedisStore(SessionStore):
         self._check_stored(int(answer[2]), limit)
         return Record(_number(answer[0], "version"), answer[3], _number(answer[1], "size in memory"))
 
-    def _save(self, sid, version, data, kept):
-        return self._save_script(keys=self._keys(sid), args=[sid, self.ttl, version, data, kept]) == 1
+    def _save(self, sid, version, data, kept, writer, outcome):
+        key, text = outcome if outcome is not None else ("", "")
+        return self._save_script(keys=self._keys(sid), args=[sid, self.ttl, version, data, kept, writer, key,
+                                                             text, self.OUTCOMES]) == 1
+
+    def _outcome(self, sid, key):
+        answer = self._outcome_script(keys=[self.PREFIX + sid, self.OUTCOMES_PREFIX + sid], args=[key])
+        if not answer:
+            return None
+        raw = answer[1] if isinstance(answer[1], bytes) else str(answer[1]).encode()
+        version, _, text = raw.partition(b":")
+        return text.decode() if _number(version, "outcome version") <= _number(answer[0], "version") else None
+
+    def _last_writer(self, sid):
+        version, writer = self.client.hmget(self.PREFIX + sid, "version", "writer")
+        if version is None:
+            return None
+        return _number(version, "version"), writer.decode() if isinstance(writer, bytes) else str(writer or "")
+
+    def _ping(self):
+        self.client.ping()
 
     def _delete(self, sid):
         pipe = self.client.pipeline()
-        pipe.delete(self.PREFIX + sid)
+        pipe.delete(self.PREFIX + sid, self.OUTCOMES_PREFIX + sid, self.OUTCOME_KEYS_PREFIX + sid)
         pipe.zrem(self.INDEX, sid)
         pipe.execute()
 
