@@ -13,8 +13,12 @@ files equal those of a run approved at once.
 The continuation stays in the kernel: the widget knows only the run's random id. A decision
 reaches the kernel as a click, or as a custom message `{"decide": "allow"|"deny", "run": ID}` on
 the view; a run is decided once, and a message naming another run, an unknown one or one decided
-already is refused with one line. Pending runs live as long as the kernel: the session they
-resume on (files, shell) and the notebook's history are kept in its memory, not on disk.
+already is refused with one line. `%scripted pending` shows a view of each run that waits.
+
+Pending runs live as long as the kernel, not across a restart: a resume must replay on the
+session as the cell left it, and that session (files, shell) and the notebook's history are
+kept in the kernel's memory only (tools/history.History); `%scripted save` writes a snapshot of
+the session, which has no place for runs. At most MAX_PENDING runs wait at once (magics.py).
 """
 from __future__ import annotations
 
@@ -99,7 +103,8 @@ class PausedView:
             return
         answer, run_id = content.get("decide"), content.get("run")
         if answer not in (ALLOW, DENY) or not isinstance(run_id, str):
-            self._refuse('a decision is {"decide": "allow" or "deny", "run": ID}')
+            with self.output:
+                self._refuse('a decision is {"decide": "allow" or "deny", "run": ID}')
             return
         self._decide(run_id, answer)
 
@@ -109,15 +114,15 @@ class PausedView:
                 self._refuse(f"no paused run {run_id[:40]!r} in this view")
                 return
             self._set_enabled(False)
+            waiting, self.text.value = self.text.value, html(
+                "<b>scripted</b>: {} {} <code>{}</code>; the rest of its output is below", self.paused.label,
+                "allowed" if answer == ALLOW else "denied", describe(self.paused.call))
             try:
                 self.decide(run_id, answer)
             except DecisionRefused as e:
                 self._refuse(str(e))
                 self._set_enabled(not e.final)
-                return
-            self.text.value = html("<b>scripted</b>: {} {} <code>{}</code>; the rest of its output is below",
-                                   self.paused.label, "allowed" if answer == ALLOW else "denied",
-                                   describe(self.paused.call))
+                self.text.value = waiting          # what the view said before this click
 
     @staticmethod
     def _refuse(why: str):

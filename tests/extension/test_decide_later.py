@@ -119,3 +119,15 @@ def test_no_more_than_max_pending_runs_wait(ip, capsys, monkeypatch):
     result, _, err = run(ip, capsys, "double --x 1; echo status=$?", [LATER])     # the choice is a denial now
     assert result.success and "double: denied: not approved in the notebook" in err
     assert len(shell_state(ip).pending.runs) == 2
+
+
+def test_the_view_says_what_was_decided_and_a_stale_click_changes_nothing(ip, capsys):
+    from scripted_magic.pending import PausedView
+    run(ip, capsys, "double --x 1; echo done", [LATER])
+    state = shell_state(ip)
+    view = PausedView(state.pending.runs[the_paused_run(ip)], lambda run_id, answer: state.decide(ip, run_id, answer))
+    view.buttons[DENY].click()
+    assert "denied" in view.text.value and all(b.disabled for b in view.buttons.values())
+    view.buttons[ALLOW].click()                                     # a click the front-end should not send
+    assert "denied" in view.text.value
+    assert capsys.readouterr().err.endswith("scripted: decision refused: this run was decided already\n")
