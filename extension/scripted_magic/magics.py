@@ -193,11 +193,7 @@ class _NotebookTool(ScriptedTool):
         (the cell's view) and the run in `session`'s shell (`%scripted session on`)."""
         loaded = self._load_continuation(continuation, None)
         loaded.journal.decision = decision
-        shell = session.shell_session if session is not None else None
-        run, work = self._prepare(loaded.script, loaded.stdin, None, on_output, shell, journal=loaded.journal)
-        response = self._run_and_wait(run, work, shell)
-        self._last.trace = response.trace
-        return response
+        return self._replay(loaded, on_output, session.shell_session if session is not None else None)
 
 
 class NotebookTools:

@@ -217,13 +217,9 @@ class BashTool(ScriptedTool):
                                                      snapshot.host_mounts(self.filesystem),
                                                      expect_user=self.username)
                 self._install(fs, shell)
-            session = self._session()
-            run, work = self._prepare(loaded.script, loaded.stdin, None, None, session, journal=loaded.journal)
-            response = self._run_and_wait(run, work, session)
+            return self._replay(loaded, None, self._session())
         finally:
             self._lock.release()
-        self._last.trace = response.trace
-        return response
 
     def plan(self, commands, stdin: str = "") -> Plan:
         """The script run on a copy of this session (its files and shell), with no side effect:

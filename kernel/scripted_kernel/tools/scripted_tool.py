@@ -727,8 +727,13 @@ class ScriptedTool:
                                    most, limits.max_script_bytes)
 
     def _resumed(self, loaded) -> ToolResponse:
-        run, work = self._prepare(loaded.script, loaded.stdin, None, None, None, journal=loaded.journal)
-        response = self._run_and_wait(run, work, None)
+        return self._replay(loaded, None, None)
+
+    def _replay(self, loaded, on_output: Optional[Callable], session: Optional[ShellSession]) -> ToolResponse:
+        """Run a loaded continuation: its output streamed to `on_output` if given, in
+        `session`'s shell if given (BashTool's, the notebook's `%scripted session on`)."""
+        run, work = self._prepare(loaded.script, loaded.stdin, None, on_output, session, journal=loaded.journal)
+        response = self._run_and_wait(run, work, session)
         self._last.trace = response.trace
         return response
 
