@@ -38,6 +38,7 @@ import base64
 import binascii
 import importlib
 import json
+import math
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -97,25 +98,26 @@ def run_record(response: ToolResponse) -> dict:
 
 
 def _logged_call(argv, params) -> dict:
-    clipped = _Clipped(MAX_LOGGED_CALL_CHARS)
-    return {"argv": clipped.value([str(word) for word in argv]),
-            "params": clipped.value(params) if isinstance(params, dict) else None}
+    """A call's argv and params, half of MAX_LOGGED_CALL_CHARS each (params repeat argv)."""
+    share = MAX_LOGGED_CALL_CHARS // 2
+    return {"argv": _Clipped(share).value([str(word) for word in argv]),
+            "params": _Clipped(share).value(params) if isinstance(params, dict) else None}
 
 
 class _Clipped:
-    """Values as JSON data within a budget of characters: past it, text keeps its start with its
-    length noted, a list or an object its first items with how many more; deeper than
-    _MAX_LOGGED_DEPTH, "...". Markup stays text (a host escapes it where it shows it)."""
+    """Values as JSON data within a budget of characters of JSON text: past it, text keeps its
+    start with its length noted, a list or an object its first items with how many more;
+    deeper than _MAX_LOGGED_DEPTH, "...". Markup stays text (a host escapes it where it shows
+    it); odd values (bytes, objects) are logged as their repr, as text."""
 
     def __init__(self, chars: int):
         self.left = chars
 
     def value(self, value, depth: int = 0):
-        if value is None or isinstance(value, bool):
-            return value
-        if isinstance(value, int) and abs(value) < _MAX_LOGGED_INT:
-            return value
-        if isinstance(value, float) and value == value and abs(value) != float("inf"):
+        if value is None or isinstance(value, bool) or \
+                isinstance(value, int) and abs(value) < _MAX_LOGGED_INT or \
+                isinstance(value, float) and math.isfinite(value):
+            self.left -= len(json.dumps(value))
             return value
         if depth >= _MAX_LOGGED_DEPTH:
             return "..."
@@ -124,15 +126,20 @@ class _Clipped:
         if isinstance(value, (list, tuple)):
             return self._list(value, depth)
         if isinstance(value, int):
-            return f"(an integer of {value.bit_length()} bits)"
+            return self.text(f"(an integer of {value.bit_length()} bits)")
         return self.text(value if isinstance(value, str) else repr(value))
 
     def text(self, text: str) -> str:
-        if len(text) <= self.left:
-            self.left -= len(text)
-            return valid_unicode(text)
-        kept, self.left = text[:max(self.left, 0)], 0
-        return valid_unicode(kept) + f"... ({len(text)} characters)"
+        kept = valid_unicode(text[:max(self.left, 0)])
+        cost = len(json.dumps(kept))
+        while kept and cost > self.left:           # escapes: a character may take up to 6 or 12
+            kept = kept[:len(kept) * self.left // cost]
+            cost = len(json.dumps(kept))
+        self.left -= cost
+        if len(kept) == len(text):
+            return kept
+        self.left = 0
+        return f"{kept}... ({len(text)} characters)"
 
     def _list(self, items, depth: int) -> list:
         kept: list = []
@@ -140,6 +147,7 @@ class _Clipped:
             if self.left <= 0:
                 kept.append(f"... ({len(items) - len(kept)} more items)")
                 break
+            self.left -= 2
             kept.append(self.value(item, depth + 1))
         return kept
 
@@ -149,7 +157,9 @@ class _Clipped:
             if self.left <= 0:
                 kept["..."] = f"{len(items) - len(kept)} more keys"
                 break
-            kept[self.text(str(key))] = self.value(item, depth + 1)
+            self.left -= 4
+            logged_key = self.text(str(key))            # before its value: the key's share comes first
+            kept[logged_key] = self.value(item, depth + 1)
         return kept
 
 

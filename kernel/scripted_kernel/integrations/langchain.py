@@ -41,10 +41,11 @@ def as_langchain_tools(tool) -> list:
 def resume_tool_message(tool, paused: ToolMessage, decision="allow", key=None) -> ToolMessage:
     """The ToolMessage of a paused run (its artifact's status is "paused") once the host has
     decided: the paused call allowed (`"allow"`), refused (`Deny(reason)`) or made with new
-    parameters (a dict); for the same tool call, with the resumed run's record as artifact.
-    The run goes on from where it stopped (`ScriptedTool.resume`), and a damaged or forged
-    continuation is a failed run that ran nothing. Synchronous: from async code, run it in a
-    thread."""
+    parameters (a dict); for the same tool call, with the resumed run's record as artifact
+    (its log lists the calls made since the run resumed; those before are in the paused
+    message's). The run goes on from where it stopped (`ScriptedTool.resume`), and a damaged
+    or forged continuation is a failed run that ran nothing. Synchronous: from async code,
+    run it in a thread."""
     return _tool_message(resume(tool, paused.artifact, decision, key), paused.tool_call_id, paused.name)
 
 
