@@ -12,8 +12,12 @@ from pathlib import Path
 import pytest
 
 from scripted_kernel import BashTool, DiscoveryMode, ExecutionLimits, ScriptedTool, ScriptingToolSet, ToolResponse, tool
-from scripted_kernel.integrations import (MAX_ARGUMENTS_DEPTH, BadArguments, inline_refs, json_arguments,
-                                          script_arguments, script_entries, script_entry, text_for_model)
+from scripted_kernel.integrations import (MAX_ARGUMENTS_DEPTH, MAX_LOGGED_CALL_CHARS, BadArguments, inline_refs,
+                                          json_arguments, resume, run_record, script_arguments, script_entries,
+                                          script_entry, text_for_model)
+from scripted_kernel.tools.hooks import ToolCall
+from scripted_kernel.tools.scripted_tool import TraceEntry
+from user_api import REFUND_SCRIPT, pause_refunds, refunds
 
 
 @tool(register=False)
@@ -187,3 +191,82 @@ def test_the_readme_examples_parse_and_import_what_the_adapters_define():
 def _framework_present(module: str) -> bool:
     framework = {"langchain": "langchain_core", "pydantic_ai": "pydantic_ai", "openai_agents": "agents"}
     return importlib.util.find_spec(framework[module.rsplit(".", 1)[1]]) is not None
+
+
+# ---------------------------------------------------------------- the run's record
+
+def test_the_record_of_a_failed_run_lists_what_ran_before_the_failure():
+    api, calls = refunds(lambda call: None)
+    record = run_record(api.execute("get_order --id 7 >/dev/null; refund --amount x; notify --text hi; exit 3"))
+    assert (record["status"], record["exit_code"], record["error"]) == ("completed", 3, None)
+    assert [(e["name"], e["status"], e["exit_code"], e["params"]) for e in record["trace"]] == [
+        ("get_order", "done", 0, {"id": 7}), ("refund", "not started", 2, None), ("notify", "done", 0, {"text": "hi"})]
+    assert record["trace"][0]["argv"] == ["get_order", "--id", "7"] and record["trace"][0]["duration_ms"] >= 0
+    assert "continuation" not in record and calls == [["get_order", 7], ["notify", 2]]
+    json.dumps(record)                          # JSON data, for a message history or a store
+
+
+def test_the_record_of_a_paused_run_holds_the_pending_call_and_a_continuation_that_resumes_it():
+    api, calls = refunds(pause_refunds)
+    record = run_record(api.execute(REFUND_SCRIPT))
+    assert (record["status"], record["exit_code"], record["error"]) == ("paused", 148, "paused")
+    assert record["pending"] == {"name": "refund", "kind": "tool", "argv": ["refund", "--amount", "12.5"],
+                                 "params": {"amount": 12.5}}
+    assert [e["name"] for e in record["trace"]] == ["get_order"]
+    resumed = resume(api, record)
+    assert (resumed.exit_code, resumed.status) == (0, "completed")
+    assert resumed.stdout == 'order total 12.5\n{"refunded": 12.5}\nsent\nend\n'
+    assert calls == [["get_order", 7], ["refund", 12.5], ["notify", 13]]
+
+
+@pytest.mark.parametrize("forge, problem", [
+    (lambda c: c[:-8] + "AAAAAAAA", "continuation signature does not match"),
+    (lambda c: c[:40], "not a continuation"),
+    (lambda c: "not base64!", "the continuation is not base64 text"),
+    (lambda c: None, "not a paused run's record (no continuation)"),
+], ids=["tampered", "truncated", "not base64", "missing"])
+def test_a_forged_continuation_is_refused_in_one_line_and_nothing_runs(forge, problem):
+    api, calls = refunds(pause_refunds)
+    record = run_record(api.execute(REFUND_SCRIPT))
+    calls.clear()
+    refused = resume(api, {**record, "continuation": forge(record["continuation"])})
+    assert (refused.stdout, refused.exit_code) == ("", 2) and calls == []
+    assert refused.stderr.startswith(f"api: cannot resume: {problem}") and refused.stderr.count("\n") == 1
+
+
+def test_a_record_from_another_tool_is_refused():
+    api, _ = refunds(pause_refunds)
+    other, calls = refunds(pause_refunds)
+    other.name = "other"
+    refused = resume(other, run_record(api.execute(REFUND_SCRIPT)))
+    assert refused.exit_code == 2 and "cannot resume: continuation of tool 'api'" in refused.stderr and calls == []
+
+
+MARKUP = '<img src=x onerror="alert(1)">'
+
+
+def test_a_huge_parameter_of_markup_is_logged_as_the_start_of_its_text():
+    api, calls = refunds(lambda call: None)
+    script = f"""notify --text "$(printf '{MARKUP}%.0s' $(seq 20000))" """
+    record = run_record(api.execute(script))
+    (entry,) = record["trace"]
+    assert calls == [["notify", 20000 * len(MARKUP)]] and entry["status"] == "done"
+    for logged in (entry["argv"][2], entry["params"]["text"]):      # the markup as text, its start
+        assert logged.startswith(MARKUP * 10) and logged.endswith(f"... ({20000 * len(MARKUP)} characters)")
+    assert entry["argv"][:2] == ["notify", "--text"]
+    assert len(json.dumps(entry)) < MAX_LOGGED_CALL_CHARS + 1024
+
+
+@pytest.mark.parametrize("params", [
+    {"text": "x" * 10_000_000},
+    {"items": list(range(1_000_000))},
+    {"map": {f"k{i}": i for i in range(100_000)}},
+    {"deep": deep(5000, 1)},
+    {"big": 10 ** 5000, "nan": float("nan"), "odd": object(), "bytes": b"\xff" * 10_000, "lone": "\udcff"},
+], ids=["text", "list", "object", "deep", "odd values"])
+def test_every_kind_of_parameter_is_logged_as_json_within_the_calls_share(params):
+    response = ToolResponse("", "", 0, trace=[TraceEntry("t", "tool", ["t"], params, 0, 1.0)],
+                            pending=ToolCall("t", params, ["t"]), continuation=b"\x00\xff")
+    record = run_record(response)
+    text = json.dumps(record, allow_nan=False).encode("utf-8")       # valid JSON, valid UTF-8
+    assert len(text) < 2 * (MAX_LOGGED_CALL_CHARS + 1024)

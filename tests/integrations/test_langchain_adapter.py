@@ -14,10 +14,10 @@ from langchain_core.tools import tool as langchain_tool  # noqa: E402
 from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
 from pydantic import BaseModel, field_validator  # noqa: E402
 
-from scripted_kernel import BashTool, DiscoveryMode, ScriptingToolSet  # noqa: E402
+from scripted_kernel import BashTool, Deny, DiscoveryMode, ScriptingToolSet  # noqa: E402
 from scripted_kernel.integrations.langchain import (as_langchain_tool, as_langchain_tools,  # noqa: E402
-                                                    from_langchain_tools)
-from user_api import API  # noqa: E402
+                                                    from_langchain_tools, resume_tool_message)
+from user_api import API, REFUND_SCRIPT, deny_refunds, pause_refunds, refunds  # noqa: E402
 
 
 class ScriptedChatModel(BaseChatModel):
@@ -127,6 +127,60 @@ def test_a_toolset_with_discovery_gives_both_tools():
     messages = run_agent(model, tools)
     assert "--id" in messages[2].content and messages[4].content == "Bob\n"
     assert [t.name for t in tools] == ["api", "api_discover"] and "api_discover" in tools[0].description
+
+
+# ---------------------------------------------------------------- the run's record, a paused run
+
+def test_the_tool_message_carries_the_runs_call_log_as_its_artifact():
+    messages = run_agent(ScriptedChatModel(calls=[("api", NAMES)]), [as_langchain_tool(API)])
+    artifact = messages[2].artifact
+    assert (artifact["status"], artifact["exit_code"], artifact["error"]) == ("completed", 0, None)
+    assert [(e["name"], e["params"], e["status"]) for e in artifact["trace"]] == [
+        ("get_user", {"id": 1}, "done"), ("get_user", {"id": 2}, "done")]
+
+
+def test_a_failed_scripts_message_lists_what_ran_before_the_failure_sync_and_async():
+    api, _ = refunds(lambda call: None)
+    script = "get_order --id 7 >/dev/null && refund --amount oops"
+    model = ScriptedChatModel(calls=[("api", script)])
+    for messages in (run_agent(model, [as_langchain_tool(api)]),
+                     asyncio.run(run_agent_async(model, [as_langchain_tool(api)]))):
+        failed = messages[2]
+        assert failed.status == "error" and failed.content.endswith("[exit code 2]")
+        assert [(e["name"], e["status"]) for e in failed.artifact["trace"]] == [("get_order", "done"),
+                                                                                ("refund", "not started")]
+
+
+def run_refund(hook):
+    api, calls = refunds(hook)
+    return api, calls, run_agent(ScriptedChatModel(calls=[("api", REFUND_SCRIPT)]), [as_langchain_tool(api)])[2]
+
+
+@pytest.mark.parametrize("decision, at_once", [("allow", lambda call: None), (Deny("not today"), deny_refunds)],
+                         ids=["allow", "deny"])
+def test_a_paused_run_resumed_later_gives_the_message_of_an_immediate_decision(decision, at_once):
+    api, calls, paused = run_refund(pause_refunds)
+    assert paused.status == "error" and paused.content.endswith("[exit code 148]")
+    assert (paused.artifact["status"], paused.artifact["pending"]["params"]) == ("paused", {"amount": 12.5})
+    assert calls == [["get_order", 7]]
+    resumed = resume_tool_message(api, paused, decision)
+    _, immediate_calls, immediate = run_refund(at_once)
+    assert (resumed.content, resumed.status, resumed.tool_call_id) == (immediate.content, "success", "call_0")
+    assert calls == immediate_calls           # get_order answered from the continuation, not called again
+    # the paused record lists the calls before the pause, the resumed one those since (a call
+    # denied by the decision is not in ScriptedTool.resume's log)
+    logged = [e["name"] for e in paused.artifact["trace"] + resumed.artifact["trace"]]
+    assert logged == [e["name"] for e in immediate.artifact["trace"] if e["status"] != "denied"]
+
+
+def test_a_forged_continuation_is_refused_and_nothing_runs():
+    api, calls, paused = run_refund(pause_refunds)
+    calls.clear()
+    forged = paused.model_copy(update={"artifact": {**paused.artifact,
+                                                    "continuation": paused.artifact["continuation"][:-8] + "AAAAAAAA"}})
+    refused = resume_tool_message(api, forged)
+    assert refused.status == "error" and calls == []
+    assert refused.content.startswith("[stderr]\napi: cannot resume: ") and refused.content.endswith("[exit code 2]")
 
 
 # ---------------------------------------------------------------- LangChain tools as commands

@@ -15,6 +15,7 @@ from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessa
 
 from scripted_kernel import BashTool, DiscoveryMode, ScriptedTool, ScriptingToolSet, tool  # noqa: E402
 from scripted_kernel.integrations.openai_agents import as_function_tool, as_function_tools  # noqa: E402
+from user_api import REFUND_SCRIPT, pause_refunds, refunds  # noqa: E402
 
 
 class Raw:
@@ -115,6 +116,31 @@ def test_a_toolset_with_discovery_gives_both_tools():
     model = ScriptedModel(("api_discover", "help get_user"), ("api", "get_user --id 2 | jq -r .name"))
     result = run(model, as_function_tools(toolset))
     assert "--id" in model.outputs[0] and result.final_output == "The tool said: Ada\n"
+
+
+def test_on_response_gets_each_runs_call_log_on_success_and_on_failure():
+    api, _ = refunds(lambda call: None)
+    responses: list = []
+    model = ScriptedModel(("api", "get_order --id 7 | jq .total"), ("api", "get_order --id 7 >/dev/null; refund"))
+    run(model, [as_function_tool(api, on_response=responses.append)])
+    assert model.outputs == ["12.5\n", "[stderr]\nrefund: missing required flag --amount (number)\n[exit code 2]"]
+    assert [[(e.name, e.status) for e in r.trace] for r in responses] == [
+        [("get_order", "done")], [("get_order", "done"), ("refund", "not started")]]
+
+
+def test_a_paused_run_reaches_on_response_with_its_continuation_and_resumes_as_an_immediate_approval():
+    api, calls = refunds(pause_refunds)
+    responses: list = []
+    model = ScriptedModel(("api", REFUND_SCRIPT))
+    run(model, [as_function_tool(api, on_response=responses.append)])
+    (paused,) = responses
+    assert model.outputs[0].endswith("[exit code 148]") and paused.status == "paused"
+    assert (paused.pending.name, calls) == ("refund", [["get_order", 7]])
+    resumed = api.resume(paused.continuation, "allow")
+    approved, approved_calls = refunds(lambda call: None)
+    immediate = approved.execute(REFUND_SCRIPT)
+    assert (resumed.stdout, resumed.stderr, resumed.exit_code) == (immediate.stdout, immediate.stderr, 0)
+    assert calls == approved_calls
 
 
 USAGE = '[stderr]\napi: arguments must be {"commands": "<bash script>"}\n[exit code 2]'

@@ -7,15 +7,15 @@ import pytest
 pytest.importorskip("pydantic_ai")
 
 from pydantic import BaseModel, field_validator  # noqa: E402
-from pydantic_ai import Agent, ModelRetry, RunContext, Tool, ToolReturn  # noqa: E402
+from pydantic_ai import Agent, DeferredToolRequests, ModelRetry, RunContext, Tool, ToolReturn  # noqa: E402
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart  # noqa: E402
 from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
 from pydantic_ai.usage import RequestUsage  # noqa: E402
 
-from scripted_kernel import BashTool, DiscoveryMode, ScriptingToolSet  # noqa: E402
+from scripted_kernel import BashTool, Deny, DiscoveryMode, ScriptingToolSet  # noqa: E402
 from scripted_kernel.integrations.pydantic_ai import (as_pydantic_ai_tool, as_pydantic_ai_tools,  # noqa: E402
-                                                      from_pydantic_ai_tools)
-from user_api import API  # noqa: E402
+                                                      decided, from_pydantic_ai_tools)
+from user_api import API, REFUND_SCRIPT, deny_refunds, pause_refunds, refunds  # noqa: E402
 
 
 def scripted_model(*calls, seen=None):
@@ -78,6 +78,80 @@ def test_a_toolset_with_discovery_gives_both_tools():
     model = scripted_model(("api_discover", "help --list"), ("api", "get_user --id 2 | jq -r .name"))
     result = Agent(model, tools=as_pydantic_ai_tools(toolset)).run_sync("go")
     assert tool_returns(result)[0].content.startswith("get_user") and result.output == "The tool said: Ada\n"
+
+
+# ---------------------------------------------------------------- the run's record, a paused run
+
+def test_the_tool_return_carries_the_runs_call_log_as_its_metadata():
+    model = scripted_model(("api", "for i in 1 2; do get_user --id $i | jq -r .name; done"))
+    (returned,) = tool_returns(Agent(model, tools=[as_pydantic_ai_tool(API)]).run_sync("go"))
+    assert (returned.content, returned.outcome) == ("Bob\nAda\n", "success")
+    assert (returned.metadata["status"], returned.metadata["exit_code"]) == ("completed", 0)
+    assert [(e["name"], e["params"], e["status"]) for e in returned.metadata["trace"]] == [
+        ("get_user", {"id": 1}, "done"), ("get_user", {"id": 2}, "done")]
+
+
+def test_a_failed_return_lists_what_ran_before_the_failure():
+    api, _ = refunds(lambda call: None)
+    model = scripted_model(("api", "get_order --id 7 >/dev/null && refund --amount oops"))
+    (failed,) = tool_returns(Agent(model, tools=[as_pydantic_ai_tool(api)]).run_sync("go"))
+    assert failed.outcome == "failed" and failed.tool_call_id == "call_0"
+    assert failed.content == "[stderr]\nrefund: --amount: expected number, got 'oops'\n[exit code 2]"
+    assert [(e["name"], e["status"]) for e in failed.metadata["trace"]] == [("get_order", "done"),
+                                                                           ("refund", "not started")]
+
+
+def refund_agent(hook):
+    api, calls = refunds(hook)
+    return Agent(scripted_model(("api", REFUND_SCRIPT)), tools=[as_pydantic_ai_tool(api)],
+                 output_type=[str, DeferredToolRequests]), calls
+
+
+@pytest.mark.parametrize("decision, at_once", [("allow", lambda call: None), (Deny("not today"), deny_refunds)],
+                         ids=["allow", "deny"])
+def test_a_paused_run_is_a_deferred_call_that_the_hosts_decision_resumes(decision, at_once):
+    agent, calls = refund_agent(pause_refunds)
+    paused = agent.run_sync("Refund order 7")
+    requests = paused.output
+    assert isinstance(requests, DeferredToolRequests) and [c.tool_call_id for c in requests.approvals] == ["call_0"]
+    record = requests.metadata["call_0"]
+    assert (record["status"], record["pending"]["params"], calls) == ("paused", {"amount": 12.5}, [["get_order", 7]])
+    resumed = agent.run_sync(message_history=paused.all_messages(),
+                             deferred_tool_results=decided(requests, {"call_0": decision}))
+    immediate_agent, immediate_calls = refund_agent(at_once)
+    immediate = immediate_agent.run_sync("Refund order 7")
+    (returned,), (expected,) = tool_returns(resumed), tool_returns(immediate)
+    assert (returned.content, returned.outcome) == (expected.content, expected.outcome) == (expected.content, "success")
+    assert resumed.output == immediate.output and calls == immediate_calls     # get_order not called again
+    assert returned.metadata["status"] == "completed"
+
+
+def test_a_forged_continuation_is_a_failed_return_and_nothing_runs():
+    agent, calls = refund_agent(pause_refunds)
+    paused = agent.run_sync("Refund order 7")
+    calls.clear()
+    record = paused.output.metadata["call_0"]
+    record["continuation"] = record["continuation"][:-8] + "AAAAAAAA"
+    resumed = agent.run_sync(message_history=paused.all_messages(),
+                             deferred_tool_results=decided(paused.output, {"call_0": "allow"}))
+    (refused,) = tool_returns(resumed)
+    assert refused.outcome == "failed" and refused.content.startswith("[stderr]\napi: cannot resume: ")
+    assert calls == []
+
+
+def test_an_approval_without_the_paused_record_runs_the_script_afresh():
+    """A host that requires approval of every call (ApprovalRequiredToolset) approves a call
+    that never ran: the tool runs the script, it does not look for a continuation."""
+    from pydantic_ai import DeferredToolResults
+    from pydantic_ai.toolsets import FunctionToolset
+    toolset = FunctionToolset([as_pydantic_ai_tool(API)]).approval_required()
+    agent = Agent(scripted_model(("api", "get_user --id 1 | jq -r .name")), toolsets=[toolset],
+                  output_type=[str, DeferredToolRequests])
+    asked = agent.run_sync("go")
+    assert isinstance(asked.output, DeferredToolRequests) and asked.output.metadata == {}
+    done = agent.run_sync(message_history=asked.all_messages(),
+                          deferred_tool_results=DeferredToolResults(approvals={"call_0": True}))
+    assert done.output == "The tool said: Bob\n"
 
 
 # ---------------------------------------------------------------- PydanticAI tools as commands

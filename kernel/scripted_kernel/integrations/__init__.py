@@ -22,18 +22,30 @@ the one argument a script tool reads before the framework or this package handle
 further (`script_arguments`), and JSON text is read with bounds on its size and nesting
 (`json_arguments`); whatever is not a script is answered as a failed call with a one-line
 reason, never an exception.
+
+What the host gets beside the text is the run's record (`run_record`): its status ("completed",
+or "paused" when a before_tool hook returned Pause), exit code, error kind and tool-call log
+(`trace`: each call's name, argv, params, exit code, duration and status: done, failed, denied,
+not started, left running), on success and on failure; for a paused run also the pending call
+and the continuation. LangChain keeps it as the ToolMessage's artifact, PydanticAI as the tool
+return's metadata (and a pause becomes a deferred call), the OpenAI Agents SDK hands the
+ToolResponse to an `on_response` callback. `resume` continues a paused run from its record.
 """
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import importlib
 import json
+import math
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Union
 
 from ..tools.containment import valid_unicode
+from ..tools.journal import ContinuationError
 from ..tools.scripted_tool import ScriptedTool, ToolResponse
 from ..tools.toolset import DiscoverTool, ScriptingToolSet
 
@@ -61,6 +73,100 @@ def text_for_model(response: ToolResponse) -> str:
 
 def _end_line(text: str) -> str:
     return text + "\n" if text and not text.endswith("\n") else text
+
+
+MAX_LOGGED_CALL_CHARS = 4096     # of one call's argv and params together in a run's record
+_MAX_LOGGED_DEPTH = 32
+_MAX_LOGGED_INT = 2 ** 63         # past it an integer is logged as text (str() refuses 4,300 digits)
+
+
+def run_record(response: ToolResponse) -> dict:
+    """What a host gets beside the model's text, as JSON data: status ("completed" or "paused"),
+    exit_code, error (what stopped the script, None when it ran to its end) and the tool-call
+    log (`trace`); for a paused run also the `pending` call and the `continuation` (base64
+    text of ToolResponse.continuation, which `resume` takes). A call's argv and params take at
+    most MAX_LOGGED_CALL_CHARS characters (`_Clipped`): the record says which calls ran, it is
+    not a second copy of the data the run handled (a parameter may hold megabytes)."""
+    record = {"status": response.status, "exit_code": response.exit_code, "error": response.error,
+              "trace": [{"name": e.name, "kind": e.kind, **_logged_call(e.argv, e.params), "exit_code": e.exit_code,
+                         "duration_ms": round(e.duration_ms, 3), "status": e.status} for e in response.trace]}
+    if response.pending is not None and response.continuation is not None:
+        pending = response.pending
+        record["pending"] = {"name": pending.name, "kind": pending.kind, **_logged_call(pending.argv, pending.params)}
+        record["continuation"] = base64.b64encode(response.continuation).decode("ascii")
+    return record
+
+
+def _logged_call(argv, params) -> dict:
+    """A call's argv and params, half of MAX_LOGGED_CALL_CHARS each (params repeat argv)."""
+    share = MAX_LOGGED_CALL_CHARS // 2
+    return {"argv": _Clipped(share).value([str(word) for word in argv]),
+            "params": _Clipped(share).value(params) if isinstance(params, dict) else None}
+
+
+class _Clipped:
+    """Values as JSON data within a budget of characters of JSON text: past it, text keeps its
+    start with its length noted, a list or an object its first items with how many more;
+    deeper than _MAX_LOGGED_DEPTH, "...". Markup stays text (a host escapes it where it shows
+    it); odd values (bytes, objects) are logged as their repr, as text."""
+
+    def __init__(self, chars: int):
+        self.left = chars
+
+    def value(self, value, depth: int = 0):
+        if value is None or isinstance(value, bool) or \
+                isinstance(value, int) and abs(value) < _MAX_LOGGED_INT or \
+                isinstance(value, float) and math.isfinite(value):
+            self.left -= len(json.dumps(value))
+            return value
+        if depth >= _MAX_LOGGED_DEPTH:
+            return "..."
+        if isinstance(value, dict):
+            return self._items(value, depth)
+        if isinstance(value, (list, tuple)):
+            return self._list(value, depth)
+        if isinstance(value, int):
+            return self.text(f"(an integer of {value.bit_length()} bits)")
+        return self.text(value if isinstance(value, str) else repr(value))
+
+    def text(self, text: str) -> str:
+        kept = valid_unicode(text[:max(self.left, 0)])
+        cost = len(json.dumps(kept))
+        while kept and cost > self.left:           # escapes: a character may take up to 6 or 12
+            kept = kept[:len(kept) * self.left // cost]
+            cost = len(json.dumps(kept))
+        self.left -= cost
+        if len(kept) == len(text):
+            return kept
+        self.left = 0
+        return f"{kept}... ({len(text)} characters)"
+
+    def _list(self, items, depth: int) -> list:
+        kept: list = []
+        for item in items:
+            if self.left <= 0:
+                kept.append(f"... ({len(items) - len(kept)} more items)")
+                break
+            self.left -= 2
+            kept.append(self.value(item, depth + 1))
+        return kept
+
+    def _items(self, items: dict, depth: int) -> dict:
+        kept: dict = {}
+        for key, item in items.items():
+            if self.left <= 0:
+                kept["..."] = f"{len(items) - len(kept)} more keys"
+                break
+            self.left -= 4
+            logged_key = self.text(str(key))            # before its value: the key's share comes first
+            kept[logged_key] = self.value(item, depth + 1)
+        return kept
+
+
+def resume(tool, record, decision="allow", key=None) -> ToolResponse:
+    """Continue the paused run a record (`run_record`) describes, in the ScriptedTool (BashTool,
+    ScriptingToolSet) `tool` offers: see ScriptEntry.resume."""
+    return script_entries(tool)[0].resume(record, decision, key)
 
 
 def plain_value(value):
@@ -180,6 +286,26 @@ class ScriptEntry:
             return await asyncio.to_thread(self.runner.execute, script)
         return await self.runner.execute_async(script)
 
+    def resume(self, record, decision="allow", key=None) -> ToolResponse:
+        """Continue the paused run a record (`run_record`) describes: the paused call allowed
+        (`"allow"`), refused (`Deny(reason)`) or made with new parameters (a dict), as
+        `ScriptedTool.resume`. A record without a continuation, or with one that is damaged,
+        forged or another tool's, is answered as a failed run (status 2, one line saying why),
+        nothing run."""
+        continuation = record.get("continuation") if isinstance(record, dict) else None
+        try:
+            if not isinstance(continuation, str):
+                raise ContinuationError("not a paused run's record (no continuation)")
+            return self.scripted().resume(base64.b64decode(continuation, validate=True), decision, key)
+        except binascii.Error:
+            return self.refusal("cannot resume: the continuation is not base64 text")
+        except ContinuationError as e:
+            return self.refusal(f"cannot resume: {e}")
+
+    def scripted(self) -> ScriptedTool:
+        """The ScriptedTool that runs the scripts (a discover tool's too)."""
+        return self.runner.scripted if isinstance(self.runner, DiscoverTool) else self.runner
+
     def _script(self, args) -> Union[str, ToolResponse]:
         """The script the model sent, or the refusal that answers anything else (not every
         framework validates the arguments against the schema)."""
@@ -187,20 +313,18 @@ class ScriptEntry:
             try:
                 args = json_arguments(args, self.max_arguments_chars())
             except BadArguments as e:
-                return self._refusal(str(e))
+                return self.refusal(str(e))
         script = script_arguments(args).get("commands")
         if script is None:
-            return self._refusal('arguments must be {"commands": "<bash script>"}')
+            return self.refusal('arguments must be {"commands": "<bash script>"}')
         return script
 
     def max_arguments_chars(self) -> int:
         """The most characters JSON arguments may take: a script at max_script_bytes with every
         byte escaped (\\u00XX), and a kilobyte more."""
-        runner = self.runner
-        limits = runner.scripted.limits if isinstance(runner, DiscoverTool) else runner.limits
-        return 6 * limits.max_script_bytes + 1024
+        return 6 * self.scripted().limits.max_script_bytes + 1024
 
-    def _refusal(self, problem: str) -> ToolResponse:
+    def refusal(self, problem: str) -> ToolResponse:
         return ToolResponse("", f"{self.name}: {problem}\n", 2)
 
 

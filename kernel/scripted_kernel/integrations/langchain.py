@@ -3,23 +3,33 @@ tool, and LangChain tools as the commands of a ScriptedTool.
 
     agent = create_agent(model, tools=[as_langchain_tool(api)])
     tool = from_langchain_tools([search, calculator], name="research").build()
+
+The tool's ToolMessage carries, beside the text the model reads, the run's record as its
+artifact (`response_format="content_and_artifact"`; `integrations.run_record`): status, exit
+code, error and the tool-call log, on success and on failure. LangChain has no way to defer a
+call, so a run a before_tool hook paused is answered at once (the model reads the output so
+far and `[exit code 148]`), and its artifact holds status "paused", the pending call and the
+continuation: the host decides later and `resume_tool_message` gives the ToolMessage of the
+resumed run, for the same tool call.
 """
 from __future__ import annotations
 
-from . import (one_line_validation_errors, plain_value, require, script_arguments, script_entries, script_entry,
-               text_for_model)
+from . import (one_line_validation_errors, plain_value, require, resume, run_record, script_arguments, script_entries,
+               script_entry, text_for_model)
 from ..tools.definitions import ToolArgs, ToolDef
 from ..tools.scripted_tool import ScriptedTool, ScriptedToolBuilder, ToolResponse
 
 require("langchain_core", "langchain", "LangChain (langchain-core)")
-from langchain_core.tools import BaseTool, StructuredTool, ToolException  # noqa: E402
+from langchain_core.messages import ToolMessage  # noqa: E402
+from langchain_core.tools import BaseTool, StructuredTool  # noqa: E402
 from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
 
 
 def as_langchain_tool(tool) -> StructuredTool:
     """The tool as a LangChain StructuredTool: its name, the system prompt as description, the
-    `{"commands": ...}` schema, sync (`invoke`) and async (`ainvoke`). A failed script comes
-    back as a ToolMessage with status "error" (text: `integrations.text_for_model`)."""
+    `{"commands": ...}` schema, sync (`invoke`) and async (`ainvoke`). Invoked with a tool
+    call, it answers a ToolMessage: the text the model reads (`integrations.text_for_model`),
+    the run's record as artifact, status "error" when the script failed (or paused)."""
     return _structured_tool(script_entry(tool, "as_langchain_tools"))
 
 
@@ -28,14 +38,30 @@ def as_langchain_tools(tool) -> list:
     return [_structured_tool(entry) for entry in script_entries(tool)]
 
 
-def _structured_tool(entry) -> StructuredTool:
-    def run(**args) -> str:
-        return _content(entry.run(args))
+def resume_tool_message(tool, paused: ToolMessage, decision="allow", key=None) -> ToolMessage:
+    """The ToolMessage of a paused run (its artifact's status is "paused") once the host has
+    decided: the paused call allowed (`"allow"`), refused (`Deny(reason)`) or made with new
+    parameters (a dict); for the same tool call, with the resumed run's record as artifact
+    (its log lists the calls made since the run resumed; those before are in the paused
+    message's). The run goes on from where it stopped (`ScriptedTool.resume`), and a damaged
+    or forged continuation is a failed run that ran nothing. Synchronous: from async code,
+    run it in a thread."""
+    return _tool_message(resume(tool, paused.artifact, decision, key), paused.tool_call_id, paused.name)
 
-    async def arun(**args) -> str:
-        return _content(await entry.run_async(args))
+
+def _tool_message(response: ToolResponse, tool_call_id: str, name) -> ToolMessage:
+    return ToolMessage(text_for_model(response), artifact=run_record(response), tool_call_id=tool_call_id,
+                       name=name, status="error" if response.exit_code else "success")
+
+
+def _structured_tool(entry) -> StructuredTool:
+    def run(**args) -> tuple:
+        return _content_and_artifact(entry.run(args))
+
+    async def arun(**args) -> tuple:
+        return _content_and_artifact(await entry.run_async(args))
     return _ScriptTool.from_function(func=run, coroutine=arun, name=entry.name, description=entry.description,
-                                     args_schema=entry.input_schema, handle_tool_error=True)
+                                     args_schema=entry.input_schema, response_format="content_and_artifact")
 
 
 class _ScriptTool(StructuredTool):
@@ -51,10 +77,18 @@ class _ScriptTool(StructuredTool):
         return await super().ainvoke(_screened(input), config, **kwargs)
 
     def run(self, tool_input, *args, **kwargs):
-        return super().run(script_arguments(tool_input), *args, **kwargs)
+        return _marked(super().run(script_arguments(tool_input), *args, **kwargs))
 
     async def arun(self, tool_input, *args, **kwargs):
-        return await super().arun(script_arguments(tool_input), *args, **kwargs)
+        return _marked(await super().arun(script_arguments(tool_input), *args, **kwargs))
+
+
+def _marked(output):
+    """A failed script's ToolMessage with status "error". LangChain sets that status only for a
+    ToolException, and then drops the artifact, so the message is marked once it is made."""
+    if isinstance(output, ToolMessage) and isinstance(output.artifact, dict) and output.artifact.get("exit_code"):
+        output.status = "error"
+    return output
 
 
 def _screened(input):
@@ -65,11 +99,8 @@ def _screened(input):
     return script_arguments(input)
 
 
-def _content(response: ToolResponse) -> str:
-    text = text_for_model(response)
-    if response.exit_code:
-        raise ToolException(text)         # handle_tool_error: a ToolMessage with status "error"
-    return text
+def _content_and_artifact(response: ToolResponse) -> tuple:
+    return text_for_model(response), run_record(response)
 
 
 def from_langchain_tools(tools, name: str = "tools", description: str = "") -> ScriptedToolBuilder:

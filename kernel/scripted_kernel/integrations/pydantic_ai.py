@@ -3,17 +3,32 @@ pydantic_ai.Tool, and PydanticAI tools (or plain functions) as the commands of a
 
     agent = Agent(model, tools=[as_pydantic_ai_tool(api)])
     tool = from_pydantic_ai_tools([get_weather], name="weather").build()
+
+Each tool return carries the run's record (`integrations.run_record`: status, exit code,
+error, tool-call log) as its metadata, on success and on failure; PydanticAI keeps it in the
+message history and does not send it to the model. A run a before_tool hook paused is a
+deferred tool call (ApprovalRequired, the record as its metadata): the agent run ends with
+DeferredToolRequests, which the agent's output_type must allow, and the host's later decision
+(`decided`) resumes the script where it stopped when the next agent run is given it:
+
+    result = agent.run_sync("...", output_type=[str, DeferredToolRequests])
+    later = agent.run_sync(message_history=result.all_messages(),
+                           deferred_tool_results=decided(result.output, {call_id: "allow"}))
 """
 from __future__ import annotations
 
-from . import (inline_refs, one_line_validation_errors, plain_value, require, script_arguments, script_entries,
-               script_entry, text_for_model)
+import asyncio
+
+from . import (inline_refs, one_line_validation_errors, plain_value, require, run_record, script_arguments,
+               script_entries, script_entry, text_for_model)
 from ..tools.definitions import ToolArgs, ToolDef
 from ..tools.scripted_tool import ScriptedTool, ScriptedToolBuilder, ToolResponse
 
 require("pydantic_ai", "pydantic-ai", "PydanticAI (pydantic-ai-slim)")
-from pydantic_ai import Tool, ToolReturn  # noqa: E402
-from pydantic_ai.exceptions import ToolFailed  # noqa: E402
+from pydantic_ai import (ApprovalRequired, DeferredToolRequests, DeferredToolResults, RunContext, Tool,  # noqa: E402
+                         ToolApproved, ToolReturn)
+from pydantic_ai.exceptions import ToolFailedError  # noqa: E402
+from pydantic_ai.messages import ToolReturnPart  # noqa: E402
 from pydantic_core import SchemaValidator, core_schema  # noqa: E402
 
 # A tool call's arguments as the tool reads them (integrations.script_arguments). Tool.from_schema
@@ -25,7 +40,8 @@ _ARGUMENTS = SchemaValidator(core_schema.no_info_plain_validator_function(script
 def as_pydantic_ai_tool(tool) -> Tool:
     """The tool as a pydantic_ai.Tool for `Agent(tools=[...])`: its name, the system prompt as
     description, the `{"commands": ...}` schema. A failed script is a failed tool return
-    (ToolFailed: the model sees it as an error, and no retry is used up)."""
+    (outcome "failed", as ToolFailed makes it: the model sees it as an error, and no retry is
+    used up); a paused one a deferred call (see the module's description)."""
     return _pydantic_ai_tool(script_entry(tool, "as_pydantic_ai_tools"))
 
 
@@ -34,19 +50,42 @@ def as_pydantic_ai_tools(tool) -> list:
     return [_pydantic_ai_tool(entry) for entry in script_entries(tool)]
 
 
+def decided(requests: DeferredToolRequests, decisions: dict) -> DeferredToolResults:
+    """The DeferredToolResults that resume paused scripts: `decisions` maps each deferred call's
+    tool_call_id to "allow", Deny(reason) (the paused call fails with status 126, as a hook's
+    refusal, and the script goes on) or new parameters for the paused call (a dict). The call
+    is approved, and its record (with the decision) goes back to the tool as its metadata,
+    from which the tool resumes the run instead of starting the script again."""
+    return DeferredToolResults(approvals={call_id: ToolApproved() for call_id in decisions},
+                               metadata={call_id: {**requests.metadata[call_id], "decision": decision}
+                                         for call_id, decision in decisions.items()})
+
+
 def _pydantic_ai_tool(entry) -> Tool:
-    async def run(**args) -> str:
-        return _content(await entry.run_async(args))
-    tool = Tool.from_schema(run, name=entry.name, description=entry.description, json_schema=entry.input_schema)
+    async def run(ctx: RunContext, **args):
+        record = ctx.tool_call_metadata
+        if ctx.tool_call_approved and isinstance(record, dict) and "continuation" in record:
+            # a paused run decided by the host (`decided`): it goes on where it stopped
+            response = await asyncio.to_thread(entry.resume, record, record.get("decision", "allow"))
+        else:
+            response = await entry.run_async(args)
+        return _tool_return(ctx, response)
+    tool = Tool.from_schema(run, name=entry.name, description=entry.description, json_schema=entry.input_schema,
+                            takes_ctx=True)
     tool.function_schema.validator = _ARGUMENTS
     return tool
 
 
-def _content(response: ToolResponse) -> str:
+def _tool_return(ctx: RunContext, response: ToolResponse) -> ToolReturn:
+    record = run_record(response)
+    if response.status == "paused":
+        raise ApprovalRequired(metadata=record)
     text = text_for_model(response)
     if response.exit_code:
-        raise ToolFailed(text)
-    return text
+        # ToolFailed carries a message only; the failed part it becomes is given here with the record
+        raise ToolFailedError(ToolReturnPart(ctx.tool_name or "", text, ctx.tool_call_id or "", metadata=record,
+                                             outcome="failed"))
+    return ToolReturn(return_value=text, metadata=record)
 
 
 def from_pydantic_ai_tools(tools, name: str = "tools", description: str = "") -> ScriptedToolBuilder:
