@@ -128,3 +128,24 @@ broken --reason testing || echo "recovered: $?" """)
     # the server writes its totals as floats (10.0); jq 1.7+ prints a number as it was written
     assert r.stdout == "widget 4 10.0\ngizmo 9 90.0\nrecovered: 1\n", r.stderr
     assert "broken: " in r.stderr and "cannot do it: testing" in r.stderr
+
+
+def test_a_structured_result_logs_a_huge_parameter_of_markup_as_the_start_of_its_text():
+    """The MCP result's tool-call log is bounded as the framework adapters' records are
+    (tools/call_log.py): it says which calls ran, not a second copy of their data."""
+    import time
+
+    from scripted_kernel.tools.call_log import MAX_LOGGED_CALL_CHARS
+    from scripted_kernel.tools.mcp_results import OUTPUT_SCHEMA
+    from scripted_kernel.tools.mcp_server import script_result
+    markup = '<img src=x onerror="alert(1)">'
+    from scripted_kernel import ToolDef
+    schema = {"type": "object", "properties": {"text": {"type": "string"}}}
+    tool = ScriptedTool.builder("api").tool(ToolDef("notify", "Notify", schema), lambda args: "ok\n").build()
+    response = tool.execute(f"""notify --text "$(printf '{markup}%.0s' $(seq 20000))" """)
+    structured = script_result("api", time.perf_counter(), response).structured_content
+    jsonschema.validate(structured, OUTPUT_SCHEMA)
+    (entry,) = structured["trace"]
+    assert entry["status"] == "done" and entry["argv"][:2] == ["notify", "--text"]
+    assert entry["argv"][2].startswith(markup * 10) and entry["argv"][2].endswith(f"({20000 * len(markup)} characters)")
+    assert len(json.dumps(entry)) < MAX_LOGGED_CALL_CHARS + 1024

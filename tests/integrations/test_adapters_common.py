@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from scripted_kernel import BashTool, DiscoveryMode, ExecutionLimits, ScriptedTool, ScriptingToolSet, ToolResponse, tool
-from scripted_kernel.integrations import (MAX_ARGUMENTS_DEPTH, MAX_LOGGED_CALL_CHARS, BadArguments, inline_refs,
+from scripted_kernel.integrations import (MAX_ARGUMENTS_DEPTH, BadArguments, inline_refs,
                                           json_arguments, resume, run_record, script_arguments, script_entries,
                                           script_entry, text_for_model)
+from scripted_kernel.tools.call_log import MAX_LOGGED_CALL_CHARS
 from scripted_kernel.tools.hooks import ToolCall
 from scripted_kernel.tools.scripted_tool import TraceEntry
 from user_api import REFUND_SCRIPT, pause_refunds, refunds

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from . import call_log
 from .scripted_tool import ToolResponse
 
 TRACE_ENTRY_SCHEMA = {
@@ -35,11 +36,8 @@ OUTPUT_SCHEMA = {
 
 
 def trace_entries(response: ToolResponse) -> list:
-    """The run's tool-call log as JSON values (a callback's odd parameter values as text)."""
-    entries = [{"name": e.name, "kind": e.kind, "argv": [str(a) for a in e.argv],
-                "params": e.params if isinstance(e.params, dict) else None, "exit_code": e.exit_code,
-                "duration_ms": round(e.duration_ms, 3), "status": e.status} for e in response.trace]
-    return json.loads(json.dumps(entries, default=str)) if entries else entries
+    """The run's tool-call log as JSON values, each call's argv and params bounded."""
+    return call_log.trace_entries(response.trace)
 
 
 def response_to_json(response: ToolResponse, max_bytes: int = 0) -> str:
