@@ -276,3 +276,16 @@ def test_rollback_of_a_paused_run_undoes_what_it_did(module):
     paused = api.execute(SCRIPT)
     report = api.rollback(paused.continuation)
     assert undone == [7] and [c.name for c in report.reverted] == ["get_order"]
+
+
+@pytest.mark.parametrize("decision, refund", [("allow", ("done", 0)), ("deny", ("denied", 126))])
+def test_a_resumed_runs_call_log_is_the_whole_runs(module, decision, refund):
+    """The calls answered from the continuation are in the resumed run's log, and so is the
+    paused call under its decision (a denied one too): a host reads one log, not two."""
+    from scripted_kernel import Deny
+    paused = module.build().execute(SCRIPT)
+    resumed = module.build().resume(paused.continuation, Deny("no") if decision == "deny" else "allow")
+    assert [(e.name, e.status, e.exit_code) for e in resumed.trace] == [
+        ("get_order", "done", 0), ("refund", *refund), ("notify", "done", 0)]
+    assert [c[0] for c in module.CALLS] == ["get_order", "refund", "notify"][:1] + \
+        (["refund"] if decision == "allow" else []) + ["notify"]

@@ -911,9 +911,19 @@ class ScriptedTool:
                 return self._guarded(ctx, active, call, invoke, revalidate)
 
         def decided(paused: ToolCall, decision, out, err):
+            started = time.perf_counter()
             with _writing_to(ctx, out, err):
-                return decision_status(paused, decision, ctx.err, lambda c: invoke(c)[0], revalidate)
-        return journal.perform(ctx.out, ctx.err, call, live, decided)
+                status = decision_status(paused, decision, ctx.err, lambda c: invoke(c)[0], revalidate)
+            if isinstance(decision, Deny):        # (an allowed call is logged by invoke)
+                self._trace(ctx, paused.name, paused.kind, paused.argv, paused.params, status, started)
+            return status
+        # a resumed run's log is the whole run's: the calls answered from the journal are in it
+        replayed = len(journal.entries) < len(journal.replay)
+        started = time.perf_counter()
+        status = journal.perform(ctx.out, ctx.err, call, live, decided)
+        if replayed:
+            self._trace(ctx, call.name, call.kind, call.argv, call.params, status, started)
+        return status
 
     def _guarded(self, ctx, active: Optional[_Execution], call: ToolCall, invoke: Callable,
                  revalidate: Callable) -> int:
