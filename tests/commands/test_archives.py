@@ -208,6 +208,31 @@ def test_zip(script, tmp_path):
     same(script, tmp_path, tools=("zip", "unzip"))
 
 
+ZIP_CHANGE_CASES = [
+    # -d: patterns (`*` crossing `/`) against the members; none matched is status 12
+    ZIP_FILES + "zip -qr x.zip d; zip -d x.zip d/a.txt; echo rc=$?; unzip -l x.zip; zip -d x.zip nope; "
+                "echo rc=$?; zip -dq x.zip nope; echo rc=$?; zip -d x.zip '*.txt'; echo rc=$?; unzip -l x.zip; "
+                "zip -d x.zip; echo rc=$?; zip -d nosuch.zip a; echo rc=$?; ls",
+    ZIP_FILES + "zip -q x.zip d/a.txt; zip -d x.zip 'd/*'; echo rc=$?; ls; unzip -l x.zip; "
+                "zip -qr y.zip d; zip -q y.zip -d 'd/s*'; unzip -l y.zip",
+    # -u: files newer than their copy (in DOS time) or not in the archive; nothing newer is a
+    # silent status 12; -u alone looks at every member's file
+    ZIP_FILES + "zip -q x.zip d d/a.txt d/sub d/sub/b d/sub/n.txt; zip -u x.zip d/a.txt d/sub/b; echo rc=$?; "
+                "touch -d '2024-03-01' d/a.txt; echo new > d/new; touch -d '2024-01-02 03:04:06' d/new d/sub/b; "
+                "zip -u x.zip d/new d/sub/b d/a.txt; echo rc=$?; unzip -l x.zip; zip -u x.zip; echo rc=$?; "
+                "touch -d '2024-04-01' d/sub/n.txt; zip -u x.zip; echo rc=$?; touch -d '2024-01-02 03:04:05' d; "
+                "zip -u x.zip d d/sub d/sub/n.txt; echo rc=$?; zip -u new.zip d/a.txt; echo rc=$?; "
+                "zip -u x.zip nosuch; echo rc=$?; unzip -l x.zip | grep -v ' d/$'; zip x.zip d/sub/b d/a.txt",
+    # an archive that is not one: zip's warnings and status 3, the file left alone
+    "echo junk > j.zip; echo a > a; zip -d j.zip a; echo rc=$?; zip j.zip a; echo rc=$?; zip -u j.zip a; "
+    "echo rc=$?; cat j.zip",
+]
+
+@pytest.mark.parametrize("script", ZIP_CHANGE_CASES)
+def test_zip_delete_and_update(script, tmp_path):
+    same(script, tmp_path, tools=("zip", "unzip"))
+
+
 def _zip(*names) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:

@@ -266,3 +266,13 @@ def test_tar_delete_and_append_leave_a_cut_or_foreign_archive_as_it_was():
     assert r.stderr == ("tar: Unexpected EOF in archive\ntar: Error is not recoverable: exiting now\n" * 2
                         + "tar: This does not look like a tar archive\n"
                           "tar: Exiting with failure status due to previous errors\n")
+
+
+def test_zip_delete_and_update_leave_a_damaged_archive_as_it_was():
+    tool = _bash({"a": "x\n"})
+    r = tool.execute("zip -q x.zip a; head -c 40 x.zip > cut.zip; cp cut.zip was.zip; echo junk > j.zip; "
+                     "for z in cut.zip j.zip; do zip -d $z a > /dev/null; echo rc=$?; zip -u $z a > /dev/null; "
+                     "echo rc=$?; done; cmp cut.zip was.zip && cat j.zip; zip -d x.zip '*[' nope; echo rc=$?")
+    assert r.stdout == ("rc=3\n" * 4 + "junk\n\tzip warning: name not matched: *[\n"
+                        "\tzip warning: name not matched: nope\n\nzip error: Nothing to do! (x.zip)\nrc=12\n")
+    assert r.stderr == ""
