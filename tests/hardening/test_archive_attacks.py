@@ -268,6 +268,25 @@ def test_tar_delete_and_append_leave_a_cut_or_foreign_archive_as_it_was():
                           "tar: Exiting with failure status due to previous errors\n")
 
 
+def test_tar_delete_leaves_an_archive_with_a_damaged_header_as_it_was():
+    archive = bytearray(_members_tar())
+    archive[512 + 512 + 148] ^= 0x01                  # the second header's checksum
+    tool = _bash({"x.tar": bytes(archive)})
+    r = tool.execute("cp x.tar was.tar; tar --delete -f x.tar a; echo rc=$?; cmp x.tar was.tar && echo same")
+    assert r.stdout == "rc=2\nsame\n"
+    assert r.stderr == "tar: Skipping to next header\ntar: Exiting with failure status due to previous errors\n"
+
+
+def _members_tar() -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as archive:
+        for name in ("a", "b", "c"):
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            archive.addfile(info, io.BytesIO(b"x\n"))
+    return buffer.getvalue()
+
+
 def test_zip_delete_and_update_leave_a_damaged_archive_as_it_was():
     tool = _bash({"a": "x\n"})
     r = tool.execute("zip -q x.zip a; head -c 40 x.zip > cut.zip; cp cut.zip was.zip; echo junk > j.zip; "

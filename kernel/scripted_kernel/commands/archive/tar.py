@@ -284,6 +284,8 @@ class Tar:
         for member, start, end in self.member_spans(data):
             if not self.selected(member):
                 kept.append(data[start:end])
+        if self.failed:                  # a damaged header: the archive is left as it is
+            return self.status()
         for op in self.wanted:
             if op not in self.matched:
                 self.fail(f"{op}: Not found in archive")
