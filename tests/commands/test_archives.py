@@ -83,6 +83,8 @@ TAR_CASES = [
     FILES + "echo 'not a tar' > bad.tar; tar tf bad.tar; echo rc=$?; : > empty.tar; tar tf empty.tar; echo rc=$?",
     FILES + "echo hi > plain; tar tzf plain; echo rc=$?",
     FILES + f"tar cf x.tar {OWN} d/a.txt; tar xf x.tar -C d --keep-old-files; echo rc=$?",
+    # long flags take effect (they were read as set to "", which is false)
+    FILES + f"tar cf x.tar {OWN} d/a.txt; tar xf x.tar --to-stdout; tar xf x.tar --keep-old-files; echo rc=$?",
     FILES + f"cd d && tar czf ../all.tgz {OWN} . && cd .. && tar tzf all.tgz",
     # --strip-components takes ASCII digits only (int() took "1_0" and "٢")
     FILES + f"tar cf x.tar {OWN} d; for n in ' 1' +1 1_0 ٢ 01; do mkdir -p \"o$n\"; "
@@ -206,6 +208,31 @@ def test_zip(script, tmp_path):
     same(script, tmp_path, tools=("zip", "unzip"))
 
 
+ZIP_CHANGE_CASES = [
+    # -d: patterns (`*` crossing `/`) against the members; none matched is status 12
+    ZIP_FILES + "zip -qr x.zip d; zip -d x.zip d/a.txt; echo rc=$?; unzip -l x.zip; zip -d x.zip nope; "
+                "echo rc=$?; zip -dq x.zip nope; echo rc=$?; zip -d x.zip '*.txt'; echo rc=$?; unzip -l x.zip; "
+                "zip -d x.zip; echo rc=$?; zip -d nosuch.zip a; echo rc=$?; ls",
+    ZIP_FILES + "zip -q x.zip d/a.txt; zip -d x.zip 'd/*'; echo rc=$?; ls; unzip -l x.zip; "
+                "zip -qr y.zip d; zip -q y.zip -d 'd/s*'; unzip -l y.zip",
+    # -u: files newer than their copy (in DOS time) or not in the archive; nothing newer is a
+    # silent status 12; -u alone looks at every member's file
+    ZIP_FILES + "zip -q x.zip d d/a.txt d/sub d/sub/b d/sub/n.txt; zip -u x.zip d/a.txt d/sub/b; echo rc=$?; "
+                "touch -d '2024-03-01' d/a.txt; echo new > d/new; touch -d '2024-01-02 03:04:06' d/new d/sub/b; "
+                "zip -u x.zip d/new d/sub/b d/a.txt; echo rc=$?; unzip -l x.zip; zip -u x.zip; echo rc=$?; "
+                "touch -d '2024-04-01' d/sub/n.txt; zip -u x.zip; echo rc=$?; touch -d '2024-01-02 03:04:05' d; "
+                "zip -u x.zip d d/sub d/sub/n.txt; echo rc=$?; zip -u new.zip d/a.txt; echo rc=$?; "
+                "zip -u x.zip nosuch; echo rc=$?; unzip -l x.zip | grep -v ' d/$'; zip x.zip d/sub/b d/a.txt",
+    # an archive that is not one: zip's warnings and status 3, the file left alone
+    "echo junk > j.zip; echo a > a; zip -d j.zip a; echo rc=$?; zip j.zip a; echo rc=$?; zip -u j.zip a; "
+    "echo rc=$?; cat j.zip",
+]
+
+@pytest.mark.parametrize("script", ZIP_CHANGE_CASES)
+def test_zip_delete_and_update(script, tmp_path):
+    same(script, tmp_path, tools=("zip", "unzip"))
+
+
 def _zip(*names) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -218,3 +245,58 @@ def test_unzip_cleans_slip_members_as_unzip_does(tmp_path):
     files = {"e.zip": _zip("../evil.txt", "/abs.txt", "ok/../../e2", "fine")}
     same("mkdir w; cd w; unzip ../e.zip; echo rc=$?; find . | sort; ls .. | grep -c evil",
          tmp_path, files=files, tools=("unzip",))
+
+
+# ---------------------------------------------------------------------------- tar -r -u --delete
+
+TAR_CHANGE_CASES = [
+    FILES + f"tar cf x.tar {OWN} d/a.txt; tar rvf x.tar {OWN} d/sub; echo rc=$?; tar tvf x.tar; "
+            f"tar rf new.tar {OWN} d/a.txt; echo rc=$?; tar tf new.tar",
+    # -u appends what is newer than the archive's copy (in whole seconds) or not in it
+    FILES + f"tar cf u.tar {OWN} d; touch -d '2024-02-01' d/a.txt; echo new > d/new; "
+            "touch -d '2024-01-02 03:04:05.9' d/new d/sub/b; touch -d '2024-01-02 03:04:05' d; "
+            f"tar uvf u.tar {OWN} d; echo rc=$?; tar tvf u.tar; tar uvf u.tar {OWN} d; echo rc=$?",
+    FILES + f"tar cf x.tar {OWN} d; tar --delete -f x.tar d/sub/n.txt nope; echo rc=$?; tar tvf x.tar; "
+            f"tar --delete -f x.tar d/sub; echo rc=$?; tar tf x.tar; "
+            f"tar cf - {OWN} d | tar --delete -f - d/a.txt | tar tf -",
+    # long names (GNU's extra header before the member) are deleted and kept whole
+    FILES + f"n=$(printf '%0150d' 0); echo x > d/$n; tar cf x.tar {OWN} d; tar --delete -f x.tar d/a.txt; "
+            f"tar tf x.tar | wc -l; tar --delete -f x.tar d/$n; tar tf x.tar; tar rf x.tar {OWN} d/$n; "
+            "tar tvf x.tar | tail -1 | wc -c",
+    # GNU changes archives in place: never a compressed one, nor standard input under -r/-u
+    FILES + f"tar czf x.tgz {OWN} d; tar rf x.tgz d/a.txt; echo rc=$?; tar -r -z -f x.tgz d; echo rc=$?; "
+            "tar --delete -f x.tgz d; echo rc=$?; tar uf x.tgz d; echo rc=$?; tar rf - d; echo rc=$?; "
+            "tar -r --delete -f x.tar d; echo rc=$?; tar --delete -f nosuch.tar d; echo rc=$?; tar tf x.tgz",
+    FILES + f": > e.tar; tar rf e.tar {OWN} d/a.txt; echo rc=$?; tar tf e.tar",
+]
+
+
+@pytest.mark.parametrize("script", TAR_CHANGE_CASES)
+def test_tar_append_update_delete(script, tmp_path):
+    same(script, tmp_path, tools=("tar", "gzip"))
+
+
+# ---------------------------------------------------------------------------- tar --transform
+
+LINKS = "ln -s a.txt d/lnk; ln d/a.txt d/hard; touch -d '2024-01-02 03:04:05' d\n"
+NO_TIME = " | awk '{$4 = $5 = \"\"; print}'"     # (a symbolic link's time is the clock's)
+TRANSFORM_CASES = [
+    # the stored names and link targets change; -v names the files read, the listing the
+    # members as stored, with link targets transformed (names too with --show-transformed-names)
+    FILES + LINKS + f"tar cvf t.tar {OWN} --transform 's/a/X/' d; echo rc=$?; tar tvf t.tar {NO_TIME}; "
+                    f"tar tvf t.tar --transform 's,^,pre/,' {NO_TIME}; "
+                    "tar tf t.tar --show-transformed-names --xform 's,^,pre/,'",
+    FILES + LINKS + f"tar cf t.tar {OWN} --transform='s/a/Z/S' --xform 's/(.*)\\.txt$/\\U\\1\\E.text/x' d; "
+                    f"tar tvf t.tar {NO_TIME}; "
+                    f"tar cvf u.tar {OWN} --show-transformed-names --transform 's/[DS]/_/2gi' d; tar tf u.tar",
+    FILES + LINKS + f"tar cf t.tar {OWN} d; mkdir o; tar xvf t.tar -C o --transform 's,^d,top,;s/sub/SUB/g'; "
+                    "find o | sort; readlink o/top/lnk; cat o/top/hard",
+    FILES + f"tar cf t.tar {OWN} d/a.txt; tar rf t.tar {OWN} --transform 's/a/R/' d/a.txt; tar tf t.tar",
+    FILES + "for e in x/a/b/ s/a/b 's/a/b/q' 's/\\(a/b/' 's/a/\\3/'; do "
+            "tar cf e.tar --transform \"$e\" d; echo rc=$?; done; ls",
+]
+
+
+@pytest.mark.parametrize("script", TRANSFORM_CASES)
+def test_tar_transform(script, tmp_path):
+    same(script, tmp_path)

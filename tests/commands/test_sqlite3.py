@@ -140,6 +140,28 @@ CASES = {
                      "sqlite3 :memory: '.import --csv empty.csv t'; echo rc=$?",
     "output file": SETUP + "printf '.output out.txt\\nselect a from t;\\n.output\\nselect 9;\\n.once one.txt\\nselect 8;\\nselect 7;\\n' | sqlite3 t.db; "
                            "cat out.txt one.txt",
+    # .open: the database before written back, FILE (or a new in-memory one) in its place; one
+    # that cannot be opened is said and replaced by an in-memory one, and the shell goes on
+    ".open": "sqlite3 :memory: '.open x.db' 'create table t(a)' 'insert into t values(1)' '.open y.db' "
+             "'.tables' '.open x.db' 'select * from t'; echo rc=$?; ls; sqlite3 x.db '.open --new x.db' '.tables'; "
+             "sqlite3 :memory: '.open' '.databases'; sqlite3 y.db 'create table y(b)' '.op x.db' '.tables'",
+    ".open errors": "mkdir dir; sqlite3 :memory: '.open dir' 'select 1' '.databases'; echo rc=$?; "
+                    "sqlite3 :memory: '.open nodir/x.db' 'select 2'; echo rc=$?; sqlite3 :memory: '.open dir'; "
+                    "echo rc=$?; sqlite3 :memory: '.open a b'; echo rc=$?; sqlite3 :memory: '.open --bogus a'; "
+                    "echo rc=$?; printf junk > j.db; sqlite3 :memory: '.open j.db' 'select 1'; echo rc=$?; "
+                    "sqlite3 :memory: 'create table z(a)'; sqlite3 :memory: '.open --readonly x.db' "
+                    "'create table z(a)'; echo rc=$?; ls",
+    # .parameter: VALUE is an SQL expression, text when it does not compile, nothing when it
+    # fails as it runs; statements bind :a @a $a ?N by name and a nameless ? as ?N
+    ".parameter": "printf '%s\\n' '.parameter set :a 1' \".parameter set @b 'hello'\" '.parameter set $c 2+3' "
+                  "\".parameter set ?1 x'41'\" \".parameter set :d \\\"quoted 'x'\\\"\" '.param set :f abc' "
+                  "'.parameter set :g zeroblob(2000000000)' '.parameter list' "
+                  "'select :a, @b, $c, ?1, :d, :f, :zz;' '.parameter unset :a' '.parameter unset :nope' "
+                  "'.parameter list' 'select :a;' '.parameter set ?2 5' 'select ?, ?;' '.parameter clear' "
+                  "'.parameter list' '.parameter init' 'select :d;' | sqlite3; echo rc=$?",
+    ".parameter usage": "sqlite3 :memory: '.parameter'; echo rc=$?; sqlite3 :memory: '.parameter set :e'; "
+                        "sqlite3 :memory: '.parameter clear x' '.parameter foo' '.parameter set :a 1 2'; echo rc=$?; "
+                        "sqlite3 :memory: '.parameter set :a 5' '.open' '.parameter list' 'select :a'",
 }
 
 

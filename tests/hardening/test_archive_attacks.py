@@ -219,3 +219,79 @@ def test_tar_of_100000_members_stops_at_the_file_count_limit():
     assert r.stdout == "rc=2\n"
     assert "No space left on device" in r.stderr
     assert fs.file_count <= 2_000
+
+
+# ---------------------------------------------------------------- the modes that change archives
+
+
+def _bash(files=None):
+    return BashTool(files=files or {"a": "x\n"})
+
+
+def test_tar_transform_with_a_backtracking_pattern_answers():
+    name = "a" * 47 + "!"
+    r = _bash({name: "x\n"}).execute(f"tar cf x.tar --transform 's/(a+)+$/x/x;s/\\(a*\\)*b/y/' {name}; "
+                                     "echo rc=$?; tar tf x.tar")
+    assert (r.stdout, r.stderr) == (f"rc=0\n{name}\n", "")
+
+
+def test_tar_transform_whose_match_runs_out_of_time_stops_with_a_named_error(monkeypatch):
+    from scripted_kernel.commands.archive import transform
+
+    def too_slow(*args):
+        raise TimeoutError
+    monkeypatch.setattr(transform, "substitute", too_slow)
+    r = _bash().execute("tar cf x.tar --transform 's/a/b/' a; echo rc=$?")
+    assert r.stdout == "rc=2\n"
+    assert r.stderr == ("tar: --transform: matching the regular expression took too long\n"
+                        "tar: Error is not recoverable: exiting now\n")
+
+
+def test_tar_transform_that_multiplies_a_name_fails_that_member_only():
+    grow = ";".join(["s/./&&&&&&&&/g"] * 5)         # 8**5 times the name: past the name limit
+    r = _bash({"a": "x\n", "b": "y\n"}).execute(
+        f"tar cf x.tar --transform 's/^a$/{'&' * 200}/;{grow}' a; echo rc=$?; "
+        f"tar cf y.tar --xform 's/a/{'&' * 5000}/' b a; echo rc=$?; tar tf y.tar")
+    assert r.stdout == "rc=2\nrc=2\nb\n"
+    assert r.stderr == ("tar: a: Name after --transform is longer than 4096 bytes\n"
+                        "tar: Exiting with failure status due to previous errors\n") * 2
+
+
+def test_tar_delete_and_append_leave_a_cut_or_foreign_archive_as_it_was():
+    tool = _bash({"big": "1\n" * 3000, "b": "y\n"})
+    r = tool.execute("tar cf x.tar big b; head -c 3000 x.tar > cut.tar; cp cut.tar was.tar; "
+                     "tar --delete -f cut.tar b; echo rc=$?; tar rf cut.tar b; echo rc=$?; "
+                     "cmp cut.tar was.tar && echo same; echo junk > j.tar; tar rf j.tar b; echo rc=$?; cat j.tar")
+    assert r.stdout == "rc=2\nrc=2\nsame\nrc=2\njunk\n"
+    assert r.stderr == ("tar: Unexpected EOF in archive\ntar: Error is not recoverable: exiting now\n" * 2
+                        + "tar: This does not look like a tar archive\n"
+                          "tar: Exiting with failure status due to previous errors\n")
+
+
+def test_tar_delete_leaves_an_archive_with_a_damaged_header_as_it_was():
+    archive = bytearray(_members_tar())
+    archive[512 + 512 + 148] ^= 0x01                  # the second header's checksum
+    tool = _bash({"x.tar": bytes(archive)})
+    r = tool.execute("cp x.tar was.tar; tar --delete -f x.tar a; echo rc=$?; cmp x.tar was.tar && echo same")
+    assert r.stdout == "rc=2\nsame\n"
+    assert r.stderr == "tar: Skipping to next header\ntar: Exiting with failure status due to previous errors\n"
+
+
+def _members_tar() -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as archive:
+        for name in ("a", "b", "c"):
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            archive.addfile(info, io.BytesIO(b"x\n"))
+    return buffer.getvalue()
+
+
+def test_zip_delete_and_update_leave_a_damaged_archive_as_it_was():
+    tool = _bash({"a": "x\n"})
+    r = tool.execute("zip -q x.zip a; head -c 40 x.zip > cut.zip; cp cut.zip was.zip; echo junk > j.zip; "
+                     "for z in cut.zip j.zip; do zip -d $z a > /dev/null; echo rc=$?; zip -u $z a > /dev/null; "
+                     "echo rc=$?; done; cmp cut.zip was.zip && cat j.zip; zip -d x.zip '*[' nope; echo rc=$?")
+    assert r.stdout == ("rc=3\n" * 4 + "junk\n\tzip warning: name not matched: *[\n"
+                        "\tzip warning: name not matched: nope\n\nzip error: Nothing to do! (x.zip)\nrc=12\n")
+    assert r.stderr == ""

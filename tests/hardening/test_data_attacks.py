@@ -121,6 +121,36 @@ def test_import_of_a_huge_file_ends_at_the_bounds():
     assert int(r.stdout.split("\n")[2]) <= 4 << 20
 
 
+# ---- sqlite3: .open and .parameter
+
+def test_open_reaches_only_the_sandbox(host_database):
+    r = run(f"mkdir d; sqlite3 :memory: '.open {host_database}' 'select * from secret'; echo rc=$?; "
+            "sqlite3 :memory: '.open d' '.open ../../../../etc/passwd' '.open /etc/passwd' 'select 3'; echo rc=$?")
+    assert r.stdout == "rc=1\n3\nrc=0\n"
+    assert "no such table: secret" in r.stderr
+    assert r.stderr.endswith("".join(
+        f'Error: unable to open database "{name}": unable to open database file\n'
+        for name in ("d", "../../../../etc/passwd", "/etc/passwd")))
+    assert "Traceback" not in r.stderr
+
+
+def test_open_of_a_file_at_the_size_limit_or_past_it():
+    r = run("truncate -s 2M z.db; truncate -s 3M big.db; sqlite3 :memory: '.open z.db' '.tables'; echo rc=$?; "
+            "sqlite3 :memory: '.open big.db' 'select 2'; echo rc=$?",
+            ExecutionLimits(max_file_bytes=2 << 20))
+    assert r.stdout == "rc=1\n2\nrc=0\n"
+    assert r.stderr == ("truncate: failed to truncate 'big.db' at 3145728 bytes: File too large\n"
+                        "Error: file is not a database\n")
+
+
+def test_parameter_values_stay_within_the_bounds():
+    r = run("v=$(head -c 1000000 /dev/zero | tr '\\0' x); sqlite3 :memory: \".parameter set :a '$v'\" "
+            "'.parameter set :b randomblob(2000000000)' '.parameter set :c zeroblob(1e12)' "
+            "\".parameter set :d \\\"printf('%.*c', 2000000000, 'x')\\\"\" "
+            "'select length(:a), :b, :c, length(:d)'; echo rc=$?", ExecutionLimits(max_string_length=1 << 20))
+    assert (r.stdout, r.stderr) == ("1000000|||\nrc=0\n", "")
+
+
 # ---- yq: bombs
 
 def billion_laughs() -> str:

@@ -6,10 +6,11 @@ import time
 
 from ..fs import FsError
 from ._options import UsageError, bad_usage, parse, shown
-from .ls import blocks, human, mode_string
+from .ls import blocks, descriptor_stat, human, mode_string
 from .registry import Usage, command
 
-_KIND_NAMES = {"-": "regular file", "d": "directory", "l": "symbolic link", "c": "character special file"}
+_KIND_NAMES = {"-": "regular file", "d": "directory", "l": "symbolic link", "c": "character special file",
+               "p": "fifo"}
 
 
 def _stat_format(fmt: str, name: str, s, user: str) -> str:
@@ -17,7 +18,10 @@ def _stat_format(fmt: str, name: str, s, user: str) -> str:
     while i < len(fmt):
         c = fmt[i]
         if c == "%" and i + 1 < len(fmt):
-            d = fmt[i + 1]
+            j = i + 1                   # flags and width, as printf's: %-5s %05a
+            while j < len(fmt) - 1 and fmt[j] in "-0123456789":
+                j += 1
+            spec, d = fmt[i + 1:j], fmt[j]
             value = {
                 "n": name, "N": f"'{name}'" + (f" -> '{s.target}'" if s.kind == "l" else ""),
                 "s": str(s.size), "a": f"{s.mode & 0o7777:o}", "A": mode_string(s),
@@ -28,8 +32,8 @@ def _stat_format(fmt: str, name: str, s, user: str) -> str:
                 "b": str(blocks(s) * 2), "B": "512", "o": "4096", "%": "%",
                 "f": f"{_raw_mode(s):x}", "t": "0", "T": "0", "d": "0", "D": "0",
             }.get(d)
-            out.append(value if value is not None else "?")
-            i += 2
+            out.append(_padded(value, spec) if value is not None else "?")
+            i = j + 1
             continue
         if c == "\\" and i + 1 < len(fmt):
             out.append({"n": "\n", "t": "\t", "\\": "\\"}.get(fmt[i + 1], "\\" + fmt[i + 1]))
@@ -40,8 +44,19 @@ def _stat_format(fmt: str, name: str, s, user: str) -> str:
     return "".join(out)
 
 
+def _padded(value: str, spec: str) -> str:
+    """A directive's value in the width of its spec: left-aligned with `-`, zero-filled with
+    a leading `0`, else right-aligned."""
+    width = spec.lstrip("-0")
+    if not width:
+        return value
+    if spec.startswith("-"):
+        return value.ljust(int(width))
+    return value.rjust(int(width), "0" if spec.startswith("0") else " ")
+
+
 def _raw_mode(s) -> int:
-    return {"-": 0o100000, "d": 0o040000, "l": 0o120000, "c": 0o020000}[s.kind] | s.mode
+    return {"-": 0o100000, "d": 0o040000, "l": 0o120000, "c": 0o020000, "p": 0o010000}[s.kind] | s.mode
 
 
 def _stat(ctx, argv):
@@ -54,7 +69,7 @@ def _stat(ctx, argv):
     status = 0
     for name in ops:
         try:
-            s = ctx.fs.stat(ctx.path(name), follow=opts.has("L"))
+            s = descriptor_stat(ctx, name, opts.has("L")) or ctx.fs.stat(ctx.path(name), follow=opts.has("L"))
         except FsError as e:
             ctx.err(f"stat: cannot statx '{shown(name)}': {e.strerror}\n")
             status = 1
@@ -67,7 +82,7 @@ def _stat(ctx, argv):
             "  File: %N\n  Size: %s\tBlocks: %b          IO Block: 4096   %F\n"
             "Device: 0h/0d\tInode: %i    Links: %h\n"
             "Access: (%04a/%A)  Uid: ( 1000/    %U)   Gid: ( 1000/    %G)\n"
-            "Modify: %y\n", name, s, user).replace("(%04a", "(") + "")
+            "Modify: %y\n", name, s, user))
     return status
 
 

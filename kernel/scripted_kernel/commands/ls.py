@@ -1,10 +1,12 @@
-"""ls: list directory contents, in GNU's format for output that is not a terminal."""
+"""ls: list directory contents, in GNU's format for output that is not a terminal. The open
+descriptors /dev/fd/N are described here for ls and stat alike (`descriptor_stat`)."""
 from __future__ import annotations
 
 import stat as st_mod
 import time
 
 from ..fs import FsError, Stat
+from ..fs.base import ENOENT
 from ._options import parse, shown as shown_operand
 from .registry import Usage, command
 
@@ -13,8 +15,37 @@ _SIX_MONTHS = 182.5 * 24 * 3600
 
 def mode_string(s: Stat) -> str:
     """`-rw-r--r--` as ls -l and stat %A show it."""
-    kinds = {"-": st_mod.S_IFREG, "d": st_mod.S_IFDIR, "l": st_mod.S_IFLNK, "c": st_mod.S_IFCHR}
+    kinds = {"-": st_mod.S_IFREG, "d": st_mod.S_IFDIR, "l": st_mod.S_IFLNK, "c": st_mod.S_IFCHR,
+             "p": st_mod.S_IFIFO}
     return st_mod.filemode(kinds[s.kind] | s.mode)
+
+
+_LINK_SIZE = 64                     # what Linux gives as the size of a /dev/fd/N link
+_DESCRIPTOR_INODE = 40000           # the made-up inode of descriptor N is this + N
+
+
+def descriptor_stat(ctx, name: str, follow: bool):
+    """/dev/fd/N as Linux shows it: a symbolic link (readable `lr-x------` or writable
+    `l-wx------`) to the open descriptor, `pipe:[INODE]` for a pipe; followed, the pipe (a
+    fifo: standard input, output and error, which the tool's caller reads and writes through
+    pipes, and `<( )`, `>( )`) or the file opened with `exec N<`/`N>` (its size known for
+    reading only: the descriptor keeps the text, not the file's name). None when `name` is not
+    /dev/fd/N; FsError(ENOENT) when N is not open."""
+    path = ctx.path(name)
+    number = path[len("/dev/fd/"):] if path.startswith("/dev/fd/") else ""
+    if not (number.isascii() and number.isdigit()) or len(number) > 9:     # (no such descriptor)
+        return None
+    fd = int(number)
+    descriptor = ctx.descriptor(fd)
+    if descriptor is None:
+        raise FsError(ENOENT)
+    ino, now = _DESCRIPTOR_INODE + fd, ctx.budget.now()
+    if not follow:
+        target = f"pipe:[{ino}]" if descriptor.pipe else f"file:[{ino}]"
+        return Stat("l", 0o500 if descriptor.readable else 0o300, _LINK_SIZE, now, ino, target=target)
+    if descriptor.pipe:
+        return Stat("p", 0o600, 0, now, ino)
+    return Stat("-", 0o666 & ~ctx.umask, descriptor.size, now, ino)
 
 
 def human(size: int) -> str:
@@ -36,7 +67,7 @@ def human(size: int) -> str:
 
 def blocks(s: Stat) -> int:
     """1K blocks a file takes (4K allocation units), as `total` and du count them."""
-    if s.kind == "l" or s.kind == "c":
+    if s.kind in ("l", "c", "p"):
         return 0
     return -(-s.size // 4096) * 4
 
@@ -53,7 +84,9 @@ class _Lister:
         self.now = ctx.budget.now()
 
     def stat(self, path: str, follow: bool):
-        return self.ctx.fs.stat(self.ctx.path(path), follow=follow)
+        follow = follow or self.opts.has("L")
+        found = descriptor_stat(self.ctx, path, follow)
+        return found if found is not None else self.ctx.fs.stat(self.ctx.path(path), follow=follow)
 
     def sort(self, items: list) -> list:
         """items: (name, Stat). Name order (C locale), or by -t / -S; -r reverses."""
@@ -75,6 +108,8 @@ class _Lister:
             return ""
         if s.kind == "l":
             return "@"
+        if s.kind == "p":
+            return "|"
         return "*" if s.kind == "-" and s.mode & 0o111 else ""
 
     def render(self, items: list) -> str:
@@ -140,6 +175,7 @@ USAGE = Usage("[OPTION]... [FILE]...", "List information about the FILEs (the cu
     "-d, --directory         list directories themselves, not their contents",
     "-F, --classify          append indicator (one of */=>@|) to entries",
     "-h, --human-readable    with -l, print sizes like 1K 234M 2G",
+    "-L, --dereference       show information for the file a symbolic link references",
     "-l                      use a long listing format",
     "-n, -g, -o              long listing with numeric ids, without owner, without group",
     "-p                      append / indicator to directories",
@@ -153,17 +189,17 @@ USAGE = Usage("[OPTION]... [FILE]...", "List information about the FILEs (the cu
 
 @command("ls", needs_files=True, usage=USAGE)
 def run(ctx, argv):
-    opts, ops = parse("ls", argv, short_flags="laAR1tSrhdFpngoU",
+    opts, ops = parse("ls", argv, short_flags="laAR1tSrhdFpngoUL",
                       long_flags={"all": "a", "almost-all": "A", "recursive": "R",
                                   "reverse": "r", "human-readable": "h", "directory": "d",
-                                  "classify": "F"})
+                                  "classify": "F", "dereference": "L"})
     lister = _Lister(ctx, opts)
     files, dirs = [], []
     for op in ops or ["."]:
         try:
-            s = lister.stat(op, follow=not lister.long or op.endswith("/"))
-            if s.kind == "l" and not opts.has("d") and not lister.long:
-                s = lister.stat(op, follow=True)
+            # (GNU ls names a link given on the command line itself under -l, -d and -F)
+            itself = lister.long or opts.has("d") or opts.has("F")
+            s = lister.stat(op, follow=not itself or op.endswith("/"))
         except FsError as e:
             ctx.err(f"ls: cannot access '{shown_operand(op)}': {e.strerror}\n")
             lister.status = 2

@@ -13,16 +13,25 @@ itself with other arguments need not copy the context.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
 
 from ..fs import absolute
+from .jobs import ProcessInput, ProcessOutput
+from .streams import InputStream
 from .variables import next_random
 
 if TYPE_CHECKING:
     from ..base.limits import Budget, ExecutionLimits
-    from .runtime import InputStream, Shell
+    from .runtime import Shell
 
 Writer = Callable[[str], None]
+
+
+class Descriptor(NamedTuple):
+    """An open descriptor as /dev/fd/N shows it."""
+    readable: bool
+    pipe: bool              # standard input, output and error (pipes to the caller), <( ) and >( )
+    size: int               # characters of a file opened for reading with exec N< (else 0)
 
 
 class CommandContext:
@@ -67,6 +76,18 @@ class CommandContext:
         if sh.random_state is not None:
             return random.Random(next_random(sh) << 15 | next_random(sh))
         return sh.random
+
+    def descriptor(self, fd: int) -> Optional[Descriptor]:
+        """What descriptor `fd` is (/dev/fd/N), or None when it is not open."""
+        if fd <= 2:
+            return Descriptor(fd == 0, True, 0)
+        stream = self.extra_fds.get(fd)
+        if stream is None:
+            return None
+        readable = isinstance(stream, InputStream)
+        pipe = isinstance(stream, (ProcessInput, ProcessOutput))
+        size = len(stream.data.encode("utf-8", "surrogateescape")) if readable and not pipe else 0
+        return Descriptor(readable, pipe, size)
 
     def path(self, name: str) -> str:
         """A path operand made absolute against the working directory."""

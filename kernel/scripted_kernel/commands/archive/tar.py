@@ -1,7 +1,9 @@
-"""tar: create (c), list (t) and extract (x) archives as GNU tar 1.34 does, with its messages
-and exit statuses (2 for any failure), over the filesystem layer: the archive is built and read
-with `tarfile` in memory, compressed and expanded by `codecs` (-z -j -J, and detected by magic
-number when reading a file, as GNU tar does).
+"""tar: create (c), list (t) and extract (x) archives, append to them (r), update them (u) and
+delete members (--delete), as GNU tar 1.34 does, with its messages and exit statuses (2 for any
+failure), over the filesystem layer: the archive is built and read with `tarfile` in memory,
+compressed and expanded by `codecs` (-z -j -J, and detected by magic number when reading a
+file, as GNU tar does). -r, -u and --delete rewrite the archive's bytes around the members kept,
+and refuse a compressed archive as GNU tar does. --transform renames members (transform.py).
 
 Extraction goes through `members.Destination`: member names lose their leading `/` and refuse
 `..` as GNU tar's do, symbolic links that point up or out are made only once every other
@@ -11,6 +13,7 @@ directory, even through a link planted before.
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import re
 import stat as st_mod
@@ -20,16 +23,18 @@ import time
 from ...base.errors import bounded
 from ...base.limits import Budget
 from ...fs import FsError, absolute
-from ...fs.base import EFBIG, ENOSPC
+from ...fs.base import EFBIG, ENOENT, ENOSPC
 from ...base.patterns import glob_match
 from .._bytes import read_bytes
 from .._options import UsageError
 from ..registry import Usage, command
 from .codecs import BZIP2, CHUNK, GZIP, XZ, Ceiling, Corrupt, ForwardFile, compress, inflate, sniff
 from .members import Destination, has_dotdot, unsafe_prefix
+from .transform import (HARDLINK, MAX_NAME, NAME, SYMLINK, BadExpression, NameTooLong, RegexTooSlow,
+                        Transform)
 
 TRY = "Try 'tar --help' or 'tar --usage' for more information."
-FLAGS = {"c": "create", "x": "extract", "t": "list", "z": "gzip", "j": "bzip2", "J": "xz",
+FLAGS = {"c": "create", "x": "extract", "t": "list", "r": "append", "u": "update", "z": "gzip", "j": "bzip2", "J": "xz",
          "a": "auto-compress", "v": "verbose", "O": "to-stdout", "k": "keep-old-files",
          "m": "touch", "p": "preserve-permissions", "h": "dereference"}
 VALUES = {"f": "file", "C": "directory", "T": "files-from", "X": "exclude-from"}
@@ -39,11 +44,14 @@ LONG_FLAGS = {**{v: v for v in FLAGS.values()}, "get": "extract", "gunzip": "gzi
               "no-same-owner": "ignored", "same-owner": "ignored", "no-same-permissions": "ignored",
               "numeric-owner": "numeric-owner", "wildcards": "wildcards",
               "no-wildcards": "no-wildcards", "totals": "ignored", "no-recursion": "no-recursion",
-              "recursion": "recursion", "unlink-first": "ignored", "dereference": "dereference"}
+              "recursion": "recursion", "unlink-first": "ignored", "dereference": "dereference",
+              "delete": "delete", "show-transformed-names": "show-transformed-names"}
 LONG_VALUES = {**{v: v for v in VALUES.values()}, "exclude": "exclude",
                "strip-components": "strip-components", "sort": "sort", "owner": "owner",
                "group": "group", "mode": "ignored", "warning": "ignored", "format": "ignored",
-               "mtime": "ignored", "blocking-factor": "ignored"}
+               "mtime": "ignored", "blocking-factor": "ignored", "transform": "transform",
+               "xform": "transform"}
+MODES = ("create", "extract", "list", "append", "update", "delete")
 CODEC_FLAGS = {"gzip": GZIP, "bzip2": BZIP2, "xz": XZ}
 CODEC_LETTER = {GZIP: "z", BZIP2: "j", XZ: "J"}
 AUTO_SUFFIXES = {".gz": GZIP, ".tgz": GZIP, ".taz": GZIP, ".bz2": BZIP2, ".tbz": BZIP2,
@@ -71,7 +79,7 @@ class Command:
 
     def __init__(self, argv: list):
         self.opts: dict = {}
-        self.lists: dict = {"exclude": [], "files-from": [], "exclude-from": []}
+        self.lists: dict = {"exclude": [], "files-from": [], "exclude-from": [], "transform": []}
         self.operands: list[tuple[str, str]] = []
         self.directory = "."
         self.parse(_old_style(argv[1:]))
@@ -93,7 +101,7 @@ class Command:
                     value, i = args[i], i + 1
                 elif eq and not takes:
                     raise _bad(f"option '--{key}' doesn't allow an argument")
-                self.set(LONG_VALUES[key] if takes else LONG_FLAGS[key], value)
+                self.set(LONG_VALUES[key], value) if takes else self.set(LONG_FLAGS[key], None)
             elif a.startswith("-") and len(a) > 1:
                 for j, c in enumerate(a[1:], 1):
                     if c in VALUES:
@@ -117,7 +125,7 @@ class Command:
             self.lists[key].append(value)
         elif key == "verbose":
             self.opts["verbose"] = self.opts.get("verbose", 0) + 1
-        elif key in ("create", "extract", "list"):
+        elif key in MODES:
             if self.opts.get("mode", key) != key:
                 raise _bad("You may not specify more than one '-Acdtrux', '--delete' or  "
                            "'--test-label' option")
@@ -162,6 +170,14 @@ class Tar:
         self.ugs_width = 19            # GNU tar widens the owner/size column as names need
         self.excludes = list(cmd.lists["exclude"])
         self.wildcards = bool(self.opts.get("wildcards"))
+        try:
+            self.transform = Transform(cmd.lists["transform"])
+        except BadExpression as e:
+            raise _bad(str(e)) from None
+        self.archive_ino = None
+        self.archived: dict[str, float] = {}   # -u: member name -> its newest time in the archive
+        self.wanted: list = []
+        self.matched: set = set()
 
     def fail(self, text: str):
         _say(self.ctx, f"tar: {text}\n")
@@ -202,25 +218,19 @@ class Tar:
     # ------------------------------------------------------------------ create
 
     def create(self) -> int:
-        operands = self.cmd.operands + [(n, d) for n in self.names_from_files() for d in ["."]]
+        operands = self.operands()
         if not operands:
             raise _bad("Cowardly refusing to create an empty archive")
         codec = self.codec_for_create()
         name = self.archive_name()
-        writer, archive_ino = None, None
+        writer, self.archive_ino = None, None
         if name != "-":
             try:
                 writer = self.fs.open_write(self.ctx.path(name), mode=0o666 & ~self.ctx.umask)
-                archive_ino = self.fs.stat(self.ctx.path(name)).ino
+                self.archive_ino = self.fs.stat(self.ctx.path(name)).ino
             except FsError as e:
                 raise Fatal(f"{name}: Cannot open: {e.strerror}") from None
-        buffer = io.BytesIO()
-        self.archive_ino = archive_ino
-        self.links: dict[int, str] = {}     # inode -> the member it was first stored as (hard links)
-        with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as archive:
-            for operand, directory in operands:
-                self.add(archive, operand, absolute(self.ctx.cwd, directory))
-        data = buffer.getvalue()
+        data = self.build(operands)
         if codec is not None:
             data = b"".join(compress(self.ctx.budget, codec, data, 9 if codec is BZIP2 else 6))
         if writer is None:
@@ -231,6 +241,92 @@ class Tar:
             except FsError as e:
                 raise Fatal(f"{name}: Cannot write: {e.strerror}") from None
         return self.status()
+
+    def operands(self) -> list:
+        return self.cmd.operands + [(n, ".") for n in self.names_from_files()]
+
+    def build(self, operands: list) -> bytes:
+        """An archive (uncompressed, its end blocks included) of the operands."""
+        buffer = io.BytesIO()
+        self.links: dict[int, str] = {}     # inode -> the member it was first stored as (hard links)
+        with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as archive:
+            for operand, directory in operands:
+                self.add(archive, operand, absolute(self.ctx.cwd, directory))
+        return buffer.getvalue()
+
+    # ------------------------------------------------------------------ append, update, delete
+
+    def append(self) -> int:
+        """-r: the operands' members written after the archive's last member; -u: only those
+        the archive holds no copy of as new as the file (GNU's update)."""
+        name = self.archive_name()
+        path = self.ctx.path(name)
+        data = self.existing_archive(path)
+        end = 0
+        for member, _start, member_end in self.member_spans(data):
+            end = member_end
+            if self.opts.get("mode") == "update":
+                self.archived[member.name] = max(member.mtime, self.archived.get(member.name, -1))
+        if self.failed:
+            return self.status()
+        with contextlib.suppress(FsError):
+            self.archive_ino = self.fs.stat(path).ino
+        self.write_archive(path, data[:end] + self.build(self.operands()))
+        return self.status()
+
+    def delete(self) -> int:
+        """--delete: the archive again without the members the operands name."""
+        name = self.archive_name()
+        path = None if name == "-" else self.ctx.path(name)
+        data = self.existing_archive(path)
+        self.wanted = [op for op, _ in self.cmd.operands]
+        kept = []
+        for member, start, end in self.member_spans(data):
+            if not self.selected(member):
+                kept.append(data[start:end])
+        if self.failed:                  # a damaged header: the archive is left as it is
+            return self.status()
+        for op in self.wanted:
+            if op not in self.matched:
+                self.fail(f"{op}: Not found in archive")
+        out = _ended(b"".join(kept)) if data else b""
+        if path is None:
+            self.ctx.write_bytes(out)
+        else:
+            self.write_archive(path, out)
+        return self.status()
+
+    def existing_archive(self, path) -> bytes:
+        """The bytes of the archive to change (standard input's when `path` is None); none
+        when there is no such file (GNU tar then makes one)."""
+        try:
+            data = read_bytes(self.ctx, "-") if path is None else self.fs.read_bytes(path)
+        except FsError as e:
+            if e.strerror != ENOENT:
+                raise Fatal(f"{self.archive_name()}: Cannot open: {e.strerror}") from None
+            return b""
+        if sniff(data) is not None:
+            raise Fatal("Cannot update compressed archives")
+        return data
+
+    def member_spans(self, data: bytes):
+        """Each member of the uncompressed archive `data`, with the offsets where its first
+        header starts and its data ends. An archive cut inside a member is a Fatal error:
+        nothing is written over it."""
+        if not data:
+            return
+        self.steps = 0
+        for _, member in self.members(ForwardFile(iter(()), data=data)):
+            end = member.offset_data + -(-member.size // tarfile.BLOCKSIZE) * tarfile.BLOCKSIZE
+            if end > len(data):
+                raise Fatal("Unexpected EOF in archive")
+            yield member, member.offset, end
+
+    def write_archive(self, path: str, data: bytes):
+        try:
+            self.fs.write_bytes(path, data, mode=0o666 & ~self.ctx.umask)
+        except FsError as e:
+            raise Fatal(f"{self.archive_name()}: Cannot write: {e.strerror}") from None
 
     def codec_for_create(self):
         for flag, codec in CODEC_FLAGS.items():
@@ -275,24 +371,9 @@ class Tar:
         if info.ino == self.archive_ino and info.is_file:
             _say(self.ctx, f"tar: {shown}: file is the archive; not dumped\n")
             return
-        entry = self.header(member, info)
-        data = None
-        if info.is_file:
-            seen = self.links.get(info.ino) if info.nlink > 1 else None
-            if seen is not None:
-                entry.type, entry.linkname, entry.size = tarfile.LNKTYPE, seen, 0
-            else:
-                try:
-                    data = self.fs.read_bytes(path)
-                except FsError as e:
-                    self.fail(f"{shown}: Cannot open: {e.strerror}")
-                    return
-                entry.size = len(data)
-                if info.nlink > 1:
-                    self.links[info.ino] = member
-        if member:
-            archive.addfile(entry, io.BytesIO(data) if data is not None else None)
-            self.report(entry, self.verbose_out())
+        entry = self.header(member, info) if member else None
+        if entry is not None and not self.up_to_date(entry, info):
+            self.store(archive, entry, path, shown, member, info)
         if info.is_dir and (top or not self.opts.get("no-recursion")):
             try:
                 children = sorted(self.fs.listdir(path), key=_byte_order)
@@ -304,8 +385,56 @@ class Tar:
                                shown.rstrip("/") + "/" + child,
                                (member.rstrip("/") + "/" if member else "") + child)
 
-    def header(self, member: str, info) -> tarfile.TarInfo:
-        entry = tarfile.TarInfo(member)
+    def up_to_date(self, entry, info) -> bool:
+        """-u: the archive holds a copy of the member at least as new as the file."""
+        # (in whole seconds, as the archive holds them)
+        return entry.name in self.archived and int(info.mtime) <= self.archived[entry.name]
+
+    def store(self, archive, entry, path: str, shown: str, member: str, info):
+        """Write one member (its data read now), and name it under -v."""
+        data = None
+        if info.is_file:
+            seen = self.links.get(info.ino) if info.nlink > 1 else None
+            if seen is not None:
+                target = self.rename(seen, HARDLINK)
+                if target is None:
+                    return
+                entry.type, entry.linkname, entry.size = tarfile.LNKTYPE, target, 0
+            else:
+                try:
+                    data = self.fs.read_bytes(path)
+                except FsError as e:
+                    self.fail(f"{shown}: Cannot open: {e.strerror}")
+                    return
+                entry.size = len(data)
+                if info.nlink > 1:
+                    self.links[info.ino] = member
+        archive.addfile(entry, io.BytesIO(data) if data is not None else None)
+        shown_entry = entry
+        if self.transform and not self.opts.get("show-transformed-names"):
+            shown_entry = copy.copy(entry)        # -v names what was read, not what was stored
+            shown_entry.name = member
+        self.report(shown_entry, self.verbose_out())
+
+    def rename(self, name: str, kind: str = NAME):
+        """`name` after --transform; None (reported) when it grows past the name limit."""
+        if not self.transform:
+            return name
+        try:
+            return self.transform(name, kind)
+        except NameTooLong:
+            self.fail(f"{name}: Name after --transform is longer than {MAX_NAME} bytes")
+            return None
+        except RegexTooSlow:
+            raise Fatal("--transform: matching the regular expression took too long") from None
+
+    def header(self, member: str, info):
+        """The member's header, its name and link target transformed; None when a
+        transformed name is refused."""
+        name = self.rename(member)
+        if name is None:
+            return None
+        entry = tarfile.TarInfo(name)
         entry.mode = info.mode & 0o7777
         entry.mtime = int(info.mtime)
         user = getattr(self.fs, "user", "user")
@@ -316,7 +445,10 @@ class Tar:
         if info.is_dir:
             entry.type = tarfile.DIRTYPE
         elif info.is_link:
-            entry.type, entry.linkname = tarfile.SYMTYPE, info.target
+            target = self.rename(info.target, SYMLINK)
+            if target is None:
+                return None
+            entry.type, entry.linkname = tarfile.SYMTYPE, target
         elif info.kind == "c":
             entry.type = tarfile.CHRTYPE
         return entry
@@ -416,7 +548,7 @@ class Tar:
 
     def read_archive(self, handle) -> int:
         self.wanted = [op for op, _ in self.cmd.operands]
-        self.matched: set = set()
+        self.matched = set()
         self.steps = 0
         stream = self.open_archive()
         try:
@@ -443,6 +575,11 @@ class Tar:
         return self.read_archive(self.list_member)
 
     def list_member(self, archive, member):
+        # GNU tar lists a member under its own name (--show-transformed-names: the name
+        # transformed) and its link target transformed
+        member = self.transformed(member, names=bool(self.opts.get("show-transformed-names")))
+        if member is None:
+            return
         prefix = unsafe_prefix(member.name)
         if prefix:
             self.warn_once(prefix)
@@ -454,6 +591,18 @@ class Tar:
             self.ctx.out(self.long_line(member))
         else:
             self.ctx.out(_quote(_display_name(member)) + "\n")
+
+    def transformed(self, member, names: bool):
+        """A copy of the member with --transform applied to its link target and, with
+        `names`, to its name; None (reported) when one grows past the name limit."""
+        if not self.transform:
+            return member
+        copied = copy.copy(member)
+        if names:
+            copied.name = self.rename(member.name)
+        if member.issym() or member.islnk():
+            copied.linkname = self.rename(member.linkname, SYMLINK if member.issym() else HARDLINK)
+        return None if copied.name is None or copied.linkname is None else copied
 
     def long_line(self, m) -> str:
         """`-rw-r--r-- user/group  size yyyy-mm-dd hh:mm name`, as GNU tar's print_header."""
@@ -505,6 +654,12 @@ class Tar:
         return "/".join(parts[self.strip:])
 
     def extract_member(self, archive, member):
+        read = member              # what -v names, as GNU tar does (--show-transformed-names: the new name)
+        member = self.transformed(member, names=True)
+        if member is None:
+            return
+        if self.opts.get("show-transformed-names"):
+            read = member
         shown = _display_name(member)
         rel = self.relative(member.name)
         if has_dotdot(member.name):
@@ -513,7 +668,7 @@ class Tar:
         if rel is None:
             return
         if self.opts.get("verbose"):
-            self.report(member, self.verbose_out())
+            self.report(read, self.verbose_out())
         if self.opts.get("to-stdout"):
             if member.isreg():
                 self.to_stdout(archive, member)
@@ -757,13 +912,18 @@ USAGE = Usage("[OPTION...] [FILE]...",
               ("-c, --create               create a new archive",
                "-x, --extract, --get       extract files from an archive",
                "-t, --list                 list the contents of an archive",
+               "-r, --append               append files to the end of an archive",
+               "-u, --update               only append files newer than copy in archive",
+               "    --delete               delete from the archive",
                "-f, --file=ARCHIVE         use archive file or device ARCHIVE",
                "-C, --directory=DIR        change to directory DIR",
                "-z, --gzip  -j, --bzip2  -J, --xz   filter the archive through a compressor",
                "-v, --verbose              verbosely list files processed",
                "-O, --to-stdout            extract files to standard output",
                "    --exclude=PATTERN      exclude files, given as a PATTERN",
-               "    --strip-components=NUMBER   strip NUMBER leading components from file names"))
+               "    --strip-components=NUMBER   strip NUMBER leading components from file names",
+               "    --transform=EXPRESSION, --xform=EXPRESSION",
+               "                           use sed replace EXPRESSION to transform file names"))
 
 
 @command("tar", usage=USAGE, needs_files=True)
@@ -773,12 +933,30 @@ def tar(ctx, argv):
     if mode is None:
         raise UsageError(f"tar: You must specify one of the '-Acdtrux', '--delete' or "
                          f"'--test-label' options\n{TRY}", 2)
+    if mode in ("append", "update", "delete"):
+        _check_updatable(cmd)
     run = Tar(ctx, cmd)
     try:
-        return {"create": run.create, "list": run.list, "extract": run.extract}[mode]()
+        return {"create": run.create, "list": run.list, "extract": run.extract, "append": run.append,
+                "update": run.append, "delete": run.delete}[mode]()
     except Fatal as e:
         _say(ctx, ("" if e.raw else "tar: ") + f"{e}\ntar: Error is not recoverable: exiting now\n")
         return 2
+
+
+def _ended(members: bytes) -> bytes:
+    """Members, then the end of the archive (two zero blocks), padded to a whole record."""
+    out = members + bytes(2 * tarfile.BLOCKSIZE)
+    return out + bytes(-len(out) % tarfile.RECORDSIZE)
+
+
+def _check_updatable(cmd: Command):
+    """GNU tar changes an archive in place: never a compressed one, nor (for -r and -u) one
+    it reads from standard input."""
+    if any(cmd.opts.get(flag) for flag in (*CODEC_FLAGS, "auto-compress")):
+        raise _bad("Cannot update compressed archives")
+    if cmd.opts.get("mode") != "delete" and (cmd.opts.get("file") or "-") == "-":
+        raise _bad("Options '-Aru' are incompatible with '-f -'")
 
 
 def _say(ctx, text: str):

@@ -1,7 +1,8 @@
 """zip and unzip as Info-ZIP's zip 3.0 and unzip 6.0 print and exit, over the filesystem
 layer (zip writes with `zipfile` over io.BytesIO; both read with `zipread`).
 
-zip adds and replaces members of a new or existing archive ("  adding: x (deflated 53%)").
+zip adds and replaces members of a new or existing archive ("  adding: x (deflated 53%)"),
+deletes those matching patterns (-d) and adds only files newer than their copy (-u).
 unzip lists (-l), tests (-t), extracts (into the current directory or -d DIR; -o, -n, -j, -q)
 or prints (-p) members; every member goes through `members.Destination`, after unzip's own cleaning of
 `..` components and leading slashes, so that no member lands outside the target directory.
@@ -28,12 +29,16 @@ from .codecs import Ceiling
 from .members import Destination, drop_dotdot
 from .zipread import OVERLAP, Archive, BadCrc, MemberError, NotAZip, Overlap, member_bytes, read_archive
 
-ZIP_FLAGS = set("rqjyDT0123456789gm")
+ZIP_FLAGS = set("rqjyDT0123456789gmdu")
 UNZIP_FLAGS = set("lovnqjpt")
 NOT_A_ZIP = ("  End-of-central-directory signature not found.  Either this file is not\n"
              "  a zipfile, or it constitutes one disk of a multi-part archive.  In the\n"
              "  latter case the central directory and zipfile comment will be found on\n"
              "  the last disk(s) of this archive.\n")
+
+NO_END_SIGNATURE = ("\tzip warning: missing end signature--probably not a zip file (did you\n"
+                    "\tzip warning: remember to use binary mode when you transferred it?)\n"
+                    "\tzip warning: (if you are trying to read a damaged archive try -F)\n")
 
 
 def _zip_time(mtime: float) -> tuple:
@@ -128,20 +133,51 @@ class Zip:
     def run(self) -> int:
         existing = self.read_existing()
         if existing is None:
-            return 2
+            return 3                     # zip's ZE_FORM
         self.entries = existing          # name -> (ZipInfo, data), in archive order
         self.changed = 0
+        if "d" in self.flags:
+            return self.delete()
         self.archive_ino = None
         if self.archive != "-":
             try:
                 self.archive_ino = self.fs.stat(self.ctx.path(self.archive)).ino
             except FsError:
                 pass
+        if "u" in self.flags and not self.inputs:
+            self.inputs = [name for name in self.entries]    # -u alone: every member's file
+        elif "u" in self.flags and not self.entries and self.archive != "-":
+            self.say(f"\tzip warning: {self.archive} not found or empty")
+        self.stored: dict[str, str] = {}
         for name in self.inputs:
             self.add_operand(name)
+        for member in self.entries:           # members replaced in their place, then the new ones
+            if member in self.stored:
+                self.say(self.stored[member])
         if not self.changed:
+            if "u" not in self.flags:     # (-u with nothing newer says nothing)
+                self.say(f"\nzip error: Nothing to do! ({self.archive})", always=True)
+            return 12
+        return self.write()
+
+    def delete(self) -> int:
+        """-d: the members matching the patterns (`*` matches `/` too) taken out."""
+        if not self.entries and self.inputs:
+            self.say(f"\tzip warning: {self.archive} not found or empty")
+        doomed = set()
+        for pattern in self.inputs:
+            hits = {name for name in self.entries if glob_match(pattern, name)}
+            if not hits:
+                self.say(f"\tzip warning: name not matched: {pattern}")
+            doomed |= hits
+        if not doomed:
             self.say(f"\nzip error: Nothing to do! ({self.archive})", always=True)
             return 12
+        for name in [name for name in self.entries if name in doomed]:
+            del self.entries[name]
+            self.say(f"deleting: {name}")
+        if not self.entries:
+            self.say("\tzip warning: zip file empty", always=True)
         return self.write()
 
     def read_existing(self):
@@ -168,7 +204,10 @@ class Zip:
                 if archive.overlapped:
                     raise Overlap
                 members[info.filename] = (info, bytes(expanded))
-        except (NotAZip, MemberError, BadCrc, Overlap):
+        except NotAZip:
+            self.say(NO_END_SIGNATURE + f"\nzip error: Zip file structure invalid ({self.archive})", always=True)
+            return None
+        except (MemberError, BadCrc, Overlap):
             _say(self.ctx, f"\nzip error: Zip file structure invalid ({self.archive})\n")
             return None
         return members
@@ -194,8 +233,9 @@ class Zip:
         member = self.member_name(name, info.is_dir)
         if self.excluded(member) or (info.ino == self.archive_ino and info.is_file):
             return
+        current = self.up_to_date(member, info)
         if info.is_dir:
-            if member and "j" not in self.flags and "D" not in self.flags:
+            if member and "j" not in self.flags and "D" not in self.flags and not current:
                 self.store(member, info, b"")
             if "r" in self.flags:
                 for child in sorted(self.fs.listdir(path), key=lambda n: n.encode("utf-8", "surrogateescape")):
@@ -207,6 +247,8 @@ class Zip:
                         continue
                     self.add(child_path, name.rstrip("/") + "/" + child, child_info)
             return
+        if current:
+            return
         if info.is_link:
             self.store(member, info, info.target.encode("utf-8", "surrogateescape"))
             return
@@ -217,6 +259,17 @@ class Zip:
                      f"\tzip warning: {e.strerror}", always=True)
             return
         self.store(member, info, data)
+
+    def up_to_date(self, member: str, info) -> bool:
+        """-u: the archive's copy is as new as the file: to the second when the copy holds
+        its exact time (the UT field), else in DOS time (even seconds, an odd one rounded up)."""
+        if "u" not in self.flags or member not in self.entries:
+            return False
+        stored = self.entries[member][0]
+        exact = _extra_mtime(stored)
+        if exact is not None:
+            return int(info.mtime) <= exact
+        return _zip_time((int(info.mtime) + 1) & ~1) <= stored.date_time
 
     def excluded(self, member: str) -> bool:
         return any(glob_match(p, member) or glob_match(p, member.rstrip("/")) for p in self.excludes)
@@ -238,7 +291,7 @@ class Zip:
         verb = "updating" if member in self.entries else "  adding"
         self.entries[member] = (entry, data)      # an updated member keeps its place
         self.changed += 1
-        self.say(f"{verb}: {member} ({method} {ratio}%)")
+        self.stored[member] = f"{verb}: {member} ({method} {ratio}%)"
 
     def write(self) -> int:
         buffer = io.BytesIO()
@@ -319,6 +372,9 @@ class Unzip:
         archive = self.open()
         if archive is None:
             return 9
+        if not archive.entries:
+            _say(self.ctx, f"warning [{self.archive}]:  zipfile is empty\n")
+            return 1
         self.matched: set = set()
         entries = [(number, info) for number, info in enumerate(archive.entries, 1)
                    if self.selected(info.filename)]
@@ -609,7 +665,8 @@ ZIP_USAGE = Usage("[-options] [-b path] [-t mmddyyyy] [-n suffixes] [zipfile lis
                   ("-r   recurse into directories     -j   junk (don't record) directory names",
                    "-q   quiet operation              -y   store symbolic links as the link",
                    "-0   store only                   -9   compress better",
-                   "-x   exclude the following names  -D   do not add directory entries"))
+                   "-x   exclude the following names  -D   do not add directory entries",
+                   "-d   delete entries in zipfile    -u   update: only changed or new files"))
 UNZIP_USAGE = Usage("[-opts[modifiers]] file[.zip] [list] [-x xlist] [-d exdir]",
                     "UnZip 6.00: list, test and extract compressed files in a ZIP archive.",
                     ("-l  list files (short format)     -p  extract files to pipe, no messages",

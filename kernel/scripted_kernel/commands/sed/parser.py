@@ -431,10 +431,10 @@ def _replacer(pieces: list):
     if all(type(p) is str for p in pieces):
         literal = "".join(pieces)
         return lambda m: literal
-    return lambda m: _expand(pieces, m)
+    return lambda m: expand_replacement(pieces, m)
 
 
-def _expand(pieces: list, m) -> str:
+def expand_replacement(pieces: list, m) -> str:
     out = []
     mode = None          # 'U' or 'L' until \E
     one = None           # 'u' or 'l' for the next character

@@ -68,6 +68,7 @@ class Database:
         self.wants_temp = False        # a statement was refused until it is
         self.trusted = False           # our own statements run: the authorizer lets them be
         self.heap_limit = 0            # what was given to HEAP (left again when closing)
+        self.parameters: dict = {}     # .parameter set: name with its $ : @ ? -> value
 
     # ---- opening
 
@@ -207,6 +208,8 @@ class Database:
         with readable_errors(conn):
             if params is not None:
                 return Rows(conn, conn.execute(sql, params))
+            if self.parameters:
+                return self._run_with_parameters(conn, sql)
             try:
                 return Rows(conn, conn.execute(sql))
             except sqlite3.ProgrammingError as e:
@@ -215,6 +218,26 @@ class Database:
                     raise
                 self.stepped = False
                 return Rows(conn, conn.execute(sql, nulls))
+
+    def _run_with_parameters(self, conn: sqlite3.Connection, sql: str) -> "Rows":
+        """The statement run with the .parameter values bound as the shell binds them: each
+        parameter by its name (`:a`, `@a`, `$a`, `?1`), NULL when unset. Python's module binds
+        a statement holding a nameless `?` by position only (it says so before running it):
+        then the Nth is looked up as `?N`."""
+        try:
+            named = _Nulls({name[1:]: value for name, value in self.parameters.items()})
+            return Rows(conn, conn.execute(sql, named))
+        except sqlite3.ProgrammingError as e:
+            if "has no name" not in str(e):
+                raise
+        try:
+            conn.execute(sql, ())
+            count = 0
+        except sqlite3.ProgrammingError as e:    # (the count, told before the statement runs)
+            nulls = _unbound_parameters(str(e))
+            count = len(nulls) if isinstance(nulls, list) else 0
+        values = [self.parameters.get(f"?{n}") for n in range(1, count + 1)]
+        return Rows(conn, conn.execute(sql, values))
 
     # ---- closing
 

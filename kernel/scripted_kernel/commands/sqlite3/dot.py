@@ -1,6 +1,7 @@
 """The sqlite3 shell's dot-commands that scripts use, as SQLite 3.40's shell.c words them:
 .tables .schema .indexes .dump .import .mode .headers .separator .nullvalue .print .read
-.output .once .width .bail .echo .quit .exit .databases .help (and .timer, accepted).
+.output .once .width .bail .echo .quit .exit .databases .open .parameter .help (and .timer,
+accepted).
 
 Each returns the shell's status for the line: 0, 1 for an error, 2 for .quit.
 """
@@ -10,7 +11,7 @@ import sqlite3
 from typing import Callable, Optional
 
 from ...fs import FsError, access
-from .database import OpenError
+from .database import Database, OpenError
 from .output import COLUMNAR, MODE_NAMES, SEP_ROW, quote_name, quoted_sql
 from .shell import MAX_INPUT_NESTING, Exit, Session, complete
 
@@ -280,6 +281,101 @@ def _read(s: Session, args) -> int:
     return 1 if status == 1 else 0
 
 
+# ---- databases and parameters
+
+_OPEN_FLAGS = {"new", "readonly", "nofollow", "deserialize"}
+_OPEN_UNSUPPORTED = {"append", "zip", "hexdb"}       # other kinds of file than a database
+
+
+def _open(s: Session, args) -> int:
+    """.open ?--new? ?--readonly? ?FILE?: the current database closed (written back if it
+    changed), FILE opened in its place, an in-memory one when there is none or it cannot be
+    opened (the error is printed; the shell goes on, status 0, as shell.c)."""
+    flags, files = set(), []
+    words = iter(args[1:])
+    for word in words:
+        option = word.lstrip("-") if word.startswith("-") and len(word) > 1 else None
+        if option is None:
+            files.append(word)
+        elif option == "maxsize":
+            next(words, None)
+        elif option in _OPEN_FLAGS:
+            flags.add(option)
+        elif option in _OPEN_UNSUPPORTED:
+            s.error(f"Error: .open {word} is not supported: only database files are")
+            return 1
+        else:
+            s.error(f"unknown option: {word}")
+            return 1
+    if len(files) > 1:
+        s.error(f'extra argument: "{files[1]}"')
+        return 1
+    problem = s.db.close()
+    if problem:
+        s.error(problem)
+    s.db = Database(s.ctx, files[0] if files else None, readonly="readonly" in flags)
+    try:
+        if "new" in flags and s.db.path is not None:
+            s.ctx.fs.write_bytes(s.db.path, b"", mode=0o666 & ~s.ctx.umask)
+        s.db.connection()
+    except (OpenError, FsError):
+        s.error(f'Error: unable to open database "{files[0]}": unable to open database file')
+        s.db = Database(s.ctx, None)
+    return 0
+
+
+_PARAMETER_HELP = """.parameter CMD ...       Manage SQL parameter bindings
+   clear                   Erase all bindings
+   init                    Initialize the TEMP table that holds bindings
+   list                    List the current parameter bindings
+   set PARAMETER VALUE     Given SQL parameter PARAMETER a value of VALUE
+                           PARAMETER should start with one of: $ : @ ?
+   unset PARAMETER         Remove PARAMETER from the binding table
+"""
+
+
+def _parameter(s: Session, args) -> int:
+    """.parameter clear|init|list|set NAME VALUE|unset NAME: the values bound to the
+    statements' parameters (shell.c keeps them in temp.sqlite_parameters; here they live
+    beside the connection, and go with it on .open). Anything else prints the help."""
+    parameters = s.db.parameters
+    action = args[1] if len(args) > 1 else ""
+    if action in ("clear", "init") and len(args) == 2:
+        if action == "clear":
+            parameters.clear()
+    elif action == "list" and len(args) == 2:
+        width = max((len(name) for name in parameters), default=0)
+        for name in sorted(parameters, key=lambda n: n.encode("utf-8", "surrogateescape")):
+            quoted = s.db.execute("SELECT quote(?1)", (parameters[name],)).fetchone()[0]
+            s.write(f"{name:<{width}} {quoted}\n")
+    elif action == "set" and len(args) == 4:
+        _set_parameter(s, args[2], args[3])
+    elif action == "unset" and len(args) == 3:
+        parameters.pop(args[2], None)
+    else:
+        s.write(_PARAMETER_HELP)
+    return 0
+
+
+def _set_parameter(s: Session, name: str, text: str) -> None:
+    """VALUE is an SQL expression (`2+3`, `'x'`, `x'41'`); one that does not compile is
+    taken as text, and one that fails as it runs sets nothing, as in shell.c, where the
+    expression is put in `REPLACE INTO temp.sqlite_parameters VALUES(name, VALUE)`."""
+    db = s.db
+    try:
+        rows = db.execute(f"VALUES(0,{text})", ())
+        row = rows.fetchone()
+    except sqlite3.Error:
+        db.raise_if_stopped()
+        if db.stepped:
+            return
+        row = None
+    if row is None or len(row) != 2:
+        db.parameters[name] = text
+    else:
+        db.parameters[name] = row[1]
+
+
 def _quit(s: Session, args) -> int:
     return 2
 
@@ -313,7 +409,9 @@ _HELP = (
     "mode MODE ?TABLE?        Set output mode",
     "nullvalue STRING         Use STRING in place of NULL values",
     "once ?OPTIONS? ?FILE?    Output for the next SQL command only to FILE",
+    "open ?OPTIONS? ?FILE?    Close existing database and reopen FILE",
     "output ?FILE?            Send output to FILE or stdout if FILE is omitted",
+    "parameter CMD ...        Manage SQL parameter bindings",
     "print STRING...          Print literal STRING",
     "quit                     Exit this program",
     "read FILE                Read input from FILE",
@@ -539,7 +637,9 @@ _COMMANDS = (
     ("mode", 1, _mode),
     ("nullvalue", 1, _nullvalue),
     ("once", 1, _output),
+    ("open", 2, _open),
     ("output", 1, _output),
+    ("parameter", 4, _parameter),
     ("print", 3, _print),
     ("quit", 1, _quit),
     ("read", 3, _read),
