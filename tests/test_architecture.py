@@ -228,3 +228,23 @@ def test_importing_the_package_imports_no_command_module():
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert set(done.stdout.split()) - COMMAND_SUPPORT_AT_IMPORT == set()
+
+
+# Libraries a script's first run does not need: each is imported where it is first used (a tool
+# with a schema to validate, an async callback, a user's regular expression, YAML, MCP ...).
+IMPORTED_WHERE_USED = {"asyncio", "regex", "docstring_parser", "jsonschema", "logging", "yaml", "sqlite3",
+                       "h11", "mcp", "uuid", "shlex", "ipykernel", "IPython"}
+
+
+def test_a_first_run_imports_no_library_it_does_not_use():
+    """Cold start: a process that imports the package, builds a tool and runs `echo hi`
+    imports none of IMPORTED_WHERE_USED (beyond what the interpreter's start-up did)."""
+    import subprocess
+    import sys
+    program = ("import sys\nbefore = set(sys.modules)\n"
+               "from scripted_kernel import ScriptedTool\n"
+               "assert ScriptedTool.builder('t').build().execute('echo hi').stdout == 'hi\\n'\n"
+               "print('\\n'.join(sorted(set(sys.modules) - before)))")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert {m.split(".")[0] for m in done.stdout.split()} & IMPORTED_WHERE_USED == set()

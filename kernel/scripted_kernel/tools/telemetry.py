@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import json
-import logging
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
@@ -79,7 +78,6 @@ def tracer_for(config: Optional[TelemetryConfig]):
 
 # ---------------------------------------------------------------- containment
 
-_LOG = logging.getLogger("scripted_kernel.telemetry")
 _reported = False                     # a failure was logged: later ones are dropped silently
 
 
@@ -91,8 +89,10 @@ def _dropped(error: BaseException):
         raise error
     if not _reported:
         _reported = True
-        _LOG.warning("an OpenTelemetry call failed (%s: %s); the span or attribute is dropped, and so are "
-                     "later failures, unlogged", type(error).__name__, error, exc_info=error)
+        import logging              # (only here: a process that traces nothing never imports it)
+        logging.getLogger("scripted_kernel.telemetry").warning(
+            "an OpenTelemetry call failed (%s: %s); the span or attribute is dropped, and so are later failures, "
+            "unlogged", type(error).__name__, error, exc_info=error)
 
 
 def _contained(fn: Callable) -> Callable:
