@@ -230,3 +230,15 @@ def test_a_held_session_gets_its_own_calls_room_again():
     assert sid in stored.budget.held
     answer = _call(stored, sid, MB20 + "; cat /tmp/a /tmp/b | wc -c")
     assert (answer.stdout, answer.exit_code) == ("20000020\n", 0)
+
+
+def test_a_call_refused_for_memory_leaves_its_session_held():
+    stored = StoredSessions(MemoryStore(), KEY)
+    sid = _session(stored, "echo kept > /tmp/f")
+    held = stored.budget.held[sid]
+    assert stored.budget.reserved == held.kept
+    stored.budget.max_bytes = 1 << 20                         # less than any call needs
+    assert _call(stored, sid, "echo never").error == "limit:max_sessions_bytes"
+    assert stored.budget.held[sid] is held and stored.budget.reserved == held.kept
+    stored.budget.max_bytes = 512 << 20
+    assert _call(stored, sid, "cat /tmp/f").stdout == "kept\n"

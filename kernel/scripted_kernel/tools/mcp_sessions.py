@@ -617,17 +617,23 @@ class StoredSessions:
             return _refusal(f"the stored session of {stored} bytes is over the store's per-session limit "
                             f"({limit}, session_max_bytes); the call did not run", "limit:session_max_bytes")
         held = self.budget.take(sid, sizes.version, job.principal)
-        least, most = self._reservation(0 if held is not None else stored, kept)
-        if least > self.budget.max_bytes:
-            return _refusal(f"this session ({kept} bytes, {stored} stored) needs {least} bytes of memory to run, "
-                            f"more than the sessions of all calls in flight may take ({self.budget.max_bytes}, "
-                            "max_sessions_bytes); the call did not run", "limit:max_sessions_bytes")
-        wait = self._limits.timeout_seconds
-        grant = await self.budget.reserve(least, most, wait)
-        if grant is None:
-            return _refusal(f"the memory for sessions of calls in flight ({self.budget.max_bytes} bytes, "
-                            f"max_sessions_bytes) stayed taken for {wait:g} s; the call did not run: try again",
-                            "limit:max_sessions_bytes")
+        grant = None
+        try:
+            least, most = self._reservation(0 if held is not None else stored, kept)
+            if least > self.budget.max_bytes:
+                return _refusal(f"this session ({kept} bytes, {stored} stored) needs {least} bytes of memory to "
+                                f"run, more than the sessions of all calls in flight may take "
+                                f"({self.budget.max_bytes}, max_sessions_bytes); the call did not run",
+                                "limit:max_sessions_bytes")
+            wait = self._limits.timeout_seconds
+            grant = await self.budget.reserve(least, most, wait)
+            if grant is None:
+                return _refusal(f"the memory for sessions of calls in flight ({self.budget.max_bytes} bytes, "
+                                f"max_sessions_bytes) stayed taken for {wait:g} s; the call did not run: try again",
+                                "limit:max_sessions_bytes")
+        finally:
+            if grant is None and held is not None:
+                self.budget.keep(sid, held)        # the call did not run: the session is as held
         done = loop.run_in_executor(self.executor, _in_context, self._run, job, work, sizes, grant, held)
 
         def finish(finished):
@@ -899,6 +905,12 @@ class _Reservations:
         self.uncollected += held.kept
         return None
 
+    def keep(self, sid: str, held: "_Held"):
+        """Hold `held` for session `sid` (its bytes counted as reserved), in place of any other."""
+        self.forget(sid)
+        self.reserved += held.kept
+        self.held[sid] = held
+
     def forget(self, sid: str):
         """The session ended: what is held of it goes."""
         held = self.held.pop(sid, None)
@@ -929,13 +941,11 @@ class _Reservations:
     def release(self, amount: int, left: int, sid: str = "", held: Optional["_Held"] = None):
         """The end of a reservation of `amount` bytes, of which `left` stay taken until the
         cyclic collector has run, and `held`'s stay taken while it is held for session `sid`."""
-        kept = min(held.kept, amount - left) if held is not None else 0
-        self.reserved -= amount - left - kept
+        self.reserved -= amount - left
         self.uncollected += left
         if held is not None:
-            self.forget(sid)
-            held.kept = kept
-            self.held[sid] = held
+            held.kept = min(held.kept, amount - left)
+            self.keep(sid, held)
         self._wake()
 
     def _wake(self):
