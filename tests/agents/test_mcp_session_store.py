@@ -37,7 +37,7 @@ def test_compare_and_set_expiry_and_size(kind, tmp_path, request):
     sid = new_session_id()
     assert store.load(sid) is None and not store.exists(sid) and store.sizes(sid) is None
     store.create(sid, b"new", 500)
-    assert store.exists(sid) and store.load(sid) == (0, b"new", 500) and store.sizes(sid) == (3, 500)
+    assert store.exists(sid) and store.load(sid) == (0, b"new", 500) and store.sizes(sid) == (3, 500, 0)
     assert store.save(sid, 0, b"one", 700)
     assert not store.save(sid, 0, b"two", 900)     # a second save from version 0 loses
     assert store.load(sid) == (1, b"one", 700)
@@ -151,15 +151,21 @@ def test_the_mcp_client_through_a_store(tmp_path):
     try:
         assert asyncio.run(asyncio.wait_for(session(), 120)) == "kept\n7\n"
         assert not list((tmp_path / "s").glob("*.snap"))      # the client ended its session
-        # the stored snapshots are signed: one changed on disk is refused, not run
+        # the stored snapshots are signed: one changed on disk is refused, not run, by a worker
+        # that loads it (the worker that saved it keeps the session in memory)
         w.run(w.open_session(), "echo hi > /tmp/f")
         snap = next((tmp_path / "s").glob("*.snap"))
         data = bytearray(snap.read_bytes())
         data[-1] ^= 1
         snap.write_bytes(bytes(data))
         sid = snap.name[:-5]
-        answer = w.run(sid, "echo hi")
+        other = Worker(f"file://{tmp_path}/s", env={"SCRIPTED_MCP_SESSION_KEY": "k"})
+        try:
+            answer = other.run(sid, "echo hi")
+        finally:
+            other.stop()
         assert answer["exit_code"] == 1 and "the stored session was refused: snapshot signature" in answer["stderr"]
+        assert w.run(sid, "cat /tmp/f")["stdout"] == "hi\n"
     finally:
         w.stop()
 

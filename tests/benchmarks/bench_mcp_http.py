@@ -7,15 +7,17 @@ each call a new script text that calls a tool and pipes it through jq.
 
 `--redis` (or `--session-store URL`) serves `--bash` with that session store instead: each
 client opens its own MCP session and every call appends to a file of the session and counts a
-variable, so each call loads, runs and saves the session's snapshot; `--redis` starts a
-`redis-server` on a free loopback port for the run.
+variable, so each call runs on the session's latest version and saves what it changed (a
+worker keeps the session its last call saved; a call another worker's save preceded loads the
+session); `--redis` starts a `redis-server` on a free loopback port for the run.
 
     python tests/benchmarks/bench_mcp_http.py --session-sizes [--redis]
 
 `--session-sizes` measures what a session's size costs a call instead (one worker, a directory
 store unless `--redis`/`--session-store`): the median time of an `echo` on sessions holding
-1 MB, 10 MB and 60 MB of files, and the worker's peak memory while six sessions of 50 MB each
-answer an `echo` at once.
+1 MB, 10 MB and 60 MB of files (the goal: the 60 MB call within 2x the 1 MB call), and the
+worker's peak memory while six sessions of 50 MB each answer an `echo` at once ("before"
+counts the sessions the worker holds from their last calls, within --max-sessions-bytes).
 
 Prints calls per second, p50/p95/p99 latency and errors per configuration, and the ratio of
 each to the first. The client is plain asyncio sockets so that it takes little of the CPU the

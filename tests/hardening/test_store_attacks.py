@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 
 import pytest
@@ -23,13 +24,16 @@ NOT_SIGNED = REFUSED + ("snapshot signature does not match: tampered with, or si
 
 
 class Writer:
-    """What a store writer does: read a session's record as it is kept, write any record."""
+    """What a store writer does: read a session's record as it is kept, write any record (with
+    every blob it has read: a manifest it writes finds the blobs it names)."""
 
     def __init__(self, store):
         self.store = store
+        self.seen: dict = {}                  # sha256 -> bytes, of every session read
 
     def read(self, sid: str) -> tuple:
-        """(version, snapshot, kept bytes)."""
+        """(version, manifest, kept bytes)."""
+        self.seen.update(self._blobs(sid))
         if isinstance(self.store, MemoryStore):
             return tuple(self.store._sessions[sid][0])
         if isinstance(self.store, DirectoryStore):
@@ -40,16 +44,32 @@ class Writer:
         version, data, kept = self.store.client.hmget(self.store.PREFIX + sid, "version", "data", "kept")
         return int(version), data, int(kept)
 
-    def write(self, sid: str, version, data: bytes, kept):
+    def _blobs(self, sid: str) -> dict:
         if isinstance(self.store, MemoryStore):
-            self.store._sessions[sid] = [Record(version, data, kept), time.time()]
+            return dict(self.store._blob_store.get(sid, {}))
+        if isinstance(self.store, DirectoryStore):
+            folder = self.store._file(sid, "blobs")
+            return {name: open(os.path.join(folder, name), "rb").read() for name in os.listdir(folder)}
+        return {k.decode(): v for k, v in self.store.client.hgetall(self.store.BLOBS_PREFIX + sid).items()}
+
+    def write(self, sid: str, version, data: bytes, kept):
+        stored = len(data) + sum(len(b) for b in self.seen.values())
+        if isinstance(self.store, MemoryStore):
+            self.store._sessions[sid] = [Record(version, data, kept), time.time(), stored]
+            self.store._blob_store.setdefault(sid, {}).update(self.seen)
         elif isinstance(self.store, DirectoryStore):
+            for sha, content in self.seen.items():
+                with open(os.path.join(self.store._file(sid, "blobs"), sha), "wb") as f:
+                    f.write(content)
             with open(self.store._file(sid, "snap"), "wb") as f:
                 f.write(data)
             with open(self.store._file(sid, "json"), "w") as f:
-                json.dump({"version": version, "kept": kept, "last_used": time.time()}, f)
+                json.dump({"version": version, "kept": kept, "stored": stored, "last_used": time.time()}, f)
         else:
-            self.store.client.hset(self.store.PREFIX + sid, mapping={"version": version, "data": data, "kept": kept})
+            if self.seen:
+                self.store.client.hset(self.store.BLOBS_PREFIX + sid, mapping=self.seen)
+            self.store.client.hset(self.store.PREFIX + sid, mapping={"version": version, "data": data, "kept": kept,
+                                                                     "stored": stored})
 
 
 def _store(kind: str, request, tmp_path):
@@ -75,6 +95,9 @@ def _session(stored: StoredSessions, *scripts: str) -> str:
 
 
 def _call(stored: StoredSessions, sid: str, script: str):
+    """The call, by a worker that loads the session's record (what a worker keeps in memory of
+    its own last call of a session is the record it saved, and not read again)."""
+    stored.budget.forget(sid)
     return asyncio.run(stored.execute(sid, script))
 
 

@@ -487,8 +487,13 @@ class StoredSessions:
     """BashTool sessions kept in a SessionStore (tools/session_store.py), so that any worker
     process serves any session: each call loads the session's latest snapshot, runs in a
     BashTool rebuilt from it, and saves the new snapshot only if no other call of the session
-    saved one meanwhile (compare and set). On a conflict the call runs again on the newer
-    state, up to `retries` times, then fails with a clear error; its changes are not kept.
+    saved one meanwhile (compare and set). A snapshot is stored as its manifest and its blobs
+    (file contents by sha256): a save writes the manifest and only the blobs the previous
+    version did not name, and hashes only the contents that changed (snapshot.Digests); the
+    worker keeps the session it saved (_Reservations.held), so that the next call of it at that
+    version, by the same principal, loads nothing: a call costs what it changed. On a conflict
+    the call runs again on the newer state, up to `retries` times, then fails with a clear
+    error; its changes are not kept.
     Calls of one session in one process take turns (a lock), so conflicts come only from
     other processes. A snapshot over the store's per-session limit is not kept: the call
     fails, saying so. A failing store is one line in the result, never its address or error.
@@ -539,15 +544,19 @@ class StoredSessions:
     def create(self, sid: str, principal: str = ""):
         """Record a new session: an empty session's snapshot, signed for it at version 0
         (TooManySessions, StoreError: the store's refusal)."""
+        from .snapshot import Digests, encode_detached
         tool = self._tool()
         kept = tool.kept_bytes()
-        self.store.create(sid, tool.snapshot(key=self._signing_key(sid, principal, 0, kept)), kept)
+        manifest, blobs = _capture(tool, Digests())
+        self.store.create(sid, encode_detached(manifest, blobs, self._signing_key(sid, principal, 0, kept)), kept,
+                          blobs)
         self.highest.note(sid, 0)
 
     async def open(self, sid: str, principal: str):
         await asyncio.get_running_loop().run_in_executor(self.executor, self.create, sid, principal)
 
     async def close(self, sid: str, principal: str):
+        self.budget.forget(sid)
         await asyncio.get_running_loop().run_in_executor(self.executor, self.store.delete, sid)
 
     async def execute(self, sid: str, commands: str, principal: str = "") -> ToolResponse:
@@ -593,40 +602,53 @@ class StoredSessions:
         """The call's response, or None: another request saved the session meanwhile."""
         from .session_store import StoreError
         sid = job.session
+        assert sid is not None                 # _turn runs only calls of a session
         loop = asyncio.get_running_loop()
         try:
             sizes = await loop.run_in_executor(self.executor, self.store.sizes, sid)
         except StoreError as e:
             return self._store_failure(e, "load")
         if sizes is None:
+            self.budget.forget(sid)
             return _refusal("this session is unknown or expired: start a new one", "session")
-        stored, kept = sizes
+        stored, kept, _ = sizes
         limit = self.store.max_bytes
         if limit and stored > limit:
             return _refusal(f"the stored session of {stored} bytes is over the store's per-session limit "
                             f"({limit}, session_max_bytes); the call did not run", "limit:session_max_bytes")
-        least, most = self._reservation(stored, kept)
-        if least > self.budget.max_bytes:
-            return _refusal(f"this session ({kept} bytes, {stored} stored) needs {least} bytes of memory to run, "
-                            f"more than the sessions of all calls in flight may take ({self.budget.max_bytes}, "
-                            "max_sessions_bytes); the call did not run", "limit:max_sessions_bytes")
-        wait = self._limits.timeout_seconds
-        grant = await self.budget.reserve(least, most, wait)
-        if grant is None:
-            return _refusal(f"the memory for sessions of calls in flight ({self.budget.max_bytes} bytes, "
-                            f"max_sessions_bytes) stayed taken for {wait:g} s; the call did not run: try again",
-                            "limit:max_sessions_bytes")
-        done = loop.run_in_executor(self.executor, _in_context, self._run, job, work, sizes, grant)
-        # the reservation ends with the work, even if this request is cancelled before
-        done.add_done_callback(lambda finished: self.budget.release(
-            grant, grant if finished.cancelled() or finished.exception() else finished.result()[1]))
-        response, _ = await asyncio.shield(done)
-        return response
+        held = self.budget.take(sid, sizes.version, job.principal)
+        grant = None
+        try:
+            least, most = self._reservation(0 if held is not None else stored, kept)
+            if least > self.budget.max_bytes:
+                return _refusal(f"this session ({kept} bytes, {stored} stored) needs {least} bytes of memory to "
+                                f"run, more than the sessions of all calls in flight may take "
+                                f"({self.budget.max_bytes}, max_sessions_bytes); the call did not run",
+                                "limit:max_sessions_bytes")
+            wait = self._limits.timeout_seconds
+            grant = await self.budget.reserve(least, most, wait)
+            if grant is None:
+                return _refusal(f"the memory for sessions of calls in flight ({self.budget.max_bytes} bytes, "
+                                f"max_sessions_bytes) stayed taken for {wait:g} s; the call did not run: try again",
+                                "limit:max_sessions_bytes")
+        finally:
+            if grant is None and held is not None:
+                self.budget.keep(sid, held)        # the call did not run: the session is as held
+        done = loop.run_in_executor(self.executor, _in_context, self._run, job, work, sizes, grant, held)
+
+        def finish(finished):
+            """The reservation ends with the work, even if this request is cancelled before;
+            the session it leaves as stored is kept for the next call."""
+            failed = finished.cancelled() or finished.exception() is not None
+            _, left, kept = (None, grant, None) if failed else finished.result()
+            self.budget.release(grant, left, sid, kept)
+        done.add_done_callback(finish)
+        return (await asyncio.shield(done))[0]
 
     def _reservation(self, stored: int, kept: int) -> tuple:
         """(least, most) bytes a call reserves for a session of `kept` bytes, `stored` in its
-        snapshot: loading, the snapshot and its blobs beside the session rebuilt; saving, the
-        session grown and its new snapshot."""
+        snapshot (0: the session is held in memory already): loading, the snapshot and its
+        blobs beside the session rebuilt; saving, the session grown and its new blobs."""
         state = self._limits.max_shell_state_bytes
         least_growth = state + self.MIN_FILES
         most_growth = max(least_growth, self._limits.max_fs_bytes + state - kept)
@@ -637,45 +659,63 @@ class StoredSessions:
         from .snapshot import bound_key
         return bound_key(self.key, "session", sid, principal, version, kept) if self.key else None
 
-    def _tool(self, data: Optional[bytes] = None, key: Optional[bytes] = None):
+    def _new_limits(self):
+        """The limits of a session's tool: its own copy (a call lowers its max_fs_bytes)."""
+        from dataclasses import replace
+        return replace(self._limits)
+
+    def _tool(self, restored: Optional[tuple] = None, limits=None):
+        """A new BashTool: empty, or holding `restored` (snapshot.rebuild's meta, and files and
+        shell made under `limits`, which the tool takes)."""
         from .bash_tool import BashTool
-        builder = BashTool.builder()
-        if self.limits is not None:
-            from dataclasses import replace
-            builder = builder.limits(replace(self.limits))
-        if data is not None:
-            builder = builder.from_snapshot(data, key)
+        builder = BashTool.builder().limits(limits or self._new_limits())
+        if restored is not None:
+            builder = builder.username(restored[0]["username"]).hostname(restored[0]["hostname"])
         tool = builder.build()
+        if restored is not None:
+            tool._install(restored[1], restored[2])
         for fn in self.hooks:
             tool.before_tool(fn)
         return tool
 
-    def _run(self, job: Job, work, sizes: tuple, grant: int) -> tuple:
+    def _run(self, job: Job, work, sizes, grant: int, held: Optional["_Held"]) -> tuple:
         """(the call's response, or None: the session was saved meanwhile; the bytes of session
-        the call leaves to the cyclic collector). `sizes`: the record's (stored, kept) bytes,
-        as reserved for; `grant`: the bytes reserved."""
+        the call leaves to the cyclic collector; the session as the store now holds it, for
+        the next call, or None). `sizes`: the record's, as reserved for; `grant`: the bytes
+        reserved; `held`: the session at that version, kept from this worker's last call."""
         sid = job.session
         assert sid is not None                 # _turn runs only calls of a session
-        loaded = self._load(sid, job.principal, sizes)
-        if not isinstance(loaded, tuple):
-            return loaded, 0
+        if held is None:
+            loaded = self._load(sid, job.principal, sizes)
+            if not isinstance(loaded, _Held):
+                return loaded, 0, None
+            held = loaded
+        tool, version = held.tool, held.version
         if job.idempotency is not None:
             # asked after the load: an outcome saved before it is seen now, one saved after it
             # makes this call's save fail its compare and set, and its next attempt sees it
             recorded = self._recorded(sid, job.idempotency)
             if recorded is not None:
-                return recorded, loaded[1].kept_bytes()
-        version, tool = loaded
-        self._limit_growth(tool, grant // 2 - tool.kept_bytes())
+                return recorded, 0, held
+        self._limit_growth(tool, grant // 2 - tool.kept_bytes(), self._limits.max_fs_bytes)
         response = work(tool, version)
         kept = tool.kept_bytes()
         if response.error == "paused":
             job.version = version              # the retry resumes from this version, or not at all
-            return response, kept
+            return response, kept, None
         if job.cancel.cancelled or response.error == "conflict":
-            return response, kept              # the client went away (or the session moved on): nothing kept
-        snapshot = tool.snapshot(key=self._signing_key(sid, job.principal, version + 1, kept))
-        return self._save(sid, version, snapshot, kept, response, job.idempotency), kept
+            return response, kept, None        # the client went away (or the session moved on): nothing kept
+        from .snapshot import encode_detached
+        manifest, blobs = _capture(tool, held.digests)
+        head = encode_detached(manifest, blobs, self._signing_key(sid, job.principal, version + 1, kept))
+        names = {sha: len(content) for sha, content in blobs.items()}
+        added = {sha: blobs[sha] for sha in names if sha not in held.names}
+        dropped = [sha for sha in held.names if sha not in names]
+        response, committed = self._save(sid, version, head, kept, response, job.idempotency, added, dropped,
+                                         len(head) + sum(names.values()))
+        if not committed:
+            return response, kept, None
+        return response, 0, _Held(version + 1, job.principal, tool, held.digests, names, kept)
 
     def _recorded(self, sid: str, key: str):
         """The outcome recorded for the call's idempotency key (a retry of a call that was
@@ -688,35 +728,53 @@ class StoredSessions:
             return self._store_failure(e, "load")
         return response_from_json(recorded) if recorded is not None else None
 
-    def _load(self, sid: str, principal: str, sizes: tuple):
-        """(version, the session's BashTool); a response saying why not; or None: the session
-        was saved meanwhile, larger than `sizes` (stored, kept bytes)."""
+    def _load(self, sid: str, principal: str, sizes):
+        """The session as stored (_Held); a response saying why not; or None: the session was
+        saved meanwhile, larger than `sizes`."""
         from .session_store import SessionTooLarge, StoreError
-        from .snapshot import SnapshotError
+        from .snapshot import Digests, SnapshotError, SnapshotLimits, decode, rebuild
         try:
-            record = self.store.load(sid, max_bytes=sizes[0])
+            record = self.store.load(sid, max_bytes=sizes.stored)
         except SessionTooLarge:
             return None
         except StoreError as e:
             return self._store_failure(e, "load")
         if record is None:
             return _refusal("this session is unknown or expired: start a new one", "session")
-        if record.kept > sizes[1]:
+        if record.kept > sizes.kept:
             return None
         seen = self.highest.get(sid)
         if record.version < seen:
             return _refusal(f"the stored session was refused: its version {record.version} is older than version "
                             f"{seen}, which this server has seen (a rollback); the call did not run", "session")
+
+        def fetch(wanted: dict) -> dict:
+            if len(record.data) + sum(wanted.values()) > sizes.stored:
+                raise _SavedMeanwhile()        # larger than reserved for: a newer record
+            return self.store.blobs(sid, wanted)
         try:
-            tool = self._tool(record.data, self._signing_key(sid, principal, record.version, record.kept))
+            limits = self._new_limits()
+            loaded = decode(record.data, SnapshotLimits.of(limits),
+                            self._signing_key(sid, principal, record.version, record.kept), fetch)
+            restored = rebuild(loaded.manifest, loaded.blobs, limits)
+            tool = self._tool(restored, limits)
+        except _SavedMeanwhile:
+            return None
+        except StoreError as e:
+            return self._store_failure(e, "load")
         except SnapshotError as e:
             return _refusal(f"the stored session was refused: {e}; the call did not run", "session")
         self.highest.note(sid, record.version)
-        return record.version, tool
+        digests = Digests()
+        digests.seed(restored[1], loaded.manifest, loaded.blobs)
+        return _Held(record.version, principal, tool, digests, {sha: len(b) for sha, b in loaded.blobs.items()},
+                     record.kept)
 
-    def _save(self, sid: str, version: int, snapshot: bytes, kept: int, response, idempotency=None):
-        """The call's response once its snapshot is saved as version+1 (with its outcome, for
-        an idempotency key), or why not; or None: another request saved first."""
+    def _save(self, sid: str, version: int, head: bytes, kept: int, response, idempotency, blobs: dict,
+              dropped: list, stored: int):
+        """(the call's response, True) once its manifest is saved as version+1 with its new
+        `blobs` (and its outcome, for an idempotency key); (the response saying why not,
+        False); or (None, False): another request saved first."""
         import secrets
 
         from .mcp_results import response_to_json
@@ -724,11 +782,11 @@ class StoredSessions:
         writer = secrets.token_hex(8)
         outcome = (idempotency, response_to_json(response, self.store.MAX_OUTCOME)) if idempotency else None
         try:
-            saved = self.store.save(sid, version, snapshot, kept, writer, outcome)
+            saved = self.store.save(sid, version, head, kept, writer, outcome, blobs, dropped, stored)
         except SessionTooLarge as e:
             response.stderr += f"bash: {e}; this call's changes were not kept\n"
             response.exit_code, response.error = 1, "limit:session_max_bytes"
-            return response
+            return response, False
         except StoreError as e:
             saved = self._saved_despite(e, sid, version, writer)
             if saved is not True:
@@ -736,11 +794,11 @@ class StoredSessions:
                                               UNKNOWN_IF_SAVED + (RETRY_WITH_KEY if idempotency else ""))
                 response.stderr += failure.stderr
                 response.exit_code, response.error = 1, failure.error
-                return response
+                return response, False
         if not saved:
-            return None
+            return None, False
         self.highest.note(sid, version + 1)
-        return response
+        return response, True
 
     def _saved_despite(self, e, sid: str, version: int, writer: str) -> Optional[bool]:
         """Whether a save whose store call failed took place: False when it certainly did not
@@ -755,11 +813,12 @@ class StoredSessions:
             return None
 
     @staticmethod
-    def _limit_growth(tool, growth: int):
+    def _limit_growth(tool, growth: int, most: int):
         """The call's files may grow by `growth` less a whole shell state's budget (which its
-        variables may still take)."""
+        variables may still take), and to `most` bytes in all (as configured: a tool held from
+        an earlier call had its own call's bound)."""
         room = max(0, growth - tool.limits.max_shell_state_bytes)
-        tool.limits.max_fs_bytes = min(tool.limits.max_fs_bytes, tool.filesystem.used_bytes + room)
+        tool.limits.max_fs_bytes = min(most, tool.filesystem.used_bytes + room)
 
     @staticmethod
     def _store_failure(e, operation: str, outcome: str = "did not run"):
@@ -770,6 +829,28 @@ class StoredSessions:
             return _refusal(f"the stored session was refused: {e}; the call did not run", "session")
         log_store_error(e, operation)
         return _refusal(f"{UNAVAILABLE}; the call {outcome}", "store")
+
+
+class _Held:
+    """A session as the store holds it at `version`, in this worker's memory: the principal
+    whose record it is, its tool, the digests of its file contents, and the blobs (sha256 ->
+    size) its manifest names."""
+    __slots__ = ("version", "principal", "tool", "digests", "names", "kept")
+
+    def __init__(self, version: int, principal: str, tool, digests, names: dict, kept: int):
+        self.version, self.principal, self.tool, self.digests = version, principal, tool, digests
+        self.names, self.kept = names, kept
+
+
+class _SavedMeanwhile(Exception):
+    """The stored session grew past what its call reserved: another request saved it."""
+
+
+def _capture(tool, digests) -> tuple:
+    """(manifest, blobs) of a BashTool's session, the blobs its live contents (read them before
+    it runs again); the digests of the contents unchanged since the last capture are reused."""
+    with tool._lock:
+        return tool._capture(known=digests)
 
 
 UNKNOWN_IF_SAVED = "ran, and whether its changes were saved is unknown"
@@ -794,7 +875,11 @@ class _Reservations:
     collector has run (a BashTool's run and its files form a reference cycle, so they outlive
     the call until a full collection): the next call starts a collection, and waits for it,
     when that would give it the room it needs, or a MiB more of what it may use.
-    Used on the event loop's thread only."""
+
+    The session a call leaves as the store holds it is kept too (`held`, by session id, the
+    least recently used first), counted as reserved: the next call of that session at that
+    version takes it rather than loading it (`take`); the least recently used go, to the
+    collector, when a call could use their room. Used on the event loop's thread only."""
 
     WORTH_COLLECTING = 1 << 20
 
@@ -804,6 +889,33 @@ class _Reservations:
         self.uncollected = 0              # of calls finished since the last collection
         self._waiting: collections.deque = collections.deque()     # (least, most, future)
         self._collection: Optional[asyncio.Task] = None
+        self.held: collections.OrderedDict = collections.OrderedDict()   # session id -> _Held
+
+    def take(self, sid: str, version: int, principal: str) -> Optional["_Held"]:
+        """The session `sid` at `version` as a call of `principal` left it, for the next call
+        of that principal, whose own reservation counts it from now; None when not held so
+        (another principal's call loads the record, whose signature refuses it)."""
+        held = self.held.get(sid)
+        if held is None or held.principal != principal:
+            return None
+        del self.held[sid]
+        if held.version == version:
+            self.reserved -= held.kept
+            return held
+        self.uncollected += held.kept
+        return None
+
+    def keep(self, sid: str, held: "_Held"):
+        """Hold `held` for session `sid` (its bytes counted as reserved), in place of any other."""
+        self.forget(sid)
+        self.reserved += held.kept
+        self.held[sid] = held
+
+    def forget(self, sid: str):
+        """The session ended: what is held of it goes."""
+        held = self.held.pop(sid, None)
+        if held is not None:
+            self.uncollected += held.kept
 
     async def reserve(self, least: int, most: int, timeout: float) -> Optional[int]:
         """The bytes granted, or None: the least did not fit within `timeout` seconds."""
@@ -826,11 +938,14 @@ class _Reservations:
                     future.cancel()
                     self._wake()                  # the next in line may fit now
 
-    def release(self, amount: int, left: int):
+    def release(self, amount: int, left: int, sid: str = "", held: Optional["_Held"] = None):
         """The end of a reservation of `amount` bytes, of which `left` stay taken until the
-        cyclic collector has run."""
+        cyclic collector has run, and `held`'s stay taken while it is held for session `sid`."""
         self.reserved -= amount - left
         self.uncollected += left
+        if held is not None:
+            held.kept = min(held.kept, amount - left)
+            self.keep(sid, held)
         self._wake()
 
     def _wake(self):
@@ -838,6 +953,9 @@ class _Reservations:
         collection when the first would gain by it."""
         while self._waiting:
             least, most, future = self._waiting[0]
+            while self.held and self.max_bytes - self.reserved + self.uncollected < most:
+                # a held session never takes room a call could use: the least recently used goes
+                self.uncollected += self.held.popitem(last=False)[1].kept
             free = self.max_bytes - self.reserved
             gain = min(most, free + self.uncollected) - min(most, free)
             if free >= least and gain < self.WORTH_COLLECTING:

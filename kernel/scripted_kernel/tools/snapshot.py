@@ -17,7 +17,9 @@ The format, version 1 (all integers big-endian):
     offset  size  field
     0       6     magic b"SKSNAP"
     6       2     version (1)
-    8       2     flags: bit 0 signed, bit 1 some blobs are zlib-compressed
+    8       2     flags: bit 0 signed, bit 1 some blobs are zlib-compressed, bit 2 the blobs
+                  are kept apart (the blob section is empty: the reader gets each blob the
+                  table names from where the snapshot is kept, and checks its sha256 and size)
     10      2     preamble length P (at most 4096)
     12      4     manifest length M
     16      8     blob section length B
@@ -84,7 +86,7 @@ MAGIC = b"SKSNAP"
 VERSION = 1
 _HEADER = struct.Struct(">6sHHHIQ32s")
 assert _HEADER.size == HEADER_BYTES
-FLAG_SIGNED, FLAG_COMPRESSED = 1, 2
+FLAG_SIGNED, FLAG_COMPRESSED, FLAG_DETACHED = 1, 2, 4
 # the most manifest text one record may take: a link's target or a path (PATH_MAX bytes, six
 # if every character were escaped), a name, the punctuation around them
 _RECORD_BOUND = 6 * PATH_MAX + 6 * NAME_MAX + 64
@@ -96,8 +98,10 @@ def capture(fs, session: Optional[ShellSession], username: str, hostname: str, m
     """(manifest, blobs) of a filesystem (a MemoryFs, or None) and the shell a session keeps
     (or None). The caller holds the session so that nothing changes meanwhile; nothing here
     changes the session, but for giving a shell that draws $RANDOM from the shared generator
-    one of its own. `known`: blobs held already (sha256 -> bytes), used rather than copied."""
-    cap = Capture(known)
+    one of its own. `known`: blobs held already (sha256 -> bytes), used rather than copied; or
+    the Digests of the session's earlier captures, whose blobs are then its live contents (not
+    copies: read them before the session runs again)."""
+    cap = known.capture() if isinstance(known, Digests) else Capture(known)
     meta: dict = {"username": username, "hostname": hostname, "created": time.time()}
     if message is not None:
         meta["message"] = message
@@ -110,12 +114,69 @@ def capture(fs, session: Optional[ShellSession], username: str, hostname: str, m
     return manifest, cap.blobs
 
 
+class Digests:
+    """The sha256 of each file content a session's earlier capture saw, so that capturing a
+    session whose files mostly did not change hashes only those that did (a session store
+    saves only the blobs it does not hold yet). A content is known by its object and its
+    length: MemoryFs changes a file's bytes only by appending to them (they grow) or by giving
+    the file a new bytearray, so the same object at the same length holds the same bytes. Each
+    entry holds its object, so no other object can take its id; a capture keeps the entries
+    of the contents it saw and drops the others."""
+
+    def __init__(self):
+        self.known: dict = {}               # id(content) -> (content, length, sha256 hex)
+
+    def capture(self) -> Capture:
+        return _DigestCapture(self)
+
+    def seed(self, fs, manifest: dict, blobs: dict):
+        """The digests of the files of `fs`, just rebuilt from `manifest` and its checked
+        `blobs`: each file's content is the blob its record names (walked name by name, as the
+        rebuild made them), so the next capture hashes none of them again."""
+        spec = manifest.get("fs")
+        if not isinstance(fs, MemoryFs) or spec is None:
+            return
+        inodes = spec["inodes"]
+        stack = [(fs.snapshot_parts()[0], inodes[0])]
+        while stack:
+            directory, record = stack.pop()
+            if record[4] == "mount":
+                continue
+            for name, child in record[4]:
+                node, kind = (directory.entries or {}).get(name), inodes[child][0]
+                if node is None or node.kind != kind or node.host is not None:
+                    continue
+                if kind == "d":
+                    stack.append((node, inodes[child]))
+                elif kind == "-" and node.data is not None and len(node.data) == len(blobs[inodes[child][4]]):
+                    self.known[id(node.data)] = (node.data, len(node.data), inodes[child][4])
+
+
+class _DigestCapture(Capture):
+    """A capture that takes the digests of unchanged contents from a Digests, and names each
+    blob by the live content rather than a copy of it."""
+
+    def __init__(self, digests: Digests):
+        super().__init__()
+        self.before = digests.known
+        self.seen: dict = {}
+        digests.known = self.seen           # what this capture sees is what the next one knows
+
+    def blob(self, data) -> str:
+        held = self.before.get(id(data))
+        if held is not None and held[0] is data and held[1] == len(data):
+            sha = held[2]
+        else:
+            sha = hashlib.sha256(data).hexdigest()
+        self.seen[id(data)] = (data, len(data), sha)
+        self.blobs.setdefault(sha, data)
+        return sha
+
+
 # ---------------------------------------------------------------- encoding
 
 def encode(manifest: dict, blobs: dict, key: Optional[bytes] = None, compress: bool = False) -> bytes:
     """The snapshot's bytes: header, preamble, manifest, then each blob the manifest needs."""
-    manifest = dict(manifest)
-    counts = manifest.pop("counts")
     table, stored = [], []
     for sha in _blob_order(manifest, blobs):
         data = blobs[sha]
@@ -126,12 +187,25 @@ def encode(manifest: dict, blobs: dict, key: Optional[bytes] = None, compress: b
                 data, codec = packed, "zlib"
         table.append([sha, len(blobs[sha]), len(data), codec])
         stored.append(data)
+    return b"".join(_pack(manifest, table, stored, key, FLAG_COMPRESSED if any(t[3] for t in table) else 0))
+
+
+def encode_detached(manifest: dict, blobs: dict, key: Optional[bytes] = None) -> bytes:
+    """The snapshot without its blobs (flag bit 2): its table names each blob by sha256 and
+    size, and the signature covers the table, so a blob kept apart is checked by its digest."""
+    table = [[sha, len(blobs[sha]), len(blobs[sha]), ""] for sha in _blob_order(manifest, blobs)]
+    return b"".join(_pack(manifest, table, [], key, FLAG_DETACHED))
+
+
+def _pack(manifest: dict, table: list, stored: list, key: Optional[bytes], flags: int) -> list:
+    """The parts of a snapshot: its header (signed with `key`), preamble, manifest, blobs."""
+    manifest = dict(manifest)
+    counts = dict(manifest.pop("counts"), blobs=len(table))
     manifest["blobs"] = table
-    counts = dict(counts, blobs=len(table))
     preamble = json.dumps({"counts": counts}, separators=(",", ":")).encode("ascii")
     body = json.dumps(manifest, ensure_ascii=False, separators=(",", ":"),
                       allow_nan=False).encode("utf-8", "surrogatepass")
-    flags = (FLAG_SIGNED if key else 0) | (FLAG_COMPRESSED if any(t[3] for t in table) else 0)
+    flags |= FLAG_SIGNED if key else 0
     blob_bytes = sum(len(d) for d in stored)
     header = _HEADER.pack(MAGIC, VERSION, flags, len(preamble), len(body), blob_bytes, bytes(32))
     parts = [header, preamble, body, *stored]
@@ -141,7 +215,7 @@ def encode(manifest: dict, blobs: dict, key: Optional[bytes] = None, compress: b
         for part in parts[1:]:
             mac.update(part)
         parts[0] = header[:24] + mac.digest()
-    return b"".join(parts)
+    return parts
 
 
 def _blob_order(manifest: dict, blobs: dict) -> list:
@@ -168,8 +242,10 @@ class Loaded:
     counts: Optional[dict] = None   # the records the preamble declares
 
 
-def decode(data: bytes, limits: SnapshotLimits, key: Optional[bytes] = None) -> Loaded:
-    """Check and parse a snapshot; SnapshotError saying what is wrong with it."""
+def decode(data: bytes, limits: SnapshotLimits, key: Optional[bytes] = None, fetch=None) -> Loaded:
+    """Check and parse a snapshot; SnapshotError saying what is wrong with it. `fetch`: for a
+    snapshot whose blobs are kept apart, {sha256: size} -> {sha256: bytes} of those it has,
+    called once the signature and the blob table are checked."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise SnapshotError(f"a snapshot is bytes, not {type(data).__name__}")
     data = memoryview(data).cast("B") if not isinstance(data, bytes) else data
@@ -182,7 +258,7 @@ def decode(data: bytes, limits: SnapshotLimits, key: Optional[bytes] = None) -> 
     magic, version, flags, plen, mlen, blen, signature = _HEADER.unpack_from(data)
     if version != VERSION:
         raise SnapshotError(f"snapshot format version {version}: this library reads version {VERSION}")
-    if flags & ~(FLAG_SIGNED | FLAG_COMPRESSED):
+    if flags & ~(FLAG_SIGNED | FLAG_COMPRESSED | FLAG_DETACHED):
         raise SnapshotError(f"unknown snapshot flags {flags:#x}")
     if plen > MAX_PREAMBLE:
         raise SnapshotError(f"snapshot preamble of {plen} bytes, more than {MAX_PREAMBLE}")
@@ -216,7 +292,13 @@ def decode(data: bytes, limits: SnapshotLimits, key: Optional[bytes] = None) -> 
     manifest = mapping(manifest, "manifest")
     if manifest.get("format") != "scripted-snapshot" or manifest.get("version") != VERSION:
         raise SnapshotError("snapshot manifest names another format or version")
-    blobs = _blobs(manifest.get("blobs"), data, start + mlen, blen, limits, counts)
+    if flags & FLAG_DETACHED:
+        if blen or fetch is None:
+            raise SnapshotError("a snapshot whose blobs are kept apart has a blob section, or nowhere to get "
+                                "them from")
+        blobs = _fetched(_blob_table(manifest.get("blobs"), limits, counts), fetch)
+    else:
+        blobs = _blobs(manifest.get("blobs"), data, start + mlen, blen, limits, counts)
     _check_counts(manifest, counts)
     return Loaded(manifest, blobs, counts)
 
@@ -270,11 +352,12 @@ def _preamble(raw: bytes, limits: SnapshotLimits) -> dict:
     return out
 
 
-def _blobs(table, data, offset: int, blen: int, limits: SnapshotLimits, counts: dict) -> dict:
+def _blob_table(table, limits: SnapshotLimits, counts: dict) -> list:
+    """The checked entries (sha256, size, stored size, codec) of a snapshot's blob table."""
     table = listed(table, "blobs", counts["blobs"])
     if len(table) != counts["blobs"]:
         raise SnapshotError(f"snapshot declares {counts['blobs']} blobs, its table lists {len(table)}")
-    declared = stored_total = 0
+    declared = 0
     biggest = max(limits.max_file_bytes, 4 * limits.max_string_length)
     entries = []
     for entry in table:
@@ -289,13 +372,18 @@ def _blobs(table, data, offset: int, blen: int, limits: SnapshotLimits, counts: 
         if codec not in ("", "zlib") or (codec == "" and stored != size):
             raise SnapshotError("a blob's codec or sizes are wrong")
         declared += size
-        stored_total += stored
         entries.append((sha, size, stored, codec))
     if declared > limits.max_fs_bytes + 2 * limits.max_state_bytes:
         raise SnapshotError(f"snapshot blobs declare {declared} bytes, more than the limits allow")
-    if stored_total != blen:
-        raise SnapshotError(f"snapshot blob table declares {stored_total} bytes, its section has {blen}")
-    blobs = {}
+    return entries
+
+
+def _blobs(table, data, offset: int, blen: int, limits: SnapshotLimits, counts: dict) -> dict:
+    entries = _blob_table(table, limits, counts)
+    if sum(e[2] for e in entries) != blen:
+        raise SnapshotError(f"snapshot blob table declares {sum(e[2] for e in entries)} bytes, its section has "
+                            f"{blen}")
+    blobs: dict = {}
     for sha, size, stored, codec in entries:
         raw = data[offset:offset + stored]
         offset += stored
@@ -309,12 +397,30 @@ def _blobs(table, data, offset: int, blen: int, limits: SnapshotLimits, counts: 
                 raise SnapshotError("a compressed blob does not inflate to its declared size")
         else:
             content = bytes(raw)
-        if hashlib.sha256(content).hexdigest() != sha:
-            raise SnapshotError("a blob's content does not match its sha256")
-        if sha in blobs:
-            raise SnapshotError("a blob is listed twice")
-        blobs[sha] = content
+        _add_checked(blobs, sha, content)
     return blobs
+
+
+def _fetched(entries: list, fetch) -> dict:
+    """The blobs of a snapshot that keeps them apart, from `fetch`, each checked."""
+    if any(codec for _, _, _, codec in entries):
+        raise SnapshotError("a blob kept apart is compressed")
+    got = fetch({sha: size for sha, size, _, _ in entries})
+    blobs: dict = {}
+    for sha, size, _, _ in entries:
+        content = got.get(sha)
+        if content is None or len(content) != size:
+            raise SnapshotError(f"a blob the snapshot names ({sha[:12]}) is missing, or not of its size")
+        _add_checked(blobs, sha, content)
+    return blobs
+
+
+def _add_checked(blobs: dict, sha: str, content: bytes):
+    if hashlib.sha256(content).hexdigest() != sha:
+        raise SnapshotError("a blob's content does not match its sha256")
+    if sha in blobs:
+        raise SnapshotError("a blob is listed twice")
+    blobs[sha] = content
 
 
 # ---------------------------------------------------------------- a session, whole
