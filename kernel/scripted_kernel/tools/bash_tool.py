@@ -412,6 +412,18 @@ class BashTool(ScriptedTool):
         """Keep the newest `keep` commits of the history; the bytes freed."""
         return self.history.prune(keep)
 
+    def session_parts(self, known=None) -> tuple:
+        """The session as (manifest, blobs) (tools/snapshot.py), the blobs its live contents,
+        to be read before the tool runs again; `known` (a snapshot.Digests or a dict of digests)
+        spares hashing contents that did not change. For a store that keeps the parts apart."""
+        with self._lock:
+            return self._capture(known=known)
+
+    def take_session(self, fs, session: ShellSession):
+        """Take files and a shell rebuilt from a session's parts (snapshot.rebuild)."""
+        with self._lock:
+            self._install(fs, session)
+
     def _manifest_of(self, ref) -> dict:
         if ref is None:
             with self._lock:

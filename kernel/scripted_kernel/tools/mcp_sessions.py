@@ -547,7 +547,7 @@ class StoredSessions:
         from .snapshot import Digests, encode_detached
         tool = self._tool()
         kept = tool.kept_bytes()
-        manifest, blobs = _capture(tool, Digests())
+        manifest, blobs = tool.session_parts(Digests())
         self.store.create(sid, encode_detached(manifest, blobs, self._signing_key(sid, principal, 0, kept)), kept,
                           blobs)
         self.highest.note(sid, 0)
@@ -673,7 +673,7 @@ class StoredSessions:
             builder = builder.username(restored[0]["username"]).hostname(restored[0]["hostname"])
         tool = builder.build()
         if restored is not None:
-            tool._install(restored[1], restored[2])
+            tool.take_session(restored[1], restored[2])
         for fn in self.hooks:
             tool.before_tool(fn)
         return tool
@@ -706,7 +706,7 @@ class StoredSessions:
         if job.cancel.cancelled or response.error == "conflict":
             return response, kept, None        # the client went away (or the session moved on): nothing kept
         from .snapshot import encode_detached
-        manifest, blobs = _capture(tool, held.digests)
+        manifest, blobs = tool.session_parts(held.digests)
         head = encode_detached(manifest, blobs, self._signing_key(sid, job.principal, version + 1, kept))
         names = {sha: len(content) for sha, content in blobs.items()}
         added = {sha: blobs[sha] for sha in names if sha not in held.names}
@@ -846,11 +846,6 @@ class _SavedMeanwhile(Exception):
     """The stored session grew past what its call reserved: another request saved it."""
 
 
-def _capture(tool, digests) -> tuple:
-    """(manifest, blobs) of a BashTool's session, the blobs its live contents (read them before
-    it runs again); the digests of the contents unchanged since the last capture are reused."""
-    with tool._lock:
-        return tool._capture(known=digests)
 
 
 UNKNOWN_IF_SAVED = "ran, and whether its changes were saved is unknown"
