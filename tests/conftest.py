@@ -49,3 +49,14 @@ def redis_url():
     server = RedisServer()
     yield server.url
     server.stop()
+
+
+@pytest.fixture(params=["file", "redis"])
+def store_url(request, tmp_path):
+    """A session store's URL: a directory, or a redis-server of the test's own."""
+    if request.param == "redis":
+        server = RedisServer()
+        yield server.url
+        server.stop()
+        return
+    yield f"file://{tmp_path}/sessions"

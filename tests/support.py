@@ -123,6 +123,12 @@ def mutate(rng: random.Random, text: str, tokens: list[str]) -> str:
 
 
 
+# A child process's own peak resident memory in KiB, as an expression for the code it runs:
+# VmHWM starts afresh at exec, while getrusage's ru_maxrss keeps the peak of the process that
+# spawned the child (the test run's own, past 1 GB late in a whole-suite run).
+PEAK_RSS_KIB = "int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0])"
+
+
 def free_port() -> int:
     """A TCP port free on the loopback interface now."""
     import socket

@@ -13,7 +13,6 @@ import pytest
 
 pytest.importorskip("mcp.server.mcpserver")      # mcp 2.x
 pytest.importorskip("uvicorn")
-from support import RedisServer  # noqa: E402
 from services import Service  # noqa: E402
 
 from scripted_kernel.tools.mcp_sessions import SessionHandles, StoredSessions  # noqa: E402
@@ -61,16 +60,6 @@ def test_a_handle_keeps_a_session_in_a_workers_memory():
     assert without["stdout"] == "none\n"               # no handle: a fresh shell and files of its own
     assert closed.structured_content == {"closed": True}
     assert (after["stderr"], after["exit_code"]) == ("bash: this session was closed: open a new one\n", 1)
-
-
-@pytest.fixture(params=["file", "redis"])
-def store_url(request, tmp_path):
-    if request.param == "redis":
-        server = RedisServer()
-        yield server.url
-        server.stop()
-        return
-    yield f"file://{tmp_path}/sessions"
 
 
 def test_two_workers_serve_one_handle_alternately(store_url):

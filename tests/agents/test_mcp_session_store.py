@@ -90,13 +90,6 @@ def Worker(store: str, env: dict | None = None, args: tuple = ()) -> Service:
     return Service("--bash", "--session-store", store, *args, env=env)
 
 
-@pytest.fixture(params=["file", "redis"])
-def store_url(request, tmp_path):
-    if request.param == "redis":
-        return request.getfixturevalue("redis_url")
-    return f"file://{tmp_path}/sessions"
-
-
 def test_two_workers_serve_one_session_alternately(store_url):
     a, b = Worker(store_url), Worker(store_url)
     try:

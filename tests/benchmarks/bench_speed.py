@@ -179,8 +179,8 @@ def _peak_rss_of(code: str) -> tuple[int, str]:
     """Peak resident MB of a fresh interpreter running `code` (which prints its result), and
     that result."""
     import subprocess
-    probe = (code + "\nimport resource\n"
-             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)")
+    # VmHWM, not ru_maxrss: that keeps the peak of the process that spawned this one
+    probe = code + "\nprint(int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0]) // 1024)"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True).stdout.rstrip("\n").rsplit("\n", 1)
     return int(out[-1]), out[0] if len(out) > 1 else ""

@@ -16,6 +16,7 @@ from scripted_kernel.shell.interpreter import execute
 from scripted_kernel.base.limits import EXPIRED, WATCHDOG, Budget, CancelToken
 from scripted_kernel.shell.session_state import ENTRY_BYTES, FUNCTION_WEIGHT, measure
 from scripted_kernel.tools import BashTool
+from support import PEAK_RSS_KIB
 
 BUDGET = 1 << 20
 
@@ -142,9 +143,9 @@ def run_in_child(code: str) -> dict:
         import json, resource, sys
         out = {}
         exec(sys.stdin.read())
-        out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+        out["peak_mb"] = PEAK_RSS_KIB // 1024
         print(json.dumps(out))
-    """)
+    """).replace("PEAK_RSS_KIB", PEAK_RSS_KIB)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     done = subprocess.run([sys.executable, "-c", wrapper], input=code, capture_output=True, text=True,
                           timeout=120, env=env)
