@@ -78,12 +78,17 @@ class Journal:
     diverged: Optional[str] = None
     on_replayed: Optional[Callable] = None  # called once the replay has passed the paused call
 
+    @property
+    def replaying(self) -> bool:
+        """Whether the next call is answered from the journal (a call made before the pause)."""
+        return len(self.entries) < len(self.replay)
+
     def perform(self, out: Callable, err: Callable, call: ToolCall, live: Callable[[Callable, Callable], int],
                 decided: Callable[[ToolCall, Decision, Callable, Callable], int]) -> int:
         """Run one call: from the journal while replaying, with the decision for the paused
         call, else `live(out, err)` (hooks and callback), recorded."""
         index = len(self.entries)
-        if index < len(self.replay):
+        if self.replaying:
             entry = self.replay[index]
             self._expect(index, entry, call)
             out(entry.stdout)

@@ -861,9 +861,7 @@ class ScriptedTool:
         def invoke(ctx, argv, params, started, active) -> tuple:
             """Call the callback: (status, stdout bytes, stderr bytes)."""
             if active is not None:
-                active.tool_calls += 1
-                if active.tool_calls > active.limits.max_tool_calls:
-                    _out_of_tool_calls(active, name, "tool", argv, params, started)
+                _count_call(active, name, "tool", argv, params, started)
             call: Callable = functools.partial(registered.callback, ToolArgs(params, source=ctx.stdin.read_all))
             if registered.is_async and active is not None and active.tracer is not None:
                 call = telemetry.carry_context(call)
@@ -918,7 +916,7 @@ class ScriptedTool:
                 self._trace(ctx, paused.name, paused.kind, paused.argv, paused.params, status, started)
             return status
         # a resumed run's log is the whole run's: the calls answered from the journal are in it
-        replayed = len(journal.entries) < len(journal.replay)
+        replayed = journal.replaying
         started = time.perf_counter()
         status = journal.perform(ctx.out, ctx.err, call, live, decided)
         if replayed:
@@ -1006,7 +1004,7 @@ class ScriptedTool:
             run.calling = calling or (name, "hook", [name], None, time.perf_counter())
         try:
             if is_async or run is None or run.inline or ctx.isolate_tools:
-                return cls._call(name, call, is_async, ctx, run)
+                return cls._call_elsewhere(name, call, is_async, ctx, run)
             return call()           # the common case: a sync callback, here on the runner thread
         except (Cancelled, LimitExceeded):
             raise
@@ -1017,10 +1015,11 @@ class ScriptedTool:
                 run.calling = None
 
     @staticmethod
-    def _call(name: str, call: Callable, is_async: bool, ctx, run: Optional[_Execution]):
-        """call()'s value (awaited if is_async). Under `timeout` (ctx.isolate_tools), or when the
-        script runs on the caller's thread, it runs on a thread of its own that can be left
-        behind."""
+    def _call_elsewhere(name: str, call: Callable, is_async: bool, ctx, run: Optional[_Execution]):
+        """call()'s value for a callback not called directly on the runner thread: an async one
+        is awaited (on the caller's loop when there is one); under `timeout`
+        (ctx.isolate_tools), or when the script runs on the caller's thread, it runs on a thread
+        of its own that can be left behind."""
         budget = ctx.budget
         isolate = ctx.isolate_tools or run is None or run.inline
         if is_async:
@@ -1029,9 +1028,7 @@ class ScriptedTool:
                 import asyncio
                 return call_on_own_thread(name, lambda: asyncio.run(call()), budget)
             return run_coroutine(call, caller_loop, budget, run.in_flight if run is not None else None)
-        if isolate:
-            return call_on_own_thread(name, call, budget)
-        return call()
+        return call_on_own_thread(name, call, budget)
 
     def _failure_text(self, error: BaseException) -> str:
         """What a script's stderr says after `tool: ` when the callback raised `error`."""
@@ -1154,13 +1151,10 @@ def _log(run: _Execution, name, kind, argv, params, status, started, out_bytes=0
 
 def _count_call(run: _Execution, name: str, kind: str, argv: list, params, started: float):
     """One more tool call of the run: past max_tool_calls it is logged as not started and the
-    run ends (LimitExceeded). (A tool's own call counts inline, then calls _out_of_tool_calls.)"""
+    run ends (LimitExceeded)."""
     run.tool_calls += 1
-    if run.tool_calls > run.limits.max_tool_calls:
-        _out_of_tool_calls(run, name, kind, argv, params, started)
-
-
-def _out_of_tool_calls(run: _Execution, name: str, kind: str, argv: list, params, started: float):
+    if run.tool_calls <= run.limits.max_tool_calls:
+        return
     limit = run.limits.max_tool_calls
     _log(run, name, kind, argv, params, 1, started, state="not started")
     raise LimitExceeded("max_tool_calls", f"tool call limit exceeded: more than {limit} calls "
