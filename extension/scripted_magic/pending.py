@@ -133,11 +133,20 @@ class PausedView:
             button.disabled = not enabled
 
 
+# runs that may wait for a decision at once: each keeps its continuation and the session as its
+# cell began (files shared with the history, but a file the history dropped stays alive for it)
+MAX_PENDING = 16
+
+
 class PendingRuns:
-    """The session's paused cells by run id, each taken once."""
+    """The session's paused cells by run id, each taken once; at most MAX_PENDING."""
 
     def __init__(self):
         self.runs: dict = {}
+
+    def room(self) -> int:
+        """How many more runs may wait."""
+        return max(0, MAX_PENDING - len(self.runs))
 
     def add(self, paused: PausedCell):
         self.runs[paused.run_id] = paused
