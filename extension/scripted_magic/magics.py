@@ -861,7 +861,8 @@ class ScriptedMagics(Magics):
                 state.history.after_cell(f"load {os.path.basename(rest[0])}")
                 print(f"session loaded from {rest[0]}" +
                       ("; session on: its shell state is back" if state.session is not None else "") +
-                      (f"; approve on: {runs} runs wait for a decision (%scripted pending)" if runs else ""))
+                      (f"; approve on: {runs} {'run waits' if runs == 1 else 'runs wait'} for a decision "
+                       "(%scripted pending)" if runs else ""))
             else:
                 raise MagicUsageError("usage: %scripted undo | history | checkout N | save FILE | load FILE")
         except KeyError as e:

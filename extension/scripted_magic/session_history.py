@@ -1,8 +1,9 @@
 """The notebook session's history: every cell that changes the files (or, with `%scripted
 session on`, the shell state) is committed, so `%scripted undo` goes back one cell,
 `%scripted history` lists them with what each changed, `%scripted checkout N` goes to any of
-them, and `%scripted save FILE` / `%scripted load FILE` keep a session across kernel restarts
-(a snapshot file: scripted_kernel/tools/snapshot.py).
+them, and `%scripted save FILE` / `%scripted load FILE` keep a session, and the runs that wait
+for a decision (pending_io.py), across kernel restarts (a snapshot file:
+scripted_kernel/tools/snapshot.py).
 
 Commits share unchanged files (tools/history.py); the history's bytes count against its budget
 (by default as much as the session's files and shell state may hold), and when a commit would
