@@ -184,9 +184,14 @@ class _NotebookTool(ScriptedTool):
         """ScriptedTool's, with the carried parameters for every shell that starts."""
         return dataclasses.replace(super()._shell_config(table, journal), start_variables=self.parameters)
 
-    def paused_reason(self, continuation: bytes) -> str:
-        """Why a run paused: the reason its hook gave."""
-        return self._load_continuation(continuation, None).reason
+    def paused_call(self, continuation: bytes) -> tuple:
+        """(the ToolCall a paused run waits before, the reason its hook gave), as the
+        continuation says: ContinuationError for one that is damaged. The notebook's
+        continuations are not signed: they stay in the kernel, or go into the user's own
+        snapshot file with the session (pending_io.py), and a key of the kernel's would not
+        outlive a restart; a key kept in the file would sign nothing (SECURITY.md, approval)."""
+        loaded = self._load_continuation(continuation, None)
+        return loaded.pending, loaded.reason
 
     def resume_in_cell(self, continuation: bytes, decision, on_output, session: Optional[Session]):
         """ScriptedTool.resume, with what it does not take: the output streamed to `on_output`
@@ -457,24 +462,19 @@ def _paused_cell(state, shell, response, start: Optional[tuple], resume, session
     if start is None or response.status != "paused" or response.continuation is None:
         return None
     label = resume[0].label if resume is not None else f"In [{getattr(shell, 'execution_count', '?')}]"
-    return PausedCell(label, response.pending, state.tools.tool.paused_reason(response.continuation),
-                      response.continuation, start, state.history.capture()[0], session is not None,
-                      (len(response.stdout), pause_line_start(response.stderr)))
-
-
-# runs that may wait for a decision at once: each keeps its continuation and the session as its
-# cell began (files shared with the history, but a file the history dropped stays alive for it)
-MAX_PENDING = 16
+    call, reason = state.tools.tool.paused_call(response.continuation)
+    return PausedCell(label, call, reason, response.continuation, start, state.history.capture()[0],
+                      session is not None, (len(response.stdout), pause_line_start(response.stderr)))
 
 
 def _start_of(state, tool, session, resume, stdout: str) -> Optional[tuple]:
     """The session as the cell began, when its run may pause for a decision later: a run of the
     session's own tools in the cell's shell, its output shown (not kept for --out), with approval
-    on and fewer than MAX_PENDING runs waiting; or the resumed run's start."""
+    on and fewer than MAX_PENDING runs waiting (pending.py); or the resumed run's start."""
     if resume is not None:
         return resume[0].start
     if not (state.approval.on and tool is state.tools.tool and session is state.session and stdout != "capture"
-            and len(state.pending.runs) < MAX_PENDING):
+            and state.pending.room()):
         return None
     try:
         return state.history.capture()
@@ -857,10 +857,12 @@ class ScriptedMagics(Magics):
                 size = state.history.save(os.path.expanduser(rest[0]))
                 print(f"session saved to {rest[0]} ({size} bytes)")
             elif verb == "load" and len(rest) == 1:
-                state.history.load(os.path.expanduser(rest[0]))
+                runs = state.history.load(os.path.expanduser(rest[0]))
                 state.history.after_cell(f"load {os.path.basename(rest[0])}")
                 print(f"session loaded from {rest[0]}" +
-                      ("; session on: its shell state is back" if state.session is not None else ""))
+                      ("; session on: its shell state is back" if state.session is not None else "") +
+                      (f"; approve on: {runs} {'run waits' if runs == 1 else 'runs wait'} for a decision "
+                       "(%scripted pending)" if runs else ""))
             else:
                 raise MagicUsageError("usage: %scripted undo | history | checkout N | save FILE | load FILE")
         except KeyError as e:

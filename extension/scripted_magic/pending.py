@@ -15,10 +15,12 @@ reaches the kernel as a click, or as a custom message `{"decide": "allow"|"deny"
 the view; a run is decided once, and a message naming another run, an unknown one or one decided
 already is refused with one line. `%scripted pending` shows a view of each run that waits.
 
-Pending runs live as long as the kernel, not across a restart: a resume must replay on the
-session as the cell left it, and that session (files, shell) and the notebook's history are
-kept in the kernel's memory only (tools/history.History); `%scripted save` writes a snapshot of
-the session, which has no place for runs. At most MAX_PENDING runs wait at once (magics.py).
+Pending runs live in the kernel's memory, and `%scripted save FILE` keeps them across a
+restart: it writes each run (its continuation, the session as its cell began, the session's
+manifest at the pause) into the session's snapshot, and `%scripted load FILE` checks them all,
+then keeps them waiting under new ids, with approve on (pending_io.py). `%scripted pending`
+shows their views, and a decision resumes each as it would have before the restart. At most
+MAX_PENDING runs wait at once.
 """
 from __future__ import annotations
 
@@ -133,11 +135,20 @@ class PausedView:
             button.disabled = not enabled
 
 
+# runs that may wait for a decision at once: each keeps its continuation and the session as its
+# cell began (files shared with the history, but a file the history dropped stays alive for it)
+MAX_PENDING = 16
+
+
 class PendingRuns:
-    """The session's paused cells by run id, each taken once."""
+    """The session's paused cells by run id, each taken once; at most MAX_PENDING."""
 
     def __init__(self):
         self.runs: dict = {}
+
+    def room(self) -> int:
+        """How many more runs may wait."""
+        return max(0, MAX_PENDING - len(self.runs))
 
     def add(self, paused: PausedCell):
         self.runs[paused.run_id] = paused

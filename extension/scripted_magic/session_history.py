@@ -1,8 +1,9 @@
 """The notebook session's history: every cell that changes the files (or, with `%scripted
 session on`, the shell state) is committed, so `%scripted undo` goes back one cell,
 `%scripted history` lists them with what each changed, `%scripted checkout N` goes to any of
-them, and `%scripted save FILE` / `%scripted load FILE` keep a session across kernel restarts
-(a snapshot file: scripted_kernel/tools/snapshot.py).
+them, and `%scripted save FILE` / `%scripted load FILE` keep a session, and the runs that wait
+for a decision (pending_io.py), across kernel restarts (a snapshot file:
+scripted_kernel/tools/snapshot.py).
 
 Commits share unchanged files (tools/history.py); the history's bytes count against its budget
 (by default as much as the session's files and shell state may hold), and when a commit would
@@ -17,6 +18,7 @@ from scripted_kernel.tools import snapshot
 from scripted_kernel.tools.history import Commit, History, HistoryFull, diff
 
 from .markup import html, join
+from .pending_io import capture_runs, restore_runs
 
 
 class NotebookHistory:
@@ -101,15 +103,35 @@ class NotebookHistory:
             state.session.shell_session.take(shell)
 
     def save(self, path: str) -> int:
+        """Write the session, and the runs that wait for a decision (pending_io.py), to `path`."""
         fs = self.state.fs
-        data = snapshot.snapshot_session(fs, self._shell(), getattr(fs, "user", "user"), "sandbox",
-                                         compress=True)
+        manifest, blobs = snapshot.capture(fs, self._shell(), getattr(fs, "user", "user"), "sandbox")
+        runs = list(self.state.pending.runs.values())
+        if runs:
+            manifest["pending"] = capture_runs(runs, blobs)
+        data = snapshot.encode(manifest, blobs, compress=True)
+        if runs:
+            self._loadable(data, len(runs))
         with open(path, "wb") as f:
             f.write(data)
         return len(data)
 
-    def load(self, path: str):
-        limits = self.state.tools.tool.limits
+    def _loadable(self, data: bytes, runs: int):
+        """Refuse a snapshot its own load would refuse: a session alone fits its bounds by the
+        limits that made it, but the waiting runs' sessions and continuations count against
+        the same bounds."""
+        try:
+            snapshot.decode(data, snapshot.SnapshotLimits.of(self.state.tools.tool.limits))
+        except snapshot.SnapshotError as e:
+            raise snapshot.SnapshotError(f"the session with its {runs} waiting runs is more than a snapshot "
+                                         f"may hold ({e})") from None
+
+    def load(self, path: str) -> int:
+        """Put the session `path` holds in place of this one, and keep the runs it holds waiting
+        (with approve on: their later calls are asked, as they were); how many runs. Everything
+        is checked before anything changes."""
+        state = self.state
+        limits = state.tools.tool.limits
         bound = snapshot.SnapshotLimits.of(limits).max_bytes
         size = os.path.getsize(path)
         if size > bound:
@@ -117,10 +139,17 @@ class NotebookHistory:
         with open(path, "rb") as f:
             data = f.read(bound + 1)
         loaded = snapshot.decode(data, snapshot.SnapshotLimits.of(limits))
-        if loaded.manifest.get("shell") is not None and self.state.session is None:
-            self.state.set_session(True)
+        runs = restore_runs(loaded, state.tools.tool, state.pending.room(), snapshot.host_mounts(state.fs))
+        if loaded.manifest.get("shell") is not None and state.session is None:
+            state.set_session(True)
         self.before_cell()
         self.install(loaded.manifest, loaded.blobs)
+        for paused in runs:
+            state.pending.add(paused)
+        if runs and not state.approval.on:
+            state.approval.on = True
+            state.approval.allowed_all.clear()
+        return len(runs)
 
     def rows(self) -> list:
         """(number, id, label, time, what changed, head) for each commit, oldest first."""

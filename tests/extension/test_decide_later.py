@@ -111,8 +111,8 @@ def test_scripted_pending_lists_the_waiting_runs(ip, capsys):
 
 
 def test_no_more_than_max_pending_runs_wait(ip, capsys, monkeypatch):
-    from scripted_magic import magics
-    monkeypatch.setattr(magics, "MAX_PENDING", 2)
+    from scripted_magic import pending
+    monkeypatch.setattr(pending, "MAX_PENDING", 2)
     for _ in range(2):
         result, _, _ = run(ip, capsys, "double --x 1", [LATER])
         assert isinstance(result.error_in_exec, ScriptPaused)

@@ -18,12 +18,20 @@ SCRIPT = ("echo a >> /tmp/log; double --x 1; echo mid >&2; double --x 2; echo st
 PAUSE_LINE = "bash: paused before double: left for a decision in the notebook\n"
 
 
-@pytest.fixture(scope="module")
-def kernel():
+def _start():
     env = {**os.environ, "JPY_SESSION_NAME": "decide-later-test"}    # as under a Jupyter server: widgets live
-    km, kc = start_new_kernel(kernel_name="scripted", startup_timeout=60, env=env)
+    return start_new_kernel(kernel_name="scripted", startup_timeout=60, env=env)
+
+
+def _with_double(kc):
     kc.execute_interactive("%%python\n@tool\ndef double(x: int) -> int:\n    '''Double.'''\n    return 2 * x\n",
                            timeout=60)
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    km, kc = _start()
+    _with_double(kc)
     kc.execute_interactive("%scripted approve on", timeout=60)
     yield kc
     kc.stop_channels()
@@ -135,3 +143,33 @@ def test_a_json_document_printed_before_the_pause_is_shown_as_text(kernel):
     paused = front.drive(kernel.execute("""echo '{"a": 1}'; double --x 1; echo done"""), ["Decide later"])
     assert paused["stdout"] == '{"a": 1}\n'
     assert front.drive(front.click(front.views[-1]["Allow"]))["stdout"] == "2\ndone\n"
+
+
+def test_a_paused_run_saved_with_the_session_resumes_after_a_kernel_restart(tmp_path):
+    """`%scripted save`, a restart, `%scripted load`: the run waits again, `%scripted pending`
+    shows its view, and Allow there shows what a run approved at once shows."""
+    km, kc = _start()
+    try:
+        _with_double(kc)
+        kc.execute_interactive("%scripted approve on", timeout=60)
+        front = Front(kc)
+        at_once = _run(front, ["Allow", "Allow", "Allow"])
+        paused = _run(front, ["Allow", "Decide later"])
+        assert paused["error"]["ename"] == "ScriptPaused"
+        path = tmp_path / "session.snap"
+        assert front.drive(kc.execute(f"%scripted save {path}"))["stdout"].startswith("session saved")
+        km.restart_kernel(now=True)
+        kc.wait_for_ready(timeout=60)
+        _with_double(kc)                     # the tool's cell, run again; the load turns approve on
+        loaded = front.drive(kc.execute(f"%scripted load {path}"))
+        assert loaded["stdout"] == (f"session loaded from {path}; approve on: 1 run waits for a decision "
+                                    "(%scripted pending)\n")
+        views = len(front.views)
+        assert front.drive(kc.execute("%scripted pending"))["error"] is None and len(front.views) == views + 1
+        rest = front.drive(front.click(front.views[-1]["Allow"]), ["Allow"])      # the third call is asked
+        assert paused["stdout"] + rest["stdout"] == at_once["stdout"] == "2\n4\nst=0\n1\n6\nend\n"
+        assert paused["stderr"][:-len(PAUSE_LINE)] + rest["stderr"] == at_once["stderr"]
+        assert front.drive(kc.execute("cat /tmp/log"))["stdout"] == "a\n"
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

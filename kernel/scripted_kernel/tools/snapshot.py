@@ -19,7 +19,9 @@ The format, version 1 (all integers big-endian):
     6       2     version (1)
     8       2     flags: bit 0 signed, bit 1 some blobs are zlib-compressed, bit 2 the blobs
                   are kept apart (the blob section is empty: the reader gets each blob the
-                  table names from where the snapshot is kept, and checks its sha256 and size)
+                  table names from where the snapshot is kept, and checks its sha256 and size),
+                  bit 3 the manifest has a "pending" section (below); a reader without this bit
+                  refuses such a snapshot rather than dropping what the section holds
     10      2     preamble length P (at most 4096)
     12      4     manifest length M
     16      8     blob section length B
@@ -51,7 +53,11 @@ The manifest:
              "A" (value: [[key, text], ...] in insertion order, which bash's listing order needs)
          "functions": [[name, line, text], ...]: the definition's text, at its line
          "random": the $RANDOM generator's state (base64 of 625 32-bit words) or null,
-         "random_seeded": bash's generator once `RANDOM=N` seeded it, [state, last value], or null}}
+         "random_seeded": bash's generator once `RANDOM=N` seeded it, [state, last value], or null},
+     "pending": [record, ...]: only with flag bit 3, the runs a notebook keeps waiting for a
+         decision; each record names its bytes as blobs of this snapshot (sharing them with the
+         session's). This module checks only that it is a list: the reader that asks for the
+         runs checks the records (scripted_magic/pending_io.py); any other reader ignores them.}
 
 A text longer than INLINE_MAX characters (a variable's value, a function, a trap) is stored as a
 blob and written in the manifest as {"blob": sha256}. Blobs are content-addressed: a file
@@ -86,7 +92,7 @@ MAGIC = b"SKSNAP"
 VERSION = 1
 _HEADER = struct.Struct(">6sHHHIQ32s")
 assert _HEADER.size == HEADER_BYTES
-FLAG_SIGNED, FLAG_COMPRESSED, FLAG_DETACHED = 1, 2, 4
+FLAG_SIGNED, FLAG_COMPRESSED, FLAG_DETACHED, FLAG_PENDING = 1, 2, 4, 8
 # the most manifest text one record may take: a link's target or a path (PATH_MAX bytes, six
 # if every character were escaped), a name, the punctuation around them
 _RECORD_BOUND = 6 * PATH_MAX + 6 * NAME_MAX + 64
@@ -205,7 +211,7 @@ def _pack(manifest: dict, table: list, stored: list, key: Optional[bytes], flags
     preamble = json.dumps({"counts": counts}, separators=(",", ":")).encode("ascii")
     body = json.dumps(manifest, ensure_ascii=False, separators=(",", ":"),
                       allow_nan=False).encode("utf-8", "surrogatepass")
-    flags |= FLAG_SIGNED if key else 0
+    flags |= (FLAG_SIGNED if key else 0) | (FLAG_PENDING if "pending" in manifest else 0)
     blob_bytes = sum(len(d) for d in stored)
     header = _HEADER.pack(MAGIC, VERSION, flags, len(preamble), len(body), blob_bytes, bytes(32))
     parts = [header, preamble, body, *stored]
@@ -258,7 +264,7 @@ def decode(data: bytes, limits: SnapshotLimits, key: Optional[bytes] = None, fet
     magic, version, flags, plen, mlen, blen, signature = _HEADER.unpack_from(data)
     if version != VERSION:
         raise SnapshotError(f"snapshot format version {version}: this library reads version {VERSION}")
-    if flags & ~(FLAG_SIGNED | FLAG_COMPRESSED | FLAG_DETACHED):
+    if flags & ~(FLAG_SIGNED | FLAG_COMPRESSED | FLAG_DETACHED | FLAG_PENDING):
         raise SnapshotError(f"unknown snapshot flags {flags:#x}")
     if plen > MAX_PREAMBLE:
         raise SnapshotError(f"snapshot preamble of {plen} bytes, more than {MAX_PREAMBLE}")
@@ -292,6 +298,8 @@ def decode(data: bytes, limits: SnapshotLimits, key: Optional[bytes] = None, fet
     manifest = mapping(manifest, "manifest")
     if manifest.get("format") != "scripted-snapshot" or manifest.get("version") != VERSION:
         raise SnapshotError("snapshot manifest names another format or version")
+    if bool(flags & FLAG_PENDING) != ("pending" in manifest) or type(manifest.get("pending", [])) is not list:
+        raise SnapshotError("snapshot pending section: not a list, or not where its flag says")
     if flags & FLAG_DETACHED:
         if blen or fetch is None:
             raise SnapshotError("a snapshot whose blobs are kept apart has a blob section, or nowhere to get "
