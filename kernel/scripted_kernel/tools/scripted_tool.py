@@ -826,12 +826,13 @@ class ScriptedTool:
         def run(ctx, argv):
             active = _tool_run(ctx)
             started = time.perf_counter()
-            params: "dict | int | None" = parser.quick(argv)
+            params = parser.quick(argv)
             watched = active is not None and active.watched           # a plan, or tracing
             if params is None or watched:
-                params = checked(ctx, argv, active, started)
-                if type(params) is int:
-                    return params
+                outcome = checked(ctx, argv, active, started)
+                if isinstance(outcome, int):
+                    return outcome
+                params = outcome
             if watched or self.hooks.before or self.hooks.after or active is not None and active.journal:
                 call = ToolCall(name, params, list(argv), pending_stdin(ctx.stdin))
                 return self._through_hooks(ctx, active, call, lambda c: invoke(ctx, argv, c.params, started, active),
