@@ -4,6 +4,7 @@ timings (±30 % here) cannot tell them apart.
 
     python tests/benchmarks/instructions.py            # parse, compile, run
     python tests/benchmarks/instructions.py --scripts 10
+    python tests/benchmarks/instructions.py --tool-calls   # 1,000 tool calls, ours and bashkit's
 
 Each stage is counted as the difference between a process that handles `--scripts` new texts
 and one that handles none, so imports and start-up cancel out. The collector is off in both
@@ -20,11 +21,14 @@ import subprocess
 import sys
 
 STAGES = ("parse", "compile", "run")
+TOOL_CALLS = ("ours", "bashkit")      # bench_tools.py's 1,000 tool calls, in our tool and bashkit's
 
 
 def work(stage: str, scripts: int):
     """In the measured process: parse (and compile, and run) `scripts` new texts."""
     import gc
+    if stage in TOOL_CALLS:
+        return tool_calls(stage, scripts)
 
     from bench_speed import ours, script_300_lines
     from scripted_kernel.shell.compile import COMPILER
@@ -41,6 +45,18 @@ def work(stage: str, scripts: int):
         tree = Parser(script, source=source).parse_program()
         if stage == "compile":
             COMPILER.compile_program(tree, source)
+
+
+def tool_calls(which: str, scripts: int):
+    """In the measured process: `scripts` new scripts of 1,000 tool calls each."""
+    import gc
+
+    import bench_tools
+    tool = bench_tools.ours() if which == "ours" else bench_tools.peer()
+    run = tool.execute if which == "ours" else tool.execute_sync
+    gc.disable()
+    for k in range(scripts + 1):
+        run(f"{bench_tools.LOOP_1000} # {k}")
 
 
 def _interpreter() -> str:
@@ -63,7 +79,8 @@ def instructions(stage: str, scripts: int) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scripts", type=int, default=5)
-    parser.add_argument("--work", choices=STAGES, help=argparse.SUPPRESS)
+    parser.add_argument("--tool-calls", action="store_true", help="count bench_tools.py's 1,000 tool calls instead")
+    parser.add_argument("--work", choices=STAGES + TOOL_CALLS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.work:
         work(args.work, args.scripts)
@@ -71,6 +88,8 @@ def main(argv=None) -> int:
     if shutil.which("valgrind") is None or shutil.which("setarch") is None:
         print("valgrind is not installed (apt-get install valgrind): nothing counted")
         return 0
+    if args.tool_calls:
+        return count_tool_calls(args.scripts)
     from scripted_kernel.shell import COMPILED_FRONT_END
     print("front end (lexer, parser, compile stage):", "compiled (mypyc)" if COMPILED_FRONT_END
           else "pure Python")
@@ -81,6 +100,18 @@ def main(argv=None) -> int:
         print(f"  {stage:8} {(cumulative[stage] - previous) / 1e6:6.1f} M instructions per script")
         previous = cumulative[stage]
     print(f"  {'total':8} {cumulative['run'] / 1e6:6.1f} M")
+    return 0
+
+
+def count_tool_calls(scripts: int) -> int:
+    import bench_tools
+    counted = {which: (instructions(which, scripts) - instructions(which, 0)) / scripts
+               for which in TOOL_CALLS if which == "ours" or bench_tools.peer() is not None}
+    print("1,000 tool calls (bench_tools.py), instructions per script:")
+    for which, count in counted.items():
+        print(f"  {which:8} {count / 1e6:6.1f} M")
+    if len(counted) == 2:
+        print(f"  ratio    {counted['ours'] / counted['bashkit']:6.2f}x")
     return 0
 
 

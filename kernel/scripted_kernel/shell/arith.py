@@ -256,7 +256,11 @@ class _Parser:
         if kind == "num":
             self.i += 1
             n = parse_number(value, self.text)
-            return lambda sh: n
+
+            def constant(sh):
+                return n
+            constant.value = n  # type: ignore[attr-defined]  # mypy has no attributes on functions
+            return constant
         if kind == "name":
             self.i += 1
             subscript = None
@@ -311,6 +315,15 @@ def _variable(name: str, subscript):
 
 def _incdec(ref, delta: int, prefix: bool):
     name, index = ref
+    if index is None:
+        def plain(sh):          # (i++ of a loop: run() without its element's branches)
+            old = sh.arith_get(name, None)
+            new = old + delta
+            if not -SIGN <= new < SIGN:
+                new = wrap(new)
+            sh.arith_set(name, None, new)
+            return new if prefix else old
+        return plain
 
     def run(sh):
         idx = index(sh) if index else None
@@ -339,9 +352,27 @@ def _binary(op: str, left, right, text: str):
         return checked
     if op == "+":
         return lambda sh: wrap(left(sh) + right(sh))
+    compared = _variable_against_constant(op, left, right)
+    if compared is not None:
+        return compared
     if op == "<":
         return lambda sh: 1 if left(sh) < right(sh) else 0
     return lambda sh: func(left(sh), right(sh))
+
+
+def _variable_against_constant(op: str, left, right):
+    """`i < 10` (a variable compared with a constant, as a loop's condition is) in one step,
+    without the calls that read each operand; None for any other comparison."""
+    ref = getattr(left, "lvalue", None)
+    if op not in _COMPARISONS or not hasattr(right, "value") or ref is None or ref[1] is not None:
+        return None
+    name, n, compare = ref[0], right.value, BINARY_FUNCS[op]
+    if op == "<":
+        return lambda sh: 1 if sh.arith_get(name, None) < n else 0
+    return lambda sh: compare(sh.arith_get(name, None), n)
+
+
+_COMPARISONS = frozenset(("<", ">", "<=", ">=", "==", "!="))
 
 
 def _ternary(cond, then, other):

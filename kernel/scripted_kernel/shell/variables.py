@@ -160,9 +160,12 @@ class Variables:
         raise FatalError(f"{start}: circular name reference")
 
     def get_value(self, name: str) -> Optional[str]:
-        var = self.lookup(name)
-        if var is None:
-            return None
+        # (a global without attributes is lookup's answer: this runs for every $name)
+        var = None if self.scopes else self.globals.get(name)
+        if var is None or var.attrs:
+            var = self.lookup(name)
+            if var is None:
+                return None
         v = var.value
         if type(v) is str:
             return v
@@ -170,9 +173,11 @@ class Variables:
 
     @property
     def ifs(self) -> str:
-        var = self.lookup("IFS")
-        if var is None:
-            return DEFAULT_IFS
+        var = None if self.scopes else self.globals.get("IFS")
+        if var is None or var.attrs:
+            var = self.lookup("IFS")
+            if var is None:
+                return DEFAULT_IFS
         v = var.value
         return v if type(v) is str else (var.scalar() or "")
 
@@ -547,7 +552,14 @@ class Variables:
     def arith_set(self, name: str, index, value: int):
         text = str(value)
         if index is None:
-            self.set_var(name, text)
+            # (set_var's common case written out, as this runs for every i++: a plain global
+            # this shell owns takes the new text at once)
+            var = None if self.scopes else self.globals.get(name)
+            if var is not None and not var.attrs and var.owner is self.var_owner and type(var.value) is str \
+                    and not self.allexport:
+                var.value = text
+            else:
+                self.set_var(name, text)
         else:
             self.set_element(name, str(index), text)
 

@@ -825,9 +825,25 @@ class ScriptedTool:
 
         def run(ctx, argv):
             active = _tool_run(ctx)
-            watched = active is not None and active.watched           # a plan, or tracing
-            plan = active.plan if active is not None else None        # tool.plan(): all dry runs
             started = time.perf_counter()
+            params = parser.quick(argv)
+            watched = active is not None and active.watched           # a plan, or tracing
+            if params is None or watched:
+                outcome = checked(ctx, argv, active, started)
+                if isinstance(outcome, int):
+                    return outcome
+                params = outcome
+            if watched or self.hooks.before or self.hooks.after or active is not None and active.journal:
+                call = ToolCall(name, params, list(argv), pending_stdin(ctx.stdin))
+                return self._through_hooks(ctx, active, call, lambda c: invoke(ctx, argv, c.params, started, active),
+                                           revalidate)
+            return invoke(ctx, argv, params, started, active)[0]
+
+        def checked(ctx, argv, active: Optional[_Execution], started: float) -> "dict | int":
+            """The parameters of a command line that is not only plain flags (or of any in a
+            watched run), parsed and validated; or the status the command ends with: it asked
+            for --help, was a dry run, or its flags were wrong."""
+            plan = active.plan if active is not None else None        # tool.plan(): all dry runs
             params = None
             dry_run = plan is not None
             try:
@@ -852,26 +868,28 @@ class ScriptedTool:
                     plan.append(ToolCall(name, params, list(argv), pending_stdin(ctx.stdin)))
                 ctx.out(_dry_run_answer(registered.tool_def, params))
                 return 0
-            if watched or self.hooks.before or self.hooks.after or active is not None and active.journal:
-                call = ToolCall(name, params, list(argv), pending_stdin(ctx.stdin))
-                return self._through_hooks(ctx, active, call, lambda c: invoke(ctx, argv, c.params, started, active),
-                                           revalidate)
-            return invoke(ctx, argv, params, started, active)[0]
+            return params
 
         def invoke(ctx, argv, params, started, active) -> tuple:
             """Call the callback: (status, stdout bytes, stderr bytes)."""
             if active is not None:
                 _count_call(active, name, "tool", argv, params, started)
-            call: Callable = functools.partial(registered.callback, ToolArgs(params, source=ctx.stdin.read_all))
+            tool_args = ToolArgs(params, source=ctx.stdin.read_all)
+            calling = (name, "tool", argv, params, started)
             if registered.is_async and active is not None and active.tracer is not None:
-                call = telemetry.carry_context(call)
-            value = self._contained(ctx, active, name, call, registered.is_async, (name, "tool", argv, params, started))
+                call = telemetry.carry_context(functools.partial(registered.callback, tool_args))
+                value = self._contained(ctx, active, name, call, True, calling)
+            else:
+                value = self._contained(ctx, active, name, registered.callback, registered.is_async, calling, tool_args)
             if isinstance(value, BaseException):
                 return self._fail(ctx, name, argv, params, started, self._failure_text(value)), 0, 0
-            try:
-                out = result_text(value)
-            except BaseException as e:    # a cycle, a non-string key, an unprintable object
-                return self._fail(ctx, name, argv, params, started, cannot_print(e)), 0, 0
+            if type(value) is str and value.isascii():
+                out = value                 # the common result, as result_text() would leave it
+            else:
+                try:
+                    out = result_text(value)
+                except BaseException as e:    # a cycle, a non-string key, an unprintable object
+                    return self._fail(ctx, name, argv, params, started, cannot_print(e)), 0, 0
             if self.validate_output:
                 mismatch = self._result_mismatch(registered.tool_def, out)
                 if mismatch is not None:
@@ -995,17 +1013,17 @@ class ScriptedTool:
 
     @classmethod
     def _contained(cls, ctx, run: Optional[_Execution], name: str, call: Callable, is_async: bool = False,
-                   calling: Optional[tuple] = None):
-        """What host code, call(), returned, or the exception it raised or returned; the run
-        knows meanwhile which callback it waits for: `calling`, (name, kind, argv, params,
+                   calling: Optional[tuple] = None, *args):
+        """What host code, call(*args), returned, or the exception it raised or returned; the
+        run knows meanwhile which callback it waits for: `calling`, (name, kind, argv, params,
         started) for its call log, should it stop waiting. Only Cancelled and LimitExceeded are
         raised: the execution stops, not just this command."""
         if run is not None:
             run.calling = calling or (name, "hook", [name], None, time.perf_counter())
         try:
             if is_async or run is None or run.inline or ctx.isolate_tools:
-                return cls._call_elsewhere(name, call, is_async, ctx, run)
-            return call()           # the common case: a sync callback, here on the runner thread
+                return cls._call_elsewhere(name, functools.partial(call, *args) if args else call, is_async, ctx, run)
+            return call(*args)      # the common case: a sync callback, here on the runner thread
         except (Cancelled, LimitExceeded):
             raise
         except BaseException as e:    # SystemExit, KeyboardInterrupt on a runner thread ...
