@@ -235,6 +235,45 @@ def _common_token(src: str, pos: int) -> tuple[int, str, int]:
     return 0, "", pos
 
 
+def _parameter_end(src: str, pos: int) -> int:
+    """Where the name of a `$name` (or the character of a `$1`, `$?` ...) that starts at pos
+    ends, or -1 when none starts there."""
+    c = char_at(src, pos)
+    if c != "" and c in "0123456789?#@*$!-":
+        return pos + 1
+    return _name_end(src, pos)
+
+
+def _name_end(src: str, pos: int) -> int:
+    """Where the name (_NAME) that starts at pos ends, or -1 when none starts there."""
+    c = char_at(src, pos)
+    if c == "" or not c.isascii() or not (c.isalpha() or c == "_"):
+        return -1
+    pos += 1
+    c = char_at(src, pos)
+    while c != "" and c.isascii() and (c.isalnum() or c == "_"):
+        pos += 1
+        c = char_at(src, pos)
+    return pos
+
+
+def _assignment_head(src: str, pos: int) -> Optional[tuple[str, str, int]]:
+    """What _ASSIGN_HEAD matches at pos, by hand (native code makes the test in a fraction of
+    the match's time): (the name, `[`, `=` or `+=`, where that ends), or None."""
+    end = _name_end(src, pos)
+    if end < 0:
+        return None
+    c = char_at(src, end)
+    op = c if c == "[" or c == "=" else "+=" if src.startswith("+=", end) else ""
+    return (src[pos:end], op, end + len(op)) if op else None
+
+
+def _at_word_end(src: str, pos: int) -> bool:
+    """Whether a word may end at pos (_WORD_END): at a metacharacter, or the end."""
+    c = char_at(src, pos)
+    return c == "" or c in " \t\n;&|()" or (c in "<>" and char_at(src, pos + 1) != "(")
+
+
 class Token:
     __slots__ = ("kind", "value", "pos", "end", "word", "assign", "mode")
 
@@ -431,8 +470,11 @@ class Lexer:
         return self._scan_word(mode)
 
     def _scan_assignment_or_none(self) -> Optional[Token]:
+        if COMPILED:
+            head = _assignment_head(self.src, self.pos)
+            return self._scan_assignment(*head) if head is not None else None
         m = _ASSIGN_HEAD.match(self.src, self.pos)
-        return self._scan_assignment(m) if m is not None else None
+        return self._scan_assignment(m[1], m[2], m.end()) if m is not None else None
 
     def _simple_expansion(self, c: str, pos: int) -> Optional[Word]:
         """`$name`, a single-quoted string, or a double-quoted string of literal text and
@@ -473,6 +515,8 @@ class Lexer:
 
     def _simple_double_quoted(self, pos: int) -> Optional[Word]:
         """_simple_expansion's double-quoted form, built as scan_double_quoted builds it."""
+        if COMPILED:
+            return self._simple_double_quoted_by_hand(pos)
         m = _SIMPLE_DQ.match(self.src, pos)
         if m is None:
             return None
@@ -491,6 +535,36 @@ class Lexer:
         self.pos = end
         return Word(pos, [DoubleQuoted(pos, parts)])
 
+    def _simple_double_quoted_by_hand(self, pos: int) -> Optional[Word]:
+        """_simple_double_quoted compiled: one pass over the characters, which native code
+        makes in a tenth of the two regular expressions' time (they stay the pure path's,
+        which the word-scanning tests compare this with)."""
+        src = self.src
+        parts: list = []
+        i = start = pos + 1
+        c = char_at(src, i)
+        while c != '"':
+            if c == "" or c == "\\" or c == "`":
+                return None
+            if c != "$":
+                i += 1
+                c = char_at(src, i)
+                continue
+            end = _parameter_end(src, i + 1)
+            if end < 0:
+                return None
+            if start < i:
+                parts.append(Lit(i, src[start:i]))        # a literal is placed where it ends
+            parts.append(ParamExp(i, src[i + 1:end], braced=False))
+            i = start = end
+            c = char_at(src, i)
+        if not _at_word_end(src, i + 1):
+            return None
+        if start < i:
+            parts.append(Lit(i, src[start:i]))
+        self.pos = i + 1
+        return Word(pos, [DoubleQuoted(pos, parts)])
+
     def _scan_word(self, mode: int) -> Token:
         start = self.pos
         parts = self.scan_parts(PLAIN_WORD, start)
@@ -501,12 +575,11 @@ class Lexer:
 
     # ------------------------------------------------------------ assignments
 
-    def _scan_assignment(self, m) -> Optional[Token]:
+    def _scan_assignment(self, name: str, op: str, pos: int) -> Optional[Token]:
+        """The assignment that starts with `name` and `op` (`[`, `=` or `+=`), which ends at pos."""
         start = self.pos
-        name = m[1]
         index = None
-        pos = m.end()
-        if m[2] == "[":
+        if op == "[":
             close = self._find_bracket_close(pos)
             if close < 0:
                 return None
@@ -521,7 +594,7 @@ class Lexer:
             append = self.src[after] == "+"
             pos = op_end
         else:
-            append = m[2] == "+="
+            append = op == "+="
         self.pos = pos
         if char_at(self.src, pos) == "(":
             array = self.scan_array_literal()      # with an index: refused when it runs
