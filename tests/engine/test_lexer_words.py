@@ -5,7 +5,8 @@ import itertools
 import random
 
 from support import scaled, script_corpus
-from scripted_kernel.shell.lexer import _ASSIGN_HEAD, _COMMON_TOKEN, Lexer, Source, _assignment_head, _common_token
+from scripted_kernel.shell.lexer import (_ASSIGN_HEAD, _COMMON_TOKEN, _PLAIN_WORD, Lexer, Source, _assignment_head,
+                                         _common_token, _plain_word_end_by_hand)
 
 ALPHABET = "a{}[]?*+@!-=.,:%^~#\\("
 
@@ -76,6 +77,17 @@ def test_an_assignment_head_is_found_by_hand_as_the_pattern_finds_it():
             assert by_hand == (None if m is None else (m[1], m[2], m.end())), text
             heads += by_hand is not None
     assert heads > 1_000
+
+
+def test_a_plain_word_is_found_by_hand_as_the_pattern_finds_it():
+    words = 0
+    for n in range(1, 6):
+        for letters in itertools.product("a=*(<> $\t", repeat=n):
+            text = "x" + "".join(letters)
+            m = _PLAIN_WORD.match(text, 1)
+            assert _plain_word_end_by_hand(text, 1) == (-1 if m is None else m.end(1)), text
+            words += m is not None
+    assert words > 1_000
 
 
 def test_assignment_values_scan_as_the_general_scanner_does(monkeypatch):

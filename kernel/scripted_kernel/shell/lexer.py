@@ -257,6 +257,24 @@ def _name_end(src: str, pos: int) -> int:
     return pos
 
 
+def _plain_word_end(src: str, pos: int) -> int:
+    """Where the word of literal characters only (_PLAIN_WORD) that starts at pos ends, or -1
+    when none does: compiled, by hand (see _common_token), else by the pattern."""
+    if COMPILED:
+        return _plain_word_end_by_hand(src, pos)
+    m = _PLAIN_WORD.match(src, pos)
+    return -1 if m is None else m.end(1)
+
+
+def _plain_word_end_by_hand(src: str, pos: int) -> int:
+    end, n = pos, len(src)
+    while end < n and src[end] in _LITERAL_CHARS:
+        end += 1
+    if end == pos or (char_at(src, end) == "(" and src[end - 1] in EXTGLOB_PREFIX):
+        return -1
+    return end if _at_word_end(src, end) else -1
+
+
 def _assignment_head(src: str, pos: int) -> Optional[tuple[str, str, int]]:
     """What _ASSIGN_HEAD matches at pos, by hand (native code makes the test in a fraction of
     the match's time): (the name, `[`, `=` or `+=`, where that ends), or None."""
@@ -461,11 +479,11 @@ class Lexer:
             tok = self._scan_assignment_or_none()
             if tok is not None:
                 return tok
-        m = _PLAIN_WORD.match(src, pos)
-        if m is not None:               # a word of plain characters only
-            text = m.group(1)
+        end = _plain_word_end(src, pos)
+        if end > 0:                     # a word of plain characters only
+            text = src[pos:end]
             if mode == ARGUMENT or ("=" not in text and "[" not in text):
-                self.pos = end = m.end(1)
+                self.pos = end
                 return Token("WORD", text, pos, end, Word(pos, [Lit(pos, text)]), None, mode)
         return self._scan_word(mode)
 
@@ -616,11 +634,11 @@ class Lexer:
         c = char_at(self.src, pos)
         if c in "$\"'":                # (none of them starts a plain word)
             return self._simple_expansion(c, pos)
-        m = _PLAIN_WORD.match(self.src, pos)
-        if m is not None:
-            self.pos = m.end(1)
-            return Word(pos, [Lit(pos, m.group(1))])
-        return None
+        end = _plain_word_end(self.src, pos)
+        if end < 0:
+            return None
+        self.pos = end
+        return Word(pos, [Lit(pos, self.src[pos:end])])
 
     def _find_bracket_close(self, pos: int, stops: str = "\n;|&<>") -> int:
         """The `]` closing an array subscript that starts at pos, or -1 (at the end, or at a
