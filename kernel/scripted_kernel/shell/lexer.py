@@ -216,12 +216,11 @@ def _common_token(src: str, pos: int) -> tuple[int, str, int]:
             return 1, src[pos:end], end
         return 0, "", pos
     if c == "$":
-        m = _NAME.match(src, pos + 1)
-        if m is not None:
-            end = m.end()
+        end = _name_end(src, pos + 1)
+        if end > 0:
             after = char_at(src, end)
             if after == "" or after in _LITERAL_WORD_END or (after in "<>" and char_at(src, end + 1) != "("):
-                return 4, m.group(), end
+                return 4, src[pos + 1:end], end
         return 0, "", pos
     candidates = _OPERATORS_BY_START.get(c)
     if candidates is not None:
