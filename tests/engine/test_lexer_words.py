@@ -5,7 +5,8 @@ import itertools
 import random
 
 from support import scaled, script_corpus
-from scripted_kernel.shell.lexer import _COMMON_TOKEN, Lexer, Source, _common_token
+from scripted_kernel.shell.lexer import (_ASSIGN_HEAD, _COMMON_TOKEN, _PLAIN_WORD, Lexer, Source, _assignment_head,
+                                         _common_token, _plain_word_end_by_hand)
 
 ALPHABET = "a{}[]?*+@!-=.,:%^~#\\("
 
@@ -48,6 +49,45 @@ def test_parameters_and_simple_quoted_words_scan_as_the_general_scanner_does():
         compared += 1
         fast += Lexer(Source(text + " x"), parse_nested=None)._simple_expansion(text[0], 0) is not None
     assert compared > 10_000 and fast > 3_000
+
+
+def test_double_quoted_words_scanned_by_hand_are_the_general_scanners_words():
+    """The compiled build's one-pass scan of "text $name $1" words, checked in either build."""
+    contents = ["".join(letters) for n in range(5) for letters in itertools.product('a1 $@_\\`"-', repeat=n)]
+    compared = 0
+    for content, after in itertools.product(contents, (" x", "", ";", "<x", "<(x)", "b", "$y")):
+        text = '"' + content + after
+        lexer = Lexer(Source(text), parse_nested=None)
+        by_hand = lexer._simple_double_quoted_by_hand(0)
+        if by_hand is None:
+            continue
+        general = scan(text, general=True)
+        assert (by_hand, lexer.pos) == (general[4], general[3]), text
+        compared += 1
+    assert compared > 2_000
+
+
+def test_an_assignment_head_is_found_by_hand_as_the_pattern_finds_it():
+    heads = 0
+    for n in range(1, 6):
+        for letters in itertools.product("aZ_1=+[$é ", repeat=n):
+            text = "".join(letters)
+            m = _ASSIGN_HEAD.match(text, 1) if n > 1 else None
+            by_hand = _assignment_head(text, 1) if n > 1 else None
+            assert by_hand == (None if m is None else (m[1], m[2], m.end())), text
+            heads += by_hand is not None
+    assert heads > 1_000
+
+
+def test_a_plain_word_is_found_by_hand_as_the_pattern_finds_it():
+    words = 0
+    for n in range(1, 6):
+        for letters in itertools.product("a=*(<> $\t", repeat=n):
+            text = "x" + "".join(letters)
+            m = _PLAIN_WORD.match(text, 1)
+            assert _plain_word_end_by_hand(text, 1) == (-1 if m is None else m.end(1)), text
+            words += m is not None
+    assert words > 1_000
 
 
 def test_assignment_values_scan_as_the_general_scanner_does(monkeypatch):
