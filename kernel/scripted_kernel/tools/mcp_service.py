@@ -447,6 +447,10 @@ class HttpExchange:
     def finish(self):
         if self._watch is not None:
             self._watch.cancel()
+            # the cancelled task keeps its CancelledError, whose traceback holds the watch's
+            # frame and so this exchange: without letting go of the task, each request left a
+            # cycle (the task, its error, three frames, this exchange) for the collector
+            self._watch = None
 
 
 class _Front:
