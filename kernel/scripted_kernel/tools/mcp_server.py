@@ -321,9 +321,17 @@ def script_result(name: str, started: float, response: ToolResponse, gone_at: Op
     output = {"stdout": valid_unicode(response.stdout), "stderr": valid_unicode(response.stderr),
               "exit_code": response.exit_code, "error": response.error, "trace": trace_entries(response)}
     log_call(name, started, response, gone_at)
-    text = json.dumps({k: output[k] for k in ("stdout", "stderr", "exit_code")}, indent=2)
+    text = _indented_json({k: output[k] for k in ("stdout", "stderr", "exit_code")})
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=output,
                           is_error=response.exit_code != 0)
+
+
+def _indented_json(fields: dict) -> str:
+    """json.dumps(fields, indent=2) of a flat object, without it: with an indent, json builds
+    its encoder as closures that refer to each other, a cycle of some 30 objects per call that
+    only the cyclic collector frees (a string or number alone takes the C encoder)."""
+    members = ",\n".join(f"  {json.dumps(key)}: {json.dumps(value)}" for key, value in fields.items())
+    return "{\n" + members + "\n}"
 
 
 def log_call(name: str, started: float, response: ToolResponse, gone_at: Optional[float] = None):

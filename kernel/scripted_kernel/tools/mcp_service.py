@@ -138,7 +138,9 @@ def create_app(config: Optional[ServiceConfig] = None):
     app = _mcp_routes(server, config, stored)
     if stored is not None:
         app = _SessionIds(app, stored)
-    return _Front(app, config.token, config.max_request_bytes, config.body_timeout_seconds)
+    app = _Front(app, config.token, config.max_request_bytes, config.body_timeout_seconds)
+    _freeze_what_lives_as_long_as_the_server()
+    return app
 
 
 def _mcp_server(config: ServiceConfig) -> tuple:
@@ -262,17 +264,25 @@ def _give_back_freed_sessions():
     threshold each time a large block is freed, and then carves large blocks out of per-thread
     arenas that keep them once freed: six calls on 30 MB sessions left the server 159-254 MB
     larger for 63 MB of Python objects at their peak; with the threshold fixed (at its default,
-    128 KiB) 64 MB. And what the server has made so far lives as long as it: frozen out of the
-    cyclic collector's way, the collections that the memory bound starts take some 15 ms, not
-    0.3 s through the 200,000 objects of the modules."""
+    128 KiB) 64 MB."""
     import ctypes
     import ctypes.util
-    import gc
     M_MMAP_THRESHOLD = -3
     try:
         ctypes.CDLL(ctypes.util.find_library("c")).mallopt(M_MMAP_THRESHOLD, 128 * 1024)
     except (OSError, AttributeError, TypeError):
         pass                                     # not glibc: its own allocator's ways
+
+
+def _freeze_what_lives_as_long_as_the_server():
+    """Move what the server has made so far (the modules, the tool, the SDK's models, some
+    150,000 objects) out of the cyclic collector's way: it lives as long as the server. Under
+    load a call's objects outlive two young collections and reach the oldest generation, so a
+    full collection runs about once a second, and each walked the whole heap with the GIL held,
+    stalling every call in flight: at one worker and 50 clients, 90-150 ms each (mcp 2.x's
+    larger heap; 70-100 ms on 1.x), which was the p95 and p99 of the calls; frozen, 30-40 ms.
+    The memory bound's collections (mcp_sessions) take some 15 ms, not 0.3 s."""
+    import gc
     gc.collect()
     gc.freeze()
 
@@ -437,6 +447,10 @@ class HttpExchange:
     def finish(self):
         if self._watch is not None:
             self._watch.cancel()
+            # the cancelled task keeps its CancelledError, whose traceback holds the watch's
+            # frame and so this exchange: without letting go of the task, each request left a
+            # cycle (the task, its error, three frames, this exchange) for the collector
+            self._watch = None
 
 
 class _Front:
@@ -467,9 +481,13 @@ class _Front:
         declared = headers.get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_request_bytes:
             return await _refuse(send, 413, f"request body over {self.max_request_bytes} bytes")
-        try:
-            body = await asyncio.wait_for(self._body(receive), self.body_timeout)
-        except asyncio.TimeoutError:
+        import anyio
+        # a cancel scope on this task, not asyncio.wait_for, which reads the body in a task of
+        # its own: three more turns of the event loop per request, each waiting behind the
+        # callbacks of every other call in flight
+        with anyio.move_on_after(self.body_timeout) as reading:
+            body = await self._body(receive)
+        if reading.cancelled_caught:
             return await _refuse(send, 408, f"the request body did not arrive within {self.body_timeout:g} s",
                                  [(b"connection", b"close")])
         if body is None:
