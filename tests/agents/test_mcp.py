@@ -4,6 +4,7 @@ a test MCP server written with the same package."""
 import asyncio
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -149,3 +150,20 @@ def test_a_structured_result_logs_a_huge_parameter_of_markup_as_the_start_of_its
     assert entry["status"] == "done" and entry["argv"][:2] == ["notify", "--text"]
     assert entry["argv"][2].startswith(markup * 10) and entry["argv"][2].endswith(f"({20000 * len(markup)} characters)")
     assert len(json.dumps(entry)) < MAX_LOGGED_CALL_CHARS + 1024
+
+
+def test_a_result_text_is_the_indented_json_a_client_has_always_read():
+    """script_result writes its text without json.dumps(indent=2) (whose encoder is a cycle of
+    closures per call): the same text, for every kind of character a script may print."""
+    import time
+
+    from scripted_kernel.tools.mcp_server import script_result
+    printed = 'quote " backslash \\ tab \t nl \n nul \x00 del \x7f é ☃ 😀 \u2028 ' + "".join(map(chr, range(32)))
+    tool = ScriptedTool.builder("api").build()
+    for script in (f"printf %s {shlex.quote(printed)}; printf %s {shlex.quote(printed)} >&2; exit 3",
+                   "printf '\\xff\\xfe'", "true"):
+        response = tool.execute(script)
+        result = script_result("api", time.perf_counter(), response)
+        fields = {"stdout": response.stdout, "stderr": response.stderr, "exit_code": response.exit_code}
+        assert result.content[0].text == json.dumps(
+            {k: result.structured_content[k] for k in fields}, indent=2), script
