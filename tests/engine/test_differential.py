@@ -22,7 +22,6 @@ h=99999999999999999999; echo $((h)) $((h + 0)); d=(); d[h]=x; echo "${!d[@]}"
 """,
     # ---- `name OP constant` and `name++` (arithmetic's one-step forms) against every kind of
     # variable: attributes, exported under set -a, a nameref, a local, unset, past the 64-bit edge
-    # (not a readonly one: bash fails the (( )) command and goes on, the engine ends the line)
     "increments_and_comparisons_of_every_variable": """for op in '<' '>' '<=' '>=' '==' '!='; do
 for v in -2 7 8 9; do x=$v; (( x $op 8 )); printf '%s' $?; (( x $op -2 )); printf '%s' $?; (( x $op 010 )); printf '%s ' $?; done; done; echo
 i=9223372036854775807; (( i++ )); echo $i; (( i-- )); echo $i; (( ++i )); echo $i; j=-9223372036854775808; (( j-- )); echo $j
@@ -32,6 +31,12 @@ f() { local k=1; (( k++ )); (( k == 2 )) && echo "local $k"; (( g++ )); }; f; ec
 (( unset_one++ )); echo $unset_one; ( set -u; (( nothing < 2 )); echo after ) 2>/dev/null; echo "nounset $?"
 s=' 12 '; (( s++ )); echo "[$s]"; t='3+4'; (( t < 8 )) && echo expr-var; w=08; (( w < 9 )) 2>/dev/null || echo "bad octal $?"
 a=(5 6); (( a++ )); (( a[1]++ )); echo "${a[@]}"; for ((c=3; c>0; c--)); do printf '%s' $c; done; echo""",
+    # ---- a readonly variable in arithmetic: the command fails and the line goes on, except in
+    # $(( )), which ends it as any failed expansion does
+    "readonly_variables_in_arithmetic": """readonly r=1; (( r++ )); echo "(( )) $? $r"; (( x=5, r=2, y=7 )); echo "$? $x [$y]"
+let z=1 r=3 w=2; echo "let $? [$z] [$w]"; for ((r=0; r<2; r++)); do echo never; done; echo "for $?"
+f() { local -r q=1; (( q++ )); echo "local $?"; }; f; ( echo "$(( r++ ))"; echo not-reached ); echo "expansion $?"
+( set -e; (( r = 4 )); echo not-under-errexit ); echo "errexit $?"; r=5; echo not-reached-either""",
     # ---- indirect references to arrays under operators (the compiled build once typed these as strings)
     "indirect_array_operators": """a=('foo bar' baz); r='a[@]'; printf '<%s>' ${!r+"${!r}"}; echo
 printf '<%s>' "${!r:1}"; echo; declare -A m=([k]=a[@]); printf '<%s>' "${!m[@]:1}"; echo""",

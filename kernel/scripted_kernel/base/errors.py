@@ -45,6 +45,12 @@ class FatalError(Exception):
         self.ends_errexit_shell = True   # False for $((...)) in a word: bash goes on even under set -e
 
 
+class ReadonlyVariable(FatalError):
+    """An assignment to a readonly variable. Fatal as other assignments' errors are, except in
+    an arithmetic command (`(( r++ ))`, `for ((...))`, `let`), which bash fails with status 1
+    and goes on."""
+
+
 def unbound(name: str) -> FatalError:
     return FatalError(f"{name}: unbound variable", status=127, exits=True)
 

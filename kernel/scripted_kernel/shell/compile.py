@@ -9,7 +9,7 @@ from typing import Any, Callable, Optional
 
 from ..base import patterns
 from ..base.errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
-                           LimitExceeded, ShellSyntaxError)
+                           LimitExceeded, ReadonlyVariable, ShellSyntaxError)
 from ..fs import FsError
 from . import nodes as A
 from .arith import compile_arith
@@ -788,6 +788,9 @@ class Compiler:
             except ArithError as e:
                 sh.error(e.render())
                 status = 1
+            except ReadonlyVariable as e:
+                sh.error(e.message)
+                status = 1
             sh.status = status
             return status
         return self.with_redirects(run, node.redirects)
@@ -829,6 +832,9 @@ class Compiler:
                 status = 0 if (shown(sh) if sh.xtrace else expr(sh)) else 1
             except ArithError as e:
                 sh.error(f"((: {e.render()}")
+                status = 1
+            except ReadonlyVariable as e:         # the command fails; the line goes on
+                sh.error(e.message)
                 status = 1
             sh.status = status
             if status and not sh.errexit_suppressed and (sh.errexit or "ERR" in sh.traps):

@@ -11,7 +11,7 @@ import re
 from typing import Any, Callable, Optional
 
 from . import arith as arith_mod
-from ..base.errors import unbound, ArithError, FatalError, LimitExceeded
+from ..base.errors import unbound, ArithError, FatalError, LimitExceeded, ReadonlyVariable
 from ..base.limits import Budget, ExecutionLimits, wall_clock
 from .split import DEFAULT_IFS
 from .state import (CAPITALIZE, EXPORT, INTEGER, LOWER, NAMEREF, READONLY, UPPER, IndexedArray, Var)
@@ -267,7 +267,7 @@ class Variables:
             if target != name:
                 return self._writable(target)
         if var.attrs & READONLY:
-            raise FatalError(f"{name}: readonly variable")
+            raise ReadonlyVariable(f"{name}: readonly variable")
         # (the scope search above is lookup's, written out: this runs for every assignment)
         return var if var.owner is self.var_owner else self.adopt(scope, name, var)
 

@@ -6,7 +6,8 @@ import re
 
 from .registry import builtin
 from ..dispatch import call_command, command_not_found, dispatch
-from ...base.errors import (ArithError, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReturnSignal)
+from ...base.errors import (ArithError, BreakLoop, ContinueLoop, ExitSignal, FatalError, ReadonlyVariable,
+                             ReturnSignal)
 from ..parser import RESERVED
 from ..state import EXPORT, Var
 
@@ -127,6 +128,9 @@ def let(sh, argv):
             value = compile_arith(expr)(sh)
         except ArithError as e:
             sh.error(f"let: {e.render()}")
+            return 1
+        except ReadonlyVariable as e:
+            sh.error(e.message)
             return 1
     return 0 if value else 1
 
