@@ -335,12 +335,25 @@ def test_a_lone_surrogate_from_the_host_is_a_replacement_character(script, stdou
 @pytest.mark.parametrize("script", ["`" * 1_000_000, "echo " + "`:`" * 330_000])
 def test_many_backtick_substitutions_are_read_under_the_clock(script):
     # each `...` body is read by a parser of its own, whose count of work never reached the
-    # clock check: 1 MiB of backticks was read for 14 s past a 3 s deadline (the bound below
-    # is generous: the clock is read every 64 substitutions, a few milliseconds)
+    # clock check: 1 MiB of backticks was read for 14 s past a 3 s deadline; and once read, the
+    # 500,000 empty substitutions ran no command, so never read the clock (7 s past a 2 s
+    # deadline). The work is some 7 s here: a deadline of 0.5 s ends it on any machine (the
+    # bound below is generous: the clock is read every 64 substitutions, a few milliseconds)
     start = time.monotonic()
-    r = ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=2)).build().execute(script)
+    r = ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=0.5)).build().execute(script)
     assert (r.exit_code, r.error) == (124, "timeout")
-    assert time.monotonic() - start < 2 + 3
+    assert time.monotonic() - start < 0.5 + 3
+
+
+@pytest.mark.parametrize("script", [": {1..100000}$() {1..100000}$() {1..100000}$()", ": {1..99999}$()$()$()$()$()"])
+def test_words_of_empty_substitutions_run_under_the_clock(script):
+    """A short text whose brace expansion makes 100,000 words of empty substitutions runs no
+    command: making the words and running the substitutions read the clock themselves (before,
+    7-9 s past a 0.5 s deadline, and then exit status 0)."""
+    start = time.monotonic()
+    r = ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=0.5)).build().execute(script)
+    assert (r.exit_code, r.error) == (124, "timeout")
+    assert time.monotonic() - start < 0.5 + 3
 
 
 @pytest.mark.parametrize("command", ["ls", "grep a", "stat", "find", "du", "xargs", "realpath", "tar -cf a.tar",

@@ -294,6 +294,9 @@ class Shell(Variables):
         return status
 
     def command_substitution(self, body: Callable) -> str:
+        # under the clock, as a command is: 500,000 empty `` in one word ran no command, and so
+        # never read the clock, for 7 s past a 2 s deadline once its parse was quick enough
+        self.budget.check_stop()
         child = self.subshell()
         buf = SubstitutionBuffer(self.budget)
         child.out = buf.write
