@@ -208,19 +208,15 @@ def _common_token(src: str, pos: int) -> tuple[int, str, int]:
     if c == "\n":
         return 2, c, pos + 1
     if c in _LITERAL_CHARS:
-        end, n = pos + 1, len(src)
-        while end < n and src[end] in _LITERAL_CHARS:
-            end += 1
+        end = _literal_run_end(src, pos + 1)
         after = char_at(src, end)
         if after == "" or (after in _LITERAL_WORD_END and not (after == "(" and src[end - 1] in EXTGLOB_PREFIX)):
             return 1, src[pos:end], end
         return 0, "", pos
     if c == "$":
         end = _name_end(src, pos + 1)
-        if end > 0:
-            after = char_at(src, end)
-            if after == "" or after in _LITERAL_WORD_END or (after in "<>" and char_at(src, end + 1) != "("):
-                return 4, src[pos + 1:end], end
+        if end > 0 and _at_word_end(src, end):
+            return 4, src[pos + 1:end], end
         return 0, "", pos
     candidates = _OPERATORS_BY_START.get(c)
     if candidates is not None:
@@ -259,6 +255,13 @@ def _name_end(src: str, pos: int) -> int:
     return pos
 
 
+def _literal_run_end(src: str, pos: int) -> int:
+    """Where the run of literal characters (_LITERALS) that starts at pos ends (pos: none)."""
+    n = len(src)
+    while pos < n and src[pos] in _LITERAL_CHARS:
+        pos += 1
+    return pos
+
 
 def _plain_word_end(src: str, pos: int) -> int:
     """Where the word of literal characters only (_PLAIN_WORD) that starts at pos ends, or -1
@@ -270,9 +273,7 @@ def _plain_word_end(src: str, pos: int) -> int:
 
 
 def _plain_word_end_by_hand(src: str, pos: int) -> int:
-    end, n = pos, len(src)
-    while end < n and src[end] in _LITERAL_CHARS:
-        end += 1
+    end = _literal_run_end(src, pos)
     if end == pos or (char_at(src, end) == "(" and src[end - 1] in EXTGLOB_PREFIX):
         return -1
     return end if _at_word_end(src, end) else -1
@@ -292,7 +293,7 @@ def _assignment_head(src: str, pos: int) -> Optional[tuple[str, str, int]]:
 def _at_word_end(src: str, pos: int) -> bool:
     """Whether a word may end at pos (_WORD_END): at a metacharacter, or the end."""
     c = char_at(src, pos)
-    return c == "" or c in " \t\n;&|()" or (c in "<>" and char_at(src, pos + 1) != "(")
+    return c == "" or c in _LITERAL_WORD_END or (c in "<>" and char_at(src, pos + 1) != "(")
 
 
 class Token:
