@@ -15,7 +15,7 @@ from . import nodes as A
 from .arith import compile_arith
 from .braces import brace_expand, has_braces
 from .builtins.test import unary_test
-from .conditions import CondError, any_matches, cond_binary_test, regex_test
+from .conditions import CondError, any_matches, cond_binary_test, pattern_test, regex_test
 from .dispatch import dispatch
 from .expand import Disabled, WordCompiler
 from .jobs import start_job, with_substitutions
@@ -846,7 +846,7 @@ class Compiler:
         subject = self.words.string(node.word)
         items: list = []
         for item in node.items:
-            pats = list(map(self.words.pattern, item.patterns))
+            pats = [pattern_test(self.words.pattern(w), self.words.written_pattern(w)) for w in item.patterns]
             body = self.later(item.body) if item.body is not None else (lambda sh: 0)
             items.append((pats, body, item.terminator))
         line = self.line(node.pos)
@@ -941,6 +941,7 @@ class Compiler:
         if op in ("==", "=", "!="):
             right = self.words.pattern(e.right)
             negate = op == "!="
+            test = pattern_test(right, self.words.written_pattern(e.right))
             if trace:
                 def shown_match(sh):
                     lhs, rhs = left(sh), right(sh)
@@ -949,7 +950,7 @@ class Compiler:
                 return shown_match
 
             def match(sh):
-                return patterns.glob_match(right(sh), left(sh), sh.shopts["nocasematch"]) != negate
+                return test(sh, left(sh), sh.shopts["nocasematch"]) != negate
             return match
         if op == "=~":
             right = self.words.regex(e.right)

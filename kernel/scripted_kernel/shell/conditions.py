@@ -2,6 +2,8 @@
 `case` item. The compile stage (compile.py) turns each test into a closure that calls these."""
 from __future__ import annotations
 
+from typing import Callable, Optional
+
 from ..base import patterns
 from ..base.errors import FatalError
 from ..base.regexes import RegexError, RegexTimeout, search
@@ -43,9 +45,35 @@ class CondError(Exception):
         self.status = status
 
 
-def any_matches(sh, pats: list, value: str, nocase: bool) -> bool:
-    """Whether a case item's patterns match, tried in order."""
-    for p in pats:
-        if patterns.glob_match(p(sh), value, nocase):
+def any_matches(sh, tests: list, value: str, nocase: bool) -> bool:
+    """Whether a case item's patterns match, tried in order (each a pattern_test)."""
+    for test in tests:
+        if test(sh, value, nocase):
             return True
     return False
+
+
+def pattern_test(pattern: Callable, written: Optional[str]) -> Callable:
+    """fn(sh, value, nocase) -> bool: whether value matches a pattern (a `case` item's, the
+    right of `[[ == ]]`). `pattern(sh)` makes the pattern; `written` is its text when the word
+    has no expansion. Such a text of literal characters and at most one `*` (`ITEM-*`,
+    `*.json`, `*`), the patterns scripts are full of, is tested here without a call to
+    glob_match, which would look at the text again at every test."""
+    if written is None:
+        return lambda sh, value, nocase: patterns.glob_match(pattern(sh), value, nocase)
+    text: str = written
+    pieces = patterns.star_pieces(text)
+    if pieces is None or len(pieces) > 2:
+        return lambda sh, value, nocase: patterns.glob_match(text, value, nocase)
+    if len(pieces) == 1:
+        return lambda sh, value, nocase: value == text if not nocase else patterns.glob_match(text, value, True)
+    first, last = pieces
+    if not first and not last:
+        return _matches_anything
+    least = len(first) + len(last)
+    return lambda sh, value, nocase: (len(value) >= least and value.startswith(first) and value.endswith(last)
+                                      if not nocase else patterns.glob_match(text, value, True))
+
+
+def _matches_anything(sh, value: str, nocase: bool) -> bool:
+    return True

@@ -11,7 +11,7 @@ unquoted, or `Fields`, whose elements are final.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from typing import Callable, Optional
 
 from .nodes import (TRANSFORMS, ArithSub, CommandSub, DoubleQuoted, Lit, ParamExp, ProcessSub, SingleQuoted,
                   Tilde, Word)
@@ -217,6 +217,20 @@ class WordCompiler:
     def pattern(self, word: Word) -> Callable:
         """fn(sh) -> str: a glob pattern in which quoted characters are backslash-escaped."""
         return self._escaped(word, patterns.escape_glob)
+
+    def written_pattern(self, word: Word) -> Optional[str]:
+        """What pattern(word) makes when the word has no expansion in it (its literal and
+        single-quoted parts), else None."""
+        text: list = []
+        for p in word.parts:
+            t = type(p)
+            if t is Lit:
+                text.append(patterns.escape_glob(p.text) if p.escaped else p.text)
+            elif t is SingleQuoted:
+                text.append(patterns.escape_glob(p.text))
+            else:
+                return None
+        return "".join(text)
 
     def regex(self, word: Word) -> Callable:
         """fn(sh) -> str for the right of `=~`: quoted characters escaped, but inside a bracket

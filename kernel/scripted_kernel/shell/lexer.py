@@ -61,9 +61,7 @@ _COMMON_TOKEN: Final = re.compile(r" ?(?:" + _LITERALS + _NO_EXTGLOB + r"(?=[ \t
 # a backtracking stack for every match, which cost more than the rest of the match; compiled,
 # a loop over the characters costs less. The pure build keeps the one match, cheaper there
 # than the tests it would take in Python; tests/engine/test_lexer_words.py compares the two.
-# Both read the same sets: the characters of _LITERALS, and what may end such a word.
-_LITERAL_CHARS: Final = frozenset(c for c in map(chr, range(128)) if re.fullmatch(_LITERALS, c))
-_LITERAL_WORD_END: Final = META - {"<", ">"}
+# Both read the same classes of characters (_CHAR_CLASSES below is made from _LITERALS and META).
 # the operators by their first character, longest first as OPERATORS lists them
 _OPERATORS_BY_START: Final = {op[0]: tuple(o for o in OPERATORS if o[0] == op[0]) for op in OPERATORS}
 _SINGLE_QUOTED: Final = re.compile(r"'([^']*)'" + _WORD_END)
@@ -198,41 +196,73 @@ _new: Final = object.__new__
 COMPILED: Final = not __file__.endswith(".py")
 
 
+# The compiled scans read characters as code points: compiled, `ord(src[pos])` and
+# `src[pos] == "x"` are integer reads, where `src[pos]` alone makes a string object and a test of
+# membership hashes it. Each ASCII character's classes are bits in one table.
+_IS_LITERAL: Final = 1          # a character of _LITERALS
+_IS_NAME_START: Final = 2       # [A-Za-z_]
+_IS_NAME: Final = 4             # [A-Za-z0-9_]
+_IS_WORD_END: Final = 8         # a metacharacter that ends a word wherever it stands (not < or >)
+_IS_EXTGLOB_PREFIX: Final = 16  # ?*+@!, which a `(` after makes an extglob group
+
+
+def _char_classes(c: str) -> int:
+    bits = _IS_LITERAL if re.fullmatch(_LITERALS, c) else 0
+    if c.isascii() and (c.isalpha() or c == "_"):
+        bits |= _IS_NAME_START | _IS_NAME
+    if c.isascii() and c.isdigit():
+        bits |= _IS_NAME
+    if c in META and c not in "<>":
+        bits |= _IS_WORD_END
+    if c in EXTGLOB_PREFIX:
+        bits |= _IS_EXTGLOB_PREFIX
+    return bits
+
+
+_CHAR_CLASSES: Final = bytes(_char_classes(chr(cp)) for cp in range(128))
+
+
+def _classes_at(src: str, pos: int) -> int:
+    """The class bits of the character at pos (0 ≤ pos): none past the end or beyond ASCII."""
+    if pos < len(src):
+        cp = ord(src[pos])
+        if cp < 128:
+            return _CHAR_CLASSES[cp]
+    return 0
+
+
 def _common_token(src: str, pos: int) -> tuple[int, str, int]:
     """What _COMMON_TOKEN matches at pos: (its group, the group's text, where it ends), or
     (0, "", pos) where it does not match."""
-    c = char_at(src, pos)
-    if c == " ":
+    n = len(src)
+    if pos < n and src[pos] == " ":
         pos += 1
-        c = char_at(src, pos)
-    if c == "\n":
-        return 2, c, pos + 1
-    if c in _LITERAL_CHARS:
+    if pos >= n:
+        return 0, "", pos
+    cp = ord(src[pos])
+    if cp == 10:                            # \n
+        return 2, "\n", pos + 1
+    if _classes_at(src, pos) & _IS_LITERAL:
         end = _literal_run_end(src, pos + 1)
-        after = char_at(src, end)
-        if after == "" or (after in _LITERAL_WORD_END and not (after == "(" and src[end - 1] in EXTGLOB_PREFIX)):
+        if end >= n or (_classes_at(src, end) & _IS_WORD_END
+                        and not (src[end] == "(" and _classes_at(src, end - 1) & _IS_EXTGLOB_PREFIX)):
             return 1, src[pos:end], end
         return 0, "", pos
-    if c == "$":
+    if cp == 36:                            # $
         end = _name_end(src, pos + 1)
         if end > 0 and _at_word_end(src, end):
             return 4, src[pos + 1:end], end
         return 0, "", pos
-    candidates = _OPERATORS_BY_START.get(c)
+    candidates = _OPERATORS_BY_START.get(src[pos])
     if candidates is not None:
-        second = char_at(src, pos + 1)
-        if c in "<>" and second == "(":
+        if (cp == 60 or cp == 62) and pos + 1 < n and src[pos + 1] == "(":     # <( >(
             return 0, "", pos
-        third = char_at(src, pos + 2)
-        for op in candidates:
-            if len(op) == 1 or (op[1] == second and (len(op) == 2 or op[2] == third)):
-                return 3, op, pos + len(op)
+        for op in candidates:             # (compiled, str.startswith is a generic method call)
+            k = len(op)
+            if k == 1 or (pos + 1 < n and ord(src[pos + 1]) == ord(op[1])
+                          and (k == 2 or (pos + 2 < n and ord(src[pos + 2]) == ord(op[2])))):
+                return 3, op, pos + k
     return 0, "", pos
-
-
-# (sets: compiled, a test of membership costs a fraction of str.isalpha's method call)
-_NAME_START: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
-_NAME_CHARS: Final = _NAME_START | frozenset("0123456789")
 
 
 def _parameter_end(src: str, pos: int) -> int:
@@ -246,19 +276,17 @@ def _parameter_end(src: str, pos: int) -> int:
 
 def _name_end(src: str, pos: int) -> int:
     """Where the name (_NAME) that starts at pos ends, or -1 when none starts there."""
-    n = len(src)
-    if pos >= n or src[pos] not in _NAME_START:
+    if not _classes_at(src, pos) & _IS_NAME_START:
         return -1
     pos += 1
-    while pos < n and src[pos] in _NAME_CHARS:
+    while _classes_at(src, pos) & _IS_NAME:
         pos += 1
     return pos
 
 
 def _literal_run_end(src: str, pos: int) -> int:
     """Where the run of literal characters (_LITERALS) that starts at pos ends (pos: none)."""
-    n = len(src)
-    while pos < n and src[pos] in _LITERAL_CHARS:
+    while _classes_at(src, pos) & _IS_LITERAL:
         pos += 1
     return pos
 
@@ -274,7 +302,7 @@ def _plain_word_end(src: str, pos: int) -> int:
 
 def _plain_word_end_by_hand(src: str, pos: int) -> int:
     end = _literal_run_end(src, pos)
-    if end == pos or (char_at(src, end) == "(" and src[end - 1] in EXTGLOB_PREFIX):
+    if end == pos or (end < len(src) and src[end] == "(" and _classes_at(src, end - 1) & _IS_EXTGLOB_PREFIX):
         return -1
     return end if _at_word_end(src, end) else -1
 
@@ -283,17 +311,25 @@ def _assignment_head(src: str, pos: int) -> Optional[tuple[str, str, int]]:
     """What _ASSIGN_HEAD matches at pos, by hand (native code makes the test in a fraction of
     the match's time): (the name, `[`, `=` or `+=`, where that ends), or None."""
     end = _name_end(src, pos)
-    if end < 0:
+    if end < 0 or end >= len(src):
         return None
-    c = char_at(src, end)
-    op = c if c == "[" or c == "=" else "+=" if src.startswith("+=", end) else ""
-    return (src[pos:end], op, end + len(op)) if op else None
+    if src[end] == "=":
+        op = "="
+    elif src[end] == "[":
+        op = "["
+    elif src[end] == "+" and end + 1 < len(src) and src[end + 1] == "=":
+        op = "+="
+    else:
+        return None
+    return src[pos:end], op, end + len(op)
 
 
 def _at_word_end(src: str, pos: int) -> bool:
     """Whether a word may end at pos (_WORD_END): at a metacharacter, or the end."""
-    c = char_at(src, pos)
-    return c == "" or c in _LITERAL_WORD_END or (c in "<>" and char_at(src, pos + 1) != "(")
+    n = len(src)
+    if pos >= n or _classes_at(src, pos) & _IS_WORD_END:
+        return True
+    return (src[pos] == "<" or src[pos] == ">") and not (pos + 1 < n and src[pos + 1] == "(")
 
 
 class Token:
@@ -494,7 +530,10 @@ class Lexer:
     def _scan_assignment_or_none(self) -> Optional[Token]:
         if COMPILED:
             head = _assignment_head(self.src, self.pos)
-            return self._scan_assignment(*head) if head is not None else None
+            if head is None:
+                return None
+            name, op, end = head            # (not `*head`: compiled, that is a generic call)
+            return self._scan_assignment(name, op, end)
         m = _ASSIGN_HEAD.match(self.src, self.pos)
         return self._scan_assignment(m[1], m[2], m.end()) if m is not None else None
 

@@ -101,7 +101,7 @@ class Parser:
 
     # ------------------------------------------------------------ helpers
 
-    def unexpected(self, tok) -> ShellSyntaxError:
+    def unexpected(self, tok: Token) -> ShellSyntaxError:
         if tok.kind == "EOF":
             return self.lex.error("syntax error: unexpected end of file", tok.pos, eof=True)
         if tok.kind == "NEWLINE":
@@ -112,7 +112,7 @@ class Parser:
             text = str(tok.value) if tok.kind != "IONUMBER" else self.source.text[tok.pos:tok.end]
         return self.lex.error(f"syntax error near unexpected token `{text}'", tok.pos)
 
-    def is_word(self, tok, text: str) -> bool:
+    def is_word(self, tok: Token, text: str) -> bool:
         return tok.kind == "WORD" and tok.value == text
 
     def expect_word(self, text: str):
@@ -535,7 +535,7 @@ class Parser:
         self.lex.depth -= 1
         return Case(tok.pos, subject.word, items)
 
-    def parse_function_parens(self, name_tok, parens_end: int) -> FunctionDef:
+    def parse_function_parens(self, name_tok: Token, parens_end: int) -> FunctionDef:
         """`name_tok` `()`, the parentheses ending at parens_end."""
         name = self._name_text(name_tok)
         self.lex.peeked = None
@@ -554,7 +554,7 @@ class Parser:
             self.lex.pos = m.end()
         return self.parse_function_body(tok.pos, self._name_text(name_tok))
 
-    def _name_text(self, tok) -> str:
+    def _name_text(self, tok: Token) -> str:
         """A function's name: a word with quotes or expansions is named by its text (and
         refused when the definition runs)."""
         return tok.value if tok.value is not None else self.source.text[tok.pos:tok.end]
@@ -588,7 +588,7 @@ class Parser:
         self.lex.depth -= 1
         return CondCommand(tok.pos, expr)
 
-    def cond_peek(self):
+    def cond_peek(self) -> Token:
         while True:
             tok = self.lex.peek()
             if tok.kind != "NEWLINE":
@@ -671,7 +671,7 @@ class Parser:
             right = r.word
         return CondBinary(tok.pos, op, tok.word, right)
 
-    def cond_error(self, tok) -> ShellSyntaxError:
+    def cond_error(self, tok: Token) -> ShellSyntaxError:
         if tok.kind == "EOF":
             return self.unexpected(tok)
         text = self.source.text[tok.pos:tok.end]

@@ -273,6 +273,11 @@ class Variables:
 
     def set_var(self, name: str, value: str, append: bool = False):
         """name=value (or name+=value) with the variable's attributes applied."""
+        var = None if self.scopes else self.globals.get(name)
+        if var is not None and not var.attrs and var.owner is self.var_owner and type(var.value) is str \
+                and not append and not self.allexport and len(value) <= 4096:
+            var.value = value           # the common case: a plain global this shell owns
+            return
         try:
             var = self._writable(name)
         except _ElementTarget as ref:
@@ -552,8 +557,7 @@ class Variables:
     def arith_set(self, name: str, index, value: int):
         text = str(value)
         if index is None:
-            # (set_var's common case written out, as this runs for every i++: a plain global
-            # this shell owns takes the new text at once)
+            # (set_var's common case written out, as this runs for every i++: a call less)
             var = None if self.scopes else self.globals.get(name)
             if var is not None and not var.attrs and var.owner is self.var_owner and type(var.value) is str \
                     and not self.allexport:
