@@ -154,6 +154,12 @@ echo ${#lines[@]} "${lines[1]}"; readarray -t -s 1 -n 1 x <<< $'a\\nb\\nc'; echo
     "case_patterns": """shopt -s extglob
 for w in apple Banana cherry 42 x.txt ''; do case $w in a*|b*) echo ab;; [A-Z]*) echo upper;; *[0-9]) echo digit;; *.@(txt|md)) echo doc;; '') echo empty;; *) echo other;; esac; done""",
     "case_fallthrough": """case a in a) echo 1;& b) echo 2;;& *) echo 3;; esac""",
+    # patterns written out (tested when compiled: plain text, one star, or left to the matcher)
+    # against quoted and escaped stars, nocasematch, [[ == ]] and a pattern from a variable
+    "written_case_patterns": """for w in '' a A ab aB 'a*' '*' x.json X.JSON ITEM-1 item- '*b' 'a?' ab.c; do printf '%s:' "$w"
+case $w in '') printf e;; a) printf a;; 'a*') printf q;; a\\*) printf b;; *.json) printf j;; ITEM-*) printf i;; \\*b|"*"*) printf s;; ab*c) printf c;; *) printf o;; esac
+[[ $w == a* ]] && printf A; [[ $w != *b ]] && printf N; [[ $w == "a"? ]] && printf Q; p='*.c'; [[ $w == $p ]] && printf P
+shopt -s nocasematch; case $w in item-*) printf I;; A) printf C;; *.JSON) printf J;; esac; [[ $w == A* ]] && printf L; shopt -u nocasematch; echo; done""",
     "dbracket": """x=abc; [[ $x == a* && -n $x && ! -z $x ]] && echo ok1; [[ $x < b || 1 -eq 2 ]] && echo ok2; [[ ( $x != abc ) ]] || echo ok3; [[ 10 -gt 9 ]] && echo ok4""",
     "regex_match": """[[ 'key=value; k2=v2' =~ ([a-z0-9]+)=([a-z0-9]+) ]] && echo ${BASH_REMATCH[0]} ${BASH_REMATCH[1]} ${BASH_REMATCH[2]}; re='^[0-9]+$'; [[ 123 =~ $re ]] && echo num""",
     "test_builtin": """[ -z '' ] && echo z; [ abc = abc ] && echo eq; [ 3 -lt 10 ] && echo lt; test ! -n '' && echo not; [ a '<' b ] && echo less; [ \\( 1 -eq 1 \\) -a 2 -gt 1 ] && echo and""",

@@ -100,21 +100,16 @@ def compile_glob(pattern: str, nocase: bool = False):
 
 
 # what makes a pattern more than literal text and `*`
-_NOT_STARS_ONLY = re.compile(r"[?\[\\+@!(]")
+NOT_STARS_ONLY = frozenset("?[\\+@!(")
+_NOT_STARS_ONLY = re.compile("[" + re.escape("".join(sorted(NOT_STARS_ONLY))) + "]")
 
 
 def glob_match(pattern: str, text: str, nocase: bool = False) -> bool:
-    if not nocase:
-        pieces = star_pieces(pattern)
-        if pieces is not None:
-            return pattern == text if len(pieces) == 1 else _stars_match(pieces, text)
+    if not nocase and _NOT_STARS_ONLY.search(pattern) is None:
+        if "*" not in pattern:
+            return pattern == text
+        return _stars_match(pattern.split("*"), text)
     return bool(_glob(pattern, nocase).fullmatch(text))
-
-
-def star_pieces(pattern: str) -> "list | None":
-    """The literal texts between the `*`s of a pattern that has no other special character
-    (`ITEM-*`: ["ITEM-", ""]; plain text: [the text]), or None for any other pattern."""
-    return pattern.split("*") if _NOT_STARS_ONLY.search(pattern) is None else None
 
 
 def _stars_match(pieces: list, text: str) -> bool:

@@ -15,7 +15,8 @@ from . import nodes as A
 from .arith import compile_arith
 from .braces import brace_expand, has_braces
 from .builtins.test import unary_test
-from .conditions import CondError, any_matches, cond_binary_test, pattern_test, regex_test
+from .conditions import (CondError, any_matches, cond_binary_test, pattern_test, regex_test,
+                         written_pattern_test)
 from .dispatch import dispatch
 from .expand import Disabled, WordCompiler
 from .jobs import start_job, with_substitutions
@@ -45,7 +46,7 @@ class Compiler:
     # cannot subclass it, so a thread that has not compiled yet has no `source` on it)
     _current: Any
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.words = WordCompiler(self.later)
         self._current = threading.local()
 
@@ -201,7 +202,7 @@ class Compiler:
                 sh.errexit_suppressed -= suppressed
                 sh.err_trap_held -= held
             if sh.pipefail:
-                status = next((s for s in reversed(statuses) if s), 0)
+                status = next((s for s in statuses[::-1] if s), 0)
             else:
                 status = statuses[-1]
             if timed:
@@ -846,7 +847,7 @@ class Compiler:
         subject = self.words.string(node.word)
         items: list = []
         for item in node.items:
-            pats = [pattern_test(self.words.pattern(w), self.words.written_pattern(w)) for w in item.patterns]
+            pats = [self.pattern_test(w) for w in item.patterns]
             body = self.later(item.body) if item.body is not None else (lambda sh: 0)
             items.append((pats, body, item.terminator))
         line = self.line(node.pos)
@@ -879,6 +880,11 @@ class Compiler:
             sh.status = status
             return status
         return self.with_redirects(run, node.redirects)
+
+    def pattern_test(self, word: A.Word) -> Callable:
+        """fn(sh, value, nocase) -> bool: whether value matches the pattern `word`."""
+        written = self.words.written_pattern(word)
+        return written_pattern_test(written) if written is not None else pattern_test(self.words.pattern(word))
 
     def c_CondCommand(self, node: A.CondCommand) -> Callable:
         test = self.cond(node.expr)
@@ -941,7 +947,7 @@ class Compiler:
         if op in ("==", "=", "!="):
             right = self.words.pattern(e.right)
             negate = op == "!="
-            test = pattern_test(right, self.words.written_pattern(e.right))
+            test = self.pattern_test(e.right)
             if trace:
                 def shown_match(sh):
                     lhs, rhs = left(sh), right(sh)

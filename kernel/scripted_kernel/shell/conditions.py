@@ -2,7 +2,7 @@
 `case` item. The compile stage (compile.py) turns each test into a closure that calls these."""
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable
 
 from ..base import patterns
 from ..base.errors import FatalError
@@ -53,21 +53,29 @@ def any_matches(sh, tests: list, value: str, nocase: bool) -> bool:
     return False
 
 
-def pattern_test(pattern: Callable, written: Optional[str]) -> Callable:
+def pattern_test(pattern: Callable) -> Callable:
     """fn(sh, value, nocase) -> bool: whether value matches a pattern (a `case` item's, the
-    right of `[[ == ]]`). `pattern(sh)` makes the pattern; `written` is its text when the word
-    has no expansion. Such a text of literal characters and at most one `*` (`ITEM-*`,
-    `*.json`, `*`), the patterns scripts are full of, is tested here without a call to
-    glob_match, which would look at the text again at every test."""
-    if written is None:
-        return lambda sh, value, nocase: patterns.glob_match(pattern(sh), value, nocase)
-    text: str = written
-    pieces = patterns.star_pieces(text)
-    if pieces is None or len(pieces) > 2:
+    right of `[[ == ]]`) that `pattern(sh)` makes."""
+    return lambda sh, value, nocase: patterns.glob_match(pattern(sh), value, nocase)
+
+
+def written_pattern_test(text: str) -> Callable:
+    """pattern_test for a pattern written out (no expansion in its word). A text of literal
+    characters with at most one `*` (`ITEM-*`, `*.json`, `*`), the patterns scripts are full
+    of, is tested here, without a call to glob_match, which would look at the text again at
+    every test."""
+    stars = 0
+    for c in text:
+        if c == "*":
+            stars += 1
+        elif c in patterns.NOT_STARS_ONLY:
+            stars = 2
+            break
+    if stars > 1:
         return lambda sh, value, nocase: patterns.glob_match(text, value, nocase)
-    if len(pieces) == 1:
+    if stars == 0:
         return lambda sh, value, nocase: value == text if not nocase else patterns.glob_match(text, value, True)
-    first, last = pieces
+    first, _, last = text.partition("*")
     if not first and not last:
         return _matches_anything
     least = len(first) + len(last)

@@ -943,7 +943,7 @@ class Lexer:
             raise self.unexpected_eof(")")
         return end
 
-    def _scan_process_sub(self):
+    def _scan_process_sub(self) -> ProcessSub:
         start = self.pos
         body, end = self.parse_nested(self.depth, start + 2, ")")
         self.pos = end

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Final, Optional
+from typing import Any, Final, Optional
 
 from .nodes import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case, CaseItem, CommandList,
                   CondAndOr, CondBinary, CondCommand, CondNot, CondUnary, CondWord,
                   For, FunctionDef, HereDoc, If, Pipeline, Redirect, SimpleCommand,
-                  Subshell, While, COMPOUND_NODES)
+                  Subshell, While, COMPOUND_NODES, Node)
 from ..base.errors import ShellSyntaxError
 from .lexer import ARGUMENT, COMMAND_START, DEFAULT_MAX_DEPTH, REDIRECT_OPS, Lexer, Source, SubParsers, Token, char_at
 
@@ -394,7 +394,7 @@ class Parser:
         if not body.items:
             raise self.unexpected(self.lex.peek(COMMAND_START))
 
-    def parse_do_group(self):
+    def parse_do_group(self) -> Node:
         self.skip_newlines()
         tok = self.lex.peek(COMMAND_START)
         if self.is_word(tok, "{"):
@@ -595,7 +595,7 @@ class Parser:
                 return tok
             self.lex.advance()
 
-    def cond_or(self):
+    def cond_or(self) -> Any:
         left = self.cond_and()
         while True:
             tok = self.cond_peek()
@@ -605,7 +605,7 @@ class Parser:
             else:
                 return left
 
-    def cond_and(self):
+    def cond_and(self) -> Any:
         left = self.cond_not()
         while True:
             tok = self.cond_peek()
@@ -615,14 +615,14 @@ class Parser:
             else:
                 return left
 
-    def cond_not(self):
+    def cond_not(self) -> Any:
         tok = self.cond_peek()
         if self.is_word(tok, "!"):
             self.lex.advance()
             return CondNot(tok.pos, self.cond_not())
         return self.cond_primary()
 
-    def cond_primary(self):
+    def cond_primary(self) -> Any:
         lex = self.lex
         tok = self.cond_peek()
         if tok.kind == "OP" and tok.value == "(":
