@@ -2,7 +2,7 @@
 `case` item. The compile stage (compile.py) turns each test into a closure that calls these."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Final
 
 from ..base import patterns
 from ..base.errors import FatalError
@@ -59,6 +59,9 @@ def pattern_test(pattern: Callable) -> Callable:
     return lambda sh, value, nocase: patterns.glob_match(pattern(sh), value, nocase)
 
 
+_NOT_STARS_ONLY: Final = patterns.NOT_STARS_ONLY      # (compiled: read once, not per character)
+
+
 def written_pattern_test(text: str) -> Callable:
     """pattern_test for a pattern written out (no expansion in its word). A text of literal
     characters with at most one `*` (`ITEM-*`, `*.json`, `*`), the patterns scripts are full
@@ -68,7 +71,7 @@ def written_pattern_test(text: str) -> Callable:
     for c in text:
         if c == "*":
             stars += 1
-        elif c in patterns.NOT_STARS_ONLY:
+        elif c in _NOT_STARS_ONLY:
             stars = 2
             break
     if stars > 1:
