@@ -159,3 +159,34 @@ def test_the_compiled_compile_stage_runs_scripts_as_the_pure_one_does():
     assert sum(w[2] != 0 for _, _, w in compared) > len(corpus) // 4
     differences = [(text, g, w) for text, g, w in compared if g != w]
     assert not differences, differences[:3]
+
+
+def _except_names_of_two_types(source: str):
+    """(function, name, types) for each name that two `except ... as name` clauses of one
+    function bind to different exception types."""
+    import ast
+    for fn in ast.walk(ast.parse(source)):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        bound: dict = {}
+        stack = list(fn.body)
+        while stack:            # this function's own statements: nested ones are visited on their own
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            if isinstance(node, ast.ExceptHandler) and node.name:
+                bound.setdefault(node.name, set()).add(ast.unparse(node.type) if node.type else "")
+            stack.extend(ast.iter_child_nodes(node))
+        yield from ((fn.name, name, types) for name, types in bound.items() if len(types) > 1)
+
+
+def test_no_compiled_function_binds_one_name_to_two_exception_types():
+    """Compiled, a local variable holds one type: `except A as e` and then `except B as e` in
+    one function (a closure included, as the build types their bodies) makes the second a
+    TypeError, which a script sees as an internal error."""
+    found = [(module, *where) for module in native.COMPILED_MODULES
+             for where in _except_names_of_two_types((SHELL_DIR / f"{module}.py").read_text())]
+    assert found == []
+    assert list(_except_names_of_two_types(
+        "def f():\n    try: g()\n    except KeyError as e: h(e)\n    except OSError as e: h(e)\n")) \
+        == [("f", "e", {"KeyError", "OSError"})]

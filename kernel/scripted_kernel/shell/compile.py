@@ -327,8 +327,8 @@ class Compiler:
                     for r in redirects:
                         r(sh)
                     status = 0
-                except RedirectError as e:
-                    sh.error(str(e))
+                except RedirectError as refused:     # (not `e`: compiled, a name holds one type)
+                    sh.error(str(refused))
                     status = 1
             elif redirects:
                 status = with_redirects(sh, redirects, _invoke, sh, argv, assigns, bindings)
@@ -789,8 +789,8 @@ class Compiler:
             except ArithError as e:
                 sh.error(e.render())
                 status = 1
-            except ReadonlyVariable as e:
-                sh.error(e.message)
+            except ReadonlyVariable as readonly:
+                sh.error(readonly.message)
                 status = 1
             sh.status = status
             return status
@@ -834,8 +834,8 @@ class Compiler:
             except ArithError as e:
                 sh.error(f"((: {e.render()}")
                 status = 1
-            except ReadonlyVariable as e:         # the command fails; the line goes on
-                sh.error(e.message)
+            except ReadonlyVariable as readonly:        # the command fails; the line goes on
+                sh.error(readonly.message)
                 status = 1
             sh.status = status
             if status and not sh.errexit_suppressed and (sh.errexit or "ERR" in sh.traps):
@@ -1114,8 +1114,8 @@ def run_unit(sh, unit) -> tuple[int, bool]:
         sh.error(e.message)
         status = sh.status = 1 if (e.exits and sh.errexit) else e.status
         return status, e.exits or (sh.errexit and e.ends_errexit_shell)
-    except Disabled as e:
-        sh.error(str(e))
+    except Disabled as disabled:
+        sh.error(str(disabled))
         sh.status = 1
         return 1, False
     except (BreakLoop, ContinueLoop):

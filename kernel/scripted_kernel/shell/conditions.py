@@ -31,10 +31,10 @@ def cond_binary_test(sh, op: str, lhs: str, rhs: str) -> bool:
         return binary_test(sh, op, lhs, rhs, arith=True)
     except ValueError as err:
         raise CondError(str(err)) from None
-    except FatalError as err:       # bash: the test fails (status 1), the line goes on
-        if err.exits:
+    except FatalError as fatal:     # bash: the test fails (status 1), the line goes on
+        if fatal.exits:
             raise
-        raise CondError(f"[[: {err.message}", status=1) from None
+        raise CondError(f"[[: {fatal.message}", status=1) from None
 
 
 class CondError(Exception):
