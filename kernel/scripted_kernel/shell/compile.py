@@ -945,15 +945,16 @@ class Compiler:
         op = e.op
         left = self.words.string(e.left)
         if op in ("==", "=", "!="):
-            right = self.words.pattern(e.right)
             negate = op == "!="
-            test = self.pattern_test(e.right)
             if trace:
+                right = self.words.pattern(e.right)
+
                 def shown_match(sh):
                     lhs, rhs = left(sh), right(sh)
                     trace_line(sh, f"[[ {bang}{xtrace_quote(lhs)} {op} {rhs} ]]")
                     return patterns.glob_match(rhs, lhs, sh.shopts["nocasematch"]) != negate
                 return shown_match
+            test = self.pattern_test(e.right)
 
             def match(sh):
                 return test(sh, left(sh), sh.shopts["nocasematch"]) != negate
