@@ -160,6 +160,19 @@ for w in apple Banana cherry 42 x.txt ''; do case $w in a*|b*) echo ab;; [A-Z]*)
 case $w in '') printf e;; a) printf a;; 'a*') printf q;; a\\*) printf b;; *.json) printf j;; ITEM-*) printf i;; \\*b|"*"*) printf s;; ab*c) printf c;; *) printf o;; esac
 [[ $w == a* ]] && printf A; [[ $w != *b ]] && printf N; [[ $w == "a"? ]] && printf Q; p='*.c'; [[ $w == $p ]] && printf P
 shopt -s nocasematch; case $w in item-*) printf I;; A) printf C;; *.JSON) printf J;; esac; [[ $w == A* ]] && printf L; shopt -u nocasematch; echo; done""",
+    # arithmetic keeps the number it stored beside the text (Var.number): any other
+    # assignment (plain, +=, an array, a subshell's, declare -i) must be read afresh
+    "arithmetic_after_other_assignments": """i=0; for ((n=0; n<3; n++)); do ((i++)); done; echo $i
+i=abc; abc=7; echo $((i + 1)); ((i = 5)); i=5; echo $((i * 2)); i=6; echo $((i * 2))
+j=0; ((j++)); j+=1; echo $j $((j + 1)); k=1; ((k++)); ( ((k += 10)); echo sub $k ); echo $k $((k))
+declare -i d=3; ((d++)); d=4+4; echo $d $((d)); x=7; ((x++)); x=(1 2); echo $((x)) ${x[1]}
+y=1; ((y++)); f() { local y=10; ((y++)); echo f $y; }; f; echo $y $((y + 0)); ((y--)); y=010; echo $((y))
+set -u; g() { local u; (( u + 1 )); echo not here; }; g; echo after""",
+    # brace expansion's words: fixed text (kept as fields without a closure each) beside
+    # quoted, escaped and expanding ones
+    "brace_words_fixed_and_not": """for i in {1..3} {a,'b c',"d"}{x,} {01..3} {z..x} '{1..2}' \\{a,b\\} {a,b\\*} {,}; do printf '[%s]' "$i"; done; echo
+v=q; echo {1..3}{,-} x{,}y ~nobody{a,b} {$v,w} $v{1,2} "$v"{1,2} {a..e..2} {5..1..2} {-1..1} {a,b}{1..2}
+IFS=x; echo {1..2}x{a,b} {$v,x}; printf '<%s>' {a,}{b,} {'',''}; echo""",
     "dbracket": """x=abc; [[ $x == a* && -n $x && ! -z $x ]] && echo ok1; [[ $x < b || 1 -eq 2 ]] && echo ok2; [[ ( $x != abc ) ]] || echo ok3; [[ 10 -gt 9 ]] && echo ok4""",
     "regex_match": """[[ 'key=value; k2=v2' =~ ([a-z0-9]+)=([a-z0-9]+) ]] && echo ${BASH_REMATCH[0]} ${BASH_REMATCH[1]} ${BASH_REMATCH[2]}; re='^[0-9]+$'; [[ 123 =~ $re ]] && echo num""",
     "test_builtin": """[ -z '' ] && echo z; [ abc = abc ] && echo eq; [ 3 -lt 10 ] && echo lt; test ! -n '' && echo not; [ a '<' b ] && echo less; [ \\( 1 -eq 1 \\) -a 2 -gt 1 ] && echo and""",

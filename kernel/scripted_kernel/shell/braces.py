@@ -78,7 +78,9 @@ def _brace_seq(seq: list, limit: int) -> list[list]:
                 if items is None:
                     rest = _brace_seq(seq[i + 1:], limit)
                     return [seq[:i + 1] + r for r in rest]
-                expanded = [list(s) for s in items]
+                # (a sequence's words are never scanned again: each is one item, not a list
+                # of characters, which brace_expand would join back one by one)
+                expanded = [[s] for s in items]
             tails = _brace_seq(suffix, limit)
             if len(expanded) * len(tails) > limit:
                 raise LimitExceeded("max_brace_expansion",

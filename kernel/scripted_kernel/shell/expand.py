@@ -37,6 +37,7 @@ _WILDCARD = re.compile(r"[*?\[]|[+@!]\(")
 _MAY_EXPAND = re.compile(_WILDCARD.pattern + "|{")     # a wildcard, or a brace that may expand
 # a text with none of these cannot match _MAY_EXPAND: a test much cheaper than the regex call
 _MAY_EXPAND_CHARS = frozenset("*?[({")
+_WILDCARD_CHARS = frozenset("*?[(")       # a wildcard has one of them
 
 
 def _may_expand(text: str) -> bool:
@@ -51,7 +52,8 @@ def _glob_kind(p) -> int:
     if t is Lit:
         if p.escaped:
             return QUOTED_PART
-        return ACTIVE if _WILDCARD.search(p.text) else RAW
+        text = p.text
+        return ACTIVE if not _WILDCARD_CHARS.isdisjoint(text) and _WILDCARD.search(text) else RAW
     if t is ParamExp or t is CommandSub:
         return ACTIVE
     if t is ArithSub:
@@ -347,19 +349,35 @@ class WordCompiler:
         def run(sh):
             if not cache:
                 words = brace_expand(word, sh.limits.max_brace_expansion)
-                compiled = []
+                # each word's field when it is fixed text (`{1..1000}`), else its closure
+                compiled: list = []
                 for number, w in enumerate(words):
                     if not number & 255:      # under the clock: 100,000 words of five `$()` took 4 s
                         check_stop()
-                    compiled.append(self._fields_no_brace(_leading_tilde(_rejoin_names(w))))
+                    w = _leading_tilde(_rejoin_names(w))
+                    fixed = self._fixed_field(w)
+                    compiled.append(fixed if fixed is not None else self._fields_no_brace(w))
                 cache.append(compiled)
             elif len(cache[0]) > sh.limits.max_brace_expansion:
                 raise LimitExceeded("max_brace_expansion", "brace expansion: too many words")
             out = []
-            for fn in cache[0]:
-                out.extend(fn(sh))
+            for item in cache[0]:
+                if type(item) is str:
+                    out.append(item)
+                else:
+                    out.extend(item(sh))
             return out
         return run
+
+    def _fixed_field(self, word: Word) -> Optional[str]:
+        """The one field of `word` when it is fixed text: no expansion and no wildcard (the
+        field _fields_no_brace would make, without a closure for each word of `{1..1000}`)."""
+        if not word.parts:
+            return None
+        for p in word.parts:
+            if _glob_kind(p) == ACTIVE:
+                return None
+        return self._static_text(word)
 
     def _fields_no_brace(self, word: Word) -> Callable:
         """Expansion, splitting and, on a filesystem, pathname expansion of unquoted

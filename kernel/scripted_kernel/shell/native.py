@@ -1,5 +1,6 @@
 """The optional compiled front end: the lexer, the parser and the compile stage (syntax tree to
-closures: compile.py, and expand.py for words) built into C extensions by mypyc.
+closures: compile.py, expand.py for words, braces.py for brace expansion) built into C
+extensions by mypyc.
 
 The pure-Python modules are the reference and always work. When the project is installed on a
 machine with a C compiler, its build hook (`kernel/hatch_build.py`) compiles the modules named
@@ -25,7 +26,7 @@ import json
 import os
 import sys
 
-COMPILED_MODULES = ("nodes", "lexer", "parser", "compile", "expand", "redirects", "conditions", "xtrace")
+COMPILED_MODULES = ("nodes", "lexer", "parser", "compile", "expand", "redirects", "conditions", "braces", "xtrace")
 COMPILED_DIR = "compiled"
 MANIFEST = "manifest.json"
 PURE_ENV = "SCRIPTED_KERNEL_PURE"

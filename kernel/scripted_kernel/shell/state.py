@@ -102,13 +102,19 @@ class Var:
 
     A subshell shares its parent's Var objects (copy on write): `owner` is the token of the
     shell that may change this one in place; any other shell copies it first (see
-    Shell.lookup_own). None: no shell owns it yet."""
-    __slots__ = ("value", "attrs", "owner")
+    Shell.lookup_own). None: no shell owns it yet.
+
+    `number` is the integer arithmetic last stored, as the string `number_text`: while
+    `value` is that very string, arithmetic reads the number without parsing the text again
+    (`i++` in a loop). Any other assignment stores another string, and the pair is ignored."""
+    __slots__ = ("value", "attrs", "owner", "number_text", "number")
 
     def __init__(self, value=None, attrs: int = 0, owner=None):
         self.value = value
         self.attrs = attrs
         self.owner = owner
+        self.number_text: Optional[str] = None
+        self.number = 0
 
     def copy(self, owner=None) -> "Var":
         v = self.value

@@ -513,6 +513,8 @@ class Variables:
                     if self.nounset:
                         raise unbound(name)
                     return 0
+            if v is var.number_text:        # (the text this shell's arithmetic last stored)
+                return var.number
         else:
             var = self.lookup(name)
             if var is None:
@@ -561,7 +563,8 @@ class Variables:
             var = None if self.scopes else self.globals.get(name)
             if var is not None and not var.attrs and var.owner is self.var_owner and type(var.value) is str \
                     and not self.allexport:
-                var.value = text
+                var.value = var.number_text = text
+                var.number = value
             else:
                 self.set_var(name, text)
         else:

@@ -824,7 +824,8 @@ class ScriptedTool:
             return params
 
         def run(ctx, argv):
-            active = _tool_run(ctx)
+            host = ctx.execution.host          # (_tool_run written out: a call less per tool call)
+            active = host if isinstance(host, _Execution) else None
             started = time.perf_counter()
             params = parser.quick(argv)
             watched = active is not None and active.watched           # a plan, or tracing
@@ -872,11 +873,17 @@ class ScriptedTool:
 
         def invoke(ctx, argv, params, started, active) -> tuple:
             """Call the callback: (status, stdout bytes, stderr bytes)."""
+            # (the calls to _count_call, _contained and _log are written out for the common
+            # case below: each was a tenth of a small tool's call)
             if active is not None:
-                _count_call(active, name, "tool", argv, params, started)
+                active.tool_calls += 1
+                if active.tool_calls > active.limits.max_tool_calls:
+                    _refuse_call(active, name, "tool", argv, params, started)
             tool_args = ToolArgs(params, source=ctx.stdin.read_all)
             calling = (name, "tool", argv, params, started)
-            if registered.is_async and active is not None and active.tracer is not None:
+            if active is not None and not (registered.is_async or active.inline or ctx.isolate_tools):
+                value = _called_here(active, calling, registered.callback, tool_args)
+            elif registered.is_async and active is not None and active.tracer is not None:
                 call = telemetry.carry_context(functools.partial(registered.callback, tool_args))
                 value = self._contained(ctx, active, name, call, True, calling)
             else:
@@ -896,7 +903,8 @@ class ScriptedTool:
                     return self._fail(ctx, name, argv, params, started, mismatch), 0, 0
             ctx.out(out)
             if active is not None:
-                _log(active, name, "tool", argv, params, 0, started, len(out))
+                active.trace.append(TraceEntry(name, "tool", list(argv), params, 0,
+                                               (time.perf_counter() - started) * 1000, len(out)))
                 if registered.revert is not None:
                     active.trace[-1].output = out           # what its revert will be given
             return 0, len(out), 0
@@ -1018,12 +1026,13 @@ class ScriptedTool:
         run knows meanwhile which callback it waits for: `calling`, (name, kind, argv, params,
         started) for its call log, should it stop waiting. Only Cancelled and LimitExceeded are
         raised: the execution stops, not just this command."""
+        if run is not None and not (is_async or run.inline or ctx.isolate_tools):
+            # the common case: a sync callback, here on the runner thread
+            return _called_here(run, calling or (name, "hook", [name], None, time.perf_counter()), call, *args)
         if run is not None:
             run.calling = calling or (name, "hook", [name], None, time.perf_counter())
         try:
-            if is_async or run is None or run.inline or ctx.isolate_tools:
-                return cls._call_elsewhere(name, functools.partial(call, *args) if args else call, is_async, ctx, run)
-            return call(*args)      # the common case: a sync callback, here on the runner thread
+            return cls._call_elsewhere(name, functools.partial(call, *args) if args else call, is_async, ctx, run)
         except (Cancelled, LimitExceeded):
             raise
         except BaseException as e:    # SystemExit, KeyboardInterrupt on a runner thread ...
@@ -1167,12 +1176,30 @@ def _log(run: _Execution, name, kind, argv, params, status, started, out_bytes=0
                                 out_bytes, err_bytes, state))
 
 
+def _called_here(run: _Execution, calling: tuple, call: Callable, *args):
+    """What a sync callback, call(*args), returned or raised, called on the runner thread; the
+    run knows meanwhile which callback it waits for (see ScriptedTool._contained)."""
+    run.calling = calling
+    try:
+        return call(*args)
+    except (Cancelled, LimitExceeded):
+        raise
+    except BaseException as e:    # SystemExit, KeyboardInterrupt on a runner thread ...
+        return e
+    finally:
+        run.calling = None
+
+
 def _count_call(run: _Execution, name: str, kind: str, argv: list, params, started: float):
     """One more tool call of the run: past max_tool_calls it is logged as not started and the
     run ends (LimitExceeded)."""
     run.tool_calls += 1
-    if run.tool_calls <= run.limits.max_tool_calls:
-        return
+    if run.tool_calls > run.limits.max_tool_calls:
+        _refuse_call(run, name, kind, argv, params, started)
+
+
+def _refuse_call(run: _Execution, name: str, kind: str, argv: list, params, started: float):
+    """The call past max_tool_calls: logged as not started, and the run ends (LimitExceeded)."""
     limit = run.limits.max_tool_calls
     _log(run, name, kind, argv, params, 1, started, state="not started")
     raise LimitExceeded("max_tool_calls", f"tool call limit exceeded: more than {limit} calls "
