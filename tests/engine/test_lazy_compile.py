@@ -104,3 +104,47 @@ def test_a_body_first_run_by_many_threads_at_once_is_compiled_to_the_same_behavi
     before = COMPILE_COUNTS["later"]
     assert execute(text, env={"ARG": "even"}).stdout == "even 6 sub\n"
     assert COMPILE_COUNTS["later"] == before                  # all compiled once and kept
+
+
+def test_the_source_being_compiled_is_each_threads_own():
+    """Compiler.source (for line numbers) is per thread: while one thread compiles a script,
+    another sees none, then its own."""
+    mine, theirs = Source("a\n"), Source("b\n")
+    seen = []
+    set_there, looked_here = threading.Event(), threading.Event()
+
+    def other():
+        seen.append(COMPILER.source)
+        COMPILER.source = theirs
+        set_there.set()
+        looked_here.wait()
+        seen.append(COMPILER.source)
+        COMPILER.source = None
+    COMPILER.source = mine
+    try:
+        thread = threading.Thread(target=other)
+        thread.start()
+        set_there.wait()
+        seen.append(COMPILER.source)
+        looked_here.set()
+        thread.join()
+    finally:
+        COMPILER.source = None
+    assert seen[0] is None and seen[1] is mine and seen[2] is theirs
+
+
+def test_scripts_compiled_by_many_threads_at_once_keep_their_own_line_numbers():
+    start = threading.Barrier(8)
+    outs = [None] * 8
+
+    def worker(k):
+        text = "\n" * k + f"# {k}\nf() {{\n  echo $LINENO; }}\ncase x in x) echo $LINENO;; esac\nf\n"
+        start.wait()
+        outs[k] = execute(text).stdout
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outs == [f"{k + 4}\n{k + 3}\n" for k in range(8)]
+    assert COMPILER.source is None

@@ -186,7 +186,9 @@ class WordCompiler:
             leading.append(text)
         else:
             return lambda sh: list(leading)      # literal words: nothing to compile
-        fns = list(map(self.fields, words[len(leading):]))
+        fns: list = []
+        for w in words[len(leading):]:      # (a loop: compiled, map() would call each through Python)
+            fns.append(self.fields(w))
         if len(fns) == 1 and not leading:
             return fns[0]
 
