@@ -44,7 +44,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args(argv)
     mine, theirs = ours(), peer()
-    rows = [("1,000 tool calls | wc -l", LOOP_1000, 1.0, 1), ("200 x tool | jq -r .name", JQ_200, 1.0, 1)]
+    rows = [("1,000 tool calls | wc -l", LOOP_1000, 0.7, 1), ("200 x tool | jq -r .name", JQ_200, 1.0, 1)]
     failed = compare(rows, lambda script: mine.execute(script).stdout,
                      (lambda script: theirs.execute_sync(script).stdout) if theirs else None, args.repeat)
     return 1 if failed else 0
