@@ -172,7 +172,9 @@ set -u; g() { local u; (( u + 1 )); echo not here; }; g; echo after""",
     # quoted, escaped and expanding ones
     "brace_words_fixed_and_not": """for i in {1..3} {a,'b c',"d"}{x,} {01..3} {z..x} '{1..2}' \\{a,b\\} {a,b\\*} {,}; do printf '[%s]' "$i"; done; echo
 v=q; echo {1..3}{,-} x{,}y ~nobody{a,b} {$v,w} $v{1,2} "$v"{1,2} {a..e..2} {5..1..2} {-1..1} {a,b}{1..2}
-IFS=x; echo {1..2}x{a,b} {$v,x}; printf '<%s>' {a,}{b,} {'',''}; echo""",
+IFS=x; echo {1..2}x{a,b} {$v,x}; printf '<%s>' {a,}{b,} {'',''}; echo
+echo {a{b,c}} {a,{b,c} {{a,b}} {a,b}{ x{1..3 {1..3}} }{a,b}{ \\${a,b} a{}b {,} {a{,}b} {1..1} {x..x}
+a=([1]=x{1,2,3} [5]=y); declare -p a; b=([2]=-{a,b}- [7]={1..3}); declare -p b""",
     "dbracket": """x=abc; [[ $x == a* && -n $x && ! -z $x ]] && echo ok1; [[ $x < b || 1 -eq 2 ]] && echo ok2; [[ ( $x != abc ) ]] || echo ok3; [[ 10 -gt 9 ]] && echo ok4""",
     "regex_match": """[[ 'key=value; k2=v2' =~ ([a-z0-9]+)=([a-z0-9]+) ]] && echo ${BASH_REMATCH[0]} ${BASH_REMATCH[1]} ${BASH_REMATCH[2]}; re='^[0-9]+$'; [[ 123 =~ $re ]] && echo num""",
     "test_builtin": """[ -z '' ] && echo z; [ abc = abc ] && echo eq; [ 3 -lt 10 ] && echo lt; test ! -n '' && echo not; [ a '<' b ] && echo less; [ \\( 1 -eq 1 \\) -a 2 -gt 1 ] && echo and""",

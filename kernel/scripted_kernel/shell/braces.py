@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import re
+from typing import Callable, Optional
 
 from ..base.errors import LimitExceeded
-from .nodes import Lit, Word, WordPart
+from ..base.limits import check_stop
+from .nodes import Lit, Word
 
 
 _SEQ = re.compile(r"^(-?[0-9]+)\.\.(-?[0-9]+)(?:\.\.(-?[0-9]+))?$|^([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?[0-9]+))?$")
@@ -17,18 +19,32 @@ def has_braces(word: Word) -> bool:
     return False
 
 
-def brace_expand(word: Word, limit: int) -> list[Word]:
-    """Expand {a,b} and {x..y} in the unquoted literal parts of a word (bash's first expansion)."""
-    seq: list[str | WordPart] = []    # the characters of unquoted literals, and the other parts
+# Alternatives nested deeper than this are an error (as the recursion they take would be);
+# the compiled build recurses on the C stack, which Python's recursion limit does not watch.
+MAX_NESTING = 1000
+# the characters of a `{x..y..z}` sequence's body: a body with any other is not one
+_SEQUENCE_CHARS = frozenset("0123456789-.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def brace_expand(word: Word, limit: int, note: Optional[Callable[[int], None]] = None) -> list[Word]:
+    """Expand {a,b} and {x..y} in the unquoted literal parts of a word (bash's first expansion).
+    More than `limit` words is LimitExceeded; `note(size)` is told the size of each word made
+    (the memory budget's Budget.note). Linear in the word's length and the words made: braces
+    are matched in one pass, and the deadline is checked as words are made."""
+    seq: list = []    # the characters of unquoted literals, and the other parts
     for p in word.parts:
         if type(p) is Lit and not p.escaped:
             seq.extend(p.text)
         else:
             seq.append(p)
-    results = _brace_seq(seq, limit)
+    closes, commas = _pairs(seq)
+    results = _expand(seq, 0, len(seq), closes, commas, limit, 0)
     words = []
-    for items in results:
-        parts, text = [], []
+    for number, items in enumerate(results):
+        if not number & 255:
+            check_stop()
+        parts: list = []
+        text: list = []
         for it in items:
             if type(it) is str:
                 text.append(it)
@@ -39,55 +55,86 @@ def brace_expand(word: Word, limit: int) -> list[Word]:
                 parts.append(it)
         if text:
             parts.append(Lit(word.pos, "".join(text)))
+        if note is not None:
+            note(len(items))
         words.append(Word(word.pos, parts))
     return words
 
 
-def _brace_seq(seq: list, limit: int) -> list[list]:
-    i = 0
-    n = len(seq)
-    while i < n:
-        if seq[i] == "{" and not (i > 0 and seq[i - 1] == "$"):
-            depth, j, commas = 0, i, []
-            while j < n:
-                c = seq[j]
-                if c == "{":
-                    depth += 1
-                elif c == "}":
-                    depth -= 1
-                    if depth == 0:
-                        break
-                elif c == "," and depth == 1:
-                    commas.append(j)
-                j += 1
-            if j >= n:            # no closing brace: this one is literal, look further on
-                rest = _brace_seq(seq[i + 1:], limit)
-                return [seq[:i + 1] + r for r in rest]
-            prefix, body, suffix = seq[:i], seq[i + 1:j], seq[j + 1:]
-            if commas:
-                alts, start = [], i + 1
-                for c in commas + [j]:
-                    alts.append(seq[start:c])
-                    start = c + 1
-                expanded = []
-                for alt in alts:
-                    expanded.extend(_brace_seq(alt, limit))
-            else:
-                text = "".join(x for x in body if type(x) is str) if all(type(x) is str for x in body) else None
-                items = _sequence(text, limit) if text is not None else None
-                if items is None:
-                    rest = _brace_seq(seq[i + 1:], limit)
-                    return [seq[:i + 1] + r for r in rest]
-                # (a sequence's words are never scanned again: each is one item, not a list
-                # of characters, which brace_expand would join back one by one)
-                expanded = [[s] for s in items]
-            tails = _brace_seq(suffix, limit)
-            if len(expanded) * len(tails) > limit:
-                raise LimitExceeded("max_brace_expansion",
-                                    f"brace expansion: more than {limit} words (max_brace_expansion)")
-            return [prefix + e + t for e in expanded for t in tails]
-        i += 1
-    return [seq]
+def _pairs(seq: list) -> tuple[dict, dict]:
+    """Where each `{` that has a matching `}` closes, and the commas directly inside each
+    such pair (its alternatives' bounds): every brace counts, as bash counts them."""
+    closes: dict[int, int] = {}
+    commas: dict[int, list] = {}
+    open_at: list[int] = []
+    for k, c in enumerate(seq):
+        if c == "{":
+            open_at.append(k)
+        elif c == "}":
+            if open_at:
+                closes[open_at.pop()] = k
+        elif c == "," and open_at:
+            commas.setdefault(open_at[-1], []).append(k)
+    for k in open_at:               # never closed: its commas split nothing
+        commas.pop(k, None)
+    return closes, commas
+
+
+def _expand(seq: list, lo: int, hi: int, closes: dict, commas: dict, limit: int, depth: int) -> list[list]:
+    """The expansions of seq[lo:hi], each a list of characters and parts: the groups from
+    left to right, each multiplying the words so far (the first group varies slowest)."""
+    if depth > MAX_NESTING:
+        raise RecursionError("braces nested too deep")
+    results: list[list] = [[]]
+    literal_from = i = lo
+    while i < hi:
+        if seq[i] != "{" or (i > 0 and seq[i - 1] == "$") or i not in closes:
+            i += 1
+            continue
+        j = closes[i]
+        inside = commas.get(i)
+        expanded: list[list] = []
+        if inside:
+            start = i + 1
+            for c in inside + [j]:
+                expanded.extend(_expand(seq, start, c, closes, commas, limit, depth + 1))
+                start = c + 1
+        else:
+            items = _sequence_items(seq, i + 1, j, limit)
+            if items is None:       # `{x}`, `{}`: the brace is literal; look further on
+                i += 1
+                continue
+            # (a sequence's words are never scanned again: each is one item, not a list of
+            # characters, which brace_expand would join back one by one)
+            expanded = [[s] for s in items]
+        if len(results) * len(expanded) > limit:
+            raise LimitExceeded("max_brace_expansion",
+                                f"brace expansion: more than {limit} words (max_brace_expansion)")
+        prefix = seq[literal_from:i]
+        grown: list[list] = []
+        for number, r in enumerate(results):
+            if not number & 255:
+                check_stop()
+            head = r + prefix
+            for e in expanded:
+                grown.append(head + e)
+        results = grown
+        literal_from = i = j + 1
+    if literal_from < hi:
+        rest = seq[literal_from:hi]
+        for r in results:
+            r.extend(rest)
+    return results
+
+
+def _sequence_items(seq: list, lo: int, hi: int, limit: int) -> Optional[list]:
+    """The words of a `{x..y..z}` sequence whose body is seq[lo:hi], or None when the body is
+    not one (looked at up to its first character that no sequence has)."""
+    for k in range(lo, hi):
+        c = seq[k]
+        if type(c) is not str or c not in _SEQUENCE_CHARS:
+            return None
+    return _sequence("".join(seq[lo:hi]), limit)
 
 
 def _sequence(text: str, limit: int):

@@ -1288,4 +1288,10 @@ _FRAMED = frozenset((A.For, A.Case, A.CondCommand))
 
 
 def _brace_expands(word: A.Word) -> bool:
-    return has_braces(word) and len(brace_expand(word, 2)) > 1
+    """Whether brace expansion makes more than one word of `word`."""
+    if not has_braces(word):
+        return False
+    try:
+        return len(brace_expand(word, 2)) > 1
+    except LimitExceeded:           # more than two
+        return True

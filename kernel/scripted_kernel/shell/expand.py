@@ -350,7 +350,7 @@ class WordCompiler:
 
         def run(sh):
             if not cache:
-                words = brace_expand(word, sh.limits.max_brace_expansion)
+                words = brace_expand(word, sh.limits.max_brace_expansion, sh.budget.note)
                 # each word's field when it is fixed text (`{1..1000}`), else its closure
                 compiled: list = []
                 for number, w in enumerate(words):
