@@ -363,22 +363,23 @@ def test_words_of_empty_substitutions_run_under_the_clock(script):
 def test_brace_expansion_takes_time_in_proportion_to_the_text(word, words):
     """Each brace was matched by scanning to the end of the word, and the rest after it was
     sliced and expanded again, recursively: 100,000 braces never closed took minutes, past the
-    deadline (the scan never read the clock), recursing on the C stack when compiled."""
+    deadline (the scan never read the clock), recursing on the C stack when compiled. (Each
+    takes under 0.3 s here, pure or compiled: the deadline leaves a slow machine room.)"""
     start = time.monotonic()
-    r = ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=2)).build().execute(
+    r = ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=10)).build().execute(
         f"printf '%s\\n' {word} | wc -l")
     assert (r.exit_code, r.stdout) == (0, f"{words}\n"), r.stderr[-200:]
-    assert time.monotonic() - start < 2 + 3
+    assert time.monotonic() - start < 10 + 3
 
 
 def test_brace_groups_beyond_the_word_limit_stop_before_they_are_made():
     """100,000 groups of two: the limit is reached at the 17th group, not after every group's
     expansion of the rest was made (that took 80 s, and gigabytes past 30,000 groups)."""
     start = time.monotonic()
-    r = ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=2)).build().execute(
+    r = ScriptedTool.builder("t").limits(ExecutionLimits(timeout_seconds=10)).build().execute(
         "echo " + "{a,b}" * 100_000)
     assert r.error == "limit:max_brace_expansion" and "max_brace_expansion" in r.stderr
-    assert time.monotonic() - start < 2 + 3
+    assert time.monotonic() - start < 10 + 3
 
 
 def test_brace_alternatives_nested_too_deep_are_an_error_not_a_crash():

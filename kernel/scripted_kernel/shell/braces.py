@@ -28,8 +28,8 @@ _SEQUENCE_CHARS = frozenset("0123456789-.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM
 
 def brace_expand(word: Word, limit: int, note: Optional[Callable[[int], None]] = None) -> list[Word]:
     """Expand {a,b} and {x..y} in the unquoted literal parts of a word (bash's first expansion).
-    More than `limit` words is LimitExceeded; `note(size)` is told the size of each word made
-    (the memory budget's Budget.note). Linear in the word's length and the words made: braces
+    More than `limit` words is LimitExceeded; `note(size)` is told the characters of literal
+    text in each word made (the memory budget's Budget.note). Linear in the word's length and the words made: braces
     are matched in one pass, and the deadline is checked as words are made."""
     seq: list = []    # the characters of unquoted literals, and the other parts
     for p in word.parts:
@@ -56,7 +56,7 @@ def brace_expand(word: Word, limit: int, note: Optional[Callable[[int], None]] =
         if text:
             parts.append(Lit(word.pos, "".join(text)))
         if note is not None:
-            note(len(items))
+            note(sum(len(p.text) for p in parts if type(p) is Lit))
         words.append(Word(word.pos, parts))
     return words
 

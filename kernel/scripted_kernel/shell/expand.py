@@ -45,6 +45,11 @@ def _may_expand(text: str) -> bool:
     return not _MAY_EXPAND_CHARS.isdisjoint(text) and _MAY_EXPAND.search(text) is not None
 
 
+def _has_wildcard(text: str) -> bool:
+    """Whether an unquoted literal text holds a wildcard (the same cheap test first)."""
+    return not _WILDCARD_CHARS.isdisjoint(text) and _WILDCARD.search(text) is not None
+
+
 def _glob_kind(p) -> int:
     """ACTIVE: the part can put a wildcard in a field (unquoted `*`, an unquoted expansion);
     QUOTED_PART: its text never acts as a wildcard; RAW: literal text without wildcards."""
@@ -52,8 +57,7 @@ def _glob_kind(p) -> int:
     if t is Lit:
         if p.escaped:
             return QUOTED_PART
-        text = p.text
-        return ACTIVE if not _WILDCARD_CHARS.isdisjoint(text) and _WILDCARD.search(text) else RAW
+        return ACTIVE if _has_wildcard(p.text) else RAW
     if t is ParamExp or t is CommandSub:
         return ACTIVE
     if t is ArithSub:

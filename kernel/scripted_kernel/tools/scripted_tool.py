@@ -882,7 +882,7 @@ class ScriptedTool:
             tool_args = ToolArgs(params, source=ctx.stdin.read_all)
             calling = (name, "tool", argv, params, started)
             if active is not None and not (registered.is_async or active.inline or ctx.isolate_tools):
-                value = _called_here(active, calling, registered.callback, tool_args)
+                value = _contained_call(active, calling, registered.callback, tool_args)
             elif registered.is_async and active is not None and active.tracer is not None:
                 call = telemetry.carry_context(functools.partial(registered.callback, tool_args))
                 value = self._contained(ctx, active, name, call, True, calling)
@@ -1026,20 +1026,12 @@ class ScriptedTool:
         run knows meanwhile which callback it waits for: `calling`, (name, kind, argv, params,
         started) for its call log, should it stop waiting. Only Cancelled and LimitExceeded are
         raised: the execution stops, not just this command."""
-        if run is not None and not (is_async or run.inline or ctx.isolate_tools):
-            # the common case: a sync callback, here on the runner thread
-            return _called_here(run, calling or (name, "hook", [name], None, time.perf_counter()), call, *args)
-        if run is not None:
-            run.calling = calling or (name, "hook", [name], None, time.perf_counter())
-        try:
-            return cls._call_elsewhere(name, functools.partial(call, *args) if args else call, is_async, ctx, run)
-        except (Cancelled, LimitExceeded):
-            raise
-        except BaseException as e:    # SystemExit, KeyboardInterrupt on a runner thread ...
-            return e
-        finally:
-            if run is not None:
-                run.calling = None
+        if run is not None and calling is None:
+            calling = (name, "hook", [name], None, time.perf_counter())
+        if run is None or is_async or run.inline or ctx.isolate_tools:
+            elsewhere = functools.partial(call, *args) if args else call
+            return _contained_call(run, calling, cls._call_elsewhere, name, elsewhere, is_async, ctx, run)
+        return _contained_call(run, calling, call, *args)      # the common case: a sync callback, here
 
     @staticmethod
     def _call_elsewhere(name: str, call: Callable, is_async: bool, ctx, run: Optional[_Execution]):
@@ -1176,10 +1168,12 @@ def _log(run: _Execution, name, kind, argv, params, status, started, out_bytes=0
                                 out_bytes, err_bytes, state))
 
 
-def _called_here(run: _Execution, calling: tuple, call: Callable, *args):
-    """What a sync callback, call(*args), returned or raised, called on the runner thread; the
-    run knows meanwhile which callback it waits for (see ScriptedTool._contained)."""
-    run.calling = calling
+def _contained_call(run: Optional[_Execution], calling: Optional[tuple], call: Callable, *args):
+    """What call(*args) returned, or the exception it raised (only Cancelled and LimitExceeded
+    are raised); the run, if any, knows meanwhile which callback it waits for, `calling` (see
+    ScriptedTool._contained)."""
+    if run is not None:
+        run.calling = calling
     try:
         return call(*args)
     except (Cancelled, LimitExceeded):
@@ -1187,7 +1181,8 @@ def _called_here(run: _Execution, calling: tuple, call: Callable, *args):
     except BaseException as e:    # SystemExit, KeyboardInterrupt on a runner thread ...
         return e
     finally:
-        run.calling = None
+        if run is not None:
+            run.calling = None
 
 
 def _count_call(run: _Execution, name: str, kind: str, argv: list, params, started: float):
