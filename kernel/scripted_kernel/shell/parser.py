@@ -286,7 +286,7 @@ class Parser:
                         is_let = tok.value == "let"
                     else:
                         mode = ARGUMENT
-                words.append(tok.word)
+                words.append(tok.as_word())
             elif kind == "ASSIGN":
                 lex.peeked = None
                 lex.pos = end = tok.end
@@ -322,7 +322,7 @@ class Parser:
             doc = HereDoc(target.pos, delimiter, quoted, op == "<<-")
             self.lex.pending_heredocs.append(doc)
             return Redirect(start, fd, op, doc)
-        return Redirect(start, fd, op, target.word)
+        return Redirect(start, fd, op, target.as_word())
 
     # ------------------------------------------------------------ compound commands
 
@@ -442,7 +442,7 @@ class Parser:
                     w = lex.peek()
                     if w.kind == "WORD":
                         lex.advance()
-                        words.append(w.word)
+                        words.append(w.as_word())
                     else:
                         break
                 if w.kind == "OP" and w.value == ";":
@@ -514,7 +514,7 @@ class Parser:
                     raise self.unexpected(p)
                 lex.peeked = None             # lex.advance(), inline: no newline here
                 lex.pos = p.end
-                patterns.append(p.word)
+                patterns.append(p.as_word())
                 sep = lex.peek()
                 if sep.kind == "OP" and (sep.value == "|" or sep.value == ")"):
                     lex.peeked = None
@@ -533,7 +533,7 @@ class Parser:
             else:
                 raise self.unexpected(term)
         self.lex.depth -= 1
-        return Case(tok.pos, subject.word, items)
+        return Case(tok.pos, subject.as_word(), items)
 
     def parse_function_parens(self, name_tok: Token, parens_end: int) -> FunctionDef:
         """`name_tok` `()`, the parentheses ending at parens_end."""
@@ -642,7 +642,7 @@ class Parser:
             operand = self.cond_peek()
             if operand.kind == "WORD" and not self.is_word(operand, "]]"):
                 lex.advance()
-                return CondUnary(tok.pos, tok.value, operand.word)
+                return CondUnary(tok.pos, tok.value, operand.as_word())
             raise self.cond_error(operand)
         op_tok = self.cond_peek()
         op = None
@@ -656,7 +656,7 @@ class Parser:
             if op_tok.kind not in ("WORD", "NEWLINE") and not (
                     op_tok.kind == "OP" and op_tok.value in ("&&", "||", ")")):
                 raise self.cond_error(op_tok)
-            return CondWord(tok.pos, tok.word)
+            return CondWord(tok.pos, tok.as_word())
         lex.advance()
         if op == "=~":
             lex.pos = op_tok.end
@@ -668,8 +668,8 @@ class Parser:
             if r.kind != "WORD" or self.is_word(r, "]]"):
                 raise self.cond_error(r)
             lex.advance()
-            right = r.word
-        return CondBinary(tok.pos, op, tok.word, right)
+            right = r.as_word()
+        return CondBinary(tok.pos, op, tok.as_word(), right)
 
     def cond_error(self, tok: Token) -> ShellSyntaxError:
         if tok.kind == "EOF":
