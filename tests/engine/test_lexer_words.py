@@ -5,8 +5,8 @@ import itertools
 import random
 
 from support import scaled, script_corpus
-from scripted_kernel.shell.lexer import (_ASSIGN_HEAD, _COMMON_TOKEN, _PLAIN_WORD, Lexer, Source, _assignment_head,
-                                         _common_token, _plain_word_end_by_hand)
+from scripted_kernel.shell.lexer import (_ASSIGN_HEAD, _COMMON_TOKEN, _PLAIN_WORD, EOF, WORD, Lexer, Source,
+                                         _assignment_head, _common_token, _plain_word_end_by_hand)
 
 ALPHABET = "a{}[]?*+@!-=.,:%^~#\\("
 
@@ -19,7 +19,7 @@ def scan(text: str, general: bool):
 
 def word_of(token):
     """The token's word as the parser takes it (a literal word's is made when it is asked for)."""
-    return token.as_word() if token.kind == "WORD" else token.word
+    return token.as_word() if token.kind == WORD else token.word
 
 
 def test_literal_words_scan_as_the_general_scanner_does():
@@ -33,7 +33,7 @@ def test_literal_words_scan_as_the_general_scanner_does():
                 fast = scan(text + " x", general=False)
             except Exception:
                 continue      # not a word (an unclosed group): the general scanner decides
-            if fast[0] != "WORD":
+            if fast[0] != WORD:
                 continue
             assert fast == scan(text + " x", general=True), text
             compared += 1
@@ -160,7 +160,7 @@ def test_token_streams_scan_as_the_general_path_does(monkeypatch):
                 tok = lex.peek(mode)
                 out.append((tok.kind, tok.value, tok.pos, tok.end, word_of(tok), tok.assign, lex.pos))
                 lex.advance()
-                if tok.kind == "EOF":
+                if tok.kind == EOF:
                     return out
         except Exception as e:
             return out + [type(e).__name__]

@@ -77,6 +77,16 @@ _DIGITS: Final = re.compile(r"[0-9]+")
 # Lexer modes, named as Oils names its lexer modes. The parser asks for a token in one of two:
 ARGUMENT: Final = 0        # a word anywhere: NAME=value is a plain word
 COMMAND_START: Final = 1   # where a simple command may start: NAME=value is an assignment
+# Token kinds (numbers: compiled, comparing two is one machine instruction, where comparing
+# two names is a call)
+WORD: Final = 1            # a word (its literal text in value, or None)
+ASSIGN: Final = 2          # `name=value`, `name[k]+=value`... in command position
+OP: Final = 3              # an operator (its text in value)
+NEWLINE: Final = 4
+IONUMBER: Final = 5        # the descriptor before a redirection: `2>`, `{fd}>` (its text in value)
+EOF: Final = 6
+TOKEN_KINDS: Final = {WORD: "WORD", ASSIGN: "ASSIGN", OP: "OP", NEWLINE: "NEWLINE", IONUMBER: "IONUMBER",
+                      EOF: "EOF"}
 # scan_parts scans the parts of a word in one of two:
 PLAIN_WORD: Final = 0      # a word of the command line, ended by a metacharacter
 FREE_TEXT: Final = 3       # up to a limit or a stop character, blanks literal (${x:-...}, patterns)
@@ -357,9 +367,10 @@ def _at_word_end(src: str, pos: int) -> bool:
 class Token:
     __slots__ = ("kind", "value", "pos", "end", "word", "assign", "mode")
 
-    def __init__(self, kind: str, value, pos: int, end: int, word=None, assign=None, mode: int = ARGUMENT):
+    def __init__(self, kind: int, value: Optional[str], pos: int, end: int, word=None, assign=None,
+                 mode: int = ARGUMENT):
         self.kind = kind      # WORD, ASSIGN, OP, NEWLINE, IONUMBER, EOF
-        self.value = value    # operator text, literal text of a word (or None), fd number
+        self.value = value    # operator text, literal text of a word (or None), descriptor text
         self.pos = pos
         self.end = end
         self.word = word
@@ -367,7 +378,7 @@ class Token:
         self.mode = mode
 
     def __repr__(self):
-        return f"Token({self.kind}, {self.value!r}, {self.pos})"
+        return f"Token({TOKEN_KINDS[self.kind]}, {self.value!r}, {self.pos})"
 
     def as_word(self) -> Word:
         """The word of a WORD token. A word of literal text only is scanned without one and
@@ -375,7 +386,7 @@ class Token:
         are never kept, and cost no Word, list and Lit."""
         word = self.word
         if word is None:
-            word = self.word = Word(self.pos, [Lit(self.pos, self.value, False)])
+            word = self.word = Word(self.pos, [Lit(self.pos, self.value or "", False)])
         return word
 
 
@@ -433,10 +444,10 @@ class Lexer:
         call less per token)."""
         tok = self.peeked
         if tok is not None:
-            if tok.mode == mode or tok.kind not in ("WORD", "ASSIGN"):
+            if tok.mode == mode or tok.kind not in (WORD, ASSIGN):
                 return tok
             # a word is the same word in either mode unless it could be an assignment
-            if tok.kind == "WORD" and (mode == ARGUMENT or not _ASSIGN_HEAD.match(self.src, tok.pos)):
+            if tok.kind == WORD and (mode == ARGUMENT or not _ASSIGN_HEAD.match(self.src, tok.pos)):
                 return tok
             self.pos = tok.pos
         src = self.src
@@ -461,14 +472,14 @@ class Lexer:
             # it (Token.as_word), which keywords never are
             if kind == 1:
                 self.pos = end
-                name, value, word = "WORD", text, None
+                name, value, word = WORD, text, None
             elif kind == 4:
                 self.pos = end
                 start -= 1
-                name, value, word = "WORD", None, Word(start, [ParamExp(start, text, braced=False)])
+                name, value, word = WORD, None, Word(start, [ParamExp(start, text, braced=False)])
             else:
                 self.pos = start
-                name, value, word = ("NEWLINE" if kind == 2 else "OP"), text, None
+                name, value, word = (NEWLINE if kind == 2 else OP), text, None
             if COMPILED:
                 tok = Token(name, value, start, end, word, None, mode)
             else:
@@ -482,7 +493,7 @@ class Lexer:
         tok = self.peeked if self.peeked is not None else self.peek()
         self.peeked = None
         self.pos = tok.end
-        if tok.kind == "NEWLINE" and self.pending_heredocs:
+        if tok.kind == NEWLINE and self.pending_heredocs:
             self.read_heredoc_bodies()
         return tok
 
@@ -515,30 +526,30 @@ class Lexer:
         if not c:
             if self.pending_heredocs:
                 self.read_heredoc_bodies()
-            return Token("EOF", None, pos, pos)
+            return Token(EOF, None, pos, pos)
         if c in _TOKEN_SPECIAL:
             if c == "\n":
-                return Token("NEWLINE", "\n", pos, pos + 1)
+                return Token(NEWLINE, "\n", pos, pos + 1)
             if c in "<>" and src.startswith("(", pos + 1):
                 return self._scan_word(mode)   # process substitution: a word part
             if c in ";&|<>()":
                 m = _OPERATOR.match(src, pos)
                 assert m is not None        # each of these characters is an operator
                 op = m.group()
-                return Token("OP", op, pos, pos + len(op))
+                return Token(OP, op, pos, pos + len(op))
             if c == "{":
                 m = _NAMED_FD.match(src, pos)
                 if m:                             # {fd}>file: the shell picks the descriptor
-                    return Token("IONUMBER", m.group(1), pos, m.end())
+                    return Token(IONUMBER, m.group(1), pos, m.end())
             else:
                 m = _DIGITS.match(src, pos)
                 assert m is not None        # c is a digit: the rest of _TOKEN_SPECIAL is above
                 if m.end() < len(src) and src[m.end()] in "<>":
-                    return Token("IONUMBER", int(m.group()), pos, m.end())
+                    return Token(IONUMBER, m.group(), pos, m.end())
         if c in "$\"'":
             word = self._simple_expansion(c, pos)
             if word is not None:
-                return Token("WORD", None, pos, self.pos, word, None, mode)
+                return Token(WORD, None, pos, self.pos, word, None, mode)
             return self._scan_word(mode)        # (no assignment starts with these)
         if mode == COMMAND_START:           # (a word the common match did not take: an assignment, mostly)
             tok = self._scan_assignment_or_none()
@@ -549,7 +560,7 @@ class Lexer:
             text = src[pos:end]
             if mode == ARGUMENT or ("=" not in text and "[" not in text):
                 self.pos = end
-                return Token("WORD", text, pos, end, None, None, mode)
+                return Token(WORD, text, pos, end, None, None, mode)
         return self._scan_word(mode)
 
     def _scan_assignment_or_none(self) -> Optional[Token]:
@@ -660,7 +671,7 @@ class Lexer:
         if not parts and self.pos == start:
             raise self.error(f"syntax error near unexpected token `{self.src[start]}'")
         word = Word(start, parts)
-        return Token("WORD", word.literal(), start, self.pos, word=word, mode=mode)
+        return Token(WORD, word.literal(), start, self.pos, word=word, mode=mode)
 
     # ------------------------------------------------------------ assignments
 
@@ -697,7 +708,7 @@ class Lexer:
                 finally:
                     self.assignment_depth -= 1
             assign = Assign(start, name, index, append, value)
-        return Token("ASSIGN", None, start, self.pos, assign=assign, mode=COMMAND_START)
+        return Token(ASSIGN, None, start, self.pos, assign=assign, mode=COMMAND_START)
 
     def _simple_value(self, pos: int) -> Optional[Word]:
         """An assignment's value of literal characters, or one of _simple_expansion's forms:

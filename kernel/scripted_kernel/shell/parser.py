@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Final, Optional
+from typing import Any, Final, Optional, Union
 
 from .nodes import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case, CaseItem, CommandList,
                   CondAndOr, CondBinary, CondCommand, CondNot, CondUnary, CondWord,
                   For, FunctionDef, HereDoc, If, Pipeline, Redirect, SimpleCommand,
                   Subshell, While, COMPOUND_NODES, Node)
 from ..base.errors import ShellSyntaxError
-from .lexer import ARGUMENT, COMMAND_START, DEFAULT_MAX_DEPTH, REDIRECT_OPS, Lexer, Source, SubParsers, Token, char_at
+from .lexer import (ARGUMENT, ASSIGN, COMMAND_START, DEFAULT_MAX_DEPTH, EOF, IONUMBER, NEWLINE, OP, REDIRECT_OPS, WORD,
+                    Lexer, Source, SubParsers, Token, char_at)
 
 
 # (Final: compiled, the module keeps these in C variables rather than look them up by name)
@@ -75,24 +76,24 @@ class Parser:
             error, self.after_unit = self.after_unit, None
             raise error
         tok = self.skip_newlines()
-        if tok.kind == "EOF":
+        if tok.kind == EOF:
             return None
         items: list = []
         while True:
             node = self.parse_and_or(tok)
             tok = self.lex.peeked or self.lex.peek()
-            if tok.kind == "OP" and tok.value in (";", "&"):
+            if tok.kind == OP and tok.value in (";", "&"):
                 self.lex.advance()
                 items.append(Background(node.pos, node, tok.pos) if tok.value == "&" else node)
                 tok = self.lex.peek(COMMAND_START)
-                if tok.kind in ("NEWLINE", "EOF"):
+                if tok.kind in (NEWLINE, EOF):
                     break
                 continue
             items.append(node)
-            if tok.kind == "NEWLINE" or tok.kind == "EOF":
+            if tok.kind == NEWLINE or tok.kind == EOF:
                 break
             raise self.unexpected(tok)
-        if tok.kind == "NEWLINE" and self.lex.pending_heredocs:
+        if tok.kind == NEWLINE and self.lex.pending_heredocs:
             try:
                 self.lex.advance()        # the line's here-documents are read with its newline
             except ShellSyntaxError as e:
@@ -102,18 +103,18 @@ class Parser:
     # ------------------------------------------------------------ helpers
 
     def unexpected(self, tok: Token) -> ShellSyntaxError:
-        if tok.kind == "EOF":
+        if tok.kind == EOF:
             return self.lex.error("syntax error: unexpected end of file", tok.pos, eof=True)
-        if tok.kind == "NEWLINE":
+        if tok.kind == NEWLINE:
             text = "newline"
-        elif tok.kind == "WORD":
+        elif tok.kind == WORD:
             text = self.source.text[tok.pos:tok.end]
         else:
-            text = str(tok.value) if tok.kind != "IONUMBER" else self.source.text[tok.pos:tok.end]
+            text = (tok.value or "") if tok.kind != IONUMBER else self.source.text[tok.pos:tok.end]
         return self.lex.error(f"syntax error near unexpected token `{text}'", tok.pos)
 
     def is_word(self, tok: Token, text: str) -> bool:
-        return tok.kind == "WORD" and tok.value == text
+        return tok.kind == WORD and tok.value == text
 
     def expect_word(self, text: str):
         tok = self.lex.peek(COMMAND_START)
@@ -125,7 +126,7 @@ class Parser:
         """Skips newline tokens; returns the token after them (peeked in command position)."""
         lex = self.lex
         tok = lex.peek(COMMAND_START)
-        while tok.kind == "NEWLINE":
+        while tok.kind == NEWLINE:
             lex.advance()
             tok = lex.peek(COMMAND_START)
         return tok
@@ -136,32 +137,32 @@ class Parser:
         items: list = []
         lex = self.lex
         tok = lex.peek(COMMAND_START)
-        if tok.kind == "NEWLINE":         # (skip_newlines, called only where there are any)
+        if tok.kind == NEWLINE:         # (skip_newlines, called only where there are any)
             tok = self.skip_newlines()
         start = tok.pos
         while True:
             kind = tok.kind
-            if kind == "EOF":
+            if kind == EOF:
                 break
-            if kind == "WORD" and tok.value in stop_words:
+            if kind == WORD and tok.value in stop_words:
                 break
-            if kind == "OP" and tok.value in (")", ";;", ";&", ";;&"):
+            if kind == OP and tok.value in (")", ";;", ";&", ";;&"):
                 break
             node = self.parse_and_or(tok)
             tok = lex.peeked or lex.peek()
-            if tok.kind == "OP" and tok.value in (";", "&"):
+            if tok.kind == OP and tok.value in (";", "&"):
                 lex.advance()
                 if tok.value == "&":
                     node = Background(node.pos, node, tok.pos)
                 items.append(node)
-            elif tok.kind == "NEWLINE":
+            elif tok.kind == NEWLINE:
                 lex.advance()
                 items.append(node)
             else:
                 items.append(node)
                 break
             tok = lex.peek(COMMAND_START)
-            if tok.kind == "NEWLINE":
+            if tok.kind == NEWLINE:
                 tok = self.skip_newlines()
         return CommandList(start, items)
 
@@ -172,10 +173,10 @@ class Parser:
     def parse_and_or(self, tok: Token):
         first = self.parse_pipeline(tok)
         tok = self.lex.peeked or self.lex.peek()
-        if tok.kind != "OP" or tok.value not in ("&&", "||"):
+        if tok.kind != OP or tok.value not in ("&&", "||"):
             return first
         rest: list = []
-        while tok.kind == "OP" and tok.value in ("&&", "||"):
+        while tok.kind == OP and tok.value in ("&&", "||"):
             self.lex.advance()
             rest.append((tok.value, self.parse_pipeline(self.skip_newlines())))
             tok = self.lex.peeked or self.lex.peek()
@@ -184,7 +185,7 @@ class Parser:
     def parse_pipeline(self, tok: Token):
         start = tok.pos
         negate = timed = False
-        if tok.kind == "WORD" and (tok.value == "time" or tok.value == "!"):
+        if tok.kind == WORD and (tok.value == "time" or tok.value == "!"):
             if tok.value == "time":
                 timed = True
                 self.lex.advance()
@@ -196,11 +197,11 @@ class Parser:
                 negate = not negate
                 self.lex.advance()
                 tok = self.lex.peek(COMMAND_START)
-            if timed and (tok.kind in ("NEWLINE", "EOF") or (tok.kind == "OP" and tok.value in (";", "&&", "||"))):
+            if timed and (tok.kind in (NEWLINE, EOF) or (tok.kind == OP and tok.value in (";", "&&", "||"))):
                 return Pipeline(start, [], negate, timed)
         first = self.parse_command(tok)
         tok = self.lex.peeked or self.lex.peek()
-        piped = tok.kind == "OP" and tok.value in ("|", "|&")
+        piped = tok.kind == OP and tok.value in ("|", "|&")
         if not (piped or negate or timed):
             return first
         commands, stderr_too = [first], []
@@ -209,7 +210,7 @@ class Parser:
             stderr_too.append(tok.value == "|&")
             commands.append(self.parse_command(self.skip_newlines()))
             tok = self.lex.peeked or self.lex.peek()
-            piped = tok.kind == "OP" and tok.value in ("|", "|&")
+            piped = tok.kind == OP and tok.value in ("|", "|&")
         return Pipeline(start, commands, negate, timed, stderr_too)
 
     # ------------------------------------------------------------ commands
@@ -218,7 +219,7 @@ class Parser:
         """`tok`: the token at hand (peeked in command position)."""
         self.source.step()
         kind = tok.kind
-        if kind == "WORD":
+        if kind == WORD:
             if tok.value in RESERVED:
                 return self.parse_compound_command(tok)
             # `name ()`: the regex only where `(`, or a blank and then `(` or a blank, follows
@@ -229,7 +230,7 @@ class Parser:
                 if parens is not None:
                     return self.parse_function_parens(tok, parens.end())
             return self.parse_simple_command(tok)
-        if kind == "OP":
+        if kind == OP:
             if tok.value == "(":
                 if self.source.text.startswith("((", tok.pos):
                     node = self.try_arith_command(tok.pos)
@@ -239,13 +240,13 @@ class Parser:
             if tok.value in REDIRECT_OPS:
                 return self.parse_simple_command(tok)
             raise self.unexpected(tok)
-        if kind == "EOF" or kind == "NEWLINE":
+        if kind == EOF or kind == NEWLINE:
             raise self.unexpected(tok)
         return self.parse_simple_command(tok)          # an assignment or a redirection first
 
     def parse_compound_command(self, tok: Token):
         """`tok`: the reserved word it starts with."""
-        word = tok.value
+        word = tok.value or ""
         handler = _COMPOUND_PARSERS.get(word)
         if handler is None:
             if word == "coproc":
@@ -260,7 +261,7 @@ class Parser:
         redirects = node.redirects
         while True:
             tok = self.lex.peek()
-            if tok.kind == "IONUMBER" or (tok.kind == "OP" and tok.value in REDIRECT_OPS):
+            if tok.kind == IONUMBER or (tok.kind == OP and tok.value in REDIRECT_OPS):
                 redirects.append(self.parse_redirect())
             else:
                 return node
@@ -278,7 +279,7 @@ class Parser:
         tok = first
         while True:
             kind = tok.kind
-            if kind == "WORD":
+            if kind == WORD:
                 lex.peeked = None             # lex.advance(), inline (a word is no newline)
                 lex.pos = end = tok.end
                 if not words:
@@ -287,7 +288,7 @@ class Parser:
                     else:
                         mode = ARGUMENT
                 words.append(tok.as_word())
-            elif kind == "ASSIGN":
+            elif kind == ASSIGN:
                 lex.peeked = None
                 lex.pos = end = tok.end
                 if is_let:
@@ -295,7 +296,7 @@ class Parser:
                     words.append(lex.sub_word(tok.pos, tok.end))
                 else:
                     (words if words else assigns).append(tok.assign)
-            elif kind == "IONUMBER" or (kind == "OP" and tok.value in REDIRECT_OPS):
+            elif kind == IONUMBER or (kind == OP and tok.value in REDIRECT_OPS):
                 redirects.append(self.parse_redirect())
                 end = lex.pos
             else:
@@ -307,14 +308,15 @@ class Parser:
 
     def parse_redirect(self) -> Redirect:
         tok = self.lex.advance()
-        fd = None
+        fd: Union[int, str, None] = None
         start = tok.pos
-        if tok.kind == "IONUMBER":
-            fd = tok.value
+        if tok.kind == IONUMBER:           # `2>`: the number; `{fd}>`: the name
+            text = tok.value or ""
+            fd = text if self.source.text[tok.pos] == "{" else int(text)
             tok = self.lex.advance()
-        op = tok.value
+        op = tok.value or ""
         target = self.lex.peek()
-        if target.kind != "WORD":
+        if target.kind != WORD:
             raise self.unexpected(target)
         self.lex.advance()
         if op in ("<<", "<<-"):
@@ -341,7 +343,7 @@ class Parser:
         body = self.parse_list(frozenset())
         self.require_nonempty(body)
         close = self.lex.peek()
-        if not (close.kind == "OP" and close.value == ")"):
+        if not (close.kind == OP and close.value == ")"):
             raise self.unexpected(close)
         self.lex.advance()
         self.lex.depth -= 1
@@ -427,7 +429,7 @@ class Parser:
             node = self.parse_arith_for(tok.pos)
         else:
             name_tok = lex.peek()
-            if name_tok.kind != "WORD":
+            if name_tok.kind != WORD:
                 raise self.unexpected(name_tok)
             name = name_tok.value if name_tok.value is not None else \
                 self.source.text[name_tok.pos:name_tok.end]    # checked when the loop runs
@@ -440,16 +442,16 @@ class Parser:
                 words = []
                 while True:
                     w = lex.peek()
-                    if w.kind == "WORD":
+                    if w.kind == WORD:
                         lex.advance()
                         words.append(w.as_word())
                     else:
                         break
-                if w.kind == "OP" and w.value == ";":
+                if w.kind == OP and w.value == ";":
                     lex.advance()
-                elif w.kind not in ("NEWLINE",):
+                elif w.kind != NEWLINE:
                     raise self.unexpected(w)
-            elif nxt.kind == "OP" and nxt.value == ";":
+            elif nxt.kind == OP and nxt.value == ";":
                 lex.advance()
             body = self.parse_do_group()
             node = For(tok.pos, name, words, body, select=tok.value == "select")
@@ -479,7 +481,7 @@ class Parser:
         lex.peeked = None
         lex.pos = i + 2
         tok = lex.peek()
-        if tok.kind == "OP" and tok.value == ";":
+        if tok.kind == OP and tok.value == ";":
             lex.advance()
         body = self.parse_do_group()
         return ArithFor(pos, exprs[0], exprs[1], exprs[2], body)
@@ -489,7 +491,7 @@ class Parser:
         self.lex.nest(tok.pos)
         lex = self.lex
         subject = lex.peek()
-        if subject.kind != "WORD":
+        if subject.kind != WORD:
             raise self.unexpected(subject)
         lex.advance()
         self.skip_newlines()
@@ -497,26 +499,26 @@ class Parser:
         items: list = []
         while True:
             nxt = lex.peek(COMMAND_START)
-            if nxt.kind == "NEWLINE":
+            if nxt.kind == NEWLINE:
                 nxt = self.skip_newlines()
-            if nxt.kind == "WORD" and nxt.value == "esac":
+            if nxt.kind == WORD and nxt.value == "esac":
                 lex.advance()
                 break
-            if nxt.kind == "EOF":
+            if nxt.kind == EOF:
                 raise self.unexpected(nxt)
             item_pos = nxt.pos
-            if nxt.kind == "OP" and nxt.value == "(":
+            if nxt.kind == OP and nxt.value == "(":
                 lex.advance()
             patterns: list = []
             while True:
                 p = lex.peek()
-                if p.kind != "WORD":
+                if p.kind != WORD:
                     raise self.unexpected(p)
                 lex.peeked = None             # lex.advance(), inline: no newline here
                 lex.pos = p.end
                 patterns.append(p.as_word())
                 sep = lex.peek()
-                if sep.kind == "OP" and (sep.value == "|" or sep.value == ")"):
+                if sep.kind == OP and (sep.value == "|" or sep.value == ")"):
                     lex.peeked = None
                     lex.pos = sep.end
                     if sep.value == ")":
@@ -525,7 +527,7 @@ class Parser:
                 raise self.unexpected(sep)
             body = self.parse_list(_ESAC)
             term = lex.peek(COMMAND_START)
-            if term.kind == "OP" and term.value in (";;", ";&", ";;&"):
+            if term.kind == OP and term.value in (";;", ";&", ";;&"):
                 lex.advance()
                 items.append(CaseItem(item_pos, patterns, body, term.value))
             elif self.is_word(term, "esac"):
@@ -545,7 +547,7 @@ class Parser:
     def parse_function_keyword(self) -> FunctionDef:
         tok = self.lex.advance()
         name_tok = self.lex.peek()
-        if name_tok.kind != "WORD":
+        if name_tok.kind != WORD:
             raise self.unexpected(name_tok)
         self.lex.advance()
         m = _FUNC_PARENS.match(self.source.text, self.lex.pos)
@@ -591,7 +593,7 @@ class Parser:
     def cond_peek(self) -> Token:
         while True:
             tok = self.lex.peek()
-            if tok.kind != "NEWLINE":
+            if tok.kind != NEWLINE:
                 return tok
             self.lex.advance()
 
@@ -599,7 +601,7 @@ class Parser:
         left = self.cond_and()
         while True:
             tok = self.cond_peek()
-            if tok.kind == "OP" and tok.value == "||":
+            if tok.kind == OP and tok.value == "||":
                 self.lex.advance()
                 left = CondAndOr(tok.pos, "||", left, self.cond_and())
             else:
@@ -609,7 +611,7 @@ class Parser:
         left = self.cond_not()
         while True:
             tok = self.cond_peek()
-            if tok.kind == "OP" and tok.value == "&&":
+            if tok.kind == OP and tok.value == "&&":
                 self.lex.advance()
                 left = CondAndOr(tok.pos, "&&", left, self.cond_not())
             else:
@@ -625,36 +627,36 @@ class Parser:
     def cond_primary(self) -> Any:
         lex = self.lex
         tok = self.cond_peek()
-        if tok.kind == "OP" and tok.value == "(":
+        if tok.kind == OP and tok.value == "(":
             lex.advance()
             self.lex.nest(tok.pos)
             inner = self.cond_or()
             close = self.cond_peek()
-            if not (close.kind == "OP" and close.value == ")"):
+            if not (close.kind == OP and close.value == ")"):
                 raise self.unexpected(close)
             lex.advance()
             self.lex.depth -= 1
             return inner
-        if tok.kind != "WORD" or self.is_word(tok, "]]"):
+        if tok.kind != WORD or self.is_word(tok, "]]"):
             raise self.cond_error(tok)
         lex.advance()
         if tok.value in COND_UNARY:
             operand = self.cond_peek()
-            if operand.kind == "WORD" and not self.is_word(operand, "]]"):
+            if operand.kind == WORD and not self.is_word(operand, "]]"):
                 lex.advance()
                 return CondUnary(tok.pos, tok.value, operand.as_word())
             raise self.cond_error(operand)
         op_tok = self.cond_peek()
         op = None
-        if op_tok.kind == "WORD" and op_tok.value in COND_BINARY:
+        if op_tok.kind == WORD and op_tok.value in COND_BINARY:
             op = op_tok.value
-        elif op_tok.kind == "OP" and op_tok.value in ("<", ">"):
+        elif op_tok.kind == OP and op_tok.value in ("<", ">"):
             op = op_tok.value
         if op is None:
-            if op_tok.kind == "WORD" and not self.is_word(op_tok, "]]"):
+            if op_tok.kind == WORD and not self.is_word(op_tok, "]]"):
                 raise self.cond_error(op_tok)
-            if op_tok.kind not in ("WORD", "NEWLINE") and not (
-                    op_tok.kind == "OP" and op_tok.value in ("&&", "||", ")")):
+            if op_tok.kind not in (WORD, NEWLINE) and not (
+                    op_tok.kind == OP and op_tok.value in ("&&", "||", ")")):
                 raise self.cond_error(op_tok)
             return CondWord(tok.pos, tok.as_word())
         lex.advance()
@@ -665,14 +667,14 @@ class Parser:
             right = lex.scan_regex_word()
         else:
             r = self.cond_peek()
-            if r.kind != "WORD" or self.is_word(r, "]]"):
+            if r.kind != WORD or self.is_word(r, "]]"):
                 raise self.cond_error(r)
             lex.advance()
             right = r.as_word()
         return CondBinary(tok.pos, op, tok.as_word(), right)
 
     def cond_error(self, tok: Token) -> ShellSyntaxError:
-        if tok.kind == "EOF":
+        if tok.kind == EOF:
             return self.unexpected(tok)
         text = self.source.text[tok.pos:tok.end]
         err = self.lex.error(f"syntax error in conditional expression: unexpected token `{text}'", tok.pos)
@@ -716,9 +718,9 @@ def parse_nested(source: Source, max_depth: int, depth: int, pos: int, closer: s
     sub.lex.pos = pos
     body = sub.parse_list(frozenset())
     tok = sub.lex.peek()
-    if tok.kind == "EOF":
+    if tok.kind == EOF:
         raise sub.lex.unexpected_eof(closer)
-    if tok.kind != "OP" or tok.value != closer:
+    if tok.kind != OP or tok.value != closer:
         raise sub.unexpected(tok)
     return body, tok.end
 
