@@ -38,10 +38,17 @@ def work(stage: str, scripts: int):
         return startup_row(stage, scripts)
 
     from bench_speed import ours, script_300_lines
-    from scripted_kernel.shell.compile import COMPILER
+    from scripted_kernel.shell import compile as compile_stage
     from scripted_kernel.shell.lexer import Source
     from scripted_kernel.shell.parser import Parser
     tool, text = ours(), script_300_lines()
+
+    def compile_tree(tree, source):
+        try:                              # a compiler per text (this version)
+            compiler = compile_stage.Compiler(source)
+        except TypeError:                 # one shared compiler (a checkout before, for "before")
+            return compile_stage.COMPILER.compile_program(tree, source)
+        return compiler.compile_program(tree)
     gc.disable()
     for k in range(scripts + 1):          # the first warms what is built once per process
         script = f"# {k}\n{text}"
@@ -51,7 +58,7 @@ def work(stage: str, scripts: int):
         source = Source(script)
         tree = Parser(script, source=source).parse_program()
         if stage == "compile":
-            COMPILER.compile_program(tree, source)
+            compile_tree(tree, source)
 
 
 def tool_calls(which: str, scripts: int):

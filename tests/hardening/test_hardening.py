@@ -279,10 +279,14 @@ def test_a_defect_while_compiling_is_reported_without_a_traceback(tool, monkeypa
     from scripted_kernel.shell import interpreter
 
     class BrokenCompiler:           # (the compiled Compiler's methods cannot be patched)
-        def compile_program(self, tree, source):
+        def __init__(self, source):
+            pass
+
+        def compile_program(self, tree):
             raise AttributeError("'Assign' object has no attribute 'parts' in /host/path/compile.py")
+        compile_unit = compile_program      # a script compiled one command at a time
     monkeypatch.setattr(interpreter, "SCRIPT_CACHE", interpreter.ScriptCache())   # nothing cached
-    monkeypatch.setattr(interpreter, "COMPILER", BrokenCompiler())
+    monkeypatch.setattr(interpreter, "Compiler", BrokenCompiler)
     r = tool.execute("echo never")
     assert (r.exit_code, r.error, r.stdout) == (1, "internal", "")
     assert r.stderr == "bash: internal error (AttributeError)\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 from ..base import patterns
 from ..base.errors import (ArithError, BreakLoop, ContinueLoop, ErrexitSignal, ExitSignal, FatalError,
@@ -37,47 +37,37 @@ _COMPILE_METHODS: dict = {}      # node type → Compiler.c_<type name>
 COMPILE_COUNTS = {"later": 0}
 
 
-class Compiler:
-    """Turns an AST into closures. One instance serves every thread: the only state it keeps
-    while compiling (the source text, for line numbers) is per thread, and what it produces
-    is never changed afterwards, but for the bodies it compiles on their first run (later)."""
+class Compiler(WordCompiler):
+    """Turns the AST of one source text into closures (the text gives them line numbers).
+    The closures keep their compiler, which compiles a body the first time it runs (later);
+    compiled scripts are shared between threads, and so is their compiler, whose source never
+    changes. COMPILER, with no source, compiles what arrives as text at run time.
 
-    # the source being compiled, per thread (a plain threading.local: the compiled module
-    # cannot subclass it, so a thread that has not compiled yet has no `source` on it). A read
-    # costs about 900 instructions compiled: a method reads it once.
-    _current: Any
+    (It is a WordCompiler rather than holding one: the word compiler calls back for the
+    commands inside words, and a compiler per text that held one would make a reference cycle
+    per script, left to the collector.)"""
 
-    def __init__(self) -> None:
-        self.words = WordCompiler(self.later)
-        self._current = threading.local()
-
-    @property
-    def source(self) -> "Source | None":
-        return getattr(self._current, "source", None)
-
-    @source.setter
-    def source(self, source: "Source | None"):
-        self._current.source = source
+    def __init__(self, source: "Source | None" = None) -> None:
+        super().__init__()
+        self.source = source
 
     def line(self, pos: int) -> int:
         source = self.source
         return source.line_of(pos) if source is not None else 0
 
-    def compile_program(self, node: A.CommandList, source: Source) -> "CompiledScript":
-        return CompiledScript([self.compile_unit(unit, source) for unit in node.items])
+    def compile_program(self, node: A.CommandList) -> "CompiledScript":
+        return CompiledScript([self.compile_unit(unit) for unit in node.items])
 
-    def compile_unit(self, node: A.CommandList, source: Source) -> Callable:
+    def compile_unit(self, node: A.CommandList) -> Callable:
         """One top-level command (a line, as Parser.next_unit gives it)."""
-        saved = self.source
-        self.source = source
-        try:
-            return self.compile_each([node])[0]
-        finally:
-            self.source = saved
+        return self.compile_each([node])[0]
+
+    def compile_command(self, node) -> Callable:
+        return self.later(node)
 
     def word_text(self, text: str) -> Callable:
         """A word that arrives as text at run time (a subscript), as a closure giving its value."""
-        return self.words.string(Parser(text).lex.sub_word(0, len(text)))
+        return self.string(Parser(text).lex.sub_word(0, len(text)))
 
     def assignment_text(self, text: str) -> Callable:
         """`name=value` or `name+=value` that arrives as text at run time (declare -a "a=(1 2)")."""
@@ -91,9 +81,9 @@ class Compiler:
         if type(node) in _FRAMED:
             # a compound command whose own words may hold process substitutions (`for f in
             # <(...)`, `case <(...)`, `[[ -p <(...) ]]`): their descriptors close when it ends
-            before = self.words.process_substitutions
+            before = self.process_substitutions
             fn = method(self, node)
-            if self.words.process_substitutions != before:
+            if self.process_substitutions != before:
                 fn = with_substitutions(fn)
             return fn
         return method(self, node)
@@ -259,9 +249,9 @@ class Compiler:
     # ------------------------------------------------------------ simple commands
 
     def c_SimpleCommand(self, node: A.SimpleCommand) -> Callable:
-        before = self.words.process_substitutions
+        before = self.process_substitutions
         fn = self._simple_command(node)
-        if self.words.process_substitutions != before:
+        if self.process_substitutions != before:
             return with_substitutions(fn)
         return fn
 
@@ -348,10 +338,10 @@ class Compiler:
             if type(w) is A.Assign:
                 break
         else:
-            return self.words.fields_list(words)
+            return self.fields_list(words)
         fns: list = []
         for w in words:                     # declare x=(...) etc.
-            fns.append(self._declaration_arg(w) if type(w) is A.Assign else self.words.fields(w))
+            fns.append(self._declaration_arg(w) if type(w) is A.Assign else self.fields(w))
 
         def run(sh):
             out = []
@@ -364,8 +354,8 @@ class Compiler:
         """An argument of declare/local/export/readonly that looks like an assignment."""
         apply = self.assignment(a)
         name, append = a.name, a.append
-        index = self.words.string(a.index) if a.index is not None else None
-        value = self.words.string(a.value) if a.value is not None else None
+        index = self.string(a.index) if a.index is not None else None
+        value = self.string(a.value) if a.value is not None else None
 
         def run(sh):
             if a.array is not None:
@@ -404,8 +394,8 @@ class Compiler:
         pieces: list = []
         assert a.array is not None          # (called for an array assignment)
         for elem in a.array:
-            key = self.words.string(elem.key) if elem.key is not None else None
-            pieces.append((key, self.words.string(elem.value)))
+            key = self.string(elem.key) if elem.key is not None else None
+            pieces.append((key, self.string(elem.value)))
         name = a.name
 
         def assign(sh):
@@ -439,13 +429,13 @@ class Compiler:
                 if e.key is not None and _brace_expands(e.value):
                     # bash brace-expands `[k]=-{a,b}-` of an indexed array first; the results
                     # are plain elements
-                    braced = self.words.fields(A.Word(e.pos, [
+                    braced = self.fields(A.Word(e.pos, [
                         A.Lit(e.pos, "["), *e.key.parts, A.Lit(e.pos, "]+=" if e.append else "]="),
                         *e.value.parts]))
                 if e.key is not None:
-                    elems.append((self.words.string(e.key), self.words.string(e.value), e.append, braced))
+                    elems.append((self.string(e.key), self.string(e.value), e.append, braced))
                 else:
-                    elems.append((None, self.words.fields(e.value), False, None))
+                    elems.append((None, self.fields(e.value), False, None))
 
             def assign_array(sh) -> None:
                 items: list[tuple] = []
@@ -459,9 +449,9 @@ class Compiler:
                         items.append((key(sh), value(sh), elem_append))
                 sh.set_array(name, items, append=append)
             return assign_array
-        value = self.words.string(a.value) if a.value is not None else (lambda sh: "")
+        value = self.string(a.value) if a.value is not None else (lambda sh: "")
         if a.index is not None:
-            index = self.words.string(a.index)
+            index = self.string(a.index)
             quoted = next((p for p in a.index.parts if type(p) is A.SingleQuoted), None)
 
             def assign_element(sh):
@@ -494,7 +484,7 @@ class Compiler:
         if op in ("<<", "<<-"):
             doc = r.target
             assert isinstance(doc, A.HereDoc)   # (the target of `<<` is its here-document)
-            body = self.words.string(doc.body) if doc.body is not None else (lambda sh: "")
+            body = self.string(doc.body) if doc.body is not None else (lambda sh: "")
             target_fd = 0 if fd is None else fd
 
             def heredoc(sh):
@@ -502,13 +492,13 @@ class Compiler:
             return heredoc
         assert isinstance(r.target, A.Word)     # (only a here-document's is a HereDoc)
         if op == "<<<":
-            text = self.words.string(r.target)
+            text = self.string(r.target)
             target_fd = 0 if fd is None else fd
 
             def herestring(sh):
                 set_fd(sh, target_fd, InputStream(text(sh) + "\n"))
             return herestring
-        target = self.words.string(r.target)
+        target = self.string(r.target)
         if op in (">&", "<&"):
             default_fd = 1 if op == ">&" else 0
 
@@ -533,7 +523,7 @@ class Compiler:
                 set_fd(sh, src_fd, get_fd(sh, int(t)))
             return dup
 
-        words = self.words.fields(r.target)
+        words = self.fields(r.target)
 
         def to_file(sh):
             fields = words(sh)        # split and globbed: it must come to one word
@@ -578,12 +568,12 @@ class Compiler:
     def with_redirects(self, fn: Callable, redirects: list) -> Callable:
         if not redirects:
             return fn
-        before = self.words.process_substitutions
+        before = self.process_substitutions
         rs = list(map(self.redirect, redirects))
 
         def run(sh):
             return with_redirects(sh, rs, fn, sh)
-        if self.words.process_substitutions != before:       # `done < <(cmd)`, `} > >(cmd)`
+        if self.process_substitutions != before:       # `done < <(cmd)`, `} > >(cmd)`
             return with_substitutions(run)
         return run
 
@@ -665,7 +655,7 @@ class Compiler:
             return self.with_redirects(self._select(node), node.redirects)
         body = self.compile(node.body)
         var = node.var
-        words = self.words.fields_list(node.words) if node.words is not None else None
+        words = self.fields_list(node.words) if node.words is not None else None
         line = self.line(node.pos)
 
         valid = re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", var) is not None
@@ -706,7 +696,7 @@ class Compiler:
         loop ends at `break`, or at end of input with status 1."""
         body = self.compile(node.body)
         var = node.var
-        words = self.words.fields_list(node.words) if node.words is not None else None
+        words = self.fields_list(node.words) if node.words is not None else None
         line = self.line(node.pos)
 
         def run(sh):
@@ -801,14 +791,14 @@ class Compiler:
 
     def _arith(self, word: A.Word) -> Callable:
         """fn(sh) -> int for an arithmetic word; raises ArithError (callers decide)."""
-        static = self.words._static_text(word)
+        static = self._static_text(word)
         if static is not None:
             try:
                 fn = compile_arith(static)
                 return fn
             except ArithError:
                 pass
-        text = self.words.string(word)
+        text = self.string(word)
         return lambda sh: compile_arith(text(sh))(sh)
 
     def _traced_arith(self, word: A.Word, strip: bool = False) -> Callable:
@@ -818,7 +808,7 @@ class Compiler:
 
         def shown(sh):
             if not compiled:
-                compiled.append(self.words.string(word))
+                compiled.append(self.string(word))
             text = compiled[0](sh)
             trace_line(sh, f"(( {text.strip() if strip else text} ))")
             return compile_arith(text)(sh)
@@ -847,7 +837,7 @@ class Compiler:
         return self.with_redirects(run, node.redirects)
 
     def c_Case(self, node: A.Case) -> Callable:
-        subject = self.words.string(node.word)
+        subject = self.string(node.word)
         items: list = []
         for item in node.items:
             pats = [self.pattern_test(w) for w in item.patterns]
@@ -886,8 +876,8 @@ class Compiler:
 
     def pattern_test(self, word: A.Word) -> Callable:
         """fn(sh, value, nocase) -> bool: whether value matches the pattern `word`."""
-        written = self.words.written_pattern(word)
-        return written_pattern_test(written) if written is not None else pattern_test(self.words.pattern(word))
+        written = self.written_pattern(word)
+        return written_pattern_test(written) if written is not None else pattern_test(self.pattern(word))
 
     def c_CondCommand(self, node: A.CondCommand) -> Callable:
         test = self.cond(node.expr)
@@ -927,7 +917,7 @@ class Compiler:
             return lambda sh: not inner(sh)
         bang = "! " if negated else ""
         if t is A.CondWord:
-            w = self.words.string(e.word)
+            w = self.string(e.word)
             if trace:
                 def shown_word(sh):
                     value = w(sh)
@@ -936,7 +926,7 @@ class Compiler:
                 return shown_word
             return lambda sh: w(sh) != ""
         if t is A.CondUnary:
-            operand = self.words.string(e.operand)
+            operand = self.string(e.operand)
             op = e.op
             if trace:
                 def shown_unary(sh):
@@ -946,11 +936,11 @@ class Compiler:
                 return shown_unary
             return lambda sh: unary_test(sh, op, operand(sh))
         op = e.op
-        left = self.words.string(e.left)
+        left = self.string(e.left)
         if op in ("==", "=", "!="):
             negate = op == "!="
             if trace:
-                right = self.words.pattern(e.right)
+                right = self.pattern(e.right)
 
                 def shown_match(sh):
                     lhs, rhs = left(sh), right(sh)
@@ -963,7 +953,7 @@ class Compiler:
                 return test(sh, left(sh), sh.shopts["nocasematch"]) != negate
             return match
         if op == "=~":
-            right = self.words.regex(e.right)
+            right = self.regex(e.right)
             if trace:
                 def shown_regex(sh):
                     lhs, rhs = left(sh), right(sh)
@@ -971,7 +961,7 @@ class Compiler:
                     return regex_test(sh, lhs, rhs)
                 return shown_regex
             return lambda sh: regex_test(sh, left(sh), right(sh))
-        right = self.words.string(e.right)
+        right = self.string(e.right)
         if trace:
             def shown_binary(sh):
                 lhs, rhs = left(sh), right(sh)
@@ -990,7 +980,6 @@ class Compiler:
         at once may both compile it; each result is the same closure tree, and the one kept
         last is used from then on (no lock needed, and none held while a body compiles that
         may itself, by a limit, end the run)."""
-        source = self.source
         compiled: Optional[Callable] = None
 
         def run_compiled(sh):
@@ -998,14 +987,9 @@ class Compiler:
             fn = compiled
             if fn is None:
                 COMPILE_COUNTS["later"] += 1
-                saved = self.source
-                self.source = source
-                try:
-                    fn = self.compile(node)
-                    if redirects:
-                        fn = self.with_redirects(fn, redirects)
-                finally:
-                    self.source = saved
+                fn = self.compile(node)
+                if redirects:
+                    fn = self.with_redirects(fn, redirects)
                 compiled = fn
             return fn(sh)
         return run_compiled

@@ -161,13 +161,17 @@ def pathnames(sh, fields: list, escaped: list) -> list:
 # ---------------------------------------------------------------- compiling words
 
 class WordCompiler:
-    """Turns Words into closures. `run_sub(sh, node) -> str` runs a command substitution."""
+    """Turns Words into closures; the compile stage's Compiler (compile.py) is one, and
+    compiles the commands inside words (compile_command)."""
 
-    def __init__(self, compile_command: Callable):
-        self.compile_command = compile_command
+    def __init__(self) -> None:
         # how many `<( )` / `>( )` were compiled: a command that compiled one is wrapped so
         # that their descriptors close when it ends (compile.py)
         self.process_substitutions = 0
+
+    def compile_command(self, node) -> Callable:
+        """fn(sh) for the commands of a `$( )` or `<( )` body."""
+        raise NotImplementedError
 
     # -- public entry points
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Optional
 
 from .builtins import load as load_builtins
-from .compile import COMPILER, CompiledScript, run_unit
+from .compile import COMPILER, CompiledScript, Compiler, run_unit
 from ..base.errors import (Cancelled, ErrexitSignal, ExitSignal, LimitExceeded,
                      ShellSyntaxError, ReturnSignal)
 from .escapes import text_from_host
@@ -203,7 +203,7 @@ class ScriptCache:
             except ShellSyntaxError as e:
                 assert isinstance(e.partial, CommandList)     # parse_program keeps it
                 tree, error = e.partial, e
-            fn = COMPILER.compile_program(tree, source)
+            fn = Compiler(source).compile_program(tree)
         fn.syntax_error = error
         return fn
 
@@ -224,11 +224,12 @@ class StreamedScript:
     command is read, so the next reuses their memory while it is still in the processor's
     caches, where a whole script's tree and closures (1.3 MB for 300 lines) would be new
     memory for every call."""
-    __slots__ = ("parser", "source", "syntax_error")
+    __slots__ = ("parser", "compiler", "syntax_error")
 
     def __init__(self, text: str, max_depth: int):
-        self.source = Source(text)
-        self.parser = Parser(text, max_depth=max_depth, source=self.source)
+        source = Source(text)
+        self.parser = Parser(text, max_depth=max_depth, source=source)
+        self.compiler = Compiler(source)
         self.syntax_error: Optional[ShellSyntaxError] = None
 
     @property
@@ -241,7 +242,7 @@ class StreamedScript:
                 node = self.parser.next_unit()
                 if node is None:
                     return
-                unit = COMPILER.compile_unit(node, self.source)
+                unit = self.compiler.compile_unit(node)
             except ShellSyntaxError as e:
                 self.syntax_error = e
                 return

@@ -18,6 +18,7 @@ from ..base.records import Capture, SnapshotError, SnapshotLimits, Texts, intege
 from ..fs.memory import NAME_MAX, PATH_MAX
 from ..fs.tree_io import path
 from . import nodes as A
+from .compile import Compiler
 from .interpreter import BUILTINS, COMPILER, SCRIPT_CACHE
 from .lexer import Source
 from .parser import Parser
@@ -246,13 +247,7 @@ def define_function(sh, name: str, line: int, text: str):
         node = units[0].items[0]
     if type(node) is not A.FunctionDef or node.name != name or not node.valid_name:
         raise SnapshotError(f"snapshot function {name[:40]}: its text is not one definition of it")
-    saved = COMPILER.source
-    COMPILER.source = source
-    try:
-        define = COMPILER.compile(node)
-    finally:
-        COMPILER.source = saved
-    define(sh)
+    Compiler(source).compile(node)(sh)
 
 
 def _function_name_ok(name: str) -> bool:

@@ -592,7 +592,7 @@ def _valid_name(name: str) -> bool:
 
 
 def _expand_index(sh: Variables, index_word) -> str:
-    return sh.compiler.words.string(index_word)(sh)
+    return sh.compiler.string(index_word)(sh)
 
 
 def attribute_letters(var: Var) -> str:

@@ -69,7 +69,7 @@ class LazyTraced:
 
     def __iter__(self):
         if self.compiled is None:
-            node, words = self.node, self.compiler.words
+            node, words = self.node, self.compiler
             self.compiled = [_traced_assignment(fn, a, words, self.source)
                              if a.index is None or not node.words else fn
                              for fn, a in zip(self.assigns, node.assigns)]
