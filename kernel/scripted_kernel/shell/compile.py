@@ -838,7 +838,7 @@ class Compiler(WordCompiler):
 
     def c_Case(self, node: A.Case) -> Callable:
         subject = self.string(node.word)
-        items: list = []
+        items: list[tuple[list, Callable, str]] = []
         for item in node.items:
             pats = [self.pattern_test(w) for w in item.patterns]
             body = self.later(item.body) if item.body is not None else (lambda sh: 0)

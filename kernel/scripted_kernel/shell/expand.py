@@ -53,11 +53,11 @@ def _has_wildcard(text: str) -> bool:
 def _glob_kind(p) -> int:
     """ACTIVE: the part can put a wildcard in a field (unquoted `*`, an unquoted expansion);
     QUOTED_PART: its text never acts as a wildcard; RAW: literal text without wildcards."""
-    t = type(p)
-    if t is Lit:
+    if isinstance(p, Lit):            # (isinstance: see WordCompiler.written_pattern)
         if p.escaped:
             return QUOTED_PART
         return ACTIVE if _has_wildcard(p.text) else RAW
+    t = type(p)
     if t is ParamExp or t is CommandSub:
         return ACTIVE
     if t is ArithSub:
@@ -235,10 +235,11 @@ class WordCompiler:
         single-quoted parts), else None."""
         text: list = []
         for p in word.parts:
-            t = type(p)
-            if t is Lit:
+            # (isinstance, not type(p) is: compiled, it tells the type of p, whose fields are
+            # then read directly instead of looked up by name)
+            if isinstance(p, Lit):
                 text.append(patterns.escape_glob(p.text) if p.escaped else p.text)
-            elif t is SingleQuoted:
+            elif isinstance(p, SingleQuoted):
                 text.append(patterns.escape_glob(p.text))
             else:
                 return None
@@ -265,14 +266,14 @@ class WordCompiler:
         $1 text": literal text and plain parameters (no operator, subscript, `$@` or `$*`),
         always one field. None for any other word (and for a string without a parameter,
         which is static)."""
-        if len(word.parts) != 1 or type(word.parts[0]) is not DoubleQuoted:
+        quoted = word.parts[0] if len(word.parts) == 1 else None
+        if not isinstance(quoted, DoubleQuoted):
             return None
         pieces: list = []
-        for q in word.parts[0].parts:
-            t = type(q)
-            if t is Lit:
+        for q in quoted.parts:          # (isinstance: see written_pattern)
+            if isinstance(q, Lit):
                 pieces.append(q.text)
-            elif (t is ParamExp and q.op is None and q.index is None and not q.indirect
+            elif (isinstance(q, ParamExp) and q.op is None and q.index is None and not q.indirect
                   and not q.length and not q.prefix_list and q.name != "@" and q.name != "*"):
                 pieces.append(self.param(q, True))
             else:
@@ -293,14 +294,14 @@ class WordCompiler:
         """The word's text when nothing in it expands: no expansion, and no wildcard or brace
         in an unquoted literal. Else None."""
         parts = word.parts
-        if len(parts) == 1 and type(parts[0]) is Lit:        # most words, without two calls
-            lit = parts[0]
+        lit = parts[0] if len(parts) == 1 else None
+        if isinstance(lit, Lit):            # most words, without two calls
             return None if not lit.escaped and _may_expand(lit.text) else lit.text
         text = self._static_text(word)
         if text is None:
             return None
         for p in parts:
-            if type(p) is Lit and not p.escaped and _may_expand(p.text):
+            if isinstance(p, Lit) and not p.escaped and _may_expand(p.text):
                 return None
         return text
 
@@ -308,19 +309,18 @@ class WordCompiler:
         """The word's text when it has no expansion in it, else None."""
         parts = word.parts
         if len(parts) == 1:
-            t = type(parts[0])
-            if t is Lit or t is SingleQuoted:
-                return parts[0].text
-            if t is not DoubleQuoted:         # one expansion
+            only = parts[0]
+            if isinstance(only, Lit) or isinstance(only, SingleQuoted):
+                return only.text
+            if not isinstance(only, DoubleQuoted):         # one expansion
                 return None
         text: list = []
         for p in parts:
-            t = type(p)
-            if t is Lit or t is SingleQuoted:
+            if isinstance(p, Lit) or isinstance(p, SingleQuoted):
                 text.append(p.text)
-            elif t is DoubleQuoted:
+            elif isinstance(p, DoubleQuoted):
                 for q in p.parts:
-                    if type(q) is not Lit:
+                    if not isinstance(q, Lit):
                         return None
                     text.append(q.text)
             else:
@@ -330,8 +330,8 @@ class WordCompiler:
     def _escaped(self, word: Word, escape: Callable) -> Callable:
         """fn(sh) -> str: the word's text with its quoted (and backslash-escaped) parts passed
         through `escape`."""
-        if len(word.parts) == 1 and type(word.parts[0]) is Lit:     # most patterns: `ITEM-*)`
-            lit = word.parts[0]
+        lit = word.parts[0] if len(word.parts) == 1 else None
+        if isinstance(lit, Lit):     # most patterns: `ITEM-*)`
             text = escape(lit.text) if lit.escaped else lit.text
             return lambda sh: text
         pieces: list = []
@@ -463,22 +463,21 @@ class WordCompiler:
 
     def _part(self, p, quoted: bool):
         """(fn(sh) -> str | list, splittable)."""
-        t = type(p)
-        if t is Lit or t is SingleQuoted:
+        if isinstance(p, Lit) or isinstance(p, SingleQuoted):     # (see written_pattern)
             text = p.text
             return (lambda sh: text), False
-        if t is DoubleQuoted:
+        if isinstance(p, DoubleQuoted):
             return self._double_quoted(p), False
-        if t is ParamExp:
+        if isinstance(p, ParamExp):
             return self.param(p, quoted), not quoted
-        if t is CommandSub:
+        if isinstance(p, CommandSub):
             redirect = _file_read_only(p.body)
             if redirect is not None:            # $(< file): the file's contents
                 target = self.string(redirect.target)
                 return (lambda sh: sh.file_substitution(target(sh))), not quoted
             body = self.compile_command(p.body)
             return (lambda sh: sh.command_substitution(body)), not quoted
-        if t is ArithSub:
+        if isinstance(p, ArithSub):
             expr = self.string(p.expr)
 
             def arith_sub(sh):
@@ -488,16 +487,16 @@ class WordCompiler:
                     e.ends_errexit_shell = False
                     raise
             return arith_sub, not quoted
-        if t is Tilde:
+        if isinstance(p, Tilde):
             user = p.user
             return (lambda sh: sh.tilde(user)), False
-        if t is ProcessSub:
+        if isinstance(p, ProcessSub):
             from .jobs import substitute
             body = self.compile_command(p.body)
             direction = p.direction
             self.process_substitutions += 1
             return (lambda sh: substitute(sh, body, direction)), False
-        raise TypeError(f"unknown word part {t.__name__}")
+        raise TypeError(f"unknown word part {type(p).__name__}")
 
     def _double_quoted(self, dq: DoubleQuoted) -> Callable:
         parts = self._parts(dq.parts, quoted=True)

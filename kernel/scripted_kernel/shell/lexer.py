@@ -414,6 +414,8 @@ class Lexer:
         self.pending_heredocs: list[HereDoc] = []
         self.heredoc_at_eof = False     # a here-document ran to the end without its delimiter
         self.peeked: Optional[Token] = None
+        # a token the parser is done with (recycle): the next common token is made in it
+        self.spare: Optional[Token] = None
         self.depth = depth              # the nesting of commands and word parts, here and around
         self.max_depth = min(max_depth, MAX_DEPTH_CAP)
         self.assignment_depth = 0       # > 0 while an assignment's value is scanned
@@ -480,7 +482,13 @@ class Lexer:
             else:
                 self.pos = start
                 name, value, word = (NEWLINE if kind == 2 else OP), text, None
-            if COMPILED:
+            spare = self.spare
+            if spare is not None:
+                self.spare = None
+                tok = spare
+                tok.kind, tok.value, tok.word, tok.pos, tok.end, tok.assign, tok.mode = \
+                    name, value, word, start, end, None, mode
+            elif COMPILED:
                 tok = Token(name, value, start, end, word, None, mode)
             else:
                 tok = _new(Token)
@@ -488,6 +496,14 @@ class Lexer:
                     name, value, word, start, end, None, mode
         self.peeked = tok
         return tok
+
+    def recycle(self, tok: Token) -> None:
+        """The parser is done with `tok`, which it has advanced past and which nothing holds
+        (it keeps the token's word or assignment, never the token): the next common token is
+        made in it instead of a new object. Tokens are most of what parsing allocates and
+        frees; the parser recycles those it consumes where no caller can see them (the
+        words of a simple command, newlines and `;` between commands)."""
+        self.spare = tok
 
     def advance(self) -> Token:
         tok = self.peeked if self.peeked is not None else self.peek()

@@ -199,10 +199,10 @@ class SimpleCommand(NodeBase):
     FIELDS = ("pos", "assigns", "words", "redirects", "end")
     __slots__ = FIELDS
 
-    def __init__(self, pos: int, assigns: list, words: list, redirects: list, end: int = 0):
+    def __init__(self, pos: int, assigns: list[Assign], words: list, redirects: list[Redirect], end: int = 0):
         self.pos = pos
         self.assigns = assigns
-        self.words = words
+        self.words = words  # Words, and Assigns among a declaration's arguments (`local x=1`)
         self.redirects = redirects
         self.end = end  # where its text ends ($BASH_COMMAND)
 
@@ -315,7 +315,7 @@ class CaseItem(NodeBase):
     FIELDS = ("pos", "patterns", "body", "terminator")
     __slots__ = FIELDS
 
-    def __init__(self, pos: int, patterns: list, body: Optional[Node], terminator: str):
+    def __init__(self, pos: int, patterns: list[Word], body: Optional[Node], terminator: str):
         self.pos = pos
         self.patterns = patterns
         self.body = body
@@ -326,7 +326,7 @@ class Case(NodeBase):
     FIELDS = ("pos", "word", "items", "redirects")
     __slots__ = FIELDS
 
-    def __init__(self, pos: int, word: Word, items: list, redirects: Optional[list] = None):
+    def __init__(self, pos: int, word: Word, items: list[CaseItem], redirects: Optional[list] = None):
         self.pos = pos
         self.word = word
         self.items = items

@@ -127,7 +127,7 @@ class Parser:
         lex = self.lex
         tok = lex.peek(COMMAND_START)
         while tok.kind == NEWLINE:
-            lex.advance()
+            lex.recycle(lex.advance())
             tok = lex.peek(COMMAND_START)
         return tok
 
@@ -154,9 +154,10 @@ class Parser:
                 lex.advance()
                 if tok.value == "&":
                     node = Background(node.pos, node, tok.pos)
+                lex.recycle(tok)
                 items.append(node)
             elif tok.kind == NEWLINE:
-                lex.advance()
+                lex.recycle(lex.advance())
                 items.append(node)
             else:
                 items.append(node)
@@ -288,6 +289,7 @@ class Parser:
                     else:
                         mode = ARGUMENT
                 words.append(tok.as_word())
+                lex.recycle(tok)        # (parse_command's callers hold no token they passed it)
             elif kind == ASSIGN:
                 lex.peeked = None
                 lex.pos = end = tok.end
@@ -296,6 +298,7 @@ class Parser:
                     words.append(lex.sub_word(tok.pos, tok.end))
                 else:
                     (words if words else assigns).append(tok.assign)
+                lex.recycle(tok)
             elif kind == IONUMBER or (kind == OP and tok.value in REDIRECT_OPS):
                 redirects.append(self.parse_redirect())
                 end = lex.pos
