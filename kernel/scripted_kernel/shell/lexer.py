@@ -310,15 +310,23 @@ def _name_end(src: str, pos: int) -> int:
     """Where the name (_NAME) that starts at pos ends, or -1 when none starts there."""
     if not _classes_at(src, pos) & _IS_NAME_START:
         return -1
-    pos += 1
-    while _classes_at(src, pos) & _IS_NAME:
-        pos += 1
-    return pos
+    return _run_end(src, pos + 1, _IS_NAME)
 
 
 def _literal_run_end(src: str, pos: int) -> int:
     """Where the run of literal characters (_LITERALS) that starts at pos ends (pos: none)."""
-    while _classes_at(src, pos) & _IS_LITERAL:
+    return _run_end(src, pos, _IS_LITERAL)
+
+
+def _run_end(src: str, pos: int, classes: int) -> int:
+    """Where the run of characters of one of `classes` that starts at pos ends (pos: none).
+    (_classes_at written out: compiled, a call and a length per character cost more than the
+    test.)"""
+    n = len(src)
+    while pos < n:
+        cp = ord(src[pos])
+        if cp >= 128 or not _CHAR_CLASSES[cp] & classes:
+            break
         pos += 1
     return pos
 

@@ -116,11 +116,20 @@ class Parser:
     def is_word(self, tok: Token, text: str) -> bool:
         return tok.kind == WORD and tok.value == text
 
+    def consume_keyword(self) -> int:
+        """Consumes the reserved word at hand, which starts a compound command (its token
+        recycled: parse_command's callers hold none they passed it): where it starts."""
+        tok = self.lex.advance()
+        pos = tok.pos
+        self.lex.recycle(tok)
+        return pos
+
     def expect_word(self, text: str):
+        """Consumes the reserved word `text` (its token recycled: no caller holds it)."""
         tok = self.lex.peek(COMMAND_START)
         if not self.is_word(tok, text):
             raise self.unexpected(tok)
-        self.lex.advance()
+        self.lex.recycle(self.lex.advance())
 
     def skip_newlines(self) -> Token:
         """Skips newline tokens; returns the token after them (peeked in command position)."""
@@ -332,13 +341,13 @@ class Parser:
     # ------------------------------------------------------------ compound commands
 
     def parse_brace_group(self) -> BraceGroup:
-        tok = self.lex.advance()
-        self.lex.nest(tok.pos)
+        pos = self.consume_keyword()
+        self.lex.nest(pos)
         body = self.parse_list(_BRACE_END)
         self.require_nonempty(body)
         self.expect_word("}")
         self.lex.depth -= 1
-        return BraceGroup(tok.pos, body)
+        return BraceGroup(pos, body)
 
     def parse_subshell(self) -> Subshell:
         tok = self.lex.advance()
@@ -363,8 +372,8 @@ class Parser:
         return ArithCommand(pos, expr)
 
     def parse_if(self) -> If:
-        tok = self.lex.advance()
-        self.lex.nest(tok.pos)
+        pos = self.consume_keyword()
+        self.lex.nest(pos)
         clauses: list = []
         cond = self.parse_list(_THEN)
         self.require_nonempty(cond)
@@ -384,7 +393,7 @@ class Parser:
                 self.require_nonempty(body)
                 clauses.append((cond, body))
             elif self.is_word(nxt, "else"):
-                self.lex.advance()
+                self.lex.recycle(self.lex.advance())
                 else_body = self.parse_list(_FI)
                 self.require_nonempty(else_body)
                 self.expect_word("fi")
@@ -393,7 +402,7 @@ class Parser:
                 self.expect_word("fi")
                 break
         self.lex.depth -= 1
-        return If(tok.pos, clauses, else_body)
+        return If(pos, clauses, else_body)
 
     def require_nonempty(self, body: CommandList):
         if not body.items:
@@ -490,8 +499,8 @@ class Parser:
         return ArithFor(pos, exprs[0], exprs[1], exprs[2], body)
 
     def parse_case(self) -> Case:
-        tok = self.lex.advance()
-        self.lex.nest(tok.pos)
+        pos = self.consume_keyword()
+        self.lex.nest(pos)
         lex = self.lex
         subject = lex.peek()
         if subject.kind != WORD:
@@ -505,7 +514,7 @@ class Parser:
             if nxt.kind == NEWLINE:
                 nxt = self.skip_newlines()
             if nxt.kind == WORD and nxt.value == "esac":
-                lex.advance()
+                lex.recycle(lex.advance())
                 break
             if nxt.kind == EOF:
                 raise self.unexpected(nxt)
@@ -520,11 +529,14 @@ class Parser:
                 lex.peeked = None             # lex.advance(), inline: no newline here
                 lex.pos = p.end
                 patterns.append(p.as_word())
+                lex.recycle(p)
                 sep = lex.peek()
                 if sep.kind == OP and (sep.value == "|" or sep.value == ")"):
                     lex.peeked = None
                     lex.pos = sep.end
-                    if sep.value == ")":
+                    closed = sep.value == ")"
+                    lex.recycle(sep)
+                    if closed:
                         break
                     continue
                 raise self.unexpected(sep)
@@ -533,19 +545,21 @@ class Parser:
             if term.kind == OP and term.value in (";;", ";&", ";;&"):
                 lex.advance()
                 items.append(CaseItem(item_pos, patterns, body, term.value))
+                lex.recycle(term)
             elif self.is_word(term, "esac"):
                 items.append(CaseItem(item_pos, patterns, body, ";;"))
             else:
                 raise self.unexpected(term)
         self.lex.depth -= 1
-        return Case(tok.pos, subject.as_word(), items)
+        return Case(pos, subject.as_word(), items)
 
     def parse_function_parens(self, name_tok: Token, parens_end: int) -> FunctionDef:
         """`name_tok` `()`, the parentheses ending at parens_end."""
-        name = self._name_text(name_tok)
+        name, pos = self._name_text(name_tok), name_tok.pos
         self.lex.peeked = None
         self.lex.pos = parens_end
-        return self.parse_function_body(name_tok.pos, name)
+        self.lex.recycle(name_tok)          # (as consume_keyword)
+        return self.parse_function_body(pos, name)
 
     def parse_function_keyword(self) -> FunctionDef:
         tok = self.lex.advance()
@@ -579,8 +593,8 @@ class Parser:
     # ------------------------------------------------------------ [[ ]]
 
     def parse_cond_command(self) -> CondCommand:
-        tok = self.lex.advance()
-        self.lex.nest(tok.pos)
+        pos = self.consume_keyword()
+        self.lex.nest(pos)
         try:
             expr = self.cond_or()
             end = self.cond_peek()
@@ -589,9 +603,9 @@ class Parser:
         except ShellSyntaxError as e:
             e.keeps_status = True      # bash ends with the last status on a [[ ]] parse error
             raise
-        self.lex.advance()
+        self.lex.recycle(self.lex.advance())       # ]]
         self.lex.depth -= 1
-        return CondCommand(tok.pos, expr)
+        return CondCommand(pos, expr)
 
     def cond_peek(self) -> Token:
         while True:
@@ -644,10 +658,14 @@ class Parser:
             raise self.cond_error(tok)
         lex.advance()
         if tok.value in COND_UNARY:
+            pos, test = tok.pos, tok.value or ""
+            lex.recycle(tok)
             operand = self.cond_peek()
             if operand.kind == WORD and not self.is_word(operand, "]]"):
                 lex.advance()
-                return CondUnary(tok.pos, tok.value, operand.as_word())
+                unary = CondUnary(pos, test, operand.as_word())
+                lex.recycle(operand)
+                return unary
             raise self.cond_error(operand)
         op_tok = self.cond_peek()
         op = None
