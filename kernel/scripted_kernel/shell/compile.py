@@ -1010,11 +1010,14 @@ class Compiler(WordCompiler):
 
         def define(sh):
             sh.budget.check()
-            existing = sh.functions.get(name)
+            functions = sh.functions
+            existing = functions.get(name)
             if existing is not None and getattr(existing, "readonly", False):
                 sh.error(f"{name}: readonly function")
                 return 1
-            sh.own_functions()[name] = func
+            if sh.functions_shared:         # (sh.own_functions() only then: a Python call less)
+                functions = sh.own_functions()
+            functions[name] = func
             sh.status = 0
             return 0
         return define
