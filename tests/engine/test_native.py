@@ -20,7 +20,7 @@ STALE = "shell/compiled/ was built from other sources: reinstall (pip install -e
 
 # Run once with the compiled modules and once with SCRIPTED_KERNEL_PURE=1: each text's tree (its
 # dataclass repr) or its error, one JSON list on stdout.
-PARSE_EACH = """
+PARSE_OUTCOME = """
 import json, sys
 from scripted_kernel.shell import COMPILED_FRONT_END
 from scripted_kernel.base.errors import ShellSyntaxError
@@ -32,6 +32,8 @@ def outcome(text):
         return f"error {e.line}:{e.col} {e}"
     except Exception as e:
         return "exception " + type(e).__name__
+"""
+PARSE_EACH = PARSE_OUTCOME + """
 print(json.dumps([COMPILED_FRONT_END, [outcome(text) for text in json.load(sys.stdin)]]))
 """
 
@@ -53,6 +55,16 @@ print(json.dumps([COMPILED_FRONT_END, [outcome(text) for text in json.load(sys.s
 TOKENS = ["$(", ")", "${", "}", "$((", "))", "((", "[[", "]]", "'", '"', "`", "\\", "|", "&&", ";;",
           "<<", "<<-", "EOF\n", "\n", " ", "=", "+=", "[", "]", "{ ", "; }", "case x in ", " esac",
           "if ", " then ", " fi", "for i in ", " do ", " done", "f() ", "@(", "#", "~", "$'"]
+
+
+# Each text parsed twice: as it is, and with Lexer.recycle made a no-op.
+PARSE_WITHOUT_RECYCLING = PARSE_OUTCOME + """
+from scripted_kernel.shell.lexer import Lexer
+texts = json.load(sys.stdin)
+recycled = [outcome(text) for text in texts]
+Lexer.recycle = lambda self, tok: None
+print(json.dumps([COMPILED_FRONT_END, [recycled, [outcome(text) for text in texts]]]))
+"""
 
 
 def _write_build(shell_dir: Path, manifest: dict) -> Path:
@@ -121,6 +133,21 @@ def _each(program: str, texts: list[str], pure: bool) -> tuple[bool, list]:
                          capture_output=True, text=True, check=True).stdout
     compiled, outcomes = json.loads(out)
     return compiled, outcomes
+
+
+def test_recycling_tokens_never_changes_a_parse():
+    """The parser hands the lexer back the tokens it is done with (Lexer.recycle), and the
+    next token is made in one of them: a token recycled while something still held it would
+    change a tree. Every tree and every error must be what parsing without recycling gives,
+    over the corpus and its mutations (the pure parser, whose Lexer can be patched)."""
+    corpus = script_corpus()
+    rng = random.Random(11)
+    texts = corpus + [mutate(rng, text, TOKENS) for text in corpus for _ in range(2)]
+    compiled, (recycled, fresh) = _each(PARSE_WITHOUT_RECYCLING, texts, pure=True)
+    assert not compiled
+    assert sum(o.startswith("CommandList") for o in fresh) > 1000
+    differences = [(text, r, f) for text, r, f in zip(texts, recycled, fresh) if r != f]
+    assert not differences, differences[:3]
 
 
 @pytest.mark.skipif(not BUILT, reason="the front end was not compiled (no C compiler at install)")
