@@ -256,7 +256,7 @@ class Compiler(WordCompiler):
         return fn
 
     def _simple_command(self, node: A.SimpleCommand) -> Callable:
-        source = self.source          # (self.line() would look it up again)
+        source = self.source
         if source is not None:
             line, command = source.line_of(node.pos), (source.text, node.pos, node.end)
         else:
@@ -279,7 +279,7 @@ class Compiler(WordCompiler):
             for a in node.assigns:          # (a loop: compiled, map() would call each through Python)
                 assigns.append(self.assignment(a))
         redirects = list(map(self.redirect, node.redirects)) if node.redirects else []
-        traced = LazyTraced(self, assigns, node, source) if assigns else assigns
+        traced = LazyTraced(self, assigns, node) if assigns else assigns
         if not node.words:
             return self._assignment_only(line, command, assigns, redirects, traced)
         argv_fn = self._argv(node.words)
@@ -844,7 +844,7 @@ class Compiler(WordCompiler):
             body = self.later(item.body) if item.body is not None else (lambda sh: 0)
             items.append((pats, body, item.terminator))
         source = self.source
-        line = source.line_of(node.pos) if source is not None else 0
+        line = self.line(node.pos)
         word_pos = node.word.pos
 
         def run(sh):

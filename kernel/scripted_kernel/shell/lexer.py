@@ -491,15 +491,14 @@ class Lexer:
                 self.pos = start
                 name, value, word = (NEWLINE if kind == 2 else OP), text, None
             spare = self.spare
-            if spare is not None:
-                self.spare = None
-                tok = spare
-                tok.kind, tok.value, tok.word, tok.pos, tok.end, tok.assign, tok.mode = \
-                    name, value, word, start, end, None, mode
-            elif COMPILED:
+            if spare is None and COMPILED:
                 tok = Token(name, value, start, end, word, None, mode)
             else:
-                tok = _new(Token)
+                if spare is None:
+                    tok = _new(Token)
+                else:
+                    self.spare = None
+                    tok = spare
                 tok.kind, tok.value, tok.word, tok.pos, tok.end, tok.assign, tok.mode = \
                     name, value, word, start, end, None, mode
         self.peeked = tok
@@ -509,8 +508,9 @@ class Lexer:
         """The parser is done with `tok`, which it has advanced past and which nothing holds
         (it keeps the token's word or assignment, never the token): the next common token is
         made in it instead of a new object. Tokens are most of what parsing allocates and
-        frees; the parser recycles those it consumes where no caller can see them (the
-        words of a simple command, newlines and `;` between commands)."""
+        frees; the parser recycles those it consumes where no caller can see them (words,
+        separators and reserved words; tests/engine/test_native.py checks that recycling
+        never changes a parse)."""
         self.spare = tok
 
     def advance(self) -> Token:

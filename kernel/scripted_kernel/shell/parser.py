@@ -458,8 +458,7 @@ class Parser:
             name_tok = lex.peek()
             if name_tok.kind != WORD:
                 raise self.unexpected(name_tok)
-            name = name_tok.value if name_tok.value is not None else \
-                self.source.text[name_tok.pos:name_tok.end]    # checked when the loop runs
+            name = self._name_text(name_tok)    # checked when the loop runs
             lex.advance()
             words = None
             self.skip_newlines()
@@ -589,8 +588,8 @@ class Parser:
         return self.parse_function_body(tok.pos, self._name_text(name_tok))
 
     def _name_text(self, tok: Token) -> str:
-        """A function's name: a word with quotes or expansions is named by its text (and
-        refused when the definition runs)."""
+        """A function's or a `for` variable's name: a word with quotes or expansions is
+        named by its text (and refused when the definition or the loop runs)."""
         return tok.value if tok.value is not None else self.source.text[tok.pos:tok.end]
 
     def parse_function_body(self, pos: int, name: str) -> FunctionDef:

@@ -61,24 +61,26 @@ def trace_line(sh, text: str):
 class LazyTraced:
     """The assignments of a simple command as `set -x` runs them (each shows itself), compiled
     the first time they are needed: most scripts never trace."""
-    __slots__ = ("compiler", "assigns", "node", "source", "compiled")
+    __slots__ = ("compiler", "assigns", "node", "compiled")
 
-    def __init__(self, compiler, assigns: list, node, source):
-        self.compiler, self.assigns, self.node, self.source = compiler, assigns, node, source
+    def __init__(self, compiler, assigns: list, node):
+        self.compiler, self.assigns, self.node = compiler, assigns, node
         self.compiled: Optional[list] = None
 
     def __iter__(self):
         if self.compiled is None:
-            node, words = self.node, self.compiler
-            self.compiled = [_traced_assignment(fn, a, words, self.source)
+            node, compiler = self.node, self.compiler
+            self.compiled = [_traced_assignment(fn, a, compiler)
                              if a.index is None or not node.words else fn
                              for fn, a in zip(self.assigns, node.assigns)]
         return iter(self.compiled)
 
 
-def _traced_assignment(fn: Callable, a: A.Assign, words, source) -> Callable:
+def _traced_assignment(fn: Callable, a: A.Assign, compiler) -> Callable:
     """An assignment that shows itself under `set -x` (`+ name=value`), as bash does: a
-    scalar or an element with its value expanded, an array as it is written."""
+    scalar or an element with its value expanded, an array as it is written (in the text of
+    `compiler`, the Compiler of the script)."""
+    source = compiler.source
     name, op, append = a.name, "+=" if a.append else "=", a.append
     if a.array is not None:
         shown = source_array(source.text, a.pos) if source is not None else f"{name}{op}(...)"
@@ -88,8 +90,8 @@ def _traced_assignment(fn: Callable, a: A.Assign, words, source) -> Callable:
             fn(sh)
         traced = show_array
     elif a.index is not None:
-        value = words.string(a.value) if a.value is not None else (lambda sh: "")
-        index = words.string(a.index)
+        value = compiler.string(a.value) if a.value is not None else (lambda sh: "")
+        index = compiler.string(a.index)
 
         def show_element(sh):
             key, v = index(sh), value(sh)
@@ -97,7 +99,7 @@ def _traced_assignment(fn: Callable, a: A.Assign, words, source) -> Callable:
             sh.set_element(name, key, v, append)
         traced = show_element
     else:
-        value = words.string(a.value) if a.value is not None else (lambda sh: "")
+        value = compiler.string(a.value) if a.value is not None else (lambda sh: "")
 
         def show(sh):
             v = value(sh)
