@@ -83,8 +83,10 @@ def test_cancel_from_another_thread():
             cancelling.append(threading.Thread(target=token.cancel))
             cancelling[0].start()
 
-    r = ScriptedTool.builder("t").build().execute("echo a; while :; do :; done", cancel=token,
-                                                   on_output=on_output)
+    # (limits the loop cannot reach: at the defaults it ends by itself in about a second, and on
+    # a loaded machine that could come before the cancelling thread runs)
+    endless = tool_with(max_commands=10**9, max_loop_iterations=10**9, timeout_seconds=3600)
+    r = endless.execute("echo a; while :; do :; done", cancel=token, on_output=on_output)
     assert r.stdout == "a\n" and r.error == "cancelled" and r.exit_code == 130
 
 

@@ -256,7 +256,8 @@ def test_cancel_stops_quickly_and_keeps_output():
     import threading
     from scripted_kernel import CancelToken
     token = CancelToken()
-    t = ScriptedTool.builder("t").limits(COUNTED).build()
+    endless = ExecutionLimits(max_commands=10**9, max_loop_iterations=10**9, timeout_seconds=3600)
+    t = ScriptedTool.builder("t").limits(endless).build()       # only the cancel ends the loop
     cancelling = []
 
     def on_output(stream, text):
