@@ -333,7 +333,7 @@ class Compiler(WordCompiler):
             return status
         return run
 
-    def _argv(self, words: list) -> Callable:
+    def _argv(self, words: tuple) -> Callable:
         for w in words:
             if type(w) is A.Assign:
                 break
@@ -565,7 +565,7 @@ class Compiler(WordCompiler):
         word = r.target
         return word.literal() if isinstance(word, A.Word) else None
 
-    def with_redirects(self, fn: Callable, redirects: list) -> Callable:
+    def with_redirects(self, fn: Callable, redirects: tuple[A.Redirect, ...]) -> Callable:
         if not redirects:
             return fn
         before = self.process_substitutions
@@ -970,7 +970,7 @@ class Compiler(WordCompiler):
             return shown_binary
         return lambda sh: cond_binary_test(sh, op, left(sh), right(sh))
 
-    def later(self, node, redirects: "list | None" = None) -> Callable:
+    def later(self, node, redirects: tuple[A.Redirect, ...] = ()) -> Callable:
         """fn(sh) that compiles `node` (with its redirections) the first time it runs: a
         function body, a `case` arm, a `$( )` body. Scripts define more than they run (many
         functions, few called; one arm of a case taken), so what never runs costs nothing.

@@ -184,7 +184,7 @@ class WordCompiler:
             return self._brace_fields(word)
         return self._fields_no_brace(word)
 
-    def fields_list(self, words: list) -> Callable:
+    def fields_list(self, words: tuple) -> Callable:
         """fn(sh) -> list[str] for a list of words (command arguments, for-in lists)."""
         leading: list = []            # the literal words the list starts with (a command's name)
         for w in words:

@@ -199,7 +199,8 @@ class SimpleCommand(NodeBase):
     FIELDS = ("pos", "assigns", "words", "redirects", "end")
     __slots__ = FIELDS
 
-    def __init__(self, pos: int, assigns: list[Assign], words: list, redirects: list[Redirect], end: int = 0):
+    def __init__(self, pos: int, assigns: tuple[Assign, ...], words: tuple, redirects: tuple[Redirect, ...],
+                 end: int = 0):
         self.pos = pos
         self.assigns = assigns
         self.words = words  # Words, and Assigns among a declaration's arguments (`local x=1`)
@@ -243,31 +244,31 @@ class BraceGroup(NodeBase):
     FIELDS = ("pos", "body", "redirects")
     __slots__ = FIELDS
 
-    def __init__(self, pos: int, body: Node, redirects: Optional[list] = None):
+    def __init__(self, pos: int, body: Node, redirects: tuple[Redirect, ...] = ()):
         self.pos = pos
         self.body = body
-        self.redirects: list = redirects if redirects is not None else []
+        self.redirects = redirects
 
 
 class Subshell(NodeBase):
     FIELDS = ("pos", "body", "redirects")
     __slots__ = FIELDS
 
-    def __init__(self, pos: int, body: Node, redirects: Optional[list] = None):
+    def __init__(self, pos: int, body: Node, redirects: tuple[Redirect, ...] = ()):
         self.pos = pos
         self.body = body
-        self.redirects: list = redirects if redirects is not None else []
+        self.redirects = redirects
 
 
 class If(NodeBase):
     FIELDS = ("pos", "clauses", "else_body", "redirects")
     __slots__ = FIELDS
 
-    def __init__(self, pos: int, clauses: list, else_body: Optional[Node], redirects: Optional[list] = None):
+    def __init__(self, pos: int, clauses: list, else_body: Optional[Node], redirects: tuple[Redirect, ...] = ()):
         self.pos = pos
         self.clauses = clauses  # [(cond, body)]
         self.else_body = else_body
-        self.redirects: list = redirects if redirects is not None else []
+        self.redirects = redirects
 
 
 class While(NodeBase):
@@ -275,25 +276,25 @@ class While(NodeBase):
     __slots__ = FIELDS
 
     def __init__(self, pos: int, cond: Node, body: Node, until: bool = False,
-                 redirects: Optional[list] = None):
+                 redirects: tuple[Redirect, ...] = ()):
         self.pos = pos
         self.cond = cond
         self.body = body
         self.until = until
-        self.redirects: list = redirects if redirects is not None else []
+        self.redirects = redirects
 
 
 class For(NodeBase):
     FIELDS = ("pos", "var", "words", "body", "redirects", "select")
     __slots__ = FIELDS
 
-    def __init__(self, pos: int, var: str, words: Optional[list], body: Node,
-                 redirects: Optional[list] = None, select: bool = False):
+    def __init__(self, pos: int, var: str, words: Optional[tuple[Word, ...]], body: Node,
+                 redirects: tuple[Redirect, ...] = (), select: bool = False):
         self.pos = pos
         self.var = var
         self.words = words  # None: "$@"
         self.body = body
-        self.redirects: list = redirects if redirects is not None else []
+        self.redirects = redirects
         self.select = select  # `select var in words`: a menu read from standard input
 
 
@@ -302,13 +303,13 @@ class ArithFor(NodeBase):
     __slots__ = FIELDS
 
     def __init__(self, pos: int, init: Optional[Word], cond: Optional[Word], step: Optional[Word], body: Node,
-                 redirects: Optional[list] = None):
+                 redirects: tuple[Redirect, ...] = ()):
         self.pos = pos
         self.init = init
         self.cond = cond
         self.step = step
         self.body = body
-        self.redirects: list = redirects if redirects is not None else []
+        self.redirects = redirects
 
 
 class CaseItem(NodeBase):
@@ -326,21 +327,21 @@ class Case(NodeBase):
     FIELDS = ("pos", "word", "items", "redirects")
     __slots__ = FIELDS
 
-    def __init__(self, pos: int, word: Word, items: list[CaseItem], redirects: Optional[list] = None):
+    def __init__(self, pos: int, word: Word, items: list[CaseItem], redirects: tuple[Redirect, ...] = ()):
         self.pos = pos
         self.word = word
         self.items = items
-        self.redirects: list = redirects if redirects is not None else []
+        self.redirects = redirects
 
 
 class ArithCommand(NodeBase):
     FIELDS = ("pos", "expr", "redirects")
     __slots__ = FIELDS
 
-    def __init__(self, pos: int, expr: Word, redirects: Optional[list] = None):
+    def __init__(self, pos: int, expr: Word, redirects: tuple[Redirect, ...] = ()):
         self.pos = pos
         self.expr = expr
-        self.redirects: list = redirects if redirects is not None else []
+        self.redirects = redirects
 
 
 class CondUnary(NodeBase):
@@ -397,10 +398,10 @@ class CondCommand(NodeBase):
     FIELDS = ("pos", "expr", "redirects")
     __slots__ = FIELDS
 
-    def __init__(self, pos: int, expr: Any, redirects: Optional[list] = None):
+    def __init__(self, pos: int, expr: Any, redirects: tuple[Redirect, ...] = ()):
         self.pos = pos
         self.expr = expr
-        self.redirects: list = redirects if redirects is not None else []
+        self.redirects = redirects
 
 
 class Background(NodeBase):
@@ -418,17 +419,17 @@ class FunctionDef(NodeBase):
     FIELDS = ("pos", "name", "body", "redirects", "valid_name")
     __slots__ = FIELDS
 
-    def __init__(self, pos: int, name: str, body: Node, redirects: Optional[list] = None,
+    def __init__(self, pos: int, name: str, body: Node, redirects: tuple[Redirect, ...] = (),
                  valid_name: bool = True):
         self.pos = pos
         self.name = name
         self.body = body
-        self.redirects: list = redirects if redirects is not None else []
+        self.redirects = redirects
         self.valid_name = valid_name  # bash parses `$x-y() { ...; }` and refuses the name when it runs
 
 
 Node = Union[SimpleCommand, Pipeline, AndOr, CommandList, BraceGroup, Subshell, If, While, For,
-             ArithFor, Case, ArithCommand, CondCommand, FunctionDef]
+             ArithFor, Case, ArithCommand, CondCommand, FunctionDef, Background]
 
 
 COMPOUND_NODES = (BraceGroup, Subshell, If, While, For, ArithFor, Case, ArithCommand, CondCommand)

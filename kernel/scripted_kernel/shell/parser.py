@@ -5,7 +5,7 @@ import functools
 import re
 from typing import Any, Final, Optional, Union
 
-from .nodes import (AndOr, Background, ArithCommand, ArithFor, BraceGroup, Case, CaseItem, CommandList,
+from .nodes import (AndOr, Assign, Background, ArithCommand, ArithFor, BraceGroup, Case, CaseItem, CommandList,
                   CondAndOr, CondBinary, CondCommand, CondNot, CondUnary, CondWord,
                   For, FunctionDef, HereDoc, If, Pipeline, Redirect, SimpleCommand,
                   Subshell, While, COMPOUND_NODES, Node)
@@ -157,7 +157,9 @@ class Parser:
 
     # ------------------------------------------------------------ lists
 
-    def parse_list(self, stop_words: frozenset) -> CommandList:
+    def parse_list(self, stop_words: frozenset) -> Node:
+        """The commands up to one of `stop_words` (or a `)` or `;;`): a CommandList, or the
+        command itself where there is one (most bodies: a list would be two objects more)."""
         items: list = []
         lex = self.lex
         tok = lex.peek(COMMAND_START)
@@ -189,6 +191,8 @@ class Parser:
             tok = lex.peek(COMMAND_START)
             if tok.kind == NEWLINE:
                 tok = self.skip_newlines()
+        if len(items) == 1:
+            return items[0]
         return CommandList(start, items)
 
     # parse_and_or, parse_pipeline and parse_command take the token at hand (peeked in command
@@ -283,21 +287,27 @@ class Parser:
         return self.with_redirects(node)
 
     def with_redirects(self, node):
-        redirects = node.redirects
+        """`node` with the redirections that follow it, if any (most have none: the empty
+        tuple, no object of their own)."""
+        redirects: list[Redirect] = []
         while True:
             tok = self.lex.peek()
             if tok.kind == IONUMBER or (tok.kind == OP and tok.value in REDIRECT_OPS):
                 redirects.append(self.parse_redirect())
             else:
+                if redirects:
+                    node.redirects = tuple(redirects)
                 return node
 
     def parse_simple_command(self, first: Token) -> SimpleCommand:
         """`first`: its first token, peeked in command position."""
         lex = self.lex
         start = first.pos
-        assigns: list = []
+        # (a command's fields are tuples: most are empty, and the empty tuple is no object of
+        # its own; assignments and redirections are few, added one tuple at a time)
+        assigns: tuple[Assign, ...] = ()
         words: list = []
-        redirects: list = []
+        redirects: tuple[Redirect, ...] = ()
         is_let = False
         mode = COMMAND_START    # `name=value` is an assignment here, and in a declaration's
         end = start             # arguments
@@ -320,18 +330,20 @@ class Parser:
                 if is_let:
                     # let's arguments are expressions: in `let x=( 1 )` the parentheses group
                     words.append(lex.sub_word(tok.pos, tok.end))
+                elif words:
+                    words.append(tok.assign)
                 else:
-                    (words if words else assigns).append(tok.assign)
+                    assigns += (tok.assign,)
                 lex.recycle(tok)
             elif kind == IONUMBER or (kind == OP and tok.value in REDIRECT_OPS):
-                redirects.append(self.parse_redirect())
+                redirects += (self.parse_redirect(),)
                 end = lex.pos
             else:
                 break
             tok = lex.peek(mode)
         if not (assigns or words or redirects):
             raise self.unexpected(lex.peek())
-        return SimpleCommand(start, assigns, words, redirects, end)
+        return SimpleCommand(start, assigns, tuple(words), redirects, end)
 
     def parse_redirect(self) -> Redirect:
         tok = self.lex.advance()
@@ -419,8 +431,8 @@ class Parser:
         self.lex.depth -= 1
         return If(pos, clauses, else_body)
 
-    def require_nonempty(self, body: CommandList):
-        if not body.items:
+    def require_nonempty(self, body: Node):
+        if type(body) is CommandList and not body.items:
             raise self.unexpected(self.lex.peek(COMMAND_START))
 
     def parse_do_group(self) -> Node:
@@ -480,7 +492,8 @@ class Parser:
             elif nxt.kind == OP and nxt.value == ";":
                 lex.advance()
             body = self.parse_do_group()
-            node = For(tok.pos, name, words, body, select=tok.value == "select")
+            node = For(tok.pos, name, tuple(words) if words is not None else None, body,
+                       select=tok.value == "select")
         self.lex.depth -= 1
         return node
 
