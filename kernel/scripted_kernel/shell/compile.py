@@ -229,7 +229,7 @@ class Compiler(WordCompiler):
         if name is None:
             return None
         for word in words:
-            if type(word) is A.Word and len(word.parts) == 1 and type(word.parts[0]) is A.Lit:
+            if type(word) is A.Word and word.text is not None:
                 continue                    # a literal word, the most common, without a call
             if not _pure_word(word):        # (an argument may be an assignment: declare x=1)
                 return None

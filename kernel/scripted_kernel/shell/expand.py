@@ -233,6 +233,8 @@ class WordCompiler:
     def written_pattern(self, word: Word) -> Optional[str]:
         """What pattern(word) makes when the word has no expansion in it (its literal and
         single-quoted parts), else None."""
+        if word.text is not None:
+            return word.text
         text: list = []
         for p in word.parts:
             # (isinstance, not type(p) is: compiled, it tells the type of p, whose fields are
@@ -266,6 +268,8 @@ class WordCompiler:
         $1 text": literal text and plain parameters (no operator, subscript, `$@` or `$*`),
         always one field. None for any other word (and for a string without a parameter,
         which is static)."""
+        if word.text is not None:
+            return None
         quoted = word.parts[0] if len(word.parts) == 1 else None
         if not isinstance(quoted, DoubleQuoted):
             return None
@@ -293,6 +297,8 @@ class WordCompiler:
     def _literal_text(self, word: Word):
         """The word's text when nothing in it expands: no expansion, and no wildcard or brace
         in an unquoted literal. Else None."""
+        if word.text is not None:
+            return None if _may_expand(word.text) else word.text
         parts = word.parts
         lit = parts[0] if len(parts) == 1 else None
         if isinstance(lit, Lit):            # most words, without two calls
@@ -307,6 +313,8 @@ class WordCompiler:
 
     def _static_text(self, word: Word):
         """The word's text when it has no expansion in it, else None."""
+        if word.text is not None:
+            return word.text
         parts = word.parts
         if len(parts) == 1:
             only = parts[0]
@@ -330,6 +338,9 @@ class WordCompiler:
     def _escaped(self, word: Word, escape: Callable) -> Callable:
         """fn(sh) -> str: the word's text with its quoted (and backslash-escaped) parts passed
         through `escape`."""
+        if word.text is not None:    # most patterns: `ITEM-*)`
+            text = word.text
+            return lambda sh: text
         lit = word.parts[0] if len(word.parts) == 1 else None
         if isinstance(lit, Lit):     # most patterns: `ITEM-*)`
             text = escape(lit.text) if lit.escaped else lit.text

@@ -391,10 +391,10 @@ class Token:
     def as_word(self) -> Word:
         """The word of a WORD token. A word of literal text only is scanned without one and
         gets it here, when the parser keeps the word: most keywords (`then`, `fi`, `esac`)
-        are never kept, and cost no Word, list and Lit."""
+        are never kept, and cost no Word."""
         word = self.word
         if word is None:
-            word = self.word = Word(self.pos, [Lit(self.pos, self.value or "", False)])
+            word = self.word = Word(self.pos, None, self.value or "")
         return word
 
 
@@ -744,7 +744,7 @@ class Lexer:
         if end < 0:
             return None
         self.pos = end
-        return Word(pos, [Lit(pos, self.src[pos:end])])
+        return Word(pos, None, self.src[pos:end])
 
     def _find_bracket_close(self, pos: int, stops: str = "\n;|&<>") -> int:
         """The `]` closing an array subscript that starts at pos, or -1 (at the end, or at a

@@ -125,16 +125,28 @@ WordPart = Union[Lit, SingleQuoted, DoubleQuoted, ParamExp, CommandSub, ProcessS
 
 
 class Word(NodeBase):
+    """A word: its parts, or for a word of plain literal text (most words: `echo`, `none`,
+    `1`), that text, its one Lit made only when `parts` is asked for. A script's tree keeps
+    every word of the functions it defines, most never run: two objects fewer each."""
     FIELDS = ("pos", "parts")
-    __slots__ = FIELDS
+    __slots__ = ("pos", "_parts", "text")
 
-    def __init__(self, pos: int, parts: list):
+    def __init__(self, pos: int, parts: Optional[list], text: Optional[str] = None):
         self.pos = pos
-        self.parts = parts
+        self._parts = parts
+        self.text = text  # set (and parts None) for a word that is this unquoted text only
 
+    @property
+    def parts(self) -> list:
+        parts = self._parts
+        if parts is None:
+            parts = self._parts = [Lit(self.pos, self.text or "")]
+        return parts
 
     def literal(self) -> Optional[str]:
         """The text of a word made of unquoted literals only (reserved words, names), else None."""
+        if self.text is not None:
+            return self.text
         if len(self.parts) == 1 and type(self.parts[0]) is Lit and not self.parts[0].escaped:
             return self.parts[0].text
         text = []
