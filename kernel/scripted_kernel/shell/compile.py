@@ -838,11 +838,11 @@ class Compiler(WordCompiler):
 
     def c_Case(self, node: A.Case) -> Callable:
         subject = self.string(node.word)
-        items: list[tuple[list, Callable, str]] = []
+        # an arm: [its pattern tests, its body's node, the body compiled when first taken (as
+        # later() does, without a closure per arm: most arms are never taken), terminator]
+        arms: list[list] = []
         for item in node.items:
-            pats = [self.pattern_test(w) for w in item.patterns]
-            body = self.later(item.body) if item.body is not None else (lambda sh: 0)
-            items.append((pats, body, item.terminator))
+            arms.append([[self.pattern_test(w) for w in item.patterns], item.body, None, item.terminator])
         source = self.source
         line = self.line(node.pos)
         word_pos = node.word.pos
@@ -856,12 +856,16 @@ class Compiler(WordCompiler):
             nocase = sh.shopts["nocasematch"]
             status = 0
             k = 0
-            n = len(items)
+            n = len(arms)
             matched_fallthrough = False
             while k < n:
-                pats, body, term = items[k]
-                if matched_fallthrough or any_matches(sh, pats, value, nocase):
+                arm = arms[k]
+                if matched_fallthrough or any_matches(sh, arm[0], value, nocase):
+                    body = arm[2]
+                    if body is None:
+                        body = arm[2] = self.arm_body(arm[1])
                     status = body(sh)
+                    term = arm[3]
                     if term == ";;":
                         break
                     if term == ";&":
@@ -873,6 +877,13 @@ class Compiler(WordCompiler):
             sh.status = status
             return status
         return self.with_redirects(run, node.redirects)
+
+    def arm_body(self, body: Optional[A.Node]) -> Callable:
+        """A `case` arm's body compiled, the first time the arm is taken."""
+        if body is None:
+            return _status_zero
+        COMPILE_COUNTS["later"] += 1
+        return self.compile(body)
 
     def pattern_test(self, word: A.Word) -> Callable:
         """fn(sh, value, nocase) -> bool: whether value matches the pattern `word`."""
@@ -1029,6 +1040,11 @@ class Compiler(WordCompiler):
 # alike for the compiled and the pure build (a level takes some 2 KB of stack compiled).
 MAX_SCRIPT_NESTING = 1000
 _nesting = threading.local()
+
+
+def _status_zero(sh) -> int:
+    """The body of an empty `case` arm."""
+    return 0
 
 
 def _enter_script() -> None:

@@ -60,8 +60,11 @@ _COMMON_TOKEN: Final = re.compile(r" ?(?:" + _LITERALS + _NO_EXTGLOB + r"(?=[ \t
 # a loop over the characters costs less. The pure build keeps the one match, cheaper there
 # than the tests it would take in Python; tests/engine/test_lexer_words.py compares the two.
 # Both read the same classes of characters (_CHAR_CLASSES below is made from _LITERALS and META).
-# the operators by their first character, longest first as OPERATORS lists them
-_OPERATORS_BY_START: Final = {op[0]: tuple(o for o in OPERATORS if o[0] == op[0]) for op in OPERATORS}
+# the operators by the code of their first character (all ASCII), longest first as OPERATORS
+# lists them; an empty tuple for a character no operator starts with (an index, not a dict
+# lookup: this is read at most tokens)
+_OPERATORS_BY_CODE: Final[tuple[tuple[str, ...], ...]] = tuple(
+    tuple(op for op in OPERATORS if ord(op[0]) == cp) for cp in range(128))
 _SINGLE_QUOTED: Final = re.compile(r"'([^']*)'" + _WORD_END)
 _SIMPLE_DQ: Final = re.compile(r'"[^"\\$`]*(?:\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9?#@*$!-])[^"\\$`]*)*"'
                                + _WORD_END)
@@ -285,8 +288,8 @@ def _common_token(src: str, pos: int) -> tuple[int, str, int]:
         if end > 0 and _at_word_end(src, end):
             return 4, src[pos + 1:end], end
         return 0, "", pos
-    candidates = _OPERATORS_BY_START.get(src[pos])
-    if candidates is not None:
+    candidates = _OPERATORS_BY_CODE[cp] if cp < 128 else ()
+    if candidates:
         if (cp == 60 or cp == 62) and pos + 1 < n and src[pos + 1] == "(":     # <( >(
             return 0, "", pos
         for op in candidates:             # (compiled, str.startswith is a generic method call)
