@@ -15,8 +15,7 @@ from . import nodes as A
 from .arith import compile_arith
 from .braces import brace_expand, has_braces
 from .builtins.test import unary_test
-from .conditions import (CondError, any_matches, cond_binary_test, pattern_test, regex_test,
-                         written_pattern_test)
+from .conditions import CondError, WrittenPattern, any_matches, cond_binary_test, pattern_test, regex_test
 from .dispatch import dispatch
 from .expand import Disabled, WordCompiler
 from .jobs import start_job, with_substitutions
@@ -888,7 +887,7 @@ class Compiler(WordCompiler):
     def pattern_test(self, word: A.Word) -> Callable:
         """fn(sh, value, nocase) -> bool: whether value matches the pattern `word`."""
         written = self.written_pattern(word)
-        return written_pattern_test(written) if written is not None else pattern_test(self.pattern(word))
+        return WrittenPattern(written) if written is not None else pattern_test(self.pattern(word))
 
     def c_CondCommand(self, node: A.CondCommand) -> Callable:
         test = self.cond(node.expr)

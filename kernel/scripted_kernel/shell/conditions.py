@@ -48,7 +48,10 @@ class CondError(Exception):
 def any_matches(sh, tests: list, value: str, nocase: bool) -> bool:
     """Whether a case item's patterns match, tried in order (each a pattern_test)."""
     for test in tests:
-        if test(sh, value, nocase):
+        if isinstance(test, WrittenPattern):      # (most: tested without a call through Python)
+            if test.matches(value, nocase):
+                return True
+        elif test(sh, value, nocase):
             return True
     return False
 
@@ -62,29 +65,35 @@ def pattern_test(pattern: Callable) -> Callable:
 _NOT_STARS_ONLY: Final = patterns.NOT_STARS_ONLY      # (compiled: read once, not per character)
 
 
-def written_pattern_test(text: str) -> Callable:
-    """pattern_test for a pattern written out (no expansion in its word). A text of literal
-    characters with at most one `*` (`ITEM-*`, `*.json`, `*`), the patterns scripts are full
-    of, is tested here, without a call to glob_match, which would look at the text again at
-    every test."""
-    stars = 0
-    for c in text:
-        if c == "*":
-            stars += 1
-        elif c in _NOT_STARS_ONLY:
-            stars = 2
-            break
-    if stars > 1:
-        return lambda sh, value, nocase: patterns.glob_match(text, value, nocase)
-    if stars == 0:
-        return lambda sh, value, nocase: value == text if not nocase else patterns.glob_match(text, value, True)
-    first, _, last = text.partition("*")
-    if not first and not last:
-        return _matches_anything
-    least = len(first) + len(last)
-    return lambda sh, value, nocase: (len(value) >= least and value.startswith(first) and value.endswith(last)
-                                      if not nocase else patterns.glob_match(text, value, True))
+class WrittenPattern:
+    """pattern_test for a pattern written out (no expansion in its word), as fn(sh, value,
+    nocase). A text of literal characters with at most one `*` (`ITEM-*`, `*.json`, `*`), the
+    patterns scripts are full of, is tested here, without a call to glob_match, which would
+    look at the text again at every test. (An object rather than a closure: one allocation,
+    not two, for every pattern of every `case` compiled.)"""
+    __slots__ = ("text", "glob", "exact", "first", "last", "least")
 
+    def __init__(self, text: str):
+        stars = 0
+        for c in text:
+            if c == "*":
+                stars += 1
+            elif c in _NOT_STARS_ONLY:
+                stars = 2
+                break
+        self.text = text
+        self.glob = stars > 1               # anything else: glob_match
+        self.exact = stars == 0
+        first, _, last = text.partition("*")
+        self.first, self.last = first, last
+        self.least = len(first) + len(last)
 
-def _matches_anything(sh, value: str, nocase: bool) -> bool:
-    return True
+    def matches(self, value: str, nocase: bool) -> bool:
+        if self.glob or nocase:
+            return patterns.glob_match(self.text, value, nocase)
+        if self.exact:
+            return value == self.text
+        return len(value) >= self.least and value.startswith(self.first) and value.endswith(self.last)
+
+    def __call__(self, sh, value: str, nocase: bool) -> bool:
+        return self.matches(value, nocase)
