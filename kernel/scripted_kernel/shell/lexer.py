@@ -126,26 +126,42 @@ def _tilde_cut(text: str, assignment: bool, assign_like: bool) -> int:
 
 
 class Source:
-    """The script text with a line index, for positions in messages and `$LINENO`."""
-    __slots__ = ("text", "line_starts", "base_line", "steps")
+    """The script text, and where its lines start, for positions in messages and `$LINENO`."""
+    __slots__ = ("text", "_line_starts", "_counted", "base_line", "steps")
 
     def __init__(self, text: str, base_line: int = 0):
         self.text = text
         self.base_line = base_line
         self.steps = 0                  # units of parsing work done (see step)
-        self.line_starts = _line_starts(text)
+        # (a position, how many lines start at or before it): the furthest position asked for.
+        # Parsing and compiling ask in the order of the text, and count only the newlines
+        # since; the index of line starts is made for a position before it (a function body
+        # compiled when first called). One field, so that threads sharing a compiled script
+        # always read a position with its own count.
+        self._counted: tuple[int, int] = (0, 1)
+        self._line_starts: Optional[list[int]] = None
 
     def line_of(self, pos: int) -> int:
         return self._lines_through(pos) + self.base_line
 
     def line_col(self, pos: int) -> tuple[int, int]:
-        idx = self._lines_through(pos) - 1
-        return idx + 1 + self.base_line, pos - self.line_starts[idx] + 1
+        return self._lines_through(pos) + self.base_line, pos - self._line_start(pos) + 1
+
+    def _line_start(self, pos: int) -> int:
+        return self.text.rfind("\n", 0, pos) + 1
 
     def _lines_through(self, pos: int) -> int:
-        """How many lines start at or before `pos` (bisect_right, written out: compiled, the
-        search is native, and the library call cost more than the search)."""
-        starts = self.line_starts
+        """How many lines start at or before `pos`."""
+        at, lines = self._counted
+        if pos >= at:
+            lines += self.text.count("\n", at, pos)
+            self._counted = (pos, lines)
+            return lines
+        starts = self._line_starts
+        if starts is None:
+            starts = self._line_starts = _line_starts(self.text)
+        # bisect_right, written out: compiled, the search is native, and the library call
+        # cost more than the search
         lo, hi = 0, len(starts)
         while lo < hi:
             mid = (lo + hi) // 2
@@ -156,9 +172,9 @@ class Source:
         return lo
 
     def line_text(self, pos: int) -> str:
-        idx = self._lines_through(pos) - 1
-        end = self.text.find("\n", self.line_starts[idx])
-        return self.text[self.line_starts[idx]:end if end >= 0 else len(self.text)]
+        start = self._line_start(pos)
+        end = self.text.find("\n", start)
+        return self.text[start:end if end >= 0 else len(self.text)]
 
     def step(self) -> None:
         """One more unit of parsing work (a command, a nesting, a stretch of look-ahead); every
@@ -239,6 +255,7 @@ _IS_NAME_START: Final = 2       # [A-Za-z_]
 _IS_NAME: Final = 4             # [A-Za-z0-9_]
 _IS_WORD_END: Final = 8         # a metacharacter that ends a word wherever it stands (not < or >)
 _IS_EXTGLOB_PREFIX: Final = 16  # ?*+@!, which a `(` after makes an extglob group
+_IS_BLANK_START: Final = 32     # what skip_blanks may skip: a blank, `\` (of `\<newline>`), `#`
 
 
 def _char_classes(c: str) -> int:
@@ -251,6 +268,8 @@ def _char_classes(c: str) -> int:
         bits |= _IS_WORD_END
     if c in EXTGLOB_PREFIX:
         bits |= _IS_EXTGLOB_PREFIX
+    if c in _BLANK_START:
+        bits |= _IS_BLANK_START
     return bits
 
 
@@ -270,7 +289,7 @@ def _common_token(src: str, pos: int) -> tuple[int, str, int]:
     """What _COMMON_TOKEN matches at pos: (its group, the group's text, where it ends), or
     (0, "", pos) where it does not match."""
     n = len(src)
-    if pos < n and src[pos] == " ":
+    if pos < n and ord(src[pos]) == 32:     # a blank
         pos += 1
     if pos >= n:
         return 0, "", pos
@@ -528,12 +547,12 @@ class Lexer:
         src, n = self.src, len(self.src)
         pos = self.pos
         while pos < n:
-            c = src[pos]
-            if c == " " or c == "\t":
+            cp = ord(src[pos])              # (compiled: no one-character string made)
+            if cp == 32 or cp == 9:         # a blank
                 pos += 1
-            elif c == "\\" and src.startswith("\\\n", pos):
+            elif cp == 92 and src.startswith("\\\n", pos):
                 pos += 2
-            elif c == "#":
+            elif cp == 35:                  # `#`
                 end = src.find("\n", pos)
                 pos = n if end < 0 else end
             else:
@@ -542,14 +561,13 @@ class Lexer:
 
     def _scan_other_token(self, mode: int) -> Token:
         src, pos = self.src, self.pos
+        if _classes_at(src, pos) & _IS_BLANK_START:
+            if ord(src[pos]) == 32 and not _classes_at(src, pos + 1) & _IS_BLANK_START:
+                pos = self.pos = pos + 1        # one blank: most tokens
+            else:
+                self.skip_blanks()
+                pos = self.pos
         c = char_at(src, pos)
-        if c == " " and char_at(src, pos + 1) not in _BLANK_START:     # one blank: most tokens
-            pos = self.pos = pos + 1
-            c = char_at(src, pos)
-        elif c in _BLANK_START and c:
-            self.skip_blanks()
-            pos = self.pos
-            c = char_at(src, pos)
         if not c:
             if self.pending_heredocs:
                 self.read_heredoc_bodies()
