@@ -879,10 +879,7 @@ class Compiler(WordCompiler):
 
     def arm_body(self, body: Optional[A.Node]) -> Callable:
         """A `case` arm's body compiled, the first time the arm is taken."""
-        if body is None:
-            return _status_zero
-        COMPILE_COUNTS["later"] += 1
-        return self.compile(body)
+        return self.compile_deferred(body) if body is not None else _status_zero
 
     def pattern_test(self, word: A.Word) -> Callable:
         """fn(sh, value, nocase) -> bool: whether value matches the pattern `word`."""
@@ -982,8 +979,9 @@ class Compiler(WordCompiler):
 
     def later(self, node, redirects: tuple[A.Redirect, ...] = ()) -> Callable:
         """fn(sh) that compiles `node` (with its redirections) the first time it runs: a
-        function body, a `case` arm, a `$( )` body. Scripts define more than they run (many
-        functions, few called; one arm of a case taken), so what never runs costs nothing.
+        function body, a `$( )` body (a `case` arm is compiled so too, in its own slot:
+        c_Case). Scripts define more than they run (many functions, few called; one arm of a
+        case taken), so what never runs costs nothing.
         Parsing still reads it all first, so a syntax error in it is reported as bash does.
 
         Compiled scripts are cached and shared between threads: two threads running it first
@@ -996,13 +994,16 @@ class Compiler(WordCompiler):
             nonlocal compiled
             fn = compiled
             if fn is None:
-                COMPILE_COUNTS["later"] += 1
-                fn = self.compile(node)
-                if redirects:
-                    fn = self.with_redirects(fn, redirects)
-                compiled = fn
+                fn = compiled = self.compile_deferred(node, redirects)
             return fn(sh)
         return run_compiled
+
+    def compile_deferred(self, node, redirects: tuple[A.Redirect, ...] = ()) -> Callable:
+        """What later() and a `case` arm compile when first run (counted: the lazy-compile
+        tests read COMPILE_COUNTS)."""
+        COMPILE_COUNTS["later"] += 1
+        fn = self.compile(node)
+        return self.with_redirects(fn, redirects) if redirects else fn
 
     def c_FunctionDef(self, node: A.FunctionDef) -> Callable:
         name = node.name

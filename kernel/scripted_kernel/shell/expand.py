@@ -342,7 +342,7 @@ class WordCompiler:
             text = word.text
             return lambda sh: text
         lit = word.parts[0] if len(word.parts) == 1 else None
-        if isinstance(lit, Lit):     # most patterns: `ITEM-*)`
+        if isinstance(lit, Lit):
             text = escape(lit.text) if lit.escaped else lit.text
             return lambda sh: text
         pieces: list = []

@@ -288,15 +288,16 @@ class Parser:
 
     def with_redirects(self, node):
         """`node` with the redirections that follow it, if any (most have none: the empty
-        tuple, no object of their own)."""
-        redirects: list[Redirect] = []
+        tuple, no object of their own; the few there are added one tuple at a time, as a
+        simple command's)."""
+        redirects: tuple[Redirect, ...] = ()
         while True:
             tok = self.lex.peek()
             if tok.kind == IONUMBER or (tok.kind == OP and tok.value in REDIRECT_OPS):
-                redirects.append(self.parse_redirect())
+                redirects += (self.parse_redirect(),)
             else:
                 if redirects:
-                    node.redirects = tuple(redirects)
+                    node.redirects = redirects
                 return node
 
     def parse_simple_command(self, first: Token) -> SimpleCommand:
