@@ -144,13 +144,13 @@ def test_token_streams_scan_as_the_general_path_does(monkeypatch):
     """The one-match path for common tokens (a literal word, a newline, an operator, after at
     most one blank), against the general path, over every text of up to four pieces that
     mixes them with what they must leave alone: descriptor numbers, `<(`, comments, tabs,
-    continuations, assignments."""
+    continuations, assignments, and the words with `=` or `[` that are not one (`[[`, `a[1]b`)."""
     import re
 
     from scripted_kernel.shell import lexer
 
     pieces = [" ", "  ", "\t", "a", "2", "x=", "{f}", ">", "<", "(", ")", ";", ";;", "&", "|",
-              "\n", "#c", "\\\n", "$v", "*"]
+              "\n", "#c", "\\\n", "$v", "*", "[", "]"]
 
     def tokens(text: str, mode: int):
         lex = Lexer(Source(text), parse_nested=None)

@@ -258,6 +258,13 @@ _IS_EXTGLOB_PREFIX: Final = 16  # ?*+@!, which a `(` after makes an extglob grou
 _IS_BLANK_START: Final = 32     # what skip_blanks may skip: a blank, `\` (of `\<newline>`), `#`
 
 
+# The operators of ${name OP ...}, by their first character, each group in the order they are
+# tried (the longer first)
+_PARAM_OPERATORS: Final = {":": (":-", ":=", ":?", ":+", ":"), "-": ("-",), "=": ("=",), "?": ("?",),
+                           "+": ("+",), "#": ("##", "#"), "%": ("%%", "%"), "/": ("//", "/#", "/%", "/"),
+                           "^": ("^^", "^"), ",": (",,", ","), "~": ("~~", "~"), "@": ("@",)}
+
+
 def _char_classes(c: str) -> int:
     bits = _IS_LITERAL if re.fullmatch(_LITERALS, c) else 0
     if c.isascii() and (c.isalpha() or c == "_"):
@@ -495,9 +502,11 @@ class Lexer:
         else:
             start = end - len(text)
             if kind == 1 and mode == COMMAND_START and ("=" in text or "[" in text):
-                self.pos = start          # perhaps an assignment
-                tok = self.peeked = self._scan_assignment_or_none() or self._scan_word(mode)
-                return tok
+                self.pos = start          # perhaps an assignment; if not, the literal word (`[[`)
+                tok = self._scan_assignment_or_none()
+                if tok is not None:
+                    self.peeked = tok
+                    return tok
             # most tokens and literal words are made here: set in place, they cost half what
             # calls to their classes' __init__ do (the word-scanning tests compare them with
             # words built the ordinary way); a literal word's Word is made if the parser keeps
@@ -633,6 +642,8 @@ class Lexer:
         if c == "$":            # (one regex call at most: each costs as much as many tests)
             after = char_at(self.src, pos + 1)
             if after != "(":
+                if COMPILED:
+                    return self._bare_parameter_by_hand(pos)
                 m = _BARE_PARAM.match(self.src, pos)
                 if m is None:
                     return None
@@ -645,6 +656,15 @@ class Lexer:
                 self.pos = m.end()
                 return Word(pos, [_literal_arith(pos, m.group(1))])
         return None
+
+    def _bare_parameter_by_hand(self, pos: int) -> Optional[Word]:
+        """_BARE_PARAM's word compiled: a loop over the characters costs less than the match."""
+        src = self.src
+        end = _name_end(src, pos + 1)
+        if end < 0 or not _at_word_end(src, end):
+            return None
+        self.pos = end
+        return Word(pos, [ParamExp(pos, src[pos + 1:end], braced=False)])
 
     def _command_sub_word(self, pos: int) -> Optional[Word]:
         """A word that is one `$( )`, if it ends there; else None, and the general scanner
@@ -1206,29 +1226,29 @@ class Lexer:
     def _try_arith(self, start: int):
         """$(( ... )): the expression word if the parentheses balance to `))`, else None
         (then it is a command substitution starting with a subshell)."""
-        src, depth, pos = self.src, 0, start
-        while pos < len(src):
-            c = src[pos]
+        src, depth, pos, n = self.src, 0, start, len(self.src)
+        while pos < n:
+            cp = ord(src[pos])              # (compiled, character codes are integer tests)
             if not pos & 255:
                 self.source.step()
-            if c == "(":
+            if cp == 40:                    # (
                 depth += 1
-            elif c == ")":
+            elif cp == 41:                  # )
                 if depth == 0:
-                    if src.startswith("))", pos):
+                    if pos + 1 < n and src[pos + 1] == ")":
                         word = self.sub_word(start, pos, arithmetic=True)
                         self.pos = pos + 2
                         return word
                     return None
                 depth -= 1
-            elif c == "\\":
+            elif cp == 92:                  # \
                 pos += 1
-            elif c in "'\"":
-                end = src.find(c, pos + 1)
+            elif cp == 39 or cp == 34:      # ' "
+                end = src.find(src[pos], pos + 1)
                 if end < 0:
                     return None
                 pos = end
-            elif c == "$" and src.startswith("$(", pos) and not src.startswith("$((", pos):
+            elif cp == 36 and src.startswith("$(", pos) and not src.startswith("$((", pos):
                 try:
                     _, end = self.parse_nested(self.depth, pos + 2, ")")
                 except ShellSyntaxError:
@@ -1273,46 +1293,39 @@ class Lexer:
         src = self.src
         pos = start + 2
         n = len(src)
-
-        def bad() -> Exception:
-            """bash parses a malformed ${...} and fails when it is expanded; one that is never
-            closed is a syntax error (unexpected EOF)."""
-            close = self._skip_to_brace_close(start + 2)
-            if close >= n:                  # (bash counts the line without the final newlines)
-                return self.error("unexpected EOF while looking for matching `}'",
-                                  len(src.rstrip("\n")), eof=True)
-            return _BadSubstitution(ParamExp(start, src[start:close + 1], op="bad", braced=True), close + 1)
-
         length = indirect = False
-        if src.startswith("##", pos) and src[pos + 2:pos + 3] not in ("}", ""):
-            pass            # ${##...}: $# followed by a # or ## operator
-        elif src.startswith("#", pos) and pos + 1 < n and src[pos + 1] not in "}":
-            # ${#x} is a length unless it reads as ${#} followed by an operator
-            if _NAME.match(src, pos + 1) or src[pos + 1] in SPECIAL_PARAMS:
-                length = True
-                pos += 1
-        elif src.startswith("!", pos) and pos + 1 < n and src[pos + 1] != "}":
-            if _NAME.match(src, pos + 1) or src[pos + 1] in "@*#?$-0123456789":
-                indirect = True
-                pos += 1
-        m = _NAME.match(src, pos)
-        if m:
-            name = m.group()
-            pos = m.end()
+        first = char_at(src, pos)
+        if first == "#" or first == "!":
+            if src.startswith("##", pos) and src[pos + 2:pos + 3] not in ("}", ""):
+                pass            # ${##...}: $# followed by a # or ## operator
+            elif first == "#" and pos + 1 < n and src[pos + 1] not in "}":
+                # ${#x} is a length unless it reads as ${#} followed by an operator
+                if _name_end(src, pos + 1) > 0 or src[pos + 1] in SPECIAL_PARAMS:
+                    length = True
+                    pos += 1
+            elif first == "!" and pos + 1 < n and src[pos + 1] != "}":
+                if _name_end(src, pos + 1) > 0 or src[pos + 1] in "@*#?$-0123456789":
+                    indirect = True
+                    pos += 1
+        end = _name_end(src, pos)
+        named = end > 0
+        if named:
+            name = src[pos:end]
+            pos = end
         elif pos < n and src[pos] in SPECIAL_PARAMS:
             if (src[pos].isascii() and src[pos].isdigit()):
                 m = _DIGITS.match(src, pos)
                 assert m is not None        # at a digit
-                name, pos = m.group(), m.end()
+                name, pos, named = m.group(), m.end(), True    # (`${1[0]}` takes an index too)
             else:
                 name, pos = src[pos], pos + 1
         else:
-            raise bad()
+            raise self._bad_substitution(start)
         node = ParamExp(start, name, length=length, indirect=indirect)
-        if pos < n and src[pos] == "[" and m and name:
+        if pos < n and src[pos] == "[" and named:
             close = self._find_bracket_close(pos + 1)
             if close < 0:
-                raise bad()
+                raise self._bad_substitution(start)
             node.index = self.sub_word(pos + 1, close)
             pos = close + 1
         if pos >= n:
@@ -1322,20 +1335,19 @@ class Lexer:
             self.pos = pos + 1
             return node
         if length:
-            raise bad()
+            raise self._bad_substitution(start)
         if indirect and c in "*@" and src.startswith("}", pos + 1) and node.index is None:
             node.indirect = False
             node.prefix_list = c
             self.pos = pos + 2
             return node
         op = None
-        for cand in (":-", ":=", ":?", ":+", "-", "=", "?", "+", "##", "#", "%%", "%", "//", "/#",
-                     "/%", "/", "^^", "^", ",,", ",", "~~", "~", ":", "@"):
+        for cand in _PARAM_OPERATORS.get(c, ()):
             if src.startswith(cand, pos):
                 op = cand
                 break
         if op is None:
-            raise bad()
+            raise self._bad_substitution(start)
         node.op = op
         pos += len(op)
         self.pos = pos
@@ -1385,6 +1397,16 @@ class Lexer:
             raise self.unexpected_eof("}")
         self.pos += 1
         return node
+
+    def _bad_substitution(self, start: int) -> Exception:
+        """bash parses a malformed ${...} and fails when it is expanded; one that is never
+        closed is a syntax error (unexpected EOF)."""
+        src = self.src
+        close = self._skip_to_brace_close(start + 2)
+        if close >= len(src):               # (bash counts the line without the final newlines)
+            return self.error("unexpected EOF while looking for matching `}'",
+                              len(src.rstrip("\n")), eof=True)
+        return _BadSubstitution(ParamExp(start, src[start:close + 1], op="bad", braced=True), close + 1)
 
     def _skip_to_brace_close(self, pos: int) -> int:
         end = self.src.find("}", pos)

@@ -11,6 +11,7 @@ from ...base.limits import MAX_FIELD_WIDTH, wall_clock
 _SPEC = re.compile(r"%([-+ #0']*)(\*|[0-9]+)?(?:\.(\*|[0-9]*))?(?:hh|h|ll|l|L|q|j|z|t)?"
                    r"([diouxXfFeEgGaAcsbq%]|\([^)]*\)T)")
 _INT = re.compile(r"\s*([-+]?)(0[xX][0-9A-Fa-f]+|0[0-7]*|[1-9][0-9]*)")
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[.+\])?", re.S)     # printf -v's name
 INT_MAX = (1 << 63) - 1
 INT_MIN = -(1 << 63)
 
@@ -62,15 +63,7 @@ _DECIMAL_FLOAT = re.compile(r"\s*[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]
 def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, int, bool]:
     """Apply the format once from args[pos:]. (text, new pos, stop) — stop after \\c."""
     out = []
-    i, n = 0, len(fmt)
-
-    def next_arg():
-        nonlocal pos
-        if pos < len(args):
-            pos += 1
-            return args[pos - 1]
-        return None
-
+    i, n, count = 0, len(fmt), len(args)
     while i < n:
         c = fmt[i]
         if c == "\\":
@@ -98,20 +91,28 @@ def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, 
             return "".join(out), pos, True
         i = m.end()
         flags, width, precision, conv = m.groups()
+        if conv == "s" and not flags and width is None and precision is None:
+            if pos < count:                     # a plain %s, most formats' only conversion
+                out.append(args[pos])
+                pos += 1
+            continue
         if conv == "%":
             out.append("%")
             continue
         flags = flags.replace("'", "")
         if width == "*":
-            width = str(parse_int(sh, next_arg() or "", errors))
+            width = str(parse_int(sh, args[pos] if pos < count else "", errors))
+            pos += pos < count
         if precision == "*":
-            precision = str(parse_int(sh, next_arg() or "", errors))
+            precision = str(parse_int(sh, args[pos] if pos < count else "", errors))
+            pos += pos < count
         if width and width.startswith("-"):
             flags += "-"
             width = width[1:]
         if (width and int(width) > MAX_FIELD_WIDTH) or (precision and int(precision) > MAX_FIELD_WIDTH):
             raise _too_wide(sh)
-        arg = next_arg()
+        arg = args[pos] if pos < count else None
+        pos += pos < count
         spec = "%" + flags + (width or "") + ("." + precision if precision is not None else "")
         if conv.endswith("T"):
             out.append(_pad(spec, _strftime(sh, conv[1:-2] or "%X", arg, errors)))
@@ -254,7 +255,7 @@ def printf(sh, argv):
         if not len(chunks) & 1023:       # reusing the format over many arguments takes a while
             sh.budget.check_clock()
     output = "".join(chunks)
-    if var is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\[.+\])?", var, re.S):
+    if var is not None and not _VARIABLE.fullmatch(var):
         sh.error(f"printf: `{var}': not a valid identifier")
         return 2
     for e in errors:
