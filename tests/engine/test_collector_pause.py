@@ -12,6 +12,7 @@ import pytest
 
 from scripted_kernel import ExecutionLimits, ScriptedTool, ToolDef
 from scripted_kernel.base import limits
+from scripted_kernel.shell.interpreter import SCRIPT_CACHE
 
 NO_ARGS = {"type": "object", "properties": {}}
 
@@ -119,3 +120,14 @@ def test_calls_on_many_threads_leave_the_collector_on():
         thread.join()
     assert sorted(outputs) == sorted(f"{k}\n" for k in range(20) for _ in range(6))
     assert gc.isenabled()
+
+
+def test_a_big_script_cached_in_a_call_is_frozen_as_one_cached_outside_a_call():
+    """The call's pause is not the host's choice: the cache still moves a big compiled script
+    out of the collector's walks (FrozenCode, tests/engine/test_script_cache.py)."""
+    text = "# frozen in a call\n" + "\n".join(f"f{k}() {{ echo {k}; }}" for k in range(120)) + "\nf7\n"
+    shared = tool()
+    assert shared.execute(text).stdout == "7\n"
+    assert shared.execute(text).stdout == "7\n"         # seen before: compiled whole and kept
+    [compiled] = [entry[0] for key, entry in SCRIPT_CACHE.entries.items() if key[0] == text]
+    assert not any(o is compiled.units[0] for o in gc.get_objects())

@@ -384,6 +384,15 @@ def activate(budget: "Budget | None") -> "Budget | None":
     return previous
 
 
+def collector_enabled() -> bool:
+    """Whether the host runs with the cyclic collector: it is on, or paused only by the call
+    running on this thread (Budget.pause_collector), which will turn it back on."""
+    if gc.isenabled():
+        return True
+    budget = getattr(_active, "budget", None)
+    return budget is not None and budget.collector_paused
+
+
 def wall_clock() -> float:
     """Budget.now() of this thread's budget (the host's clock when there is none)."""
     budget = active_budget()

@@ -23,7 +23,7 @@ from .escapes import text_from_host
 from .jobs import end_of_call, finish_jobs
 from .lexer import Source
 from .nodes import CommandList
-from ..base.limits import CancelToken, ExecutionLimits, activate, check_stop
+from ..base.limits import CancelToken, ExecutionLimits, activate, check_stop, collector_enabled
 from .parser import Parser
 from .run import OutputSink, Run, ShellSlot
 from .runtime import InputStream, Shell
@@ -79,7 +79,8 @@ class FrozenCode:
       own rule for full collections, everything is unfrozen, collected whole and frozen again:
       cycles that became garbage after they were frozen are reclaimed at the pace a full
       collection would reclaim them;
-    - nothing happens while the process has the collector disabled."""
+    - nothing happens while the host has the collector disabled (the pause of a call is not
+      the host's: see collector_enabled)."""
 
     GROWTH = 1.25
 
@@ -95,7 +96,7 @@ class FrozenCode:
         the interpreter's free lists, some 40,000 tuples after a script has run, which cost
         more to free than the collection itself (0.2 ms of a 12 ms script) and again to make
         while compiling."""
-        if not gc.isenabled():
+        if not collector_enabled():
             return None
         gc.collect(2 if gc.get_objects(2) else 1)
         return sys.getallocatedblocks()
