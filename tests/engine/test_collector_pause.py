@@ -100,6 +100,11 @@ def test_many_new_objects_end_the_pause(monkeypatch):
     assert result.stdout == "off\non\n"
 
 
+def test_a_host_turns_the_pause_off_with_a_pause_of_zero_seconds(monkeypatch):
+    monkeypatch.setattr(limits, "COLLECTOR_PAUSE_SECONDS", 0)
+    assert tool().execute("collector_state").stdout == "on\n"
+
+
 def test_without_a_watchdog_there_is_no_pause(monkeypatch):
     monkeypatch.setattr(limits.WATCHDOG, "failed", True)
     monkeypatch.setattr(limits.WATCHDOG, "thread", None)

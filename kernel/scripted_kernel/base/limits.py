@@ -181,8 +181,8 @@ class Budget:
         callback or another thread of the host allocating meanwhile), or once the young objects
         pass COLLECTOR_PAUSE_OBJECTS (checked with memory, every 64 commands). A call that
         finds the collector off (the host's choice, or a call running beside it that paused
-        it) leaves it as it is."""
-        if gc.isenabled():
+        it) leaves it as it is. A host that wants no pause sets COLLECTOR_PAUSE_SECONDS to 0."""
+        if COLLECTOR_PAUSE_SECONDS > 0 and gc.isenabled():
             gc.disable()
             self.collector_resumes_at = time.monotonic() + COLLECTOR_PAUSE_SECONDS
             self.collector_paused = True

@@ -237,8 +237,9 @@ class StreamedScript:
     def units(self) -> Iterator[Callable]:
         check_stop()                  # a call whose deadline passed, or cancelled, runs nothing
         while True:
-            enabled = gc.isenabled()
-            gc.disable()              # (_gc_paused written out: a generator per command costs)
+            enabled = gc.isenabled()  # (off for the call's first 0.1 s: Budget.pause_collector)
+            if enabled:
+                gc.disable()          # (_gc_paused written out: a generator per command costs)
             try:
                 node = self.parser.next_unit()
                 if node is None:
