@@ -137,12 +137,13 @@ MAX_FIELD_WIDTH = 10_000_000   # characters of one printf field's width or preci
 
 class Budget:
     """Counters shared by a script and all of its subshells."""
-    __slots__ = ("limits", "commands", "deadline", "cancel", "started", "memory_start", "unchecked",
-                 "stop", "clock_offset", "collector_paused", "collector_resumes_at")
+    __slots__ = ("limits", "commands", "max_commands", "deadline", "cancel", "started", "memory_start",
+                 "unchecked", "stop", "clock_offset", "collector_paused", "collector_resumes_at")
 
     def __init__(self, limits: ExecutionLimits, cancel: CancelToken):
         self.limits = limits
         self.commands = 0
+        self.max_commands = limits.max_commands     # (read by check(), between every two commands)
         self.started = time.monotonic()
         self.deadline = self.started + limits.timeout_seconds if limits.timeout_seconds else None
         self.cancel = cancel
@@ -212,14 +213,14 @@ class Budget:
         """Called between commands: the command count, the cancel flag or the watchdog's mark,
         the clock (the watchdog's mark stops a script at its next command whatever share of
         the CPU it gets; the clock read every 64 commands is for a process without it)."""
-        self.commands += 1
-        if self.commands > self.limits.max_commands:
+        count = self.commands = self.commands + 1
+        if count > self.max_commands:
             raise LimitExceeded("max_commands",
-                                f"command limit exceeded: more than {self.limits.max_commands} "
+                                f"command limit exceeded: more than {self.max_commands} "
                                 f"commands (max_commands)")
         if self.stop.cancelled:
             self.check_stop()
-        if not self.commands & 63:
+        if not count & 63:
             if self.deadline is not None and time.monotonic() > self.deadline:
                 raise timeout_error(self.limits)
             self.check_memory()
