@@ -5,8 +5,9 @@ import itertools
 import random
 
 from support import scaled, script_corpus
-from scripted_kernel.shell.lexer import (_ASSIGN_HEAD, _COMMON_TOKEN, _PLAIN_WORD, EOF, WORD, Lexer, Source,
-                                         _assignment_head, _common_token, _plain_word_end_by_hand)
+from scripted_kernel.shell.lexer import (_ASSIGN_HEAD, _COMMON_TOKEN, _PLAIN_NORMAL, _PLAIN_WORD, EOF, WORD, Lexer,
+                                         Source, _assignment_head, _common_token, _plain_normal_end_by_hand,
+                                         _plain_word_end_by_hand)
 
 ALPHABET = "a{}[]?*+@!-=.,:%^~#\\("
 
@@ -93,6 +94,41 @@ def test_a_plain_word_is_found_by_hand_as_the_pattern_finds_it():
             assert _plain_word_end_by_hand(text, 1) == (-1 if m is None else m.end(1)), text
             words += m is not None
     assert words > 1_000
+
+
+def test_a_run_of_plain_characters_is_found_by_hand_as_the_pattern_finds_it():
+    runs = 0
+    for n in range(1, 6):
+        for letters in itertools.product("a~=;<$'*é\t", repeat=n):
+            text = "x" + "".join(letters)
+            m = _PLAIN_NORMAL.match(text, 1)
+            assert _plain_normal_end_by_hand(text, 1) == (1 if m is None else m.end()), text
+            runs += m is not None
+    assert runs > 10_000
+
+
+def test_free_text_scanned_in_runs_is_the_text_scanned_a_character_at_a_time(monkeypatch):
+    """The arguments of ${x:-...} and its kin, subscripts and arithmetic take the characters
+    that none of them treats specially a run at a time (_IS_FREE_PLAIN); the pure build, where
+    the module's constant can be patched, checks that against one character at a time."""
+    from scripted_kernel.shell import lexer
+    from scripted_kernel.shell.parser import Parser
+
+    def tree(text: str):
+        try:
+            return repr(Parser(text).parse_program())
+        except Exception as e:
+            return type(e).__name__
+    pieces = ["a", "b1", "-", "~", ":", "/", "}", "'", '"', "\\", "$x", " ", "#", "%", "{", "[0]", "*", "("]
+    words = ["".join(p) for n in range(1, 4) for p in itertools.product(pieces, repeat=n)]
+    forms = ("echo ${{v:-{}}}", 'echo "${{v:-{}}}"', "echo ${{v/{}/{}}}", "echo ${{v:{}}}", "echo $(( {} ))",
+             "a[{}]=1", "x=${{v#{}}}", "echo ${{v%%{}}}")
+    texts = [form.format(w, w) for w in words for form in forms]
+    in_runs = {text: tree(text) for text in texts}
+    monkeypatch.setattr(lexer, "_IS_FREE_PLAIN", 0)
+    for text in texts:
+        assert tree(text) == in_runs[text], text
+    assert sum("ParamExp" in result for result in in_runs.values()) > 20_000
 
 
 def test_assignment_values_scan_as_the_general_scanner_does(monkeypatch):

@@ -256,6 +256,11 @@ _IS_NAME: Final = 4             # [A-Za-z0-9_]
 _IS_WORD_END: Final = 8         # a metacharacter that ends a word wherever it stands (not < or >)
 _IS_EXTGLOB_PREFIX: Final = 16  # ?*+@!, which a `(` after makes an extglob group
 _IS_BLANK_START: Final = 32     # what skip_blanks may skip: a blank, `\` (of `\<newline>`), `#`
+_IS_PLAIN_NORMAL: Final = 64    # a character of _PLAIN_NORMAL (ASCII; every other character is one)
+# literal in text scanned as FREE_TEXT whatever the stops and flags: none of the characters that
+# end it (the `stops` of scan_parts' callers) or that quote, escape or expand
+_IS_FREE_PLAIN: Final = 128
+_NOT_FREE_PLAIN: Final = frozenset("()|?*+@! \t\n&;<>/}:\\'\"$`~")
 
 
 # The operators of ${name OP ...}, by their first character, each group in the order they are
@@ -277,6 +282,10 @@ def _char_classes(c: str) -> int:
         bits |= _IS_EXTGLOB_PREFIX
     if c in _BLANK_START:
         bits |= _IS_BLANK_START
+    if _PLAIN_NORMAL.fullmatch(c):
+        bits |= _IS_PLAIN_NORMAL
+    if c not in _NOT_FREE_PLAIN:
+        bits |= _IS_FREE_PLAIN
     return bits
 
 
@@ -355,6 +364,25 @@ def _run_end(src: str, pos: int, classes: int) -> int:
     while pos < n:
         cp = ord(src[pos])
         if cp >= 128 or not _CHAR_CLASSES[cp] & classes:
+            break
+        pos += 1
+    return pos
+
+
+def _plain_normal_end(src: str, pos: int) -> int:
+    """Where the run of _PLAIN_NORMAL's characters that starts at pos ends (pos: none):
+    compiled, by hand; else by the pattern."""
+    if COMPILED:
+        return _plain_normal_end_by_hand(src, pos)
+    m = _PLAIN_NORMAL.match(src, pos)
+    return pos if m is None else m.end()
+
+
+def _plain_normal_end_by_hand(src: str, pos: int) -> int:
+    n = len(src)
+    while pos < n:
+        cp = ord(src[pos])
+        if cp < 128 and not _CHAR_CLASSES[cp] & _IS_PLAIN_NORMAL:
             break
         pos += 1
     return pos
@@ -634,6 +662,12 @@ class Lexer:
         if c == '"':
             return self._simple_double_quoted(pos)
         if c == "'":
+            if COMPILED:                # (by hand: a find and a test cost less than the match)
+                close = self.src.find("'", pos + 1)
+                if close < 0 or not _at_word_end(self.src, close + 1):
+                    return None
+                self.pos = close + 1
+                return Word(pos, [SingleQuoted(pos, self.src[pos + 1:close])])
             m = _SINGLE_QUOTED.match(self.src, pos)
             if m is None:
                 return None
@@ -894,6 +928,11 @@ class Lexer:
         # assignments too (`echo PATH=~/bin`)
         assign_like = mode == PLAIN_WORD and not assignment and _ASSIGN_LIKE.match(src, pos) is not None
         while pos < n:
+            if mode != PLAIN_WORD and _classes_at(src, pos) & _IS_FREE_PLAIN:
+                end = min(_run_end(src, pos + 1, _IS_FREE_PLAIN), n)
+                lit.append(src[pos:end])    # (a run at once: most of a ${x:-...} or $(( )) text)
+                pos = end
+                continue
             c = src[pos]
             if mode == PLAIN_WORD:
                 if c in META:
@@ -904,13 +943,13 @@ class Lexer:
                         pos = self.pos
                         continue
                     break
-                m = _PLAIN_NORMAL.match(src, pos)
-                if m:
-                    text = m.group()
+                end = _plain_normal_end(src, pos)
+                if end > pos:
+                    text = src[pos:end]
                     cut = _tilde_cut(text, assignment or assign_like, assign_like and not parts and not lit)
                     if cut < 0:
                         lit.append(text)
-                        pos = m.end()
+                        pos = end
                         continue
                     lit.append(text[:cut])    # `a=~/x`, `PATH=a:~/bin`: a tilde prefix follows
                     pos += cut
