@@ -159,7 +159,9 @@ class Compiler(WordCompiler):
         return run
 
     def c_Pipeline(self, node: A.Pipeline) -> Callable:
-        stages = list(map(self._pipeline_stage, node.commands))      # (in the shell, forked)
+        stages: list = []
+        for command in node.commands:       # (a loop: compiled, map() would call each through Python)
+            stages.append(self._pipeline_stage(command))                # (in the shell, forked)
         negate = node.negate
         if not stages:                      # `time` alone, `! time`
             def only_time(sh):

@@ -403,7 +403,9 @@ class WordCompiler:
     def _fields_no_brace(self, word: Word) -> Callable:
         """Expansion, splitting and, on a filesystem, pathname expansion of unquoted
         wildcards. Words that cannot hold a wildcard compile to the plain path only."""
-        kinds = list(map(_glob_kind, word.parts))
+        kinds: list = []
+        for part in word.parts:             # (a loop: compiled, map() would call each through Python)
+            kinds.append(_glob_kind(part))
         if ACTIVE not in kinds:
             return self._fields_plain(word, False)
         if QUOTED_PART not in kinds:         # every field is its own pattern
