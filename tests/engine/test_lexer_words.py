@@ -4,6 +4,8 @@ literals, wildcards, braces, brackets and extglob prefixes is scanned both ways.
 import itertools
 import random
 
+import pytest
+
 from support import scaled, script_corpus
 from scripted_kernel.shell.lexer import (_ASSIGN_HEAD, _COMMON_TOKEN, _PLAIN_NORMAL, _PLAIN_WORD, EOF, WORD, Lexer,
                                          Source, _assignment_head, _common_token, _plain_normal_end_by_hand,
@@ -85,26 +87,20 @@ def test_an_assignment_head_is_found_by_hand_as_the_pattern_finds_it():
     assert heads > 1_000
 
 
-def test_a_plain_word_is_found_by_hand_as_the_pattern_finds_it():
-    words = 0
+@pytest.mark.parametrize("pattern, by_hand, alphabet, at_none, end", [
+    (_PLAIN_WORD, _plain_word_end_by_hand, "a=*(<> $\t", -1, lambda m: m.end(1)),
+    (_PLAIN_NORMAL, _plain_normal_end_by_hand, "a~=;<$'*é\t", 1, lambda m: m.end()),
+], ids=["a plain word", "a run of plain characters"])
+def test_what_the_compiled_build_finds_by_hand_is_what_the_pattern_finds(pattern, by_hand, alphabet, at_none,
+                                                                         end):
+    found = 0
     for n in range(1, 6):
-        for letters in itertools.product("a=*(<> $\t", repeat=n):
+        for letters in itertools.product(alphabet, repeat=n):
             text = "x" + "".join(letters)
-            m = _PLAIN_WORD.match(text, 1)
-            assert _plain_word_end_by_hand(text, 1) == (-1 if m is None else m.end(1)), text
-            words += m is not None
-    assert words > 1_000
-
-
-def test_a_run_of_plain_characters_is_found_by_hand_as_the_pattern_finds_it():
-    runs = 0
-    for n in range(1, 6):
-        for letters in itertools.product("a~=;<$'*é\t", repeat=n):
-            text = "x" + "".join(letters)
-            m = _PLAIN_NORMAL.match(text, 1)
-            assert _plain_normal_end_by_hand(text, 1) == (1 if m is None else m.end()), text
-            runs += m is not None
-    assert runs > 10_000
+            m = pattern.match(text, 1)
+            assert by_hand(text, 1) == (at_none if m is None else end(m)), text
+            found += m is not None
+    assert found > 1_000
 
 
 def test_free_text_scanned_in_runs_is_the_text_scanned_a_character_at_a_time(monkeypatch):
