@@ -245,7 +245,8 @@ def test_the_compiled_scan_of_the_common_tokens_finds_what_the_regex_does():
     """lexer._common_token (the compiled build's) against _COMMON_TOKEN (the pure build's), at
     every position of the test suite's scripts."""
     found = 0
-    for text in script_corpus() + ["a;", "a ;;", "x )", "$x<(", "$x<y", "a?(", "a? (", " \n", "&>>", ">|"]:
+    for text in script_corpus() + ["a;", "a ;;", "x )", "$x<(", "$x<y", "a?(", "a? (", " \n", "&>>", ">|",
+                                   "    a  ;;", "  $x  \n", "   \t#c", "  <(x)"]:
         for pos in range(len(text) + 1):
             m = _COMMON_TOKEN.match(text, pos)
             if m is None:

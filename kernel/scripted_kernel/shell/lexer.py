@@ -48,11 +48,12 @@ _AT_WORD_END: Final = re.compile(_WORD_END)
 # Whole words of one `$name`, one single-quoted string, or one double-quoted string of literal
 # text and simple parameters (no escape, backtick, ${ }, $( ) or $'...')
 _BARE_PARAM: Final = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)" + _WORD_END)
-# The most common tokens, taken in one match after at most one blank: a word of literal
+# The most common tokens, taken in one match after any spaces (an indented line's first token
+# too; a tab, a comment or a continuation is left to the general path): a word of literal
 # characters ended by a blank, newline, `;&|()` or the end (group 1; before `<` or `>` it may be
 # a descriptor number, left to the general path), a newline (2), an operator (3; not the `<(` or
 # `>(` of a process substitution), a word that is one `$name` (4: the name).
-_COMMON_TOKEN: Final = re.compile(r" ?(?:" + _LITERALS + _NO_EXTGLOB + r"(?=[ \t\n;&|()]|\Z)"
+_COMMON_TOKEN: Final = re.compile(r" *(?:" + _LITERALS + _NO_EXTGLOB + r"(?=[ \t\n;&|()]|\Z)"
                                   r"|(\n)|(?![<>]\()(" + _OPERATOR.pattern + r")|"
                                   + _BARE_PARAM.pattern + ")")
 # The compiled build finds those tokens with _common_token instead: SRE allocates (and frees)
@@ -305,7 +306,7 @@ def _common_token(src: str, pos: int) -> tuple[int, str, int]:
     """What _COMMON_TOKEN matches at pos: (its group, the group's text, where it ends), or
     (0, "", pos) where it does not match."""
     n = len(src)
-    if pos < n and ord(src[pos]) == 32:     # a blank
+    while pos < n and ord(src[pos]) == 32:  # spaces
         pos += 1
     if pos >= n:
         return 0, "", pos
