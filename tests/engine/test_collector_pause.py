@@ -58,7 +58,8 @@ def collector_on():
     gc.enable()
 
 
-def test_a_call_runs_with_the_collector_paused_and_gives_it_back():
+def test_a_call_runs_with_the_collector_paused_and_gives_it_back(monkeypatch):
+    monkeypatch.setattr(limits, "COLLECTOR_PAUSE_SECONDS", 3600.0)   # (however slow the machine)
     result = tool().execute("collector_state")
     assert result.stdout == "off\n"
     assert gc.isenabled()
@@ -89,8 +90,9 @@ def test_a_host_that_turned_the_collector_off_keeps_it_off():
 
 def test_a_long_call_gets_the_collector_back_while_it_runs():
     # the watchdog ends the pause after COLLECTOR_PAUSE_SECONDS, whatever the call is doing:
-    # here, a tool's callback that never returns to the shell in between
-    assert tool().execute("collector_state; wait_for_collector").stdout == "off\non\n"
+    # here, a tool's callback that never returns to the shell (that there is a pause at all,
+    # the test above shows)
+    assert tool().execute("wait_for_collector").stdout == "on\n"
 
 
 def test_many_new_objects_end_the_pause(monkeypatch):
