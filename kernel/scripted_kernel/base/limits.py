@@ -297,17 +297,17 @@ class Watchdog:
             self._start()
         if self.failed:               # nothing would end its pause of the collector in time
             budget.resume_collector()
-        if budget.collector_resumes_at < self.next_wake:
-            self.wake.set()
         self.deadline_moved(budget)
 
     def unwatch(self, budget: Budget):
         self.budgets.discard(budget)
 
     def deadline_moved(self, budget: Budget):
-        """The budget's deadline was set or brought forward: wake the thread if it sleeps past it."""
+        """The budget's deadline, or the end of its pause of the collector, was set or brought
+        forward: wake the thread if it sleeps past it."""
         deadline = budget.deadline
-        if deadline is not None and deadline < self.next_wake:
+        if (deadline is not None and deadline < self.next_wake) or (
+                budget.collector_paused and budget.collector_resumes_at < self.next_wake):
             self.wake.set()
 
     def _start(self):
@@ -390,7 +390,7 @@ def collector_enabled() -> bool:
     running on this thread (Budget.pause_collector), which will turn it back on."""
     if gc.isenabled():
         return True
-    budget = getattr(_active, "budget", None)
+    budget = active_budget()
     return budget is not None and budget.collector_paused
 
 

@@ -60,10 +60,15 @@ _DECIMAL_FLOAT = re.compile(r"\s*[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]
                             re.IGNORECASE)
 
 
+def _next_arg(args: list, pos: int) -> tuple:
+    """The argument at pos (None past the last) and the position after it."""
+    return (args[pos], pos + 1) if pos < len(args) else (None, pos)
+
+
 def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, int, bool]:
     """Apply the format once from args[pos:]. (text, new pos, stop) — stop after \\c."""
     out = []
-    i, n, count = 0, len(fmt), len(args)
+    i, n = 0, len(fmt)
     while i < n:
         c = fmt[i]
         if c == "\\":
@@ -92,27 +97,26 @@ def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, 
         i = m.end()
         flags, width, precision, conv = m.groups()
         if conv == "s" and not flags and width is None and precision is None:
-            if pos < count:                     # a plain %s, most formats' only conversion
-                out.append(args[pos])
-                pos += 1
+            arg, pos = _next_arg(args, pos)     # a plain %s, most formats' only conversion
+            if arg is not None:
+                out.append(arg)
             continue
         if conv == "%":
             out.append("%")
             continue
         flags = flags.replace("'", "")
         if width == "*":
-            width = str(parse_int(sh, args[pos] if pos < count else "", errors))
-            pos += pos < count
+            arg, pos = _next_arg(args, pos)
+            width = str(parse_int(sh, arg or "", errors))
         if precision == "*":
-            precision = str(parse_int(sh, args[pos] if pos < count else "", errors))
-            pos += pos < count
+            arg, pos = _next_arg(args, pos)
+            precision = str(parse_int(sh, arg or "", errors))
         if width and width.startswith("-"):
             flags += "-"
             width = width[1:]
         if (width and int(width) > MAX_FIELD_WIDTH) or (precision and int(precision) > MAX_FIELD_WIDTH):
             raise _too_wide(sh)
-        arg = args[pos] if pos < count else None
-        pos += pos < count
+        arg, pos = _next_arg(args, pos)
         spec = "%" + flags + (width or "") + ("." + precision if precision is not None else "")
         if conv.endswith("T"):
             out.append(_pad(spec, _strftime(sh, conv[1:-2] or "%X", arg, errors)))
