@@ -357,14 +357,17 @@ def _literal_run_end(src: str, pos: int) -> int:
     return _run_end(src, pos, _IS_LITERAL)
 
 
-def _run_end(src: str, pos: int, classes: int) -> int:
-    """Where the run of characters of one of `classes` that starts at pos ends (pos: none).
-    (_classes_at written out: compiled, a call and a length per character cost more than the
-    test.)"""
+def _run_end(src: str, pos: int, classes: int, beyond_ascii: bool = False) -> int:
+    """Where the run of characters of one of `classes` that starts at pos ends (pos: none);
+    `beyond_ascii`: every character past ASCII belongs to the run too. (_classes_at written
+    out: compiled, a call and a length per character cost more than the test.)"""
     n = len(src)
     while pos < n:
         cp = ord(src[pos])
-        if cp >= 128 or not _CHAR_CLASSES[cp] & classes:
+        if cp >= 128:
+            if not beyond_ascii:
+                break
+        elif not _CHAR_CLASSES[cp] & classes:
             break
         pos += 1
     return pos
@@ -380,13 +383,7 @@ def _plain_normal_end(src: str, pos: int) -> int:
 
 
 def _plain_normal_end_by_hand(src: str, pos: int) -> int:
-    n = len(src)
-    while pos < n:
-        cp = ord(src[pos])
-        if cp < 128 and not _CHAR_CLASSES[cp] & _IS_PLAIN_NORMAL:
-            break
-        pos += 1
-    return pos
+    return _run_end(src, pos, _IS_PLAIN_NORMAL, beyond_ascii=True)
 
 
 def _plain_word_end(src: str, pos: int) -> int:
