@@ -4,7 +4,6 @@ limits of the tool that reads them, and the content-addressed blobs a capture co
 tools/snapshot.py owns the container; fs/tree_io.py and shell/state_io.py the sections."""
 from __future__ import annotations
 
-import hashlib
 import math
 from dataclasses import dataclass
 from typing import Optional
@@ -62,6 +61,7 @@ class Capture:
         self.counts = dict.fromkeys(COUNTS, 0)
 
     def blob(self, data) -> str:
+        import hashlib          # (here: see tools/journal.py's _signature)
         sha = hashlib.sha256(data).hexdigest()
         if sha not in self.blobs:
             held = self.known.get(sha)

@@ -17,6 +17,7 @@ import ast
 import functools
 import importlib
 import os
+import re
 import sys
 from dataclasses import dataclass
 from typing import Callable, Optional, Union
@@ -170,24 +171,21 @@ def _decorations(source: bytes, path: str):
 
 def _balanced(source: bytes, start: int) -> bytes:
     """`command(...)` from `start`: up to the parenthesis closing the first one, string
-    literals skipped."""
-    depth, i, quote = 0, start, 0
-    while True:
-        c = source[i]
-        if quote:
-            if c == 0x5C:                       # a backslash escapes the next byte
-                i += 1
-            elif c == quote:
-                quote = 0
-        elif c in b"\"'":
-            quote = c
-        elif c in b"([{":
+    literals skipped. (The regular expression finds the brackets and strings: a loop over the
+    bytes in Python took a third of the index's time, which every import pays.)"""
+    depth = 0
+    for m in _BRACKET_OR_STRING.finditer(source, start):
+        c = source[m.start()]
+        if c in b"([{":
             depth += 1
         elif c in b")]}":
             depth -= 1
             if depth == 0:
-                return source[start:i + 1]
-        i += 1
+                return source[start:m.end()]
+    raise ValueError("@command( is not closed")
+
+
+_BRACKET_OR_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[][(){}]', re.S)
 
 
 def _help_or_version(ctx: CommandContext, argv: list) -> int:

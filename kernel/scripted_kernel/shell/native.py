@@ -21,10 +21,10 @@ environment where the package's dependencies are not installed.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
+import zlib
 
 COMPILED_MODULES = ("nodes", "lexer", "parser", "compile", "expand", "redirects", "conditions", "braces", "xtrace")
 COMPILED_DIR = "compiled"
@@ -35,11 +35,15 @@ GROUP_NAME = "scripted_kernel.shell.compiled_group"
 
 
 def manifest_for(shell_dir: str) -> dict:
-    """What a build of the sources in shell_dir for this interpreter records."""
+    """What a build of the sources in shell_dir for this interpreter records: each source's
+    length and CRC-32, which tell an edited source from the one compiled (a check made at every
+    import, where hashlib would load OpenSSL; not a defence: whoever can edit the sources can
+    edit the build too)."""
     digests = {}
     for name in COMPILED_MODULES:
         with open(os.path.join(shell_dir, name + ".py"), "rb") as f:
-            digests[name] = hashlib.sha256(f.read()).hexdigest()
+            source = f.read()
+        digests[name] = f"{len(source)}:{zlib.crc32(source):08x}"
     return {"python": sys.implementation.cache_tag, "sources": digests}
 
 

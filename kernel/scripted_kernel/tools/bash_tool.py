@@ -26,7 +26,8 @@ from ..base.limits import CancelToken, ExecutionLimits, timeout_error
 from ..shell.api import ShellConfig, ShellSession, builtin_names
 from .containment import WAIT_SLICE, cannot_print
 from .definitions import is_async_callable
-from . import snapshot
+# (tools/snapshot.py is imported by the methods that capture or restore a session: it loads
+# hmac and OpenSSL's hashes, which a process that never takes a snapshot does without)
 from .flags import FlagError
 from .history import History, diff as history_diff
 from .hooks import Hooks, Plan, ToolCall, pending_stdin
@@ -202,12 +203,14 @@ class BashTool(ScriptedTool):
     def _new_journal(self, session) -> Journal:
         """A journaled call keeps the session as it was when it began: a resume puts it back
         before replaying (the cost of a snapshot of the session per call, with a hook)."""
+        from . import snapshot
         journal = super()._new_journal(session)
         manifest, blobs = self._capture()           # (the call holds the shell's lock)
         journal.session = snapshot.encode(manifest, blobs, self.snapshot_key)
         return journal
 
     def _resumed(self, loaded) -> ToolResponse:
+        from . import snapshot
         refused = self._nested_call() or self._wait_for_shell(None)
         if refused is not None:
             return refused
@@ -226,6 +229,7 @@ class BashTool(ScriptedTool):
         custom builtins are not called (each is listed as a call of kind "builtin"), curl's
         requests are listed and not sent, and `files` lists the paths the script would create,
         change or remove. The session itself is left as it was."""
+        from . import snapshot
         with self._lock:
             manifest, blobs = self._capture()
         _, fs, shell = snapshot.rebuild(manifest, blobs, self.limits, snapshot.host_mounts(self.filesystem),
@@ -363,6 +367,7 @@ class BashTool(ScriptedTool):
     def snapshot(self, at=None, key=None, compress: bool = False) -> bytes:
         """The session (files and shell state) as bytes (format: tools/snapshot.py); `at`: a
         commit of its history instead. Signed with `key` (or the builder's snapshot_key)."""
+        from . import snapshot
         key = key if key is not None else self.snapshot_key
         if at is not None:
             commit = self.history.find(at)
@@ -376,6 +381,7 @@ class BashTool(ScriptedTool):
         (its configured host mounts are attached at their mount points). SnapshotError, and
         nothing changed, for a snapshot that is damaged, forged, too large for this tool's limits
         or not signed with the key."""
+        from . import snapshot
         key = key if key is not None else self.snapshot_key
         with self._lock:
             _, fs, shell = snapshot.load_session(data, self.limits, key, snapshot.host_mounts(self.filesystem),
@@ -391,6 +397,7 @@ class BashTool(ScriptedTool):
     def checkout(self, ref) -> str:
         """Bring the session back to a commit (an id, a prefix of one, or its number); the next
         commit follows it. Returns the commit's id."""
+        from . import snapshot
         commit = self.history.find(ref)
         with self._lock:
             _, fs, shell = snapshot.rebuild(commit.manifest, self.history.blobs_of(commit), self.limits,
@@ -431,6 +438,7 @@ class BashTool(ScriptedTool):
         return self.history.find(ref).manifest
 
     def _capture(self, known=None) -> tuple:
+        from . import snapshot
         return snapshot.capture(self.filesystem, None if self.fresh else self._shell, self.username,
                                 self.hostname, known=known)
 
@@ -585,6 +593,7 @@ class BashToolBuilder(HostPolicyOptions):
     def build(self) -> BashTool:
         restored = None
         if self._snapshot is not None:
+            from . import snapshot
             limits = self._limits or ExecutionLimits()
             loaded = snapshot.decode(self._snapshot, snapshot.SnapshotLimits.of(limits), self._snapshot_key)
             restored = snapshot.rebuild(loaded.manifest, loaded.blobs, limits)

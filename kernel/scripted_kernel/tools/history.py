@@ -13,13 +13,12 @@ so does its number in the history (0 the first, -1 the latest).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
-from .snapshot import SnapshotError
+from ..base.records import SnapshotError
 
 
 class HistoryFull(SnapshotError):
@@ -67,6 +66,7 @@ class History:
             body["shell"] = dict(body["shell"], seconds=0)
         text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         raw = text.encode("utf-8", "surrogatepass")
+        import hashlib          # (here: see tools/journal.py's _signature)
         cid = hashlib.sha256(raw + (self.head or "").encode()).hexdigest()
         new = {sha: data for sha, data in blobs.items() if sha not in self.blobs}
         added = sum(len(d) for d in new.values()) + len(raw)

@@ -19,10 +19,8 @@ paused call, the decision) allowed, and at most once.
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import json
-import secrets
+import os
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
@@ -65,7 +63,8 @@ Decision = Union[str, Deny, dict]
 @dataclass
 class Journal:
     """The calls of one run: replayed ones first (a resumed run), then new ones, recorded."""
-    seed: int = field(default_factory=lambda: secrets.randbits(63))
+    # 63 random bits, as secrets.randbits(63) (which would import hmac and OpenSSL's hashes)
+    seed: int = field(default_factory=lambda: int.from_bytes(os.urandom(8), "big") >> 1)
     clock: float = 0.0                      # the wall clock the first run started at
     replay: list = field(default_factory=list)
     pending: Optional[Entry] = None         # the call the run paused before (a resumed run)
@@ -158,8 +157,21 @@ def encode(tool_name: str, script: str, stdin: str, journal: Journal, pending: T
             "pending": [pending.name, pending.kind, pending.params, list(pending.argv)],
             "session": base64.b64encode(journal.session).decode("ascii") if journal.session is not None else None}
     data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-    signature = hmac.new(key, data, hashlib.sha256).digest() if key else bytes(_SIGNATURE_BYTES)
+    signature = _signature(key, data) if key else bytes(_SIGNATURE_BYTES)
     return MAGIC + signature + data
+
+
+def _signature(key: bytes, data: bytes) -> bytes:
+    # (hmac and hashlib imported at the first signature, not with the package: loading
+    # OpenSSL's hashes is a tenth of its import, and most processes never sign a run)
+    import hashlib
+    import hmac
+    return hmac.new(key, data, hashlib.sha256).digest()
+
+
+def _signature_matches(key: bytes, data: bytes, signature: bytes) -> bool:
+    import hmac
+    return hmac.compare_digest(_signature(key, data), signature)
 
 
 @dataclass
@@ -183,7 +195,7 @@ def decode(data: bytes, tool_name: str, key: Optional[bytes], max_bytes: int, ma
         raise ContinuationError("not a continuation (no SKCONT1 header)")
     signature = bytes(data[len(MAGIC):len(MAGIC) + _SIGNATURE_BYTES])
     payload = bytes(data[len(MAGIC) + _SIGNATURE_BYTES:])
-    if key and not hmac.compare_digest(hmac.new(key, payload, hashlib.sha256).digest(), signature):
+    if key and not _signature_matches(key, payload, signature):
         raise ContinuationError("continuation signature does not match: tampered with, not signed, or signed "
                                 "with another key")
     try:
