@@ -52,6 +52,25 @@ def test_the_index_read_from_the_sources_is_what_importing_every_module_register
         assert registry._LOADED[name].__module__ == module, name
 
 
+@pytest.mark.parametrize("args, names", [
+    ('"a", usage=Usage("x (y", ")) z")', ["a"]),                       # brackets in strings
+    ("'b', \"c\", usage=Usage('it\\'s (', \"a \\\" )\"), needs_files=True", ["b", "c"]),  # escaped quotes
+    ('"d", usage=Usage("x", ("-a  (one)", "-b  [two]")), python=(3, 11)', ["d"]),  # nested brackets
+])
+def test_a_decorator_is_read_to_its_closing_parenthesis(args, names):
+    from scripted_kernel.commands import registry
+    source = f"@command({args})\ndef run(ctx, argv):\n    return ')'\n".encode()
+    (found, needs_files, python), = registry._decorations(source, "x.py")
+    assert found == names
+    assert needs_files == ("needs_files=True" in args) and python == ((3, 11) if "python" in args else ())
+
+
+def test_a_decorator_never_closed_is_refused():
+    from scripted_kernel.commands import registry
+    with pytest.raises(ValueError):
+        list(registry._decorations(b'@command("a", usage=Usage("x")\n', "x.py"))
+
+
 def test_a_module_is_imported_when_a_script_first_runs_its_command():
     import subprocess
     import sys

@@ -90,9 +90,13 @@ def test_a_build_of_these_sources_goes_first_on_the_package_path(sources):
     assert path == [str(compiled), str(sources)]
 
 
-def test_a_source_edited_since_the_build_is_used_as_it_is(sources):
+@pytest.mark.parametrize("edit", [lambda text: "# edited\n", lambda text: text.replace("the", "thE")])
+def test_a_source_edited_since_the_build_is_used_as_it_is(sources, edit):
+    """Edited to another length, or to the same length (the length and CRC-32 of each source
+    are what the manifest records)."""
     _write_build(sources, native.manifest_for(str(sources)))
-    (sources / f"{native.COMPILED_MODULES[-1]}.py").write_text("# edited\n")
+    source = sources / f"{native.COMPILED_MODULES[-1]}.py"
+    source.write_text(edit(source.read_text()))
     path = [str(sources)]
     assert native.compiled_dir_in_use(path) is None and path == [str(sources)]
 
