@@ -9,7 +9,6 @@ skip shell functions, as exec does.
 """
 from __future__ import annotations
 
-import difflib
 from typing import Callable, Optional
 
 from ..fs import access
@@ -102,5 +101,6 @@ def command_not_found(sh, name: str, argv: Optional[list] = None) -> int:
 
 def suggest(name: str, candidates: list) -> Optional[str]:
     """The known name nearest to a mistyped one, if one is near enough."""
+    import difflib          # (here: a suggestion is for a mistake, most runs make none)
     matches = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
     return matches[0] if matches else None

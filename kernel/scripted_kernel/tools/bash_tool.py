@@ -16,7 +16,7 @@ import contextvars
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from ..commands import COMMANDS, FILE_COMMANDS
 from ..commands.python3 import NAMES as PYTHON_COMMANDS, available as python_available
@@ -26,12 +26,13 @@ from ..base.limits import CancelToken, ExecutionLimits, timeout_error
 from ..shell.api import ShellConfig, ShellSession, builtin_names
 from .containment import WAIT_SLICE, cannot_print
 from .definitions import is_async_callable
+if TYPE_CHECKING:
+    from .journal import Journal
 # (tools/snapshot.py is imported by the methods that capture or restore a session: it loads
 # hmac and OpenSSL's hashes, which a process that never takes a snapshot does without)
 from .flags import FlagError
 from .history import History, diff as history_diff
 from .hooks import Hooks, Plan, ToolCall, pending_stdin
-from .journal import Journal
 from .results import result_text
 from .scripted_tool import GRACE, HostPolicyOptions, ScriptedTool, ToolResponse, _tool_run
 from .telemetry import TelemetryConfig

@@ -19,7 +19,6 @@ Errors name the flag and the reason; the caller turns them into status 2.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
@@ -435,6 +434,7 @@ class FlagParser:
 
     def _suggestion(self, name: str) -> str:
         known = list(self.properties)
+        import difflib          # (here: a suggestion is for a mistake, most runs make none)
         hint = difflib.get_close_matches(name, known + list(self.aliases), n=1, cutoff=0.6)
         if hint:
             return f" (did you mean --{hint[0]}?)"

@@ -10,12 +10,10 @@ author, never printed as a repr that a model would misread.
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import enum
 import json
 import math
 import sys
-from decimal import Decimal
 from typing import Any
 
 from ..shell.api import text_from_host
@@ -89,7 +87,8 @@ def json_value(value: Any, _depth: int = 0, _where: str = "result") -> Any:
 
 
 def _other(value, depth: int, where: str):
-    if isinstance(value, Decimal):
+    decimal = sys.modules.get("decimal")        # not imported: the value cannot be a Decimal
+    if decimal is not None and isinstance(value, decimal.Decimal):
         if not value.is_finite():
             raise NotJson(where, f"{value} is not a JSON number")
         return int(value) if value == value.to_integral_value() else float(value)
@@ -99,7 +98,8 @@ def _other(value, depth: int, where: str):
     dump = getattr(value, "model_dump", None)               # pydantic v2
     if callable(dump) and not isinstance(value, type):
         return json_value(dump(mode="json"), depth, where)
-    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+    dt = sys.modules.get("datetime")            # (as Decimal)
+    if dt is not None and isinstance(value, (dt.datetime, dt.date, dt.time)):
         return value.isoformat()
     uuid = sys.modules.get("uuid")              # not imported: the value cannot be a UUID
     if uuid is not None and isinstance(value, uuid.UUID):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
-import difflib
 import functools
 import inspect
 import json
@@ -19,7 +18,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Optional, TypeVar
+from typing import TYPE_CHECKING, Callable, Optional, TypeVar
 
 from ..commands import COMMANDS, FILE_COMMANDS
 from ..commands.python3 import NAMES as PYTHON_COMMANDS, available as python_available
@@ -35,10 +34,13 @@ from .definitions import (DecoratedTool, ToolArgs, ToolDef, callback_from_functi
                           tool_def_from_function)
 from .flags import FlagError, FlagParser
 from .hooks import DENIED, Deny, Hooks, Pause, Plan, ToolCall, ToolCallResult, Unmade, decide, pending_stdin
-from .journal import Journal, decision_status
-from .journal import decode as decode_continuation, encode as encode_continuation
 from .results import result_text
 from .shapes import minimal_instance, result_mismatch
+
+# tools/journal.py (and the signing it loads) is imported by the methods of runs whose hooks
+# may pause them, and of resumed runs: most processes have none
+if TYPE_CHECKING:
+    from .journal import Journal
 
 RESERVED_NAMES = {"help", "discover"}
 PAUSED = 148                # a paused run's status: bash's for a job stopped by SIGTSTP (128 + 20)
@@ -662,6 +664,7 @@ class ScriptedTool:
 
     def _new_journal(self, session) -> Journal:
         """The journal of a run whose hooks may pause it."""
+        from .journal import Journal
         return Journal(clock=wall_clock(), budget=self.limits.max_output_bytes)
 
     def _journal_run(self, run: _Execution, journal: Journal, script: str, stdin: str):
@@ -674,8 +677,8 @@ class ScriptedTool:
             journal.on_replayed = lambda: setattr(budget, "clock_offset", 0.0)
         run.journal = journal
         key = self.continuation_key
-        run.continue_as = lambda call, reason: encode_continuation(self.name, script, stdin, journal, call,
-                                                                   reason, key)
+        from .journal import encode
+        run.continue_as = lambda call, reason: encode(self.name, script, stdin, journal, call, reason, key)
 
     def rollback(self, done) -> "Rollback":
         """Undo what a run did: the revert of each call that ran (a ToolResponse's call log, or
@@ -723,8 +726,9 @@ class ScriptedTool:
         limits = self.limits
         most = 2 * (limits.max_output_bytes + limits.max_script_bytes + limits.max_fs_bytes
                     + limits.max_shell_state_bytes)
-        return decode_continuation(continuation, self.name, key if key is not None else self.continuation_key,
-                                   most, limits.max_script_bytes)
+        from .journal import decode
+        return decode(continuation, self.name, key if key is not None else self.continuation_key,
+                      most, limits.max_script_bytes)
 
     def _resumed(self, loaded) -> ToolResponse:
         return self._replay(loaded, None, None)
@@ -929,6 +933,7 @@ class ScriptedTool:
         journal = active.journal if active is not None else None
         if journal is None:
             return self._guarded(ctx, active, call, invoke, revalidate)
+        from .journal import decision_status
 
         def live(out, err):
             with _writing_to(ctx, out, err):
@@ -1099,6 +1104,7 @@ class ScriptedTool:
                 if text:
                     ctx.out(text)
                     continue
+                import difflib          # (only for a name that is no tool's)
                 close = difflib.get_close_matches(name, list(self.tools), n=1, cutoff=0.75)
                 hint = close[0] if close else None
                 note = (f" (did you mean {hint!r}?)" if hint else
