@@ -43,6 +43,7 @@ class FsDisabled(FsError):
 
 @dataclass(slots=True)
 class Stat:
+    """What stat says of a file."""
     kind: str          # "-" regular file, "d" directory, "l" symbolic link, "c" character device
     mode: int          # permission bits (0o7777)
     size: int

@@ -42,6 +42,7 @@ DEBUG = os.environ.get("SCRIPTED_KERNEL_DEBUG") == "1"
 
 @dataclass(slots=True)
 class ShellResult:
+    """A script's end: its output, exit status, and the limit that stopped it, if one did."""
     stdout: str
     stderr: str
     exit_code: int

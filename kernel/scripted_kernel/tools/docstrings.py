@@ -18,6 +18,7 @@ from typing import Optional
 
 @dataclass
 class DocInfo:
+    """What a function's docstring says: its summary, body, parameters and result."""
     summary: str = ""                   # the first sentence or paragraph
     body: str = ""                      # the paragraphs after it (not the sections)
     params: dict = field(default_factory=dict)      # name -> whole description

@@ -49,6 +49,7 @@ DISCOVER_LIMIT = 10         # tools `discover` lists at most, best first (--limi
 
 @dataclass(slots=True)
 class ToolResponse:
+    """What a call of the tool returns: the script's output, its status, and what stopped it."""
     stdout: str
     stderr: str
     exit_code: int
@@ -108,6 +109,7 @@ class TraceEntry:
 
 @dataclass
 class RegisteredTool:
+    """A tool as the scripted tool keeps it: its definition, callback and flag parser."""
     tool_def: ToolDef
     callback: Callable
     is_async: bool
