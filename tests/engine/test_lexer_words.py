@@ -147,6 +147,29 @@ def test_assignment_values_scan_as_the_general_scanner_does(monkeypatch):
     assert len(results) > 500
 
 
+def test_literal_assignments_scan_as_the_general_path_does(monkeypatch):
+    """`name=value` taken whole from a common token (_literal_assignment) against the assignment
+    scanner, over every text of up to five characters that mixes names, `=`, `+=`, subscripts,
+    digits and the literal characters a value may hold."""
+    texts = ["".join(letters) for n in range(1, 6) for letters in itertools.product("a_1=+[]:{}.-", repeat=n)]
+
+    def first_token(text: str):
+        lexer = Lexer(Source(text), parse_nested=None)
+        try:
+            token = lexer.peek(1)
+        except Exception as e:
+            return type(e).__name__
+        return token.kind, token.value, token.pos, token.end, word_of(token), token.assign, lexer.pos
+
+    fast = {text: first_token(text + " y") for text in texts}
+    taken = sum(Lexer(Source(text + " y"), parse_nested=None)._literal_assignment(text, 0, len(text)) is not None
+                for text in texts if "=" in text)
+    monkeypatch.setattr(Lexer, "_literal_assignment", lambda self, text, start, end: None)
+    for text, result in fast.items():
+        assert first_token(text + " y") == result, text
+    assert taken > 5_000
+
+
 def test_simple_arithmetic_scans_as_the_general_scanner_does(monkeypatch):
     """`$((expr))` taken in one match, in a word, an assignment's value and double quotes,
     against the general path (the one-match forms turned off)."""

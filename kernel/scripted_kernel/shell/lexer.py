@@ -528,8 +528,11 @@ class Lexer:
         else:
             start = end - len(text)
             if kind == 1 and mode == COMMAND_START and ("=" in text or "[" in text):
-                self.pos = start          # perhaps an assignment; if not, the literal word (`[[`)
-                tok = self._scan_assignment_or_none()
+                # perhaps an assignment; if not, the literal word (`[[`)
+                tok = self._literal_assignment(text, start, end) if "=" in text else None
+                if tok is None:
+                    self.pos = start
+                    tok = self._scan_assignment_or_none()
                 if tok is not None:
                     self.peeked = tok
                     return tok
@@ -642,6 +645,20 @@ class Lexer:
                 self.pos = end
                 return Token(WORD, text, pos, end, None, None, mode)
         return self._scan_word(mode)
+
+    def _literal_assignment(self, text: str, start: int, end: int) -> Optional[Token]:
+        """`name=value` or `name+=value` whose value is literal characters, the whole of a
+        common token `text` (src[start:end]): the token _scan_assignment makes of it, without
+        reading it again. None for any other (a subscript, an empty value: the general path)."""
+        eq = text.find("=")
+        head = eq - 1 if eq > 0 and text[eq - 1] == "+" else eq
+        name = text[:head]
+        if eq == len(text) - 1 or not name.isidentifier():     # (text is ASCII: _NAME's test)
+            return None
+        self.pos = end
+        value = Word(start + eq + 1, None, text[eq + 1:])
+        return Token(ASSIGN, None, start, end, assign=Assign(start, name, None, head != eq, value),
+                     mode=COMMAND_START)
 
     def _scan_assignment_or_none(self) -> Optional[Token]:
         if COMPILED:
