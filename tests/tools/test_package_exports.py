@@ -1,6 +1,7 @@
 """The package's names are imported when first used (base/exports.py): a process that uses
-ScriptedTool loads neither BashTool's files and snapshots nor OpenSSL's hashes, and every name
-the package exports is still there, by attribute, by `from ... import` and by `*`."""
+ScriptedTool loads neither BashTool's files and snapshots, the journal of pausable runs, difflib
+nor OpenSSL's hashes, and every name the package exports is still there, by attribute, by
+`from ... import` and by `*`."""
 import json
 import subprocess
 import sys
@@ -16,7 +17,7 @@ def loaded_after(code: str) -> dict:
     probe = code + ("\nimport sys, json\nprint(json.dumps({m: m in sys.modules for m in ("
                     "'scripted_kernel.tools.scripted_tool', 'scripted_kernel.tools.bash_tool', "
                     "'scripted_kernel.tools.snapshot', 'scripted_kernel.tools.toolset', "
-                    "'hashlib', 'hmac', 'secrets')}))")
+                    "'scripted_kernel.tools.journal', 'hashlib', 'hmac', 'secrets', 'difflib')}))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
