@@ -17,6 +17,7 @@ from ..base.errors import Cancelled, LimitExceeded, ShellSyntaxError
 from ..base.limits import Budget, CancelToken, ExecutionLimits, activate
 from . import nodes as A
 from .builtins import load as load_builtins
+from .dispatch import suggest
 from .escapes import text_from_host
 from .interpreter import BUILTINS, ShellResult, execute
 from .lexer import Source
@@ -27,7 +28,7 @@ from .state import Var
 
 __all__ = ["KEYWORDS", "Cancelled", "CancelToken", "CommandWords", "ExecutionLimits",
            "LimitExceeded", "OutputSink", "Run", "ShellConfig", "ShellSession", "ShellSyntaxError", "Var",
-           "Word", "builtin_names", "outline", "read_status", "run_script", "text_from_host"]
+           "Word", "builtin_names", "outline", "read_status", "run_script", "suggest", "text_from_host"]
 
 KEYWORDS = frozenset(RESERVED)     # words no command can take as its name
 

@@ -26,16 +26,18 @@ from ..base.limits import CancelToken, ExecutionLimits, timeout_error
 from ..shell.api import ShellConfig, ShellSession, builtin_names
 from .containment import WAIT_SLICE, cannot_print
 from .definitions import is_async_callable
-if TYPE_CHECKING:
-    from .journal import Journal
-# (tools/snapshot.py is imported by the methods that capture or restore a session: it loads
-# hmac and OpenSSL's hashes, which a process that never takes a snapshot does without)
 from .flags import FlagError
 from .history import History, diff as history_diff
 from .hooks import Hooks, Plan, ToolCall, pending_stdin
 from .results import result_text
 from .scripted_tool import GRACE, HostPolicyOptions, ScriptedTool, ToolResponse, _tool_run
 from .telemetry import TelemetryConfig
+
+# tools/snapshot.py is imported by the methods that capture or restore a session (it loads
+# hmac and OpenSSL's hashes, which a process that never takes a snapshot does without), and
+# tools/journal.py by the runs that journal their calls
+if TYPE_CHECKING:
+    from .journal import Journal
 
 DESCRIPTION = "Virtual bash interpreter with a virtual filesystem"
 

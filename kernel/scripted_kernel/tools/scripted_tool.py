@@ -26,7 +26,8 @@ from ..commands.urlpolicy import DryRunNetwork, NetworkPolicy, RunNetwork
 from ..fs import FileSystem, MemoryFs
 from ..base.errors import Cancelled, LimitExceeded, bounded
 from ..base.limits import CancelToken, ExecutionLimits, timeout_error, wall_clock
-from ..shell.api import KEYWORDS as SHELL_KEYWORDS, Run, ShellConfig, ShellSession, builtin_names, run_script
+from ..shell.api import (KEYWORDS as SHELL_KEYWORDS, Run, ShellConfig, ShellSession, builtin_names, run_script,
+                         suggest)
 from . import catalog, telemetry
 from .containment import (RUNNERS, WAIT_SLICE, Errand, call_on_own_thread, cannot_print, failure_message, left_running,
                           run_coroutine)
@@ -1106,9 +1107,7 @@ class ScriptedTool:
                 if text:
                     ctx.out(text)
                     continue
-                import difflib          # (only for a name that is no tool's)
-                close = difflib.get_close_matches(name, list(self.tools), n=1, cutoff=0.75)
-                hint = close[0] if close else None
+                hint = suggest(name, list(self.tools))
                 note = (f" (did you mean {hint!r}?)" if hint else
                         f" (a text command: {name} --help)" if name in self.commands() else "")
                 ctx.err(f"help: no tool or builtin named {name!r}{note}\n")
