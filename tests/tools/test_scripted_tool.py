@@ -302,6 +302,12 @@ def test_help_and_discover_builtins(shop):
     assert shop.execute("help nope").exit_code == 1
 
 
+def test_help_of_a_mistyped_tool_suggests_the_nearest(shop):
+    r = shop.execute("help get_usr")
+    assert (r.stderr, r.exit_code) == ("help: no tool or builtin named 'get_usr' (did you mean 'get_user'?)\n", 1)
+    assert shop.execute("help zzz").stderr == "help: no tool or builtin named 'zzz'\n"
+
+
 def test_tool_help_flag(shop):
     r = shop.execute("search --help")
     assert r.stdout.startswith("search - Search the catalog\nUsage: search --q <string> [--tags <array of string>]")
