@@ -65,6 +65,14 @@ def test_a_decorator_is_read_to_its_closing_parenthesis(args, names):
     assert needs_files == ("needs_files=True" in args) and python == ((3, 11) if "python" in args else ())
 
 
+@pytest.mark.parametrize("args", ["NAMES", '"a", needs_files=FLAG', '"a", python=3', '"a", python=(3, MINOR)',
+                                  '"a\\"b"'])
+def test_a_decorator_whose_names_or_flags_are_not_literals_is_refused(args):
+    from scripted_kernel.commands import registry
+    with pytest.raises(ValueError, match="must be literals"):
+        list(registry._decorations(f"@command({args})\n".encode(), "x.py"))
+
+
 def test_a_decorator_never_closed_is_refused():
     from scripted_kernel.commands import registry
     with pytest.raises(ValueError):

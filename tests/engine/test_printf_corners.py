@@ -33,3 +33,38 @@ def test_integer_conversions_match_bash(conv):
     real = subprocess.run([BASH, "-c", script], capture_output=True, text=True, timeout=30)
     ours = ScriptedTool.builder("t").build().execute(script)
     assert (ours.stdout, ours.exit_code) == (real.stdout, real.returncode)
+
+
+# Formats whose conversions are all a plain %s take a path of their own (printf.py's
+# _plain_pieces); these are read like any other format.
+PLAIN_FORMATS = ["%s=%s", "%s\\n", "[%s]\\t(%s)\\n", "\\%s", "%s\\", "\\045s|%s", "%ss%s", "no conversion\\n",
+                 "%s%%", "%%s", "\\x41%s\\101", "%s\\0101"]
+
+
+@pytest.mark.parametrize("fmt", PLAIN_FORMATS)
+def test_plain_string_formats_match_bash(fmt):
+    script = "\n".join(f"printf '{fmt}' {args}; echo \"|$?\"; printf -v v '{fmt}' {args}; echo \"<$v>\""
+                       for args in ("", "a", "a b c", "'x y' '' z"))
+    real = subprocess.run([BASH, "-c", script], capture_output=True, text=True, timeout=30)
+    ours = ScriptedTool.builder("t").build().execute(script)
+    assert (ours.stdout, ours.exit_code) == (real.stdout, real.returncode)
+
+
+def test_the_plain_path_fills_as_the_general_one_does():
+    from scripted_kernel.shell.builtins import printf
+    alphabet = ["%s", "%", "s", "\\", "n", "0", "4", "x", "c", "="]
+    taken = 0
+    for size in range(1, 5):
+        for parts in itertools.product(alphabet, repeat=size):
+            fmt = "".join(parts)
+            pieces = printf._plain_pieces(fmt)
+            if pieces is None:
+                continue
+            taken += 1
+            for args in ([], ["a"], ["a", "b", "c"]):
+                for pos in range(len(args) + 1):
+                    general = printf.format_once(None, fmt, args, pos, [])
+                    assert printf._fill_plain(pieces, args, pos) == general, (fmt, args, pos)
+    assert taken > 1000           # (the formats it takes: it does take them)
+    assert printf._plain_pieces("%s=%s") == ["", "=", ""]
+    assert printf._plain_pieces("%d") is None and printf._plain_pieces("%-5s") is None

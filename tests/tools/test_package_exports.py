@@ -1,7 +1,7 @@
 """The package's names are imported when first used (base/exports.py): a process that uses
-ScriptedTool loads neither BashTool's files and snapshots, the journal of pausable runs, difflib
-nor OpenSSL's hashes, and every name the package exports is still there, by attribute, by
-`from ... import` and by `*`."""
+ScriptedTool loads neither BashTool's files and snapshots, the journal of pausable runs, difflib,
+the URL policy (ipaddress, urllib) nor OpenSSL's hashes, and every name the package exports is
+still there, by attribute, by `from ... import` and by `*`."""
 import json
 import subprocess
 import sys
@@ -17,7 +17,8 @@ def loaded_after(code: str) -> dict:
     probe = code + ("\nimport sys, json\nprint(json.dumps({m: m in sys.modules for m in ("
                     "'scripted_kernel.tools.scripted_tool', 'scripted_kernel.tools.bash_tool', "
                     "'scripted_kernel.tools.snapshot', 'scripted_kernel.tools.toolset', "
-                    "'scripted_kernel.tools.journal', 'hashlib', 'hmac', 'secrets', 'difflib')}))")
+                    "'scripted_kernel.tools.journal', 'scripted_kernel.commands.urlpolicy', 'hashlib', 'hmac', "
+                    "'secrets', 'difflib')}))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
@@ -39,6 +40,13 @@ def test_a_snapshot_loads_what_it_needs_when_taken():
     loaded = loaded_after("from scripted_kernel import BashTool\nt = BashTool()\nt.execute('echo x > f')\n"
                           "BashTool.builder().from_snapshot(t.snapshot()).build()")
     assert loaded["scripted_kernel.tools.snapshot"] and loaded["hashlib"]
+
+
+def test_a_network_allowlist_loads_the_url_policy_when_given():
+    loaded = loaded_after("from scripted_kernel import ScriptedTool\n"
+                          "t = ScriptedTool.builder('t').network(['https://example.com']).build()\n"
+                          "assert t.plan('curl -s https://example.com/a')[0].params['url'] == 'https://example.com/a'")
+    assert loaded["scripted_kernel.commands.urlpolicy"]
 
 
 @pytest.mark.parametrize("package", [scripted_kernel, scripted_kernel.tools])

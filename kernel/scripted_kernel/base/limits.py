@@ -212,7 +212,8 @@ class Budget:
     def check(self):
         """Called between commands: the command count, the cancel flag or the watchdog's mark,
         the clock (the watchdog's mark stops a script at its next command whatever share of
-        the CPU it gets; the clock read every 64 commands is for a process without it)."""
+        the CPU it gets; the clock read every 64 commands is for a process without it).
+        The compiled commands make its common case themselves (compile.py, count_command)."""
         count = self.commands = self.commands + 1
         if count > self.max_commands:
             raise LimitExceeded("max_commands",

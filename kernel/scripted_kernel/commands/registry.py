@@ -13,7 +13,6 @@ Until its module is imported a command's entry in COMMANDS is a stand-in that im
 """
 from __future__ import annotations
 
-import ast
 import functools
 import importlib
 import os
@@ -106,8 +105,13 @@ def usage_text(name: str) -> str:
 
 
 def _stand_in(name: str) -> CommandFn:
+    loaded: Optional[CommandFn] = None
+
     def run(ctx: CommandContext, argv: list) -> int:
-        return implementation(name)(ctx, argv)
+        nonlocal loaded                 # (resolved once: a tool's table keeps the stand-in)
+        if loaded is None:
+            loaded = implementation(name)
+        return loaded(ctx, argv)
     run.__name__ = run.__qualname__ = name
     return run
 
@@ -126,7 +130,7 @@ def index() -> None:
             source = f.read()
         if _DECORATOR not in source:
             continue
-        module = __package__ + "." + os.path.relpath(path, package)[:-3].replace(os.sep, ".")
+        module = __package__ + "." + path[len(package) + 1:-3].replace(os.sep, ".")
         module = module.removesuffix(".__init__")
         for names, needs_files, python in _decorations(source, path):
             if sys.version_info < python:
@@ -148,25 +152,56 @@ def _sources(folder: str):
 
 
 def _decorations(source: bytes, path: str):
-    """(names, needs_files, python) of each `@command(...)` in a module's source."""
+    """(names, needs_files, python) of each `@command(...)` in a module's source. Read with
+    regular expressions, not ast: every import of the package reads them."""
     at = source.find(_DECORATOR)
     while at >= 0:
         line_start = source.rfind(b"\n", 0, at) + 1
         if source[line_start:at].strip():            # in prose, not a decorator
             at = source.find(_DECORATOR, at + 1)
             continue
-        node = ast.parse(_balanced(source, at + 1).decode(), mode="eval").body
-        assert isinstance(node, ast.Call)
-        words = {k.arg: k.value for k in node.keywords}
-        if not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args) or \
-                not all(isinstance(words.get(k, ast.Constant(None)), (ast.Constant, ast.Tuple))
-                        for k in ("needs_files", "python")):
-            raise ValueError(f"{path}: @command's names, needs_files and python must be literals")
-        names = [ast.literal_eval(a) for a in node.args]
-        needs_files = "needs_files" in words and bool(ast.literal_eval(words["needs_files"]))
-        python = tuple(ast.literal_eval(words["python"])) if "python" in words else ()
-        yield names, needs_files, python
+        names, needs_files, python = [], False, ()
+        for argument in _arguments(_balanced(source, at + 1)):
+            keyword = _KEYWORD.match(argument)
+            literal = _NAME_LITERAL.fullmatch(argument)
+            if keyword is None and literal is not None:
+                names.append(literal.group(1) or literal.group(2) or "")
+            elif keyword is None or keyword.group(1) in (b"needs_files", b"python"):
+                value = argument[keyword.end():].strip() if keyword is not None else b""
+                if keyword is not None and keyword.group(1) == b"needs_files" and value in (b"True", b"False"):
+                    needs_files = value == b"True"
+                elif keyword is not None and keyword.group(1) == b"python" and _VERSION.fullmatch(value):
+                    python = tuple(int(part) for part in _DIGITS.findall(value))
+                else:
+                    raise ValueError(f"{path}: @command's names, needs_files and python must be literals")
+        yield [name.decode() for name in names], needs_files, python
         at = source.find(_DECORATOR, at + 1)
+
+
+def _arguments(call: bytes) -> list:
+    """The top-level arguments of `command(...)`, as the text of each (strings skipped over:
+    a comma or a bracket inside one is not the call's)."""
+    arguments, depth, start = [], 0, 0
+    for m in _BRACKET_OR_STRING.finditer(call):
+        c = call[m.start():m.start() + 1]
+        if c in b"([{":
+            depth += 1
+            if depth == 1:
+                start = m.end()
+        elif c in b")]}":
+            depth -= 1
+            if depth == 0:
+                arguments.append(call[start:m.start()].strip())
+        elif c == b"," and depth == 1:
+            arguments.append(call[start:m.start()].strip())
+            start = m.end()
+    return [argument for argument in arguments if argument]
+
+
+_NAME_LITERAL = re.compile(rb'"([^"\\]*)"|\'([^\'\\]*)\'')
+_KEYWORD = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)")
+_VERSION = re.compile(rb"\(\s*[0-9]+\s*(?:,\s*[0-9]+\s*)*,?\s*\)")
+_DIGITS = re.compile(rb"[0-9]+")
 
 
 def _balanced(source: bytes, start: int) -> bytes:
@@ -185,7 +220,7 @@ def _balanced(source: bytes, start: int) -> bytes:
     raise ValueError("@command( is not closed")
 
 
-_BRACKET_OR_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[][(){}]', re.S)
+_BRACKET_OR_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[][(){},]', re.S)
 
 
 def _help_or_version(ctx: CommandContext, argv: list) -> int:

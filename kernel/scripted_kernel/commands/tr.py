@@ -101,7 +101,8 @@ def run(ctx, argv):
     opts, ops = parse("tr", argv, short_flags="cCdst",
                       long_flags={"complement": "c", "delete": "d", "squeeze-repeats": "s",
                                   "truncate-set1": "t"})
-    delete, squeeze, complement = opts.has("d"), opts.has("s"), opts.has("c") or opts.has("C")
+    flags = opts.flags
+    delete, squeeze, complement = "d" in flags, "s" in flags, "c" in flags or "C" in flags
     if not ops:
         raise bad_usage("tr", "missing operand")
     need = 2 if not delete and not (squeeze and len(ops) == 1) else (2 if delete and squeeze else 1)
@@ -109,7 +110,7 @@ def run(ctx, argv):
         raise bad_usage("tr", f"missing operand after '{ops[-1]}'\nTwo strings must be given when translating.")
     if len(ops) > need:
         raise bad_usage("tr", f"extra operand '{ops[need]}'")
-    translate = _plan(tuple(ops), delete, squeeze, complement, opts.has("t"))
+    translate = _plan(tuple(ops), delete, squeeze, complement, "t" in flags)
     ctx.out(translate(ctx.stdin.read_all()))
     return 0
 

@@ -35,27 +35,61 @@ class Descriptor(NamedTuple):
 
 
 class CommandContext:
-    """What one running command may use. Made by the dispatcher for each command it runs."""
-    __slots__ = ("stdin", "out", "err", "fs", "cwd", "umask", "budget", "hostname", "execution", "network",
-                 "extra_fds", "isolate_tools", "observer", "_shell", "_run_program")
+    """What one running command may use. Made by the dispatcher for each command it runs.
+
+    The streams and the budget are the shell's at the command's start; what a command reads
+    rarely (the filesystem, the working directory, the network allowlist...) is read from the
+    shell when asked: a context is made for every command, most of which use none of it."""
+    __slots__ = ("stdin", "out", "err", "budget", "_shell", "_run_program")
 
     def __init__(self, sh: "Shell", run_program: Callable):
         self.stdin: "InputStream" = sh.stdin
         self.out: Writer = sh.out
         self.err: Writer = sh.err
-        self.fs = sh.fs
-        self.cwd: str = sh.cwd
-        self.umask: int = sh.umask
         self.budget: "Budget" = sh.budget
-        self.hostname: str = sh.hostname
-        self.execution = sh.run                    # the execution's state (shell/run.py)
-        self.network: tuple = sh.run.network       # the allowlist curl may fetch
-        self.extra_fds: dict = sh.extra_fds        # descriptors opened with exec N> (/dev/fd/N)
-        self.isolate_tools: bool = sh.isolate_tools  # under `timeout`: a callback on its own thread
-        # tracing (tools/telemetry.py Observer; None when off): `with ctx.observer.span(name, attrs)`
-        self.observer = sh.run.observer
         self._shell = sh
         self._run_program = run_program           # dispatch.run_program (which imports this module)
+
+    @property
+    def fs(self):
+        return self._shell.fs
+
+    @property
+    def cwd(self) -> str:
+        return self._shell.cwd
+
+    @property
+    def umask(self) -> int:
+        return self._shell.umask
+
+    @property
+    def hostname(self) -> str:
+        return self._shell.hostname
+
+    @property
+    def execution(self):
+        """The execution's state (shell/run.py)."""
+        return self._shell.run
+
+    @property
+    def network(self) -> tuple:
+        """The allowlist curl may fetch."""
+        return self._shell.run.network
+
+    @property
+    def extra_fds(self) -> dict:
+        """The descriptors opened with exec N> (/dev/fd/N)."""
+        return self._shell.extra_fds
+
+    @property
+    def isolate_tools(self) -> bool:
+        """Under `timeout`: a callback runs on its own thread."""
+        return self._shell.isolate_tools
+
+    @property
+    def observer(self):
+        """Tracing (tools/telemetry.py Observer; None when off): `with ctx.observer.span(name, attrs)`."""
+        return self._shell.run.observer
 
     @property
     def limits(self) -> "ExecutionLimits":

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Callable, Optional, TypeVar
 
 from ..commands import COMMANDS, FILE_COMMANDS
 from ..commands.python3 import NAMES as PYTHON_COMMANDS, available as python_available
-from ..commands.urlpolicy import DryRunNetwork, NetworkPolicy, RunNetwork
 from ..fs import FileSystem, MemoryFs
 from ..base.errors import Cancelled, LimitExceeded, bounded
 from ..base.limits import CancelToken, ExecutionLimits, timeout_error, wall_clock
@@ -39,8 +38,10 @@ from .results import result_text
 from .shapes import minimal_instance, result_mismatch
 
 # tools/journal.py (and the signing it loads) is imported by the methods of runs whose hooks
-# may pause them, and of resumed runs: most processes have none
+# may pause them, and of resumed runs; commands/urlpolicy.py (ipaddress, urllib) by those of a
+# tool given a network allowlist: most processes have neither
 if TYPE_CHECKING:
+    from ..commands.urlpolicy import NetworkPolicy
     from .journal import Journal
 
 RESERVED_NAMES = {"help", "discover"}
@@ -761,6 +762,7 @@ class ScriptedTool:
         if policy is None or policy.urls != tuple(self.network_allow):    # network_allow set directly
             if not self.network_allow:
                 return ()
+            from ..commands.urlpolicy import NetworkPolicy
             policy = self.network_policy = NetworkPolicy(self.network_allow)
         return policy.for_run()
 
@@ -768,8 +770,9 @@ class ScriptedTool:
         """The network as a plan sees it: requests judged by the policy, listed in the plan as
         `curl` calls (method and URL), never sent."""
         policy = self._network_for_run()
-        if not isinstance(policy, RunNetwork):
+        if isinstance(policy, tuple):           # () without an allowlist (nothing imported)
             return ()
+        from ..commands.urlpolicy import DryRunNetwork
         record = lambda method, url: plan.append(               # noqa: E731
             ToolCall("curl", {"method": method, "url": url}, ["curl", "-X", method, url], kind="network"))
         return DryRunNetwork(policy.policy, record)
@@ -1313,6 +1316,7 @@ class HostPolicyOptions:
         ({origin: {header: value}}) are added to requests at the boundary, never shown to the
         script; non-public addresses only when an entry names them; `max_requests` and
         `max_bytes` bound one execution. SECURITY.md, "Network", has the exact rules."""
+        from ..commands.urlpolicy import NetworkPolicy
         self._network_policy = NetworkPolicy(allow, credentials, max_requests, max_bytes)
         self._network = self._network_policy.urls
         return self

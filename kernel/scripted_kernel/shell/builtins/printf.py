@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from .registry import builtin
 from ..escapes import StopOutput, decode
@@ -63,6 +64,32 @@ _DECIMAL_FLOAT = re.compile(r"\s*[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]
 def _next_arg(args: list, pos: int) -> tuple:
     """The argument at pos (None past the last) and the position after it."""
     return (args[pos], pos + 1) if pos < len(args) else (None, pos)
+
+
+def _plain_pieces(fmt: str) -> Optional[list]:
+    """For a format whose only conversions are plain `%s` (`%s=%s`, `%s\\n`, most formats),
+    the text around them, its escapes decoded; None for any other format. Filling these is
+    what format_once does for such a format, without reading it a character at a time."""
+    pieces = fmt.split("%s")
+    for k, piece in enumerate(pieces):
+        if "%" in piece:
+            return None
+        first = piece.find("\\")
+        if first >= 0:                  # (as format_once reads them: from the first escape)
+            pieces[k] = piece[:first] + decode(piece[first:], "format")
+    return pieces
+
+
+def _fill_plain(pieces: list, args: list, pos: int) -> tuple[str, int, bool]:
+    """format_once for a format of _plain_pieces: each `%s` takes the next argument (nothing
+    once they run out)."""
+    out = [pieces[0]]
+    for piece in pieces[1:]:
+        if pos < len(args):
+            out.append(args[pos])
+            pos += 1
+        out.append(piece)
+    return "".join(out), pos, False
 
 
 def format_once(sh, fmt: str, args: list, pos: int, errors: list) -> tuple[str, int, bool]:
@@ -247,8 +274,12 @@ def printf(sh, argv):
     errors: list = []
     chunks = []
     pos = size = 0
+    pieces = _plain_pieces(fmt)
     while True:
-        text, new_pos, stop = format_once(sh, fmt, rest, pos, errors)
+        if pieces is not None:
+            text, new_pos, stop = _fill_plain(pieces, rest, pos)
+        else:
+            text, new_pos, stop = format_once(sh, fmt, rest, pos, errors)
         chunks.append(text)
         size += len(text)
         if stop or new_pos >= len(rest) or new_pos == pos:
