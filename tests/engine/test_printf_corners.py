@@ -68,3 +68,14 @@ def test_the_plain_path_fills_as_the_general_one_does():
     assert taken > 1000           # (the formats it takes: it does take them)
     assert printf._plain_pieces("%s=%s") == ["", "=", ""]
     assert printf._plain_pieces("%d") is None and printf._plain_pieces("%-5s") is None
+
+
+def test_echo_with_and_without_options_matches_bash():
+    """echo without an option word first writes its words as they are (a path of its own);
+    with one, its options are read as bash reads them."""
+    lines = ["echo", "echo a  b", "echo '' a", "echo 'a\\tb'", "echo -n a", "echo -e 'a\\tb'", "echo -nE 'x\\n'",
+             "echo - a", "echo -- a", "echo -x a", "echo -ne", "set -- -n z; echo \"$@\" x", "echo a -n"]
+    script = "\n".join(f"{line}; echo \"|$?\"" for line in lines)
+    real = subprocess.run([BASH, "-c", script], capture_output=True, text=True, timeout=30)
+    ours = ScriptedTool.builder("t").build().execute(script)
+    assert (ours.stdout, ours.exit_code) == (real.stdout, real.returncode)

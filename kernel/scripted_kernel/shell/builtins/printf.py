@@ -309,6 +309,9 @@ def printf(sh, argv):
 
 @builtin("echo")
 def echo(sh, argv):
+    if len(argv) < 2 or argv[1][:1] != "-":          # no option: the words, as they are
+        sh.out(" ".join(argv[1:]) + "\n")
+        return 0
     newline = True
     escapes = False
     i = 1
