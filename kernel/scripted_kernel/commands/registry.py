@@ -160,22 +160,32 @@ def _decorations(source: bytes, path: str):
         if source[line_start:at].strip():            # in prose, not a decorator
             at = source.find(_DECORATOR, at + 1)
             continue
-        names, needs_files, python = [], False, ()
+        names: list[str] = []
+        needs_files = False
+        python: tuple[int, ...] = ()
         for argument in _arguments(_balanced(source, at + 1)):
             keyword = _KEYWORD.match(argument)
-            literal = _NAME_LITERAL.fullmatch(argument)
-            if keyword is None and literal is not None:
-                names.append(literal.group(1) or literal.group(2) or "")
-            elif keyword is None or keyword.group(1) in (b"needs_files", b"python"):
-                value = argument[keyword.end():].strip() if keyword is not None else b""
-                if keyword is not None and keyword.group(1) == b"needs_files" and value in (b"True", b"False"):
-                    needs_files = value == b"True"
-                elif keyword is not None and keyword.group(1) == b"python" and _VERSION.fullmatch(value):
-                    python = tuple(int(part) for part in _DIGITS.findall(value))
-                else:
-                    raise ValueError(f"{path}: @command's names, needs_files and python must be literals")
-        yield [name.decode() for name in names], needs_files, python
+            if keyword is None:                       # a positional argument: a name
+                literal = _NAME_LITERAL.fullmatch(argument)
+                if literal is None:
+                    raise _not_literal(path)
+                names.append((literal.group(1) or literal.group(2) or b"").decode())
+                continue
+            value = argument[keyword.end():].strip()
+            if keyword.group(1) == b"needs_files":
+                if value not in (b"True", b"False"):
+                    raise _not_literal(path)
+                needs_files = value == b"True"
+            elif keyword.group(1) == b"python":
+                if not _VERSION.fullmatch(value):
+                    raise _not_literal(path)
+                python = tuple(int(part) for part in _DIGITS.findall(value))
+        yield names, needs_files, python
         at = source.find(_DECORATOR, at + 1)
+
+
+def _not_literal(path: str) -> ValueError:
+    return ValueError(f"{path}: @command's names, needs_files and python must be literals")
 
 
 def _arguments(call: bytes) -> list:
