@@ -285,12 +285,22 @@ def test_a_defect_while_compiling_is_reported_without_a_traceback(tool, monkeypa
 
         def compile_program(self, tree):
             raise AttributeError("'Assign' object has no attribute 'parts' in /host/path/compile.py")
-        compile_unit = compile_program      # a script compiled one command at a time
+
+    class BrokenStream:             # a script compiled one command at a time
+        syntax_error = None
+
+        def __init__(self, text, max_depth):
+            self.compiler = BrokenCompiler(None)
+
+        def next_unit(self):
+            return self.compiler.compile_program(None)
     monkeypatch.setattr(interpreter, "SCRIPT_CACHE", interpreter.ScriptCache())   # nothing cached
     monkeypatch.setattr(interpreter, "Compiler", BrokenCompiler)
-    r = tool.execute("echo never")
-    assert (r.exit_code, r.error, r.stdout) == (1, "internal", "")
-    assert r.stderr == "bash: internal error (AttributeError)\n"
+    monkeypatch.setattr(interpreter, "StreamedScript", BrokenStream)
+    for _ in range(2):              # streamed when new, then (seen before) kept and compiled whole
+        r = tool.execute("echo never")
+        assert (r.exit_code, r.error, r.stdout) == (1, "internal", "")
+        assert r.stderr == "bash: internal error (AttributeError)\n"
     monkeypatch.undo()
     assert tool.execute("echo alive").stdout == "alive\n"
 

@@ -13,17 +13,17 @@ import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Callable, Iterator, Optional
+from typing import Callable, Optional
 
 from .builtins import load as load_builtins
-from .compile import COMPILER, CompiledScript, Compiler, run_unit
+from .compile import COMPILER, CompiledScript, Compiler, ParserTooDeep, StreamedScript, run_units
 from ..base.errors import (Cancelled, ErrexitSignal, ExitSignal, LimitExceeded,
                      ShellSyntaxError, ReturnSignal)
 from .escapes import text_from_host
 from .jobs import end_of_call, finish_jobs
 from .lexer import Source
 from .nodes import CommandList
-from ..base.limits import CancelToken, ExecutionLimits, activate, check_stop, collector_enabled
+from ..base.limits import CancelToken, ExecutionLimits, activate, collector_enabled
 from .parser import Parser
 from .run import OutputSink, Run, ShellSlot
 from .runtime import InputStream, Shell
@@ -210,52 +210,7 @@ class ScriptCache:
         return fn
 
 
-class ParserTooDeep(Exception):
-    """A command nested deeper than the parser (or the compile stage) can follow."""
-
-
 TOO_DEEP = "syntax error: nesting too deep"
-
-
-class StreamedScript:
-    """A script read as bash reads one: each top-level command is parsed and compiled when
-    the one before it has run (`units` yields them), and a syntax error, in `syntax_error`
-    once met, ends the commands before it as in a CompiledScript.
-
-    For a script seen once. A command's syntax tree and closures are garbage once the next
-    command is read, so the next reuses their memory while it is still in the processor's
-    caches, where a whole script's tree and closures (1.3 MB for 300 lines) would be new
-    memory for every call."""
-    __slots__ = ("parser", "compiler", "syntax_error")
-
-    def __init__(self, text: str, max_depth: int):
-        source = Source(text)
-        self.parser = Parser(text, max_depth=max_depth, source=source)
-        self.compiler = Compiler(source)
-        self.syntax_error: Optional[ShellSyntaxError] = None
-
-    @property
-    def units(self) -> Iterator[Callable]:
-        check_stop()                  # a call whose deadline passed, or cancelled, runs nothing
-        while True:
-            enabled = gc.isenabled()  # (off for the call's first 0.1 s: Budget.pause_collector)
-            if enabled:
-                gc.disable()          # (_gc_paused written out: a generator per command costs)
-            try:
-                node = self.parser.next_unit()
-                if node is None:
-                    return
-                unit = self.compiler.compile_unit(node)
-            except ShellSyntaxError as e:
-                self.syntax_error = e
-                return
-            except RecursionError:
-                raise ParserTooDeep() from None
-            finally:
-                if enabled:
-                    gc.enable()
-            del node                  # (its tree goes while it runs, but for the bodies it keeps)
-            yield unit
 
 
 SCRIPT_CACHE = ScriptCache()
@@ -366,14 +321,7 @@ def run_shell(sh: Shell, fn: CompiledScript | StreamedScript,
     outer_budget = activate(sh.budget)
     try:
         try:
-            for unit in fn.units:
-                status, ends = run_unit(sh, unit)
-                if ends or sh.noexec:
-                    break
-            else:
-                if fn.syntax_error is not None:
-                    sh.err(fn.syntax_error.render())
-                    status = sh.status if fn.syntax_error.keeps_status else 2
+            status = run_units(sh, fn)
         except (ExitSignal, ErrexitSignal) as e:
             status = e.status
         except ReturnSignal as e:
