@@ -9,6 +9,15 @@ import pytest
 from support import HAVE_BASH5, run_bash
 
 CASES = {
+    # ---- the first assignment of a name (a global made with its value) and every form that is
+    # not one: +=, under set -a, inside a function, a local, a long value, a nameref, readonly,
+    # an attribute declared first, a subshell's own copy
+    "first_assignments_of_names": """a=1; b+=x; b+=y; echo "$a $b"; set -a; c=exported; set +a; printenv c
+f() { d=in-function; local e=local-one; e+=more; echo "$e"; }; f; echo "$d [$e]"
+long=$(printf '%5000s' z); echo ${#long}; declare -n ref=target; ref=via-ref; echo $target
+declare -i n; n=3+4; echo $n; declare -u up; up=loud; echo $up; ( sub=inside; echo $sub ); echo "[$sub]"
+readonly ro=1; ( ro=2 ) 2>/dev/null; echo "readonly $?"; g=1 h=2 i=$g$h; echo $i; unset a; a+=again; echo $a
+""",
     # ---- subscripts and loop conditions that are a bare number, a name or `name OP number`
     # (read without the expression's closures): octal, recursion, attributes, locals, namerefs
     "subscript_and_condition_shapes": """a=(); x=3; a[x]=three; a[010]=eight; a[0]=zero; a[ 2 ]=two; y=1+1; a[y]=again

@@ -273,10 +273,17 @@ class Variables:
 
     def set_var(self, name: str, value: str, append: bool = False):
         """name=value (or name+=value) with the variable's attributes applied."""
-        var = None if self.scopes else self.globals.get(name)
-        if var is not None and not var.attrs and var.owner is self.var_owner and type(var.value) is str \
-                and not append and not self.allexport and len(value) <= 4096:
-            var.value = value           # the common case: a plain global this shell owns
+        scopes = self.scopes
+        var = None if scopes else self.globals.get(name)
+        if var is not None:
+            if not var.attrs and var.owner is self.var_owner and type(var.value) is str \
+                    and not append and not self.allexport and len(value) <= 4096:
+                var.value = value       # the common case: a plain global this shell owns
+                return
+        elif not scopes and not self.allexport and len(value) <= 4096:
+            # a new global (the first assignment of most names a script sets): what _writable
+            # would make for it, with its value (`+=` on nothing appends to nothing)
+            self.own_globals()[name] = Var(value, 0, self.var_owner)
             return
         try:
             var = self._writable(name)
