@@ -13,6 +13,7 @@ itself with other arguments need not copy the context.
 from __future__ import annotations
 
 import random
+from operator import attrgetter
 from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
 
 from ..fs import absolute
@@ -50,46 +51,19 @@ class CommandContext:
         self._shell = sh
         self._run_program = run_program           # dispatch.run_program (which imports this module)
 
-    @property
-    def fs(self):
-        return self._shell.fs
-
-    @property
-    def cwd(self) -> str:
-        return self._shell.cwd
-
-    @property
-    def umask(self) -> int:
-        return self._shell.umask
-
-    @property
-    def hostname(self) -> str:
-        return self._shell.hostname
-
-    @property
-    def execution(self):
-        """The execution's state (shell/run.py)."""
-        return self._shell.run
-
-    @property
-    def network(self) -> tuple:
-        """The allowlist curl may fetch."""
-        return self._shell.run.network
-
-    @property
-    def extra_fds(self) -> dict:
-        """The descriptors opened with exec N> (/dev/fd/N)."""
-        return self._shell.extra_fds
-
-    @property
-    def isolate_tools(self) -> bool:
-        """Under `timeout`: a callback runs on its own thread."""
-        return self._shell.isolate_tools
-
-    @property
-    def observer(self):
-        """Tracing (tools/telemetry.py Observer; None when off): `with ctx.observer.span(name, attrs)`."""
-        return self._shell.run.observer
+    # read from the shell when asked (attrgetter: a getter in C, no Python call)
+    fs = property(attrgetter("_shell.fs"))
+    cwd = property(attrgetter("_shell.cwd"))
+    umask = property(attrgetter("_shell.umask"))
+    hostname = property(attrgetter("_shell.hostname"))
+    execution = property(attrgetter("_shell.run"), doc="The execution's state (shell/run.py).")
+    network = property(attrgetter("_shell.run.network"), doc="The allowlist curl may fetch.")
+    extra_fds = property(attrgetter("_shell.extra_fds"), doc="The descriptors opened with exec N> (/dev/fd/N).")
+    isolate_tools = property(attrgetter("_shell.isolate_tools"),
+                             doc="Under `timeout`: a callback runs on its own thread.")
+    observer = property(attrgetter("_shell.run.observer"),
+                        doc="Tracing (tools/telemetry.py Observer; None when off): "
+                            "`with ctx.observer.span(name, attrs)`.")
 
     @property
     def limits(self) -> "ExecutionLimits":
