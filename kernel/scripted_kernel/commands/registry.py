@@ -163,7 +163,7 @@ def _decorations(source: bytes, path: str):
         names: list[str] = []
         needs_files = False
         python: tuple[int, ...] = ()
-        for argument in _arguments(_balanced(source, at + 1)):
+        for argument in _arguments(source, at + 1):
             keyword = _KEYWORD.match(argument)
             if keyword is None:                       # a positional argument: a name
                 literal = _NAME_LITERAL.fullmatch(argument)
@@ -188,48 +188,33 @@ def _not_literal(path: str) -> ValueError:
     return ValueError(f"{path}: @command's names, needs_files and python must be literals")
 
 
-def _arguments(call: bytes) -> list:
-    """The top-level arguments of `command(...)`, as the text of each (strings skipped over:
-    a comma or a bracket inside one is not the call's)."""
-    arguments, depth, start = [], 0, 0
-    for m in _BRACKET_OR_STRING.finditer(call):
-        c = call[m.start():m.start() + 1]
+def _arguments(source: bytes, start: int) -> list:
+    """The top-level arguments of the call `command(...)` at `start`, as the text of each,
+    read to the parenthesis closing it (strings skipped over: a comma or a bracket inside one
+    is not the call's). The regular expression finds the brackets, commas and strings: a loop
+    over the bytes in Python took a third of the index's time, which every import pays."""
+    arguments, depth, begin = [], 0, start
+    for m in _BRACKET_OR_STRING.finditer(source, start):
+        c = source[m.start():m.start() + 1]
         if c in b"([{":
             depth += 1
             if depth == 1:
-                start = m.end()
+                begin = m.end()
         elif c in b")]}":
             depth -= 1
             if depth == 0:
-                arguments.append(call[start:m.start()].strip())
+                arguments.append(source[begin:m.start()].strip())
+                return [argument for argument in arguments if argument]
         elif c == b"," and depth == 1:
-            arguments.append(call[start:m.start()].strip())
-            start = m.end()
-    return [argument for argument in arguments if argument]
+            arguments.append(source[begin:m.start()].strip())
+            begin = m.end()
+    raise ValueError("@command( is not closed")
 
 
 _NAME_LITERAL = re.compile(rb'"([^"\\]*)"|\'([^\'\\]*)\'')
 _KEYWORD = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)")
 _VERSION = re.compile(rb"\(\s*[0-9]+\s*(?:,\s*[0-9]+\s*)*,?\s*\)")
 _DIGITS = re.compile(rb"[0-9]+")
-
-
-def _balanced(source: bytes, start: int) -> bytes:
-    """`command(...)` from `start`: up to the parenthesis closing the first one, string
-    literals skipped. (The regular expression finds the brackets and strings: a loop over the
-    bytes in Python took a third of the index's time, which every import pays.)"""
-    depth = 0
-    for m in _BRACKET_OR_STRING.finditer(source, start):
-        c = source[m.start()]
-        if c in b"([{":
-            depth += 1
-        elif c in b")]}":
-            depth -= 1
-            if depth == 0:
-                return source[start:m.end()]
-    raise ValueError("@command( is not closed")
-
-
 _BRACKET_OR_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'|[][(){},]', re.S)
 
 

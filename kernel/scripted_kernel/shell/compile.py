@@ -1128,6 +1128,7 @@ class StreamedScript:
     command is read, so the next reuses their memory while it is still in the processor's
     caches, where a whole script's tree and closures (1.3 MB for 300 lines) would be new
     memory for every call."""
+    __slots__ = ("parser", "compiler", "syntax_error")
 
     def __init__(self, text: str, max_depth: int):
         source = Source(text)
